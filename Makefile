@@ -1,0 +1,51 @@
+# skillbench: two commands on a fresh machine — `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CLAUDE_VERSION := 2.1.197
+CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
+
+.PHONY: install demo test lint typecheck pytest bench schemas clean claude
+
+install: $(STAMP) $(CLAUDE_STAMP)
+
+# torch is installed first, pinned to the CPU build, so sentence-transformers never pulls CUDA wheels.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+# The real Claude Code CLI (pinned: the newest release that runs on Node 20). Optional: skipped without npm.
+$(CLAUDE_STAMP):
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools @anthropic-ai/claude-code@$(CLAUDE_VERSION) && touch $(CLAUDE_STAMP); \
+	else echo "npm not found: the real-CLI integration tests will be skipped"; mkdir -p .tools; touch $(CLAUDE_STAMP); fi
+
+claude: $(CLAUDE_STAMP)
+
+demo: install
+	$(BIN)/python -m skillbench demo
+
+lint: install
+	$(BIN)/ruff check skillbench tests benchmarks
+	$(BIN)/ruff format --check skillbench tests benchmarks
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test: lint typecheck pytest
+
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+schemas: install
+	$(BIN)/python -m skillbench schema export docs/schemas
+
+clean:
+	rm -rf $(VENV) .tools reports .skillbench

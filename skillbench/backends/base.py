@@ -1,0 +1,192 @@
+"""Protocols at the extension points, and the plain data that crosses them.
+
+A backend is chosen by name (`local`, `anthropic`, `claude-code`). The trigger eval only sees a
+`TriggerJudge`; the improvement loop a `TextModel`; behavior evals an `Executor` and a `TextModel`.
+Every call goes through the SQLite call cache (`skillbench.backends.cache`), keyed by
+`cache_key()` of the request, which must include everything that determines the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from skillbench.schemas.trigger import TokenUsage
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """A skill as the model sees it before it fires: name and description (and, for the CLI
+    harness, the body that gets installed as `.claude/skills/<name>/SKILL.md`)."""
+
+    name: str
+    description: str
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class TriggerRequest:
+    """One run of one query: does the model pick `target` among `target` + `catalog`?"""
+
+    target: SkillEntry
+    catalog: tuple[SkillEntry, ...]
+    query: str
+    run_index: int
+    seed: int = 0
+
+    def cache_fields(self) -> dict[str, Any]:
+        """Everything about the request that determines the answer (the run index included,
+        so repeated runs are resampled rather than replayed)."""
+        return {
+            "target": asdict(self.target),
+            "catalog": [asdict(s) for s in self.catalog],
+            "query": self.query,
+            "run_index": self.run_index,
+            "seed": self.seed,
+        }
+
+
+@dataclass
+class CallUsage:
+    """Usage and cost of one model call (or CLI session)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: CallUsage) -> None:
+        """Accumulate another call's usage into this one."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.cost_usd += other.cost_usd
+
+    def as_token_usage(self) -> TokenUsage:
+        """The token part, as the persisted model."""
+        return TokenUsage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens,
+        )
+
+
+@dataclass
+class TriggerOutcome:
+    """What happened in one run.
+
+    `error` is set when the run did not complete (timeout, crash, API error): such a run is
+    never "not triggered". `fired` names the skill that fired (the target, another catalog
+    skill, or None when no skill fired).
+    """
+
+    triggered: bool
+    fired: str | None = None
+    error: str | None = None
+    usage: CallUsage = field(default_factory=CallUsage)
+    duration_seconds: float = 0.0
+    cached: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_cache(self) -> dict[str, Any]:
+        """Serialisable form for the call cache (errors are never cached)."""
+        data = asdict(self)
+        data.pop("cached", None)
+        return data
+
+    @classmethod
+    def from_cache(cls, data: dict[str, Any]) -> TriggerOutcome:
+        """Rebuild from the call cache, marking the outcome as a cache hit."""
+        usage = CallUsage(**data.get("usage", {}))
+        return cls(
+            triggered=bool(data["triggered"]),
+            fired=data.get("fired"),
+            error=data.get("error"),
+            usage=usage,
+            duration_seconds=float(data.get("duration_seconds", 0.0)),
+            cached=True,
+            detail=dict(data.get("detail", {})),
+        )
+
+
+@runtime_checkable
+class TriggerJudge(Protocol):
+    """Decides, for one run of one query, which skill (if any) the model invokes."""
+
+    name: str
+    model: str | None
+    is_proxy: bool
+
+    def identity(self) -> dict[str, Any]:
+        """Backend name, model and settings that change answers (part of every cache key)."""
+        ...
+
+    def versions(self) -> dict[str, str]:
+        """Versions of the harness (SDK, CLI, embedding model) for the report."""
+        ...
+
+    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+        """Run the request once. Must not raise for model-side failures: return an outcome
+        with `error` set instead."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients, processes and temporary folders."""
+        ...
+
+
+@dataclass(frozen=True)
+class TextRequest:
+    """A prompt for a text model (improver, grader, comparator, analyzer)."""
+
+    prompt: str
+    system: str = ""
+    max_tokens: int = 2048
+    temperature: float | None = None
+    purpose: str = "text"
+    run_index: int = 0
+
+    def cache_fields(self) -> dict[str, Any]:
+        """Everything that determines the answer."""
+        return asdict(self)
+
+
+@dataclass
+class TextResponse:
+    """A text model's reply."""
+
+    text: str
+    usage: CallUsage = field(default_factory=CallUsage)
+    cached: bool = False
+    parsed: dict[str, Any] | None = None
+
+
+@runtime_checkable
+class TextModel(Protocol):
+    """Answers prompts with text, or with an object matching a JSON schema."""
+
+    name: str
+    model: str | None
+
+    def identity(self) -> dict[str, Any]:
+        """Backend name, model and answer-changing settings (part of every cache key)."""
+        ...
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """Return the model's text reply. Raises BackendError when the call cannot be made."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients."""
+        ...
+
+
+def cache_key(identity: dict[str, Any], fields: dict[str, Any]) -> str:
+    """A stable SHA-256 over the backend identity and the request fields."""
+    blob = json.dumps({"identity": identity, "request": fields}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

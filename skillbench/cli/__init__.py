@@ -1,0 +1,53 @@
+"""`skillbench` command line: one module per subcommand family, discovered automatically.
+
+Every module in this package whose name ends in ``_cmd`` exposes ``register(subparsers)``, which
+adds its subcommands and sets ``func`` on each parser; ``func(args)`` returns the exit code.
+Heavy imports (torch, papermill, the SDK) happen inside the command functions, never at import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from skillbench import __version__
+from skillbench.errors import EXIT_USAGE, SkillbenchError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every discovered subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="skillbench",
+        description="Measure Agent Skills: validation, trigger evals, description improvement, "
+        "behavior evals and reports.",
+    )
+    parser.add_argument("--version", action="version", version=f"skillbench {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.endswith("_cmd"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except SkillbenchError as exc:
+        print(f"skillbench: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("skillbench: interrupted", file=sys.stderr)
+        return 130

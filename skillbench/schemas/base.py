@@ -1,0 +1,39 @@
+"""The base model every persisted skillbench document derives from."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_serializer
+from pydantic_core.core_schema import SerializerFunctionWrapHandler
+
+
+class Document(BaseModel):
+    """A JSON document skillbench reads or writes.
+
+    Unknown keys are kept (``extra="allow"``) so foreign files round-trip; `schema check` reports
+    them as warnings. Fields named in ``omit_if_none`` are left out of the output when they are
+    None (optional keys a dialect may omit); every other None is written as JSON ``null``.
+    """
+
+    model_config = ConfigDict(populate_by_name=True, extra="allow", validate_assignment=False)
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _drop_omitted_nones(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and self.omit_if_none:
+            aliases = {
+                name: (field.serialization_alias or field.alias or name)
+                for name, field in type(self).model_fields.items()
+            }
+            omitted = {aliases.get(name, name) for name in self.omit_if_none} | set(self.omit_if_none)
+            data = {k: v for k, v in data.items() if not (v is None and k in omitted)}
+        return data
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The document as plain JSON data, with the dialect's own key names."""
+        data = self.model_dump(mode="json", by_alias=True)
+        assert isinstance(data, dict)
+        return data

@@ -1,0 +1,256 @@
+"""Seed 001 trigger eval input (Formats A and B) and output, with skillbench's added fields.
+
+Added fields never change the meaning of a seed field. In particular ``runs`` counts the runs
+that completed (triggered or not); runs that errored (timeout, crash, API error) are counted in
+``errors`` only, so ``trigger_rate == triggers / runs`` holds and an error is never a
+"not triggered". A query with no completed run is ``unresolved`` and never passes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, model_validator
+
+from skillbench.schemas.base import Document
+
+RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
+
+
+def expected_pass(should_trigger: bool, trigger_rate: float, threshold: float, runs: int) -> bool:
+    """Seed 001 pass rule: positives need rate >= threshold, negatives rate < threshold.
+
+    A query with no completed run (``runs == 0``) is unresolved and never passes.
+    """
+    if runs == 0:
+        return False
+    return trigger_rate >= threshold if should_trigger else trigger_rate < threshold
+
+
+class TriggerQuery(Document):
+    """One query of a trigger eval set; the text is under `query` (Format A) or `prompt` (B)."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"query", "prompt", "family", "note"})
+
+    query: str | None = None
+    prompt: str | None = None
+    should_trigger: StrictBool
+    family: str | None = Field(default=None, description="optional cluster label (skillbench)")
+    note: str | None = Field(default=None, description="free-text note (skillbench)")
+
+    @model_validator(mode="after")
+    def _one_text(self) -> TriggerQuery:
+        if self.query is None and self.prompt is None:
+            raise ValueError("each item needs `query` or `prompt`")
+        if self.query is not None and self.prompt is not None:
+            raise ValueError("give `query` or `prompt`, not both")
+        if not (self.query or self.prompt or "").strip():
+            raise ValueError("`query`/`prompt` must be a non-empty string")
+        return self
+
+    @property
+    def text(self) -> str:
+        """The query text, whichever key carried it."""
+        return self.query if self.query is not None else (self.prompt or "")
+
+
+class TriggerEvalSetA(RootModel[list[TriggerQuery]]):
+    """Format A: a JSON array of query objects."""
+
+
+class TriggerEvalSetB(Document):
+    """Format B: an object with an `evals` array."""
+
+    evals: list[TriggerQuery]
+
+
+class Interval(Document):
+    """A rate with its 95 % interval and the number of units it is computed over."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str = "wilson"
+
+
+class TriggerResult(Document):
+    """Seed 001 per-query result, plus intervals and diagnostics."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset(
+        {
+            "family",
+            "ci_low",
+            "ci_high",
+            "flaky",
+            "unresolved",
+            "fired_instead",
+            "runs_planned",
+            "stopped_early",
+            "error_messages",
+        }
+    )
+
+    query: str
+    should_trigger: StrictBool
+    triggers: StrictInt = Field(ge=0)
+    runs: StrictInt = Field(ge=0, description="completed runs (errored runs are not counted)")
+    errors: StrictInt = Field(ge=0)
+    trigger_rate: float = Field(ge=0.0, le=1.0)
+    passed: StrictBool = Field(alias="pass")
+    family: str | None = None
+    ci_low: float | None = Field(default=None, description="Wilson 95% lower bound of the rate")
+    ci_high: float | None = Field(default=None, description="Wilson 95% upper bound of the rate")
+    flaky: bool | None = Field(default=None, description="interval straddles the threshold")
+    unresolved: bool | None = Field(default=None, description="no completed run: not decided")
+    fired_instead: dict[str, int] | None = Field(
+        default=None, description="other skills that fired on this query, with counts"
+    )
+    runs_planned: int | None = Field(default=None, description="runs a fixed design would make")
+    stopped_early: bool | None = None
+    error_messages: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TriggerResult:
+        if self.triggers > self.runs:
+            raise ValueError(f"triggers ({self.triggers}) cannot exceed runs ({self.runs})")
+        expected = self.triggers / self.runs if self.runs else 0.0
+        if abs(self.trigger_rate - expected) > RATE_TOLERANCE:
+            raise ValueError(
+                f"trigger_rate must equal triggers / runs = {expected:.4f}, got {self.trigger_rate}"
+            )
+        return self
+
+
+class TokenUsage(Document):
+    """Token counts summed over calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+
+class TriggerSummary(Document):
+    """Seed 001 summary, plus classification metrics with intervals and run accounting."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset(
+        {
+            "unresolved",
+            "precision",
+            "recall",
+            "f1",
+            "accuracy",
+            "pass_rate",
+            "calls",
+            "cache_hits",
+            "calls_saved",
+            "usage",
+            "cost_usd",
+            "wall_seconds",
+        }
+    )
+
+    passed: StrictInt = Field(ge=0)
+    failed: StrictInt = Field(ge=0)
+    total: StrictInt = Field(ge=0)
+    threshold: float = Field(ge=0.0, le=1.0)
+    unresolved: int | None = None
+    pass_rate: Interval | None = None
+    precision: Interval | None = None
+    recall: Interval | None = None
+    f1: Interval | None = None
+    accuracy: Interval | None = None
+    calls: int | None = Field(default=None, description="model calls actually made")
+    cache_hits: int | None = None
+    calls_saved: int | None = Field(default=None, description="runs adaptive sampling skipped")
+    usage: TokenUsage | None = None
+    cost_usd: float | None = None
+    wall_seconds: float | None = None
+
+    @model_validator(mode="after")
+    def _counts(self) -> TriggerSummary:
+        if self.passed + self.failed != self.total:
+            raise ValueError(
+                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})"
+            )
+        return self
+
+
+class BackendInfo(Document):
+    """Which harness produced the numbers."""
+
+    name: str
+    model: str | None = None
+    versions: dict[str, str] = Field(default_factory=dict)
+    is_proxy: bool = Field(default=False, description="true when this is not Claude (local proxy)")
+    notes: str | None = None
+
+
+class RunConfig(Document):
+    """How the eval was run, so it can be reproduced."""
+
+    runs: int | Literal["auto"]
+    max_runs: int | None = None
+    confidence: float | None = None
+    threshold: float
+    seed: int
+    workers: int
+    timeout_seconds: float | None = None
+    catalog: list[str] = Field(default_factory=list)
+    evals_file: str | None = None
+    evals_sha256: str | None = None
+
+
+class TriggerReport(Document):
+    """Seed 001 "Trigger Eval Output", plus provenance, warnings and accounting."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset(
+        {"backend", "config", "warnings", "notes", "created_at", "skillbench_version"}
+    )
+
+    skill_name: str
+    description: str
+    summary: TriggerSummary
+    results: list[TriggerResult]
+    backend: BackendInfo | None = None
+    config: RunConfig | None = None
+    warnings: list[str] | None = None
+    notes: list[str] | None = None
+    created_at: str | None = None
+    skillbench_version: str | None = None
+
+    @model_validator(mode="after")
+    def _summary_matches_results(self) -> TriggerReport:
+        summary = self.summary
+        if summary.total != len(self.results):
+            raise ValueError(
+                f"summary.total ({summary.total}) must equal the number of results ({len(self.results)})"
+            )
+        for index, result in enumerate(self.results):
+            want = expected_pass(
+                result.should_trigger, result.trigger_rate, summary.threshold, result.runs
+            )
+            if result.passed != want:
+                raise ValueError(
+                    f"results[{index}].pass must be {str(want).lower()} for "
+                    f"should_trigger={str(result.should_trigger).lower()}, "
+                    f"trigger_rate={result.trigger_rate} and threshold={summary.threshold}"
+                )
+        passed = sum(1 for r in self.results if r.passed)
+        if passed != summary.passed:
+            raise ValueError(
+                f"summary.passed ({summary.passed}) must equal the results that pass ({passed})"
+            )
+        return self
+
+    @field_validator("results")
+    @classmethod
+    def _unique_queries(cls, results: list[TriggerResult]) -> list[TriggerResult]:
+        seen: set[tuple[str, bool]] = set()
+        for result in results:
+            key = (result.query, result.should_trigger)
+            if key in seen:
+                raise ValueError(f"duplicate result for query {result.query!r}")
+            seen.add(key)
+        return results
