@@ -1,0 +1,112 @@
+"""`skillbench schema check|convert|export`: validate, convert and describe JSON documents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InputError
+
+
+def register(subparsers: Any) -> None:
+    """Add `schema` and its subcommands."""
+    parser = subparsers.add_parser("schema", help="check, convert and export document schemas")
+    commands = parser.add_subparsers(dest="schema_command", metavar="SUBCOMMAND")
+
+    check = commands.add_parser("check", help="validate JSON files (kind and dialect detected)")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("--json", action="store_true", help="print a JSON list, nothing else")
+    check.set_defaults(func=run_check)
+
+    convert = commands.add_parser("convert", help="convert a document to another dialect")
+    convert.add_argument("file", metavar="FILE")
+    convert.add_argument("--to", required=True, dest="to_dialect", metavar="DIALECT")
+    convert.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
+    convert.set_defaults(func=run_convert)
+
+    export = commands.add_parser("export", help="write one JSON Schema file per document type")
+    export.add_argument("directory", metavar="DIR")
+    export.set_defaults(func=run_export)
+
+    parser.set_defaults(func=lambda _args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check every file; exit 0 all valid, 1 any invalid, 2 any unreadable or unrecognised."""
+    from skillbench.schemas import CheckResult, check
+
+    results: list[CheckResult] = []
+    unreadable = False
+    for name in args.files:
+        try:
+            results.append(check(name))
+        except InputError as exc:
+            unreadable = True
+            results.append(CheckResult(name, None, None, False, [str(exc)]))
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
+    else:
+        _print_table(results)
+    if unreadable:
+        return EXIT_USAGE
+    return EXIT_OK if all(r.valid for r in results) else EXIT_FAILED
+
+
+def _print_table(results: list[Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="skillbench schema check")
+    for column in ("file", "kind", "dialect", "valid", "errors / warnings"):
+        table.add_column(column)
+    for r in results:
+        notes = [*r.errors, *(f"warning: {w}" for w in r.warnings)]
+        table.add_row(
+            r.path,
+            r.kind or "?",
+            r.dialect or "?",
+            "yes" if r.valid else "NO",
+            "\n".join(notes),
+        )
+    Console(soft_wrap=True).print(table)
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Convert one file; losses go to stderr, the document to OUT (atomically) or stdout."""
+    from skillbench.schemas import DIALECTS, convert, dumps, load, write
+
+    if args.to_dialect not in DIALECTS:
+        raise InputError(
+            f"unknown dialect {args.to_dialect!r} (known: {', '.join(DIALECTS)})",
+            field="--to",
+            rule="known-dialect",
+        )
+    try:
+        result = convert(load(args.file), args.to_dialect)
+    except InputError as exc:
+        if exc.path is None:
+            raise InputError(exc.detail, path=args.file, field=exc.field, rule=exc.rule) from None
+        raise
+    for loss in result.losses:
+        print(f"loss: {loss}", file=sys.stderr)
+    if args.output:
+        write(result.model, args.output)
+    else:
+        sys.stdout.write(dumps(result.model))
+    return EXIT_OK
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Export the JSON Schemas and list the written files on stderr."""
+    from skillbench.schemas import export_schemas
+
+    for path in export_schemas(args.directory):
+        print(path, file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,138 @@
+"""Seed 001 Improvement History and Loop Summary, with skillbench's optional selection fields."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field, RootModel, StrictInt, model_validator
+
+from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
+from skillbench.schemas.trigger import TriggerQuery
+
+RATE_TOLERANCE = 1e-4
+_FRACTION = re.compile(r"^(\d+)/(\d+)$")
+
+
+class ImprovementRound(Doc):
+    """One round of `improve_description.py --history`."""
+
+    round: StrictInt = Field(ge=0)
+    timestamp: str
+    description: str
+    pass_rate: str = Field(description='"passed/total", e.g. "8/10"')
+    under_triggers: Count
+    over_triggers: Count
+
+    @model_validator(mode="after")
+    def _fraction(self) -> ImprovementRound:
+        match = _FRACTION.match(self.pass_rate)
+        if not match:
+            raise rule_error("pass-rate-fraction", 'pass_rate must look like "p/t"', "pass_rate")
+        passed, total = int(match[1]), int(match[2])
+        if passed > total:
+            raise rule_error(
+                "pass-rate-fraction", f"pass_rate {self.pass_rate}: p must be <= t", "pass_rate"
+            )
+        return self
+
+    @property
+    def passed_total(self) -> tuple[int, int]:
+        """The (passed, total) pair of `pass_rate`."""
+        passed, total = self.pass_rate.split("/")
+        return int(passed), int(total)
+
+
+class ImprovementHistory(RootModel[list[ImprovementRound]]):
+    """The history file: a JSON array of rounds."""
+
+
+Interval2 = Annotated[list[Number], Field(min_length=2, max_length=2, description="[low, high]")]
+
+
+class LoopIteration(Doc):
+    """One loop iteration: rates on each split; counts where known."""
+
+    round: StrictInt = Field(ge=0)
+    description: str
+    full_pass_rate: Rate
+    train_pass_rate: Rate | None = None
+    test_pass_rate: Rate | None = None
+    train_passed: Count | None = None
+    train_total: Count | None = None
+    test_passed: Count | None = None
+    test_total: Count | None = None
+    full_passed: Count | None = None
+    full_total: Count | None = None
+    timestamp: str | None = None
+    errors: Count | None = Field(default=None, description="errored runs (skillbench)")
+    selection_pass_rate: Rate | None = Field(
+        default=None, description="skillbench: selection split"
+    )
+    selection_passed: Count | None = None
+    selection_total: Count | None = None
+    train_ci: Interval2 | None = None
+    selection_ci: Interval2 | None = None
+    test_ci: Interval2 | None = None
+
+    @model_validator(mode="after")
+    def _rates_match_counts(self) -> LoopIteration:
+        for split in ("full", "train", "selection", "test"):
+            rate = getattr(self, f"{split}_pass_rate")
+            passed = getattr(self, f"{split}_passed")
+            total = getattr(self, f"{split}_total")
+            if passed is None or total is None:
+                continue
+            if passed > total:
+                raise rule_error(
+                    "passed-le-total",
+                    f"{split}_passed ({passed}) exceeds {split}_total ({total})",
+                    f"{split}_passed",
+                )
+            if rate is not None and total > 0 and not close(rate, passed / total, RATE_TOLERANCE):
+                raise rule_error(
+                    "rate-equals-counts",
+                    f"{split}_pass_rate must equal {split}_passed / {split}_total = "
+                    f"{passed / total:.4f}, got {rate}",
+                    f"{split}_pass_rate",
+                )
+        for split in ("train", "selection", "test"):
+            ci = getattr(self, f"{split}_ci")
+            if ci is not None and not (0 <= ci[0] <= ci[1] <= 1):
+                raise rule_error("ci-order", "need 0 <= low <= high <= 1", f"{split}_ci")
+        return self
+
+
+class LoopSplit(Doc):
+    """How the eval set was split (skillbench): seed, fractions and the queries of each split."""
+
+    seed: StrictInt
+    fractions: dict[str, Number]
+    train: list[TriggerQuery]
+    selection: list[TriggerQuery]
+    test: list[TriggerQuery]
+
+
+class LoopSummary(Doc):
+    """`run_loop.py --output-dir` summary."""
+
+    skill_name: str
+    original_description: str
+    iterations: list[LoopIteration]
+    best_iteration: LoopIteration | None
+    final_description: str
+    total_rounds: Count
+    split: LoopSplit | None = None
+    selected_by: Literal["selection"] | None = None
+
+    @model_validator(mode="after")
+    def _best_is_an_iteration(self) -> LoopSummary:
+        if self.best_iteration is not None:
+            rounds = {it.round for it in self.iterations}
+            if self.best_iteration.round not in rounds:
+                raise rule_error(
+                    "best-is-iteration",
+                    f"best_iteration.round {self.best_iteration.round} is not among the iterations",
+                    "best_iteration.round",
+                )
+        return self

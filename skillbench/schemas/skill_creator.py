@@ -1,0 +1,369 @@
+"""Seed 004 / upstream `anthropics/skills` skill-creator `references/schemas.md` documents."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, StrictBool, StrictInt, model_validator
+
+from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
+
+PASS_RATE_TOLERANCE = 0.01
+
+
+class SCEval(Doc):
+    """One eval case."""
+
+    id: StrictInt
+    prompt: str
+    expected_output: str | None = None
+    files: list[str] | None = None
+    expectations: list[str]
+
+
+class SCEvals(Doc):
+    """`evals/evals.json`."""
+
+    skill_name: str
+    evals: list[SCEval]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> SCEvals:
+        seen: set[int] = set()
+        for index, case in enumerate(self.evals):
+            if case.id in seen:
+                raise rule_error("unique-id", f"duplicate eval id {case.id}", f"evals[{index}].id")
+            seen.add(case.id)
+        return self
+
+
+class SCIteration(Doc):
+    """One version in Improve mode."""
+
+    version: str
+    parent: str | None
+    expectation_pass_rate: Rate | None
+    grading_result: Literal["baseline", "won", "lost", "tie"] | None
+    is_current_best: StrictBool
+
+
+class SCHistory(Doc):
+    """`history.json` at the workspace root."""
+
+    started_at: str
+    skill_name: str
+    current_best: str
+    iterations: list[SCIteration] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_best(self) -> SCHistory:
+        labels = [it.version for it in self.iterations]
+        for index, label in enumerate(labels):
+            if label in labels[:index]:
+                raise rule_error(
+                    "unique-version", f"duplicate version {label!r}", f"iterations[{index}].version"
+                )
+        for index, it in enumerate(self.iterations):
+            if it.parent is not None and it.parent not in labels:
+                raise rule_error(
+                    "parent-exists",
+                    f"parent {it.parent!r} is not a version",
+                    f"iterations[{index}].parent",
+                )
+        best = [i for i, it in enumerate(self.iterations) if it.is_current_best]
+        if len(best) != 1:
+            raise rule_error(
+                "one-current-best",
+                f"exactly one iteration must have is_current_best: true (found {len(best)})",
+                "iterations",
+            )
+        if labels[best[0]] != self.current_best:
+            raise rule_error(
+                "current-best-matches",
+                f"current_best {self.current_best!r} but the iteration marked best is "
+                f"{labels[best[0]]!r}",
+                "current_best",
+            )
+        return self
+
+
+class SCExpectation(Doc):
+    """A graded expectation with evidence."""
+
+    text: str
+    passed: StrictBool
+    evidence: str
+
+
+class SCSummary(Doc):
+    """Aggregate pass/fail counts."""
+
+    passed: Count
+    failed: Count
+    total: Count
+    pass_rate: Rate
+
+    @model_validator(mode="after")
+    def _counts(self) -> SCSummary:
+        if self.passed + self.failed != self.total:
+            raise rule_error(
+                "summary-counts",
+                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})",
+                "total",
+            )
+        want = self.passed / self.total if self.total else 0.0
+        if not close(self.pass_rate, want, PASS_RATE_TOLERANCE):
+            raise rule_error(
+                "pass-rate",
+                f"pass_rate must be passed / total = {want:.2f} (±0.01), got {self.pass_rate}",
+                "pass_rate",
+            )
+        return self
+
+
+class SCMetrics(Doc):
+    """`outputs/metrics.json` (also embedded as grading `execution_metrics`)."""
+
+    tool_calls: dict[str, Count]
+    total_tool_calls: Count
+    total_steps: Count | None = None
+    files_created: list[str] | None = None
+    errors_encountered: Count | None = None
+    output_chars: Count | None = None
+    transcript_chars: Count | None = None
+
+    @model_validator(mode="after")
+    def _total(self) -> SCMetrics:
+        counted = sum(self.tool_calls.values())
+        if counted != self.total_tool_calls:
+            raise rule_error(
+                "total-tool-calls",
+                f"total_tool_calls must equal the sum of tool_calls = {counted}, "
+                f"got {self.total_tool_calls}",
+                "total_tool_calls",
+            )
+        return self
+
+
+class SCTiming(Doc):
+    """`timing.json` (also embedded as grading `timing`); every field optional."""
+
+    total_tokens: Count | None = None
+    duration_ms: Count | None = None
+    total_duration_seconds: Number | None = None
+    executor_start: str | None = None
+    executor_end: str | None = None
+    executor_duration_seconds: Number | None = None
+    grader_start: str | None = None
+    grader_end: str | None = None
+    grader_duration_seconds: Number | None = None
+
+
+class SCClaim(Doc):
+    """An extracted, verified claim."""
+
+    claim: str
+    type: str | None = None
+    verified: StrictBool
+    evidence: str
+
+
+class SCUserNotes(Doc):
+    """Issues flagged by the executor."""
+
+    uncertainties: list[str] | None = None
+    needs_review: list[str] | None = None
+    workarounds: list[str] | None = None
+
+
+class SCFeedbackItem(Doc):
+    """A suggestion about one assertion."""
+
+    assertion: str | None = None
+    reason: str
+
+
+class SCEvalFeedback(Doc):
+    """Grader's suggestions for the evals."""
+
+    suggestions: list[SCFeedbackItem] | None = None
+    overall: str | None = None
+
+
+class SCGrading(Doc):
+    """`<run-dir>/grading.json`."""
+
+    expectations: list[SCExpectation]
+    summary: SCSummary
+    execution_metrics: SCMetrics | None = None
+    timing: SCTiming | None = None
+    claims: list[SCClaim] | None = None
+    user_notes_summary: SCUserNotes | None = None
+    eval_feedback: SCEvalFeedback | None = None
+
+    def soft_warnings(self) -> list[str]:
+        """Inconsistencies the upstream example itself shows, so reported as warnings only."""
+        listed = len(self.expectations)
+        if listed != self.summary.total:
+            return [f"summary.total: {self.summary.total} but {listed} expectations are listed"]
+        return []
+
+
+class SCRunResult(Doc):
+    """Numbers of one benchmark run."""
+
+    pass_rate: Rate
+    passed: Count
+    failed: Count | None = None
+    total: Count
+    time_seconds: Number | None = None
+    tokens: Count | None = None
+    tool_calls: Count | None = None
+    errors: Count | None = None
+
+    @model_validator(mode="after")
+    def _counts(self) -> SCRunResult:
+        if self.failed is not None and self.passed + self.failed != self.total:
+            raise rule_error(
+                "summary-counts",
+                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})",
+                "total",
+            )
+        want = self.passed / self.total if self.total else 0.0
+        if not close(self.pass_rate, want, PASS_RATE_TOLERANCE):
+            raise rule_error(
+                "pass-rate",
+                f"pass_rate must be passed / total = {want:.2f} (±0.01), got {self.pass_rate}",
+                "pass_rate",
+            )
+        return self
+
+
+class SCBenchmarkRun(Doc):
+    """One (eval, configuration, run) of a benchmark."""
+
+    eval_id: StrictInt
+    eval_name: str | None = None
+    configuration: str
+    run_number: StrictInt = Field(ge=1)
+    result: SCRunResult
+    expectations: list[SCExpectation] | None = None
+    notes: list[str] | None = None
+
+
+class SCStat(Doc):
+    """mean/stddev/min/max of one measure."""
+
+    mean: Number
+    stddev: Number
+    min: Number | None = None
+    max: Number | None = None
+
+
+class SCConfigSummary(Doc):
+    """Aggregates of one configuration."""
+
+    pass_rate: SCStat
+    time_seconds: SCStat | None = None
+    tokens: SCStat | None = None
+
+
+class SCBenchmarkMetadata(Doc):
+    """Information about the benchmark run."""
+
+    skill_name: str
+    skill_path: str | None = None
+    executor_model: str | None = None
+    analyzer_model: str | None = None
+    timestamp: str
+    evals_run: list[StrictInt | str]
+    runs_per_configuration: StrictInt = Field(ge=1)
+
+
+class SCBenchmark(Doc):
+    """`benchmarks/<timestamp>/benchmark.json`; `run_summary` maps configuration → aggregates,
+    plus `delta` (difference strings such as "+0.50")."""
+
+    metadata: SCBenchmarkMetadata
+    runs: list[SCBenchmarkRun]
+    run_summary: dict[str, SCConfigSummary | dict[str, str]]
+    notes: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _summary_shape(self) -> SCBenchmark:
+        for key, value in self.run_summary.items():
+            if key == "delta" and not isinstance(value, dict):
+                raise rule_error(
+                    "delta-strings", "delta maps measures to strings", "run_summary.delta"
+                )
+            if key != "delta" and not isinstance(value, SCConfigSummary):
+                raise rule_error(
+                    "config-summary",
+                    "each configuration needs pass_rate/time_seconds/tokens statistics",
+                    f"run_summary.{key}",
+                )
+        return self
+
+
+class SCRubricSide(Doc):
+    """Rubric scores (1–5 criteria) for one output."""
+
+    content: dict[str, Number]
+    structure: dict[str, Number]
+    content_score: Number
+    structure_score: Number
+    overall_score: Number
+
+
+class SCQuality(Doc):
+    """Overall quality judgement for one output."""
+
+    score: Number
+    strengths: list[str]
+    weaknesses: list[str]
+
+
+class SCComparison(Doc):
+    """Blind comparator output."""
+
+    winner: Literal["A", "B", "TIE"]
+    reasoning: str
+    rubric: dict[Literal["A", "B"], SCRubricSide] | None = None
+    output_quality: dict[Literal["A", "B"], SCQuality] | None = None
+    expectation_results: dict[str, object] | None = None
+
+
+class SCComparisonSummary(Doc):
+    """Which output won, unblinded."""
+
+    winner: Literal["A", "B", "TIE"] | None = None
+    winner_skill: str | None = None
+    loser_skill: str | None = None
+    comparator_reasoning: str | None = None
+
+
+class SCInstructionFollowing(Doc):
+    """Score and issues of one side."""
+
+    score: Number
+    issues: list[str]
+
+
+class SCSuggestion(Doc):
+    """A prioritised improvement suggestion."""
+
+    priority: Literal["high", "medium", "low"] | None = None
+    category: str | None = None
+    suggestion: str
+    expected_impact: str | None = None
+
+
+class SCAnalysis(Doc):
+    """Post-hoc analyzer output."""
+
+    comparison_summary: SCComparisonSummary
+    winner_strengths: list[str]
+    loser_weaknesses: list[str]
+    instruction_following: dict[str, SCInstructionFollowing] | None = None
+    improvement_suggestions: list[SCSuggestion]
+    transcript_insights: dict[str, str] | None = None
