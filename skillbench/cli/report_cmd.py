@@ -1,0 +1,103 @@
+"""`skillbench report NOTEBOOK [-p NAME VALUE]...`, `skillbench report list` and `skillbench demo`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+
+
+def parse_value(text: str) -> Any:
+    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text."""
+    import yaml
+
+    if text in ("None", "none"):
+        return None
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return text if value is None and text.strip() not in ("null", "~", "Null", "NULL") else value
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `report` and `demo` subcommands."""
+    report = subparsers.add_parser(
+        "report",
+        help="run a notebook into a report folder (or `report list`)",
+        description="Execute notebooks/NOTEBOOK.ipynb (or a .ipynb path) with papermill into "
+        "OUT/<notebook>/<UTC time>-<id>/ and print that folder. `skillbench report list` lists "
+        "the finished report folders. Exit 0 ok, 1 notebook failed, 2 bad input.",
+    )
+    report.add_argument("notebook", metavar="NOTEBOOK", help="notebook name or path, or `list`")
+    report.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a notebook parameter; VALUE is parsed as a YAML scalar (repeatable)",
+    )
+    report.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
+    report.add_argument(
+        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per-cell timeout (600)"
+    )
+    report.set_defaults(func=_report)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="run every demo notebook offline with its defaults",
+        description="Run each notebook of skillbench.reports.DEMO_NOTEBOOKS with its default "
+        "parameters and print every report folder and its HTML.",
+    )
+    demo.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
+    demo.set_defaults(func=_demo)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from skillbench.reports import list_reports, run_notebook
+
+    if args.notebook == "list":
+        if args.parameter:
+            raise InputError("`report list` takes no parameters", field="-p")
+        for folder, manifest in list_reports(args.out):
+            print(f"{manifest.status:7} {manifest.started_utc:%Y-%m-%d %H:%M:%S}Z  {folder}")
+        return EXIT_OK
+    params: dict[str, Any] = {}
+    for name, value in args.parameter:
+        if name in params:
+            raise InputError("given twice", field=f"-p {name}")
+        params[name] = parse_value(value)
+    result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
+    print(result.folder)
+    if not result.ok:
+        _print_failure(result.folder, result.manifest.error)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from skillbench.reports import DEMO_NOTEBOOKS, run_notebook
+
+    status = EXIT_OK
+    for name in DEMO_NOTEBOOKS:
+        result = run_notebook(name, {}, out_root=args.out)
+        print(f"{name}: {'ok' if result.ok else 'FAILED'}")
+        print(f"  folder: {result.folder}")
+        if result.html is not None:
+            print(f"  html:   {result.html}")
+        if not result.ok:
+            _print_failure(result.folder, result.manifest.error)
+            status = EXIT_FAILED
+    return status
+
+
+def _print_failure(folder: Path, error: Any) -> None:
+    import sys
+
+    where = f" in cell {error.cell_index}" if error and error.cell_index is not None else ""
+    detail = f"{error.type}: {error.message}" if error else "unknown error"
+    print(f"skillbench: notebook failed{where}: {detail} (see {folder})", file=sys.stderr)
