@@ -1,0 +1,537 @@
+"""Messages API backend through the official `anthropic` SDK (2.x, on `httpx2`).
+
+`AnthropicJudge` asks the model the way Claude Code routes skills (see `routing_prompt`): a run is
+triggered when the reply contains a `Skill` tool_use naming the target. `AnthropicTextModel`
+answers prompts with text or with a pydantic object (`messages.parse(output_format=...)`).
+
+Retries: the SDK retries 408/409/429/5xx/529 and connection errors itself (`max_retries`,
+exponential backoff 0.5 s → 8 s with jitter, honouring `retry-after` / `retry-after-ms`). On top
+of that, rate-limit (429) and overloaded (529) errors that survive the SDK's retries get a bounded
+outer retry (`overload_retries`, full-jitter backoff from 2 s capped at 30 s), because overload
+periods often outlast the SDK's ~15 s budget. Anything still failing becomes
+`TriggerOutcome(error=...)` — never "not triggered". Error texts are redacted: the API key never
+appears in them.
+
+Sampling: SDK 2.x sends `anthropic-version: 2026-10-21`, which rejects `temperature`, `top_p`
+and `top_k` at ANY value (the SDK dropped them too), so requests carry none: the model samples
+at the API default (temperature 1.0). `temperature=None` or `1.0` (the same thing) is accepted
+for compatibility; any other value raises BackendError. A TextRequest's `temperature` is
+ignored with a warning. The API version is part of `identity()`.
+
+The call cache wraps a judge from outside (`CachingJudge`); `identity()` therefore holds every
+setting that changes answers and no secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+import warnings
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from skillbench.backends import routing_prompt
+from skillbench.backends.base import (
+    CallUsage,
+    TextRequest,
+    TextResponse,
+    TriggerOutcome,
+    TriggerRequest,
+)
+from skillbench.errors import BackendError
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+    from anthropic.types import Message
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_MAX_TOKENS = 1024
+BATCH_CHUNK = 10_000  # requests per Message Batch (the API allows up to 100,000 / 256 MB)
+_OUTER_BACKOFF_BASE = 2.0
+_OUTER_BACKOFF_CAP = 30.0
+
+M = TypeVar("M", bound=BaseModel)
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def resolve_api_key(api_key: str | None) -> str:
+    """The explicit key, else ANTHROPIC_API_KEY; BackendError (never echoing a key) if neither."""
+    key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY", "")
+    if not key or not key.strip():
+        raise BackendError(
+            "the anthropic backend needs an API key: set the ANTHROPIC_API_KEY environment "
+            "variable (or pass api_key=...), or choose the offline `local` backend"
+        )
+    return key.strip()
+
+
+def check_sampling(temperature: float | None) -> None:
+    """Refuse a temperature the API cannot honour (anything but None / the 1.0 default)."""
+    if temperature is not None and temperature != 1.0:
+        raise BackendError(
+            f"temperature={temperature} cannot be sent: the Messages API version used by the "
+            "anthropic SDK 2.x (2026-10-21) rejects sampling parameters; the model always "
+            "samples at its default (1.0)"
+        )
+
+
+def api_version() -> str:
+    """The `anthropic-version` header the installed SDK sends."""
+    from anthropic._constants import ANTHROPIC_API_VERSION
+
+    return ANTHROPIC_API_VERSION
+
+
+def redact(text: str, secret: str) -> str:
+    """`text` with every occurrence of `secret` (and its tail) replaced by `***`."""
+    if secret:
+        text = text.replace(secret, "***")
+        if len(secret) > 12:
+            text = text.replace(secret[-12:], "***")
+    return text
+
+
+def usage_of(message: Message) -> CallUsage:
+    """Token usage of a reply, cache reads and writes included (cost filled in separately)."""
+    u = message.usage
+    return CallUsage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_read_input_tokens=u.cache_read_input_tokens or 0,
+        cache_creation_input_tokens=u.cache_creation_input_tokens or 0,
+    )
+
+
+def price(model: str, usage: CallUsage, *, batch: bool = False) -> tuple[float, str | None]:
+    """Cost in USD via `skillbench.backends.pricing`, and why it is unknown (None when known)."""
+    try:
+        from skillbench.backends import pricing
+    except ImportError:
+        return 0.0, "pricing table unavailable"
+    value = pricing.cost(model, usage, batch=batch)
+    if value is None:
+        return 0.0, f"no known price for {model}"
+    return float(value), None
+
+
+def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dict[str, Any]]:
+    """(triggered, fired, detail) of one routing reply.
+
+    Triggered when any `Skill` tool_use names `target`; `fired` is the target then, else the
+    first other skill named (or None when no skill was invoked).
+    """
+    tools: list[str] = []
+    skills: list[str] = []
+    text_parts: list[str] = []
+    for block in message.content:
+        if block.type == "tool_use":
+            tools.append(block.name)
+            skill = routing_prompt.skill_called(block.name, block.input)
+            if skill is not None:
+                skills.append(skill)
+        elif block.type == "text":
+            text_parts.append(block.text)
+    triggered = target in skills
+    fired = target if triggered else (skills[0] if skills else None)
+    detail: dict[str, Any] = {
+        "tool_uses": tools,
+        "skills_named": skills,
+        "stop_reason": message.stop_reason,
+        "text": " ".join(text_parts)[:500],
+    }
+    return triggered, fired, detail
+
+
+def _is_overloaded(exc: BaseException) -> bool:
+    import anthropic
+
+    if isinstance(exc, anthropic.RateLimitError):
+        return True
+    return isinstance(exc, anthropic.APIStatusError) and exc.status_code == 529
+
+
+def _describe(exc: BaseException) -> str:
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _AnthropicBase:
+    """Client construction, key handling, concurrency and retries shared by judge and text model."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        max_concurrency: int,
+        max_retries: int,
+        overload_retries: int,
+        http_client: httpx2.AsyncClient | None,
+        timeout: float,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.model: str | None = model
+        self._model = model
+        self._key = resolve_api_key(api_key)
+        self._base_url = base_url
+        self._max_retries = max_retries
+        self._overload_retries = overload_retries
+        self._http_client = http_client
+        self._timeout = timeout
+        self._max_concurrency = max_concurrency
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self.sleep: Sleep = asyncio.sleep  # patched by tests to keep backoff instant
+        self.attempts = 0  # outer attempts made (SDK-internal retries not included)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self._model!r}, max_concurrency={self._max_concurrency})"
+        )
+
+    @property
+    def client(self) -> anthropic.AsyncAnthropic:
+        """The SDK client, created on first use."""
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.AsyncAnthropic(
+                api_key=self._key,
+                base_url=self._base_url,  # None → ANTHROPIC_BASE_URL or the public API
+                max_retries=self._max_retries,
+                timeout=self._timeout,
+                http_client=self._http_client,
+            )
+        return self._client
+
+    def _limit(self) -> asyncio.Semaphore:
+        """The concurrency semaphore of the running event loop (notebooks may switch loops)."""
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self._max_concurrency)
+            self._semaphore_loop = loop
+        return self._semaphore
+
+    def _error_text(self, exc: BaseException) -> str:
+        return redact(_describe(exc), self._key)
+
+    async def _call(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one SDK call under the semaphore, with the outer retry for 429/529."""
+        import anthropic
+
+        for attempt in range(self._overload_retries + 1):
+            try:
+                async with self._limit():
+                    self.attempts += 1
+                    return await make()
+            except anthropic.APIStatusError as exc:
+                if not _is_overloaded(exc) or attempt >= self._overload_retries:
+                    raise
+                cap = min(_OUTER_BACKOFF_CAP, _OUTER_BACKOFF_BASE * 2**attempt)
+                await self.sleep(random.uniform(cap / 2, cap))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def versions(self) -> dict[str, str]:
+        """SDK and HTTP client versions."""
+        import anthropic
+        import httpx2
+
+        return {"anthropic": anthropic.__version__, "httpx2": httpx2.__version__}
+
+    async def aclose(self) -> None:
+        """Close the SDK client (a caller-supplied http_client is closed too)."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+class AnthropicJudge(_AnthropicBase):
+    """TriggerJudge over the Messages API, routing like Claude Code's `Skill` tool."""
+
+    is_proxy = False
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_concurrency: int = 8,
+        max_retries: int = 4,
+        temperature: float | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        http_client: httpx2.AsyncClient | None = None,
+        batch: bool = False,
+        per_query_shuffle: bool = False,
+        overload_retries: int = 2,
+        timeout: float = 120.0,
+        batch_poll_seconds: float = 10.0,
+        batch_timeout_seconds: float = 24 * 3600.0,
+    ) -> None:
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            max_concurrency=max_concurrency,
+            max_retries=max_retries,
+            overload_retries=overload_retries,
+            http_client=http_client,
+            timeout=timeout,
+        )
+        check_sampling(temperature)
+        self.max_tokens = max_tokens
+        self.batch = batch
+        self.per_query_shuffle = per_query_shuffle
+        self.batch_poll_seconds = batch_poll_seconds
+        self.batch_timeout_seconds = batch_timeout_seconds
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes answers (no key, no URL, no concurrency)."""
+        return {
+            "backend": self.name,
+            "model": self._model,
+            "prompt_version": routing_prompt.PROMPT_VERSION,
+            "tool_schema_version": routing_prompt.TOOL_SCHEMA_VERSION,
+            "api_version": api_version(),
+            "sampling": "api-default",
+            "max_tokens": self.max_tokens,
+            "shuffle": "query" if self.per_query_shuffle else "run",
+        }
+
+    def params(self, request: TriggerRequest) -> dict[str, Any]:
+        """The `messages.create` arguments for one request."""
+        return routing_prompt.routing_params(
+            request,
+            model=self._model,
+            max_tokens=self.max_tokens,
+            per_query_shuffle=self.per_query_shuffle,
+        )
+
+    def outcome(
+        self, message: Message, request: TriggerRequest, *, seconds: float, batch: bool = False
+    ) -> TriggerOutcome:
+        """Turn one reply into an outcome, with usage and cost."""
+        triggered, fired, detail = classify_reply(message, request.target.name)
+        usage = usage_of(message)
+        usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
+        if cost_note:
+            detail["cost_note"] = cost_note
+        if batch:
+            detail["batch"] = True
+        return TriggerOutcome(
+            triggered=triggered, fired=fired, usage=usage, duration_seconds=seconds, detail=detail
+        )
+
+    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+        """One routing call; API failures after retries give an outcome with `error` set."""
+        import anthropic
+
+        params = self.params(request)
+        start = time.perf_counter()
+        try:
+            message = await self._call(lambda: self.client.messages.create(**params))
+        except anthropic.AnthropicError as exc:
+            return TriggerOutcome(
+                triggered=False,
+                error=self._error_text(exc),
+                duration_seconds=time.perf_counter() - start,
+            )
+        return self.outcome(message, request, seconds=time.perf_counter() - start)
+
+    async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+        """Many requests at once: one Message Batch when `batch` is on, else concurrent calls
+        (bounded by `max_concurrency`). Results are in request order."""
+        if self.batch:
+            return await self.judge_batch(requests)
+        return list(await asyncio.gather(*(self.judge(r) for r in requests)))
+
+    async def judge_batch(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+        """All requests through the Message Batches API (half price), in request order.
+
+        Each request gets `custom_id` "r<index>"; the batch is polled with backoff until it
+        ends (or `batch_timeout_seconds` passes, when it is cancelled); results are matched
+        by custom_id. Failed, expired, cancelled or missing results become errors.
+        """
+        outcomes: list[TriggerOutcome] = []
+        for start in range(0, len(requests), BATCH_CHUNK):
+            chunk = list(requests[start : start + BATCH_CHUNK])
+            outcomes.extend(await self._run_batch(chunk, offset=start))
+        return outcomes
+
+    async def _run_batch(
+        self, requests: list[TriggerRequest], *, offset: int
+    ) -> list[TriggerOutcome]:
+        import anthropic
+
+        ids = [f"r{offset + i}" for i in range(len(requests))]
+        body = [
+            {"custom_id": cid, "params": self.params(r)}
+            for cid, r in zip(ids, requests, strict=True)
+        ]
+        start = time.perf_counter()
+        try:
+            batch = await self._call(lambda: self.client.messages.batches.create(requests=body))  # type: ignore[arg-type]
+            batch = await self._wait_for_batch(batch.id)
+            if batch.processing_status != "ended":
+                note = f"batch {batch.id} did not finish in time; cancelled"
+                return [self._failed(note) for _ in ids]
+            results: dict[str, Any] = {}
+            decoder = await self._call(lambda: self.client.messages.batches.results(batch.id))
+            async for line in decoder:
+                results[line.custom_id] = line.result
+        except anthropic.AnthropicError as exc:
+            return [self._failed(self._error_text(exc)) for _ in ids]
+        seconds = time.perf_counter() - start
+        return [
+            self._batch_outcome(results.get(cid), request, seconds / max(len(ids), 1))
+            for cid, request in zip(ids, requests, strict=True)
+        ]
+
+    async def _wait_for_batch(self, batch_id: str) -> Any:
+        """Poll until the batch ends, backing off from `batch_poll_seconds` up to 60 s."""
+        deadline = time.monotonic() + self.batch_timeout_seconds
+        delay = self.batch_poll_seconds
+        while True:
+            batch = await self._call(lambda: self.client.messages.batches.retrieve(batch_id))
+            if batch.processing_status == "ended":
+                return batch
+            if time.monotonic() + delay > deadline:
+                await self._call(lambda: self.client.messages.batches.cancel(batch_id))
+                return batch
+            await self.sleep(delay)
+            delay = min(delay * 1.5, 60.0)
+
+    def _batch_outcome(
+        self, result: Any, request: TriggerRequest, seconds: float
+    ) -> TriggerOutcome:
+        if result is None:
+            return self._failed("no result for this request in the batch results")
+        if result.type == "succeeded":
+            return self.outcome(result.message, request, seconds=seconds, batch=True)
+        if result.type == "errored":
+            err = result.error.error
+            return self._failed(
+                redact(f"batch request errored: {err.type}: {err.message}", self._key)
+            )
+        return self._failed(f"batch request {result.type}")
+
+    @staticmethod
+    def _failed(message: str) -> TriggerOutcome:
+        return TriggerOutcome(triggered=False, error=message)
+
+
+class AnthropicTextModel(_AnthropicBase):
+    """TextModel over the Messages API: plain text, or a pydantic object via structured output."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_concurrency: int = 4,
+        max_retries: int = 4,
+        http_client: httpx2.AsyncClient | None = None,
+        overload_retries: int = 2,
+        timeout: float = 300.0,
+    ) -> None:
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            max_concurrency=max_concurrency,
+            max_retries=max_retries,
+            overload_retries=overload_retries,
+            http_client=http_client,
+            timeout=timeout,
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """Model and API version (the request carries the rest)."""
+        return {
+            "backend": self.name,
+            "model": self._model,
+            "api_version": api_version(),
+            "sampling": "api-default",
+        }
+
+    def _kwargs(self, request: TextRequest) -> dict[str, Any]:
+        if request.temperature is not None and request.temperature != 1.0:
+            warnings.warn(
+                f"temperature={request.temperature} ignored: the Messages API no longer accepts "
+                "sampling parameters",
+                stacklevel=3,
+            )
+        kwargs: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": request.max_tokens,
+            "messages": [{"role": "user", "content": request.prompt}],
+        }
+        if request.system:
+            kwargs["system"] = request.system
+        return kwargs
+
+    def _usage(self, message: Message) -> CallUsage:
+        usage = usage_of(message)
+        usage.cost_usd, _ = price(self._model, usage)
+        return usage
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """The model's text reply; BackendError (key redacted) when the call fails."""
+        import anthropic
+
+        kwargs = self._kwargs(request)
+        try:
+            message = await self._call(lambda: self.client.messages.create(**kwargs))
+        except anthropic.AnthropicError as exc:
+            raise BackendError(f"anthropic text call failed: {self._error_text(exc)}") from None
+        text = "".join(b.text for b in message.content if b.type == "text")
+        return TextResponse(text=text, usage=self._usage(message))
+
+    async def complete_json(self, request: TextRequest, output_model: type[M]) -> TextResponse:
+        """A structured reply: `parsed` holds the validated object as a dict."""
+        import anthropic
+
+        kwargs = self._kwargs(request)
+        try:
+            message = await self._call(
+                lambda: self.client.messages.parse(output_format=output_model, **kwargs)
+            )
+        except anthropic.AnthropicError as exc:
+            raise BackendError(
+                f"anthropic structured call failed: {self._error_text(exc)}"
+            ) from None
+        except ValueError as exc:  # pydantic validation of the reply
+            raise BackendError(
+                f"anthropic reply does not match {output_model.__name__}: {redact(str(exc), self._key)}"
+            ) from None
+        parsed = message.parsed_output
+        if parsed is None:
+            raise BackendError(
+                f"anthropic reply had no {output_model.__name__} object "
+                f"(stop_reason={message.stop_reason})"
+            )
+        text = "".join(b.text for b in message.content if b.type == "text")
+        return TextResponse(
+            text=text,
+            usage=self._usage(message),
+            parsed=output_model.model_validate(parsed).model_dump(),
+        )
+
+    async def complete_structured(self, request: TextRequest, output_model: type[M]) -> M:
+        """The reply as an `output_model` instance (via `messages.parse(output_format=...)`)."""
+        response = await self.complete_json(request, output_model)
+        return output_model.model_validate(response.parsed)
