@@ -1,0 +1,654 @@
+"""A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
+
+Reading is defensive: the SKILL.md must be a regular file inside the folder (a symlink pointing
+outside is refused, never read), at most `MAX_SKILL_MD_BYTES`; the frontmatter is at most
+`MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with aliases expanded, at most
+`MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before it is built).
+
+Every problem raises `InputError` whose ``rule`` is the seed-001 validation code it corresponds to
+(SKILL_DIR_MISSING, SKILL_PATH_NOT_DIR, SKILL_MD_MISSING, FRONTMATTER_PARSE, FRONTMATTER_INVALID, ...),
+so the validator reports exactly what `Skill.load` would refuse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from skillbench.errors import InputError
+from skillbench.io import atomic_write_bytes
+
+SKILL_MD = "SKILL.md"
+MAX_SKILL_MD_BYTES = 16 * 1024 * 1024
+MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_YAML_DEPTH = 32
+MAX_YAML_NODES = 100_000
+MAX_FILES = 10_000
+IGNORED_NAMES = frozenset({".git", "__pycache__", ".DS_Store"})
+BOM = b"\xef\xbb\xbf"
+
+_FAST_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CLOSING = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+_OPENING = re.compile(r"---[ \t]*\r?(?:\n|\Z)")
+
+ProblemCode = Literal["FRONTMATTER_PARSE", "FRONTMATTER_INVALID"]
+
+
+class YamlBoundError(ValueError):
+    """The YAML exceeds a size, depth or alias-expansion bound."""
+
+
+class FrontmatterProblem(NamedTuple):
+    """Why the frontmatter is unusable: the validation code and a short message."""
+
+    code: ProblemCode
+    message: str
+
+
+class Frontmatter(NamedTuple):
+    """Result of `parse_frontmatter`: the mapping (None when unusable), the body, the problem."""
+
+    mapping: dict[str, Any] | None
+    body: str
+    problem: FrontmatterProblem | None
+
+
+def shorten(value: object, limit: int = 60) -> str:
+    """A brief repr of `value` for messages; long values are cut (never dump a 5 MB string)."""
+    text = value if isinstance(value, str) else type(value).__name__
+    if isinstance(value, str):
+        text = repr(value[: limit + 1])
+        if len(value) > limit:
+            text = text[:-1] + f"…' ({len(value)} chars)"
+    elif isinstance(value, int | float | bool) or value is None:
+        text = repr(value)[:limit]
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Splitting and parsing
+
+
+def frontmatter_span(text: str) -> tuple[int, int, int] | FrontmatterProblem:
+    """Offsets in `text` (BOM already removed): YAML start, YAML end, body start; or a problem.
+
+    Line 1 must be ``---`` and a later line ``---`` closes the frontmatter; CRLF is accepted.
+    """
+    if not text.strip():
+        return FrontmatterProblem("FRONTMATTER_PARSE", "SKILL.md is empty")
+    opening = _OPENING.match(text)
+    if opening is None:
+        first = text.split("\n", 1)[0][:40]
+        return FrontmatterProblem(
+            "FRONTMATTER_PARSE", f"line 1 must be '---' to open the frontmatter, found {first!r}"
+        )
+    start = opening.end()
+    closing = _CLOSING.search(text, start)
+    if closing is None:
+        return FrontmatterProblem(
+            "FRONTMATTER_PARSE", "no closing '---' line after the frontmatter"
+        )
+    end = closing.start()
+    if end - start > MAX_FRONTMATTER_CHARS:
+        return FrontmatterProblem(
+            "FRONTMATTER_PARSE",
+            f"frontmatter is {end - start} characters, over the {MAX_FRONTMATTER_CHARS} limit",
+        )
+    body_start = closing.end()
+    if text.startswith("\n", body_start):
+        body_start += 1
+    return start, end, body_start
+
+
+def _yaml_message(exc: Exception, line_offset: int = 1) -> str:
+    """One short line describing a YAML error, with its SKILL.md line number where known."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        where = f" (line {mark.line + 1 + line_offset}, column {mark.column + 1})"
+        return f"invalid YAML: {(exc.problem or 'syntax error')[:120]}{where}"
+    if isinstance(exc, RecursionError):
+        return "invalid YAML: nested too deeply"
+    return f"invalid YAML: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def _depth_problem(yaml_text: str) -> str | None:
+    """Scan the event stream (cheap, iterative) and stop as soon as nesting exceeds the bound."""
+    loader = _FAST_LOADER(yaml_text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    return f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep"
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
+    return None
+
+
+def _expanded_size(root: Node, limit: int) -> int:
+    """Number of nodes with every alias expanded, counting stops just past `limit` (cycles too)."""
+    count = 0
+    stack: list[Node] = [root]
+    while stack and count <= limit:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+    return count
+
+
+def load_yaml_bounded(yaml_text: str) -> Any:
+    """`yaml.safe_load` with bounds on size, nesting depth and alias expansion.
+
+    Raises YamlBoundError (a bound), a yaml.YAMLError or a construction error (ValueError...);
+    callers turn all of them into findings.
+    """
+    if len(yaml_text) > MAX_FRONTMATTER_CHARS:
+        raise YamlBoundError(f"YAML is over the {MAX_FRONTMATTER_CHARS} character limit")
+    problem = _depth_problem(yaml_text)
+    if problem:
+        raise YamlBoundError(problem)
+    loader = _FAST_LOADER(yaml_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, MAX_YAML_NODES) > MAX_YAML_NODES:
+            raise YamlBoundError(
+                f"aliases expand beyond {MAX_YAML_NODES} nodes (an alias bomb?); refused"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Split SKILL.md text into its frontmatter mapping and body, bounded and never raising.
+
+    Returns ``(mapping, body, None)`` or ``(None, body_or_text, problem)``; the problem's code is
+    FRONTMATTER_PARSE (no delimiters, invalid YAML, over a bound) or FRONTMATTER_INVALID (the
+    YAML is not a mapping).
+    """
+    text = text.removeprefix("\ufeff")
+    span = frontmatter_span(text)
+    if isinstance(span, FrontmatterProblem):
+        return Frontmatter(None, text, span)
+    start, end, body_start = span
+    body = text[body_start:]
+    try:
+        data = load_yaml_bounded(text[start:end])
+    except YamlBoundError as exc:
+        return Frontmatter(None, body, FrontmatterProblem("FRONTMATTER_PARSE", str(exc)))
+    except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
+        return Frontmatter(None, body, FrontmatterProblem("FRONTMATTER_PARSE", _yaml_message(exc)))
+    if data is None:
+        problem = FrontmatterProblem(
+            "FRONTMATTER_INVALID", "frontmatter is empty, expected a mapping"
+        )
+        return Frontmatter(None, body, problem)
+    if not isinstance(data, dict):
+        problem = FrontmatterProblem(
+            "FRONTMATTER_INVALID",
+            f"frontmatter is a {type(data).__name__}, expected a mapping of keys",
+        )
+        return Frontmatter(None, body, problem)
+    return Frontmatter(data, body, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Locating, reading, decoding
+
+
+def locate_skill_md(folder: str | Path) -> Path:
+    """The folder's SKILL.md, checked to be a regular file inside the folder (never read here)."""
+    root = Path(folder)
+    if not os.path.lexists(root):
+        raise InputError("skill folder does not exist", path=root, rule="SKILL_DIR_MISSING")
+    if not root.is_dir():
+        raise InputError("not a directory", path=root, rule="SKILL_PATH_NOT_DIR")
+    skill_md = root / SKILL_MD
+    if not os.path.lexists(skill_md):
+        message = "no SKILL.md in the skill folder"
+        try:
+            near = [n for n in os.listdir(root)[:MAX_FILES] if n.lower() == "skill.md"]
+        except OSError:
+            near = []
+        if near:
+            message += f" (found {near[0]!r}; the file must be named SKILL.md)"
+        raise InputError(message, path=root, rule="SKILL_MD_MISSING")
+    if skill_md.is_symlink():
+        real_root = os.path.realpath(root)
+        target = os.path.realpath(skill_md)
+        if os.path.commonpath([real_root, target]) != real_root:
+            raise InputError(
+                "SKILL.md is a symlink that escapes the skill folder; not read",
+                path=skill_md,
+                rule="SKILL_MD_MISSING",
+            )
+    try:
+        info = skill_md.stat()
+    except OSError as exc:
+        raise InputError(
+            f"SKILL.md cannot be opened: {exc.strerror or 'broken symlink'}",
+            path=skill_md,
+            rule="SKILL_MD_MISSING",
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("SKILL.md is not a regular file", path=skill_md, rule="SKILL_MD_MISSING")
+    if info.st_size > MAX_SKILL_MD_BYTES:
+        raise InputError(
+            f"SKILL.md is {info.st_size} bytes, over the {MAX_SKILL_MD_BYTES} byte limit",
+            path=skill_md,
+            rule="FRONTMATTER_PARSE",
+        )
+    return skill_md
+
+
+def read_skill_md(folder: str | Path) -> tuple[Path, bytes]:
+    """Locate and read SKILL.md (bounded); InputError with the validation code as ``rule``."""
+    skill_md = locate_skill_md(folder)
+    try:
+        with open(skill_md, "rb") as handle:
+            raw = handle.read(MAX_SKILL_MD_BYTES + 1)
+    except OSError as exc:
+        raise InputError(
+            f"SKILL.md cannot be read: {exc.strerror or exc}",
+            path=skill_md,
+            rule="SKILL_MD_MISSING",
+        ) from None
+    if len(raw) > MAX_SKILL_MD_BYTES:
+        raise InputError(
+            f"SKILL.md is over the {MAX_SKILL_MD_BYTES} byte limit",
+            path=skill_md,
+            rule="FRONTMATTER_PARSE",
+        )
+    return skill_md, raw
+
+
+def decode_skill_md(raw: bytes, path: str | Path = SKILL_MD) -> tuple[bool, str]:
+    """(had a UTF-8 BOM, text without it); binary or non-UTF-8 bytes → InputError."""
+    has_bom = raw.startswith(BOM)
+    data = raw[len(BOM) :] if has_bom else raw
+    if b"\x00" in data:
+        raise InputError(
+            "SKILL.md is binary (contains NUL bytes), expected UTF-8 text",
+            path=path,
+            rule="FRONTMATTER_PARSE",
+        )
+    try:
+        return has_bom, data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"SKILL.md is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start + len(BOM) * has_bom} ({exc.reason})",
+            path=path,
+            rule="FRONTMATTER_PARSE",
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Files and hashing
+
+
+def iter_files(folder: str | Path, limit: int = MAX_FILES) -> Iterator[str]:
+    """Relative POSIX paths of the files in `folder` (symlinks listed, never followed), unsorted.
+
+    Skips `IGNORED_NAMES`; raises InputError past `limit` entries.
+    """
+    root = Path(folder)
+    count = 0
+    for current, dirs, files in os.walk(root, followlinks=False):
+        base = Path(current)
+        linked_dirs = [d for d in dirs if (base / d).is_symlink()]
+        dirs[:] = sorted(d for d in dirs if d not in IGNORED_NAMES and d not in linked_dirs)
+        for name in [*files, *linked_dirs]:
+            if name in IGNORED_NAMES:
+                continue
+            count += 1
+            if count > limit:
+                raise InputError(f"more than {limit} files in the skill folder", path=root)
+            yield (base / name).relative_to(root).as_posix()
+
+
+def _file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, or of its link target for a symlink (never followed)."""
+    digest = hashlib.sha256()
+    if path.is_symlink():
+        digest.update(b"symlink:" + os.fsencode(os.readlink(path)))
+        return digest.hexdigest()
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return digest.hexdigest()
+
+
+def _combined_hash(digests: dict[str, str]) -> str:
+    """Stable hash over (relative path, file digest) pairs in sorted order."""
+    total = hashlib.sha256()
+    for rel in sorted(digests):
+        total.update(f"{rel}\0{digests[rel]}\n".encode())
+    return total.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# The Skill
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill folder as loaded: SKILL.md bytes, parsed frontmatter and body, file list, hash.
+
+    `content_hash` is a sha256 over SKILL.md and every other file (sorted relative paths with
+    their digests); `frontmatter_span` gives the YAML's character offsets in `text`.
+    Treat `frontmatter` as read-only.
+    """
+
+    path: Path
+    skill_md: Path
+    raw: bytes
+    frontmatter: dict[str, Any]
+    frontmatter_span: tuple[int, int]
+    body: str
+    name: str
+    description: str
+    files: tuple[str, ...]
+    file_digests: tuple[tuple[str, str], ...]
+    content_hash: str
+
+    @property
+    def text(self) -> str:
+        """SKILL.md decoded, without a BOM."""
+        return decode_skill_md(self.raw, self.skill_md)[1]
+
+    @classmethod
+    def load(cls, path: str | Path) -> Skill:
+        """Load a skill folder (or its SKILL.md path); InputError for unusable input."""
+        folder = Path(path)
+        if folder.name == SKILL_MD and folder.is_file():
+            folder = folder.parent
+        skill_md, raw = read_skill_md(folder)
+        digests = {
+            rel: _file_digest(folder / rel) for rel in sorted(iter_files(folder)) if rel != SKILL_MD
+        }
+        return cls._build(folder, skill_md, raw, tuple(sorted(digests.items())))
+
+    @classmethod
+    def _build(
+        cls,
+        folder: Path,
+        skill_md: Path,
+        raw: bytes,
+        file_digests: tuple[tuple[str, str], ...],
+    ) -> Skill:
+        """Parse `raw` and assemble the Skill (shared by `load` and `with_description`)."""
+        _, text = decode_skill_md(raw, skill_md)
+        mapping, body, problem = parse_frontmatter(text)
+        if problem is not None or mapping is None:
+            detail = problem.message if problem else "unusable frontmatter"
+            rule = problem.code if problem else "FRONTMATTER_INVALID"
+            raise InputError(detail, path=skill_md, rule=rule)
+        span = frontmatter_span(text)
+        assert not isinstance(span, FrontmatterProblem)
+        name = mapping.get("name", os.path.basename(os.path.abspath(folder)))
+        if not isinstance(name, str):
+            raise InputError(
+                f"must be a string, found {shorten(name)}",
+                path=skill_md,
+                field="name",
+                rule="NAME_TYPE",
+            )
+        description = mapping.get("description")
+        if description is None:
+            raise InputError(
+                "missing or empty", path=skill_md, field="description", rule="DESCRIPTION_EMPTY"
+            )
+        if not isinstance(description, str):
+            raise InputError(
+                f"must be a string, found {shorten(description)}",
+                path=skill_md,
+                field="description",
+                rule="DESCRIPTION_TYPE",
+            )
+        digests = dict(file_digests)
+        digests[SKILL_MD] = hashlib.sha256(raw).hexdigest()
+        return cls(
+            path=folder,
+            skill_md=skill_md,
+            raw=raw,
+            frontmatter=mapping,
+            frontmatter_span=(span[0], span[1]),
+            body=body,
+            name=name,
+            description=description,
+            files=tuple(sorted(digests)),
+            file_digests=file_digests,
+            content_hash=_combined_hash(digests),
+        )
+
+    def with_description(self, text: str) -> Skill:
+        """A candidate Skill whose SKILL.md differs only in the description; disk untouched."""
+        new_raw = replace_description(self.raw, text, path=self.skill_md)
+        return Skill._build(self.path, self.skill_md, new_raw, self.file_digests)
+
+
+def write_description(path: str | Path, text: str) -> Path:
+    """Rewrite only the description value in the skill's SKILL.md, atomically; returns its path.
+
+    `path` is the skill folder or its SKILL.md. Every other byte (BOM, line endings, comments,
+    key order, other keys, the body) is preserved, the file mode too; the new file re-parses to
+    exactly `text` or nothing is written (InputError).
+    """
+    folder = Path(path)
+    if folder.name == SKILL_MD and folder.is_file():
+        folder = folder.parent
+    skill_md, raw = read_skill_md(folder)
+    new_raw = replace_description(raw, text, path=skill_md)
+    target = Path(os.path.realpath(skill_md))
+    mode = stat.S_IMODE(target.stat().st_mode)
+    atomic_write_bytes(target, new_raw)
+    os.chmod(target, mode)
+    return skill_md
+
+
+# ---------------------------------------------------------------------------------------------
+# Description rewriting
+
+
+_NON_PRINTABLE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\x85\u2028\u2029\ufeff]"
+)
+_SIMPLE_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BLOCK_HEADER = re.compile(r"[|>][-+0-9]*(?P<comment>[ \t]+#[^\r\n]*)?[ \t]*")
+
+
+def _double_quoted(text: str) -> str:
+    """A YAML double-quoted scalar for any text (always valid, always one line)."""
+    out = []
+    for char in text:
+        if char in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[char])
+        elif _NON_PRINTABLE.match(char):
+            code = ord(char)
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _single_line_ok(text: str) -> bool:
+    return bool(text) and "\n" not in text and "\r" not in text and not _NON_PRINTABLE.search(text)
+
+
+def _plain(text: str) -> str | None:
+    return text if _single_line_ok(text) and text == text.strip() else None
+
+
+def _single_quoted(text: str) -> str | None:
+    return "'" + text.replace("'", "''") + "'" if _single_line_ok(text) else None
+
+
+def _literal(text: str, indent: str, newline: str, comment: str) -> str | None:
+    content = text.rstrip("\n")
+    trailing = len(text) - len(content)
+    if not content or trailing > 1 or "\r" in text or _NON_PRINTABLE.search(text):
+        return None
+    if content[0] in " \t":
+        return None
+    chomp = "-" if trailing == 0 else ""
+    lines = [indent + line if line else "" for line in content.split("\n")]
+    return f"|{chomp}{comment}{newline}" + newline.join(lines)
+
+
+def _folded(text: str, indent: str, newline: str, comment: str) -> str | None:
+    if not _single_line_ok(text) or text != text.strip():
+        return None
+    return f">-{comment}{newline}{indent}{text}"
+
+
+def _description_nodes(yaml_text: str) -> tuple[MappingNode, list[tuple[ScalarNode, Node]]]:
+    """The root mapping node and its `description` (key, value) pairs, with pure-Python marks."""
+    loader = yaml.SafeLoader(yaml_text)
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    if not isinstance(root, MappingNode):
+        raise ValueError("frontmatter is not a mapping")
+    pairs = [
+        (key, value)
+        for key, value in root.value
+        if isinstance(key, ScalarNode) and key.value == "description"
+    ]
+    return root, pairs
+
+
+def _same_except_description(old: dict[str, Any], new: dict[str, Any], text: str) -> bool:
+    expected_keys = list(old) + ([] if "description" in old else ["description"])
+    if list(new) != expected_keys or new.get("description") != text:
+        return False
+    return all(old[k] == new[k] or repr(old[k]) == repr(new[k]) for k in old if k != "description")
+
+
+def _candidate_values(
+    text: str, style: str | None, indent: str, newline: str, comment: str
+) -> Iterator[str]:
+    """Renderings of `text` in preference order: the original style first, double quotes last."""
+    renderers = {
+        None: [_plain(text), _single_quoted(text)],
+        "'": [_single_quoted(text)],
+        '"': [],
+        "|": [_literal(text, indent, newline, comment)],
+        ">": [_folded(text, indent, newline, comment), _literal(text, indent, newline, comment)],
+    }
+    for value in renderers.get(style, []):
+        if value is not None:
+            yield value
+    yield _double_quoted(text) + (comment if style in ("|", ">") else "")
+
+
+def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -> bytes:
+    """SKILL.md bytes with only the description value replaced by `text` (exact round trip).
+
+    Keeps the BOM, line endings, comments, key order and the body; keeps the value's style
+    (plain, quoted, block) where it can express `text`, else falls back to double quotes. A
+    missing description key is appended at the end of the frontmatter. InputError if the file
+    cannot be rewritten safely (duplicate keys, unparseable frontmatter).
+    """
+    if not isinstance(text, str):
+        raise InputError(
+            f"new description must be a string, found {shorten(text)}",
+            path=path,
+            field="description",
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            "new description is not encodable as UTF-8 (lone surrogate)",
+            path=path,
+            field="description",
+        ) from None
+    has_bom, source = decode_skill_md(raw, path)
+    old, _, problem = parse_frontmatter(source)
+    if problem is not None or old is None:
+        detail = problem.message if problem else "unusable frontmatter"
+        raise InputError(detail, path=path, rule=problem.code if problem else None)
+    span = frontmatter_span(source)
+    assert not isinstance(span, FrontmatterProblem)
+    start, end, _ = span
+    yaml_text = source[start:end]
+    newline = "\r\n" if "\r\n" in yaml_text else "\n"
+    try:
+        _, pairs = _description_nodes(yaml_text)
+    except Exception as exc:
+        raise InputError(_yaml_message(exc), path=path) from None
+    if len(pairs) > 1:
+        raise InputError(
+            "description appears more than once; cannot rewrite it safely",
+            path=path,
+            field="description",
+        )
+    if pairs:
+        key, value = pairs[0]
+        v_start = value.start_mark.index
+        v_end = value.end_mark.index
+        style = value.style if isinstance(value, ScalarNode) else "?"
+        if style in ("|", ">"):
+            while v_end > v_start and yaml_text[v_end - 1] in " \t\r\n":
+                v_end -= 1
+            header = _BLOCK_HEADER.match(yaml_text, v_start)
+            comment = (header.group("comment") or "") if header else ""
+            body_lines = yaml_text[v_start:v_end].split("\n")[1:]
+            first = next((ln for ln in body_lines if ln.strip()), None)
+            indent = first[: len(first) - len(first.lstrip(" "))] if first else ""
+        else:
+            comment = ""
+            indent = ""
+        indent = indent or " " * (key.start_mark.column + 2)
+        prefix, suffix = yaml_text[:v_start], yaml_text[v_end:]
+        if v_start == v_end and prefix and prefix[-1] not in " \t":
+            prefix += " "  # an empty value right after the colon
+    else:
+        style, comment, indent = None, "", "  "
+        prefix, suffix = yaml_text, ""
+    for rendered in _candidate_values(text, style, indent, newline, comment):
+        if pairs:
+            new_yaml = prefix + rendered + suffix
+        else:
+            new_yaml = prefix + ("" if not prefix or prefix.endswith("\n") else newline)
+            new_yaml += f"description: {rendered}{newline}"
+        new_source = source[:start] + new_yaml + source[end:]
+        new, _, new_problem = parse_frontmatter(new_source)
+        if new_problem is None and new is not None and _same_except_description(old, new, text):
+            return (BOM if has_bom else b"") + new_source.encode("utf-8")
+    raise InputError(
+        "could not rewrite the description without changing other keys",
+        path=path,
+        field="description",
+    )

@@ -1,0 +1,183 @@
+"""Skill loading, hashing, candidate descriptions and byte-preserving description writes."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from validate_helpers import GOOD_DESCRIPTION, make_skill
+
+from skillbench.errors import InputError
+from skillbench.skill import Skill, parse_frontmatter, replace_description, write_description
+
+NEW = "Tidies CSV files: headers, quoting, # and 'quotes'. Use when a CSV is messy."
+
+
+def test_load_fields(tmp_path: Path) -> None:
+    path = make_skill(tmp_path, files={"scripts/run.py": "print(1)\n", "__pycache__/x.pyc": "b"})
+    skill = Skill.load(path)
+    assert skill.name == "csv-tidy"
+    assert skill.description == GOOD_DESCRIPTION
+    assert skill.body == "# CSV tidy\n\nSteps.\n"
+    assert skill.files == ("SKILL.md", "scripts/run.py")
+    assert skill.text[slice(*skill.frontmatter_span)].startswith("name: csv-tidy")
+    assert Skill.load(path / "SKILL.md").content_hash == skill.content_hash
+
+
+def test_content_hash_tracks_every_file(tmp_path: Path) -> None:
+    path = make_skill(tmp_path, files={"ref/a.md": "one"})
+    before = Skill.load(path).content_hash
+    assert Skill.load(path).content_hash == before
+    (path / "ref/a.md").write_text("two")
+    assert Skill.load(path).content_hash != before
+    (path / "ref/a.md").write_text("one")
+    assert Skill.load(path).content_hash == before
+    (path / "ref/b.md").write_text("")
+    assert Skill.load(path).content_hash != before
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "rule"),
+    [
+        ("- a\n", "FRONTMATTER_INVALID"),
+        ("name: x\n", "DESCRIPTION_EMPTY"),
+        ("description: [1]\n", "DESCRIPTION_TYPE"),
+    ],
+)
+def test_load_rejects_unusable(tmp_path: Path, frontmatter: str, rule: str) -> None:
+    with pytest.raises(InputError) as info:
+        Skill.load(make_skill(tmp_path, frontmatter=frontmatter))
+    assert info.value.rule == rule
+    assert "SKILL.md" in str(info.value)
+
+
+def test_load_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        Skill.load(tmp_path / "nope")
+    assert info.value.rule == "SKILL_DIR_MISSING"
+
+
+def test_name_defaults_to_folder(tmp_path: Path) -> None:
+    skill = Skill.load(
+        make_skill(tmp_path, "my-tool", frontmatter=f"description: {GOOD_DESCRIPTION}\n")
+    )
+    assert skill.name == "my-tool"
+
+
+def test_with_description_is_in_memory(tmp_path: Path) -> None:
+    path = make_skill(tmp_path, files={"a.txt": "x"})
+    before = (path / "SKILL.md").read_bytes()
+    skill = Skill.load(path)
+    candidate = skill.with_description(NEW)
+    assert candidate.description == NEW
+    assert candidate.body == skill.body and candidate.name == skill.name
+    assert candidate.content_hash != skill.content_hash
+    assert (path / "SKILL.md").read_bytes() == before
+    write_description(path, NEW)
+    assert Skill.load(path).content_hash == candidate.content_hash
+    assert Skill.load(path).raw == candidate.raw
+
+
+CRLF_BOM = (
+    b"\xef\xbb\xbf---\r\n# leading comment\r\nname: csv-tidy   # the name\r\n"
+    b"description: Old text. Use when old.\r\nlicense: MIT\r\n---\r\n# Body\r\n\r\nText.\r\n"
+)
+LITERAL = (
+    b"---\nname: csv-tidy\ndescription: |\n    Old line one.\n    Old line two.\n\n"
+    b"# between\nmetadata:\n  a: 1\n---\nbody\n"
+)
+FOLDED = (
+    b"---\nname: csv-tidy\ndescription: > # keep me\n  Old folded\n  text.\nlicense: MIT\n---\nbody"
+)
+QUOTED = b'---\nname: csv-tidy\ndescription: "Old \\"quoted\\""\nallowed-tools: [Read]\n---\n'
+MULTILINE_PLAIN = (
+    b"---\nname: csv-tidy\ndescription: Old plain\n  continued here\nmodel: opus\n---\nbody\n"
+)
+
+
+OLD_VALUES = {
+    CRLF_BOM: b"Old text. Use when old.",
+    LITERAL: b"|\n    Old line one.\n    Old line two.",
+    FOLDED: b"> # keep me\n  Old folded\n  text.",
+    QUOTED: b'"Old \\"quoted\\""',
+    MULTILINE_PLAIN: b"Old plain\n  continued here",
+}
+
+
+@pytest.mark.parametrize("raw", [CRLF_BOM, LITERAL, FOLDED, QUOTED, MULTILINE_PLAIN])
+@pytest.mark.parametrize(
+    "new", [NEW, "Line one.\nLine two. Use when asked.", "  padded  ", "x: y", "true", "é ✓ 😀"]
+)
+def test_write_description_preserves_every_other_byte(tmp_path: Path, raw: bytes, new: str) -> None:
+    path = make_skill(tmp_path, raw=raw)
+    (path / "SKILL.md").chmod(0o640)
+    write_description(path, new)
+    out = (path / "SKILL.md").read_bytes()
+    mapping, body, problem = parse_frontmatter(out.decode("utf-8"))
+    assert problem is None and mapping is not None
+    assert mapping["description"] == new
+    old_mapping, old_body, _ = parse_frontmatter(raw.decode("utf-8"))
+    assert old_mapping is not None
+    assert list(mapping) == list(old_mapping)
+    assert {k: v for k, v in mapping.items() if k != "description"} == {
+        k: v for k, v in old_mapping.items() if k != "description"
+    }
+    assert body == old_body
+    # Only the description value changed: every byte before and after it is identical.
+    old_value = OLD_VALUES[raw]
+    i = raw.index(old_value)
+    j = i + len(old_value)
+    assert out.startswith(raw[:i])
+    assert out.endswith(raw[j:])
+    assert stat.S_IMODE((path / "SKILL.md").stat().st_mode) == 0o640
+    if raw is CRLF_BOM:
+        assert out.startswith(
+            b"\xef\xbb\xbf---\r\n# leading comment\r\nname: csv-tidy   # the name\r\n"
+        )
+        assert out.endswith(b"\r\nlicense: MIT\r\n---\r\n# Body\r\n\r\nText.\r\n")
+        assert b"\n" not in out.replace(b"\r\n", b"")
+
+
+def test_exact_bytes_for_common_styles() -> None:
+    assert replace_description(CRLF_BOM, "New. Use when new.") == CRLF_BOM.replace(
+        b"Old text. Use when old.", b"New. Use when new."
+    )
+    assert replace_description(LITERAL, "A\nB") == LITERAL.replace(
+        b"|\n    Old line one.\n    Old line two.", b"|-\n    A\n    B"
+    )
+    assert replace_description(FOLDED, "Short.") == FOLDED.replace(
+        b"> # keep me\n  Old folded\n  text.", b">- # keep me\n  Short."
+    )
+    assert replace_description(QUOTED, 'say "hi"') == QUOTED.replace(
+        b'"Old \\"quoted\\""', b'"say \\"hi\\""'
+    )
+
+
+def test_missing_description_is_appended() -> None:
+    raw = b"---\nname: csv-tidy\nlicense: MIT\n---\nbody\n"
+    assert (
+        replace_description(raw, "Use when x.")
+        == b"---\nname: csv-tidy\nlicense: MIT\ndescription: Use when x.\n---\nbody\n"
+    )
+
+
+def test_failed_write_leaves_file_untouched(tmp_path: Path) -> None:
+    raw = b"---\nname: csv-tidy\ndescription: a\ndescription: b\n---\n"
+    path = make_skill(tmp_path, raw=raw)
+    with pytest.raises(InputError, match="more than once"):
+        write_description(path, NEW)
+    assert (path / "SKILL.md").read_bytes() == raw
+    assert sorted(p.name for p in path.iterdir()) == ["SKILL.md"]
+    with pytest.raises(InputError):
+        write_description(path, "\ud800")
+
+
+def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
+    path = make_skill(tmp_path)
+    (path / "real.md").write_bytes((path / "SKILL.md").read_bytes())
+    (path / "SKILL.md").unlink()
+    (path / "SKILL.md").symlink_to("real.md")
+    write_description(path, NEW)
+    assert (path / "SKILL.md").is_symlink()
+    assert Skill.load(path).description == NEW
