@@ -1,0 +1,194 @@
+"""`skillbench trigger SKILL_DIR --evals FILE`: run a trigger eval and print or save the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillbench.schemas.trigger import TriggerReport
+
+DEFAULT_CATALOG = Path("data/catalog")
+
+
+def register(subparsers: Any) -> None:
+    """Add the `trigger` subcommand."""
+    p = subparsers.add_parser(
+        "trigger",
+        help="run a trigger eval: does the skill fire for the queries it should?",
+        description="Run each query of an eval set several times against the skill's description "
+        "(or a candidate --description) and report trigger rates with intervals. Exit 0 when every "
+        "query passes, 1 otherwise, 2 on bad input.",
+    )
+    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
+    p.add_argument(
+        "--backend", help="local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
+    )
+    p.add_argument("--model", help="model name for the backend")
+    p.add_argument("--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3)")
+    p.add_argument("--max-runs", type=_positive_int, default=10, help="cap for --runs auto (10)")
+    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
+    p.add_argument("--workers", type=_positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
+    p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
+    p.add_argument(
+        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+    )
+    p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
+    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
+    p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute the trigger eval described by the parsed arguments; returns the exit code."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from skillbench.io import dumps_json, write_json
+    from skillbench.trigger import evaluate_skill_sync
+
+    if args.catalog is not None:
+        catalog_dir: Path | None = Path(args.catalog)
+    else:
+        catalog_dir = DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+    err = Console(stderr=True, highlight=False)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task("trigger eval", total=None)
+
+    def on_progress(done: int, planned: int) -> None:
+        progress.update(task, completed=done, total=planned)
+
+    with progress:
+        report = evaluate_skill_sync(
+            args.skill_dir,
+            args.evals,
+            backend=args.backend,
+            model=args.model,
+            description=args.description,
+            catalog_dir=catalog_dir,
+            use_cache=not args.no_cache,
+            cache_path=args.cache,
+            backend_options={"batch": True} if args.batch else None,
+            runs=args.runs,
+            max_runs=args.max_runs,
+            confidence=args.confidence,
+            threshold=args.threshold,
+            workers=args.workers,
+            seed=args.seed,
+            timeout=args.timeout,
+            progress=on_progress,
+        )
+    if args.out:
+        write_json(args.out, report)
+    if args.json:
+        sys.stdout.write(dumps_json(report.to_json_dict()))
+    else:
+        _print_report(Console(highlight=False), report)
+    for warning in report.warnings or []:
+        err.print(f"WARNING: {warning}", style="bold red", markup=False)
+    if args.out:
+        err.print(f"report written to {args.out}", markup=False)
+    return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def _print_report(console: Console, report: TriggerReport) -> None:
+    """A per-query table and the summary lines."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
+    for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):
+        table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
+    for r in report.results:
+        ci = "–" if r.ci_low is None else f"{r.ci_low:.2f}–{r.ci_high:.2f}"
+        if r.unresolved:
+            verdict = Text("UNRESOLVED", style="bold red")
+        elif r.passed:
+            verdict = Text("pass" + (" (flaky)" if r.flaky else ""), style="green")
+        else:
+            verdict = Text("FAIL" + (" (flaky)" if r.flaky else ""), style="red")
+        instead = ", ".join(f"{k}×{v}" for k, v in (r.fired_instead or {}).items())
+        query = Text(r.query + (f"  [fired instead: {instead}]" if instead else ""))
+        table.add_row(
+            query,
+            "trigger" if r.should_trigger else "no",
+            f"{r.trigger_rate:.2f}",
+            ci,
+            str(r.runs),
+            str(r.errors),
+            verdict,
+        )
+    console.print(table)
+    for line in summary_lines(report):
+        console.print(line, markup=False)
+
+
+def summary_lines(report: TriggerReport) -> list[str]:
+    """Plain-text summary: counts, metrics with intervals, calls, cost, backend."""
+    s = report.summary
+    lines = [f"passed {s.passed}/{s.total} (threshold {s.threshold:g})"]
+    for label, est in (
+        ("pass rate", s.pass_rate),
+        ("precision", s.precision),
+        ("recall", s.recall),
+        ("F1", s.f1),
+        ("accuracy", s.accuracy),
+    ):
+        if est is None:
+            continue
+        if est.value is None:
+            lines.append(f"{label:>10}: undefined (n={est.n})")
+        else:
+            lines.append(
+                f"{label:>10}: {est.value:.3f}  [{est.low:.3f}, {est.high:.3f}] "
+                f"({est.method}, n={est.n})"
+            )
+    calls = f"calls {s.calls}, cache hits {s.cache_hits}"
+    if s.calls_saved is not None:
+        calls += f", saved by --runs auto {s.calls_saved}"
+    lines.append(calls)
+    if s.usage is not None:
+        lines.append(
+            f"tokens in {s.usage.input_tokens}, out {s.usage.output_tokens}, "
+            f"cost ${s.cost_usd or 0:.4f}, wall {s.wall_seconds or 0:.1f} s"
+        )
+    if report.backend is not None:
+        model = f" ({report.backend.model})" if report.backend.model else ""
+        lines.append(f"backend {report.backend.name}{model}")
+    lines.extend(f"note: {note}" for note in report.notes or [])
+    return lines
+
+
+def _runs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    return _positive_int(text)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value

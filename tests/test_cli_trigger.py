@@ -1,0 +1,221 @@
+"""`skillbench trigger` end to end with a registered scripted backend: output, files, exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from trigger_fakes import ScriptedJudge
+
+from skillbench.backends import registry
+from skillbench.cli import main
+from skillbench.schemas.trigger import TriggerReport
+
+BACKEND = "scripted-test"
+
+
+def make_skill(root: Path, name: str, description: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n# {name}\nBody.\n", encoding="utf-8"
+    )
+    return folder
+
+
+@pytest.fixture
+def judges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[ScriptedJudge]]:
+    """Register a scripted backend whose script triggers on queries containing the word in the
+    description: the judges built are collected so tests can inspect them."""
+    made: list[ScriptedJudge] = []
+
+    def factory(**options: object) -> ScriptedJudge:
+        judge = ScriptedJudge({"make a pdf": "T", "weather": "N", "flaky one": "TN"})
+        judge.options = options  # type: ignore[attr-defined]
+        made.append(judge)
+        return judge
+
+    registry.register_judge(BACKEND, factory)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "cache.sqlite"))
+    yield made
+    registry.unregister(BACKEND)
+
+
+def evals(tmp_path: Path, items: list[dict[str, object]]) -> Path:
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    return path
+
+
+GOOD = [
+    {"query": "make a pdf", "should_trigger": True},
+    {"query": "weather", "should_trigger": False},
+]
+
+
+def test_all_pass_exit_0_and_out_file(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    out = tmp_path / "out" / "report.json"
+    code = main(
+        [
+            "trigger",
+            str(skill),
+            "--evals",
+            str(evals(tmp_path, GOOD)),
+            "--backend",
+            BACKEND,
+            "--out",
+            str(out),
+            "--no-cache",
+        ]
+    )
+    assert code == 0
+    report = TriggerReport.model_validate_json(out.read_text(encoding="utf-8"))
+    assert report.summary.passed == 2 and report.skill_name == "pdf-maker"
+    printed = capsys.readouterr().out
+    assert "make a pdf" in printed and "precision" in printed
+    assert judges[0].closed
+
+
+def test_a_failing_query_exits_1_and_json_goes_to_stdout(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    items = [
+        *GOOD,
+        {"query": "weather", "should_trigger": False},
+        {"query": "x", "should_trigger": True},
+    ]
+    code = main(
+        [
+            "trigger",
+            str(skill),
+            "--evals",
+            str(evals(tmp_path, items)),
+            "--backend",
+            BACKEND,
+            "--json",
+            "--runs",
+            "2",
+            "--no-cache",
+        ]
+    )
+    assert code == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["failed"] == 1 and data["config"]["runs"] == 2
+    assert any("appeared 2 times" in n for n in data["notes"])
+
+
+def test_broken_signature_warning_is_printed(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    items = [
+        {"query": "never fires", "should_trigger": True},
+        {"query": "weather", "should_trigger": False},
+    ]
+    code = main(
+        [
+            "trigger",
+            str(skill),
+            "--evals",
+            str(evals(tmp_path, items)),
+            "--backend",
+            BACKEND,
+            "--no-cache",
+        ]
+    )
+    assert code == 1
+    assert "BROKEN-HARNESS SIGNATURE" in capsys.readouterr().err
+
+
+def test_description_override_catalog_batch_and_cache(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    original = (skill / "SKILL.md").read_bytes()
+    catalog = tmp_path / "data" / "catalog"  # the default catalog location
+    make_skill(catalog, "weather-skill", "Forecasts. Use when weather is asked.")
+    make_skill(catalog, "pdf-maker", "An installed copy of the target.")
+    args = [
+        "trigger",
+        str(skill),
+        "--evals",
+        str(evals(tmp_path, GOOD)),
+        "--backend",
+        BACKEND,
+        "--description",
+        "Candidate text. Use when testing.",
+        "--batch",
+        "--json",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+    ]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["description"] == "Candidate text. Use when testing."
+    assert first["config"]["catalog"] == ["weather-skill"]
+    assert judges[0].options == {"batch": True}  # type: ignore[attr-defined]
+    assert [s.name for s in judges[0].requests[0].catalog] == ["weather-skill"]
+    assert (skill / "SKILL.md").read_bytes() == original
+    assert first["summary"]["calls"] == 6 and first["summary"]["cache_hits"] == 0
+    assert main(args) == 0  # unchanged eval: served by the cache, zero calls
+    second = json.loads(capsys.readouterr().out)
+    assert second["summary"]["calls"] == 0 and second["summary"]["cache_hits"] == 6
+
+
+@pytest.mark.parametrize(
+    ("extra", "content"),
+    [
+        ([], [{"query": "a", "should_trigger": "yes"}]),
+        (["--threshold", "2"], GOOD),
+        (["--runs", "zero"], GOOD),
+        (["--description", "  "], GOOD),
+        (["--catalog", "no/such/dir"], GOOD),
+    ],
+)
+def test_bad_input_exits_2(
+    tmp_path: Path,
+    judges: list[ScriptedJudge],
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    content: list[dict[str, object]],
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    out = tmp_path / "report.json"
+    code = main(
+        [
+            "trigger",
+            str(skill),
+            "--evals",
+            str(evals(tmp_path, content)),
+            "--backend",
+            BACKEND,
+            "--no-cache",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+    assert code == 2
+    assert not out.exists()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_missing_skill_dir_exits_2(tmp_path: Path, judges: list[ScriptedJudge]) -> None:
+    code = main(
+        [
+            "trigger",
+            str(tmp_path / "nope"),
+            "--evals",
+            str(evals(tmp_path, GOOD)),
+            "--backend",
+            BACKEND,
+        ]
+    )
+    assert code == 2

@@ -1,0 +1,97 @@
+"""Trigger tables and figures from a report built with the scripted judge; the notebook end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from trigger_fakes import ScriptedJudge
+
+from skillbench.plots_trigger import confusion_figure, trigger_rates_figure
+from skillbench.schemas.trigger import TriggerReport
+from skillbench.trigger import run_trigger_eval_sync
+from skillbench.trigger_evalset import EvalQuery
+from skillbench.trigger_frames import (
+    confusion_frame,
+    cost_frame,
+    fired_instead_frame,
+    metrics_frame,
+    results_frame,
+)
+
+
+@pytest.fixture
+def report() -> TriggerReport:
+    queries = [
+        EvalQuery("hit", True),
+        EvalQuery("miss", True),
+        EvalQuery("quiet", False),
+        EvalQuery("false alarm", False),
+        EvalQuery("broken", True),
+    ]
+    judge = ScriptedJudge({"hit": "T", "miss": "OON", "false alarm": "T", "broken": "E"})
+    return run_trigger_eval_sync("s", "d", queries, judge, runs=3)
+
+
+def test_frames(report: TriggerReport) -> None:
+    assert list(results_frame(report)["query"]) == ["hit", "miss", "quiet", "false alarm", "broken"]
+    matrix = confusion_frame(report)
+    assert matrix.loc["should trigger", "triggered"] == 1
+    assert matrix.loc["should trigger", "not triggered"] == 1
+    assert matrix.loc["should not", "triggered"] == 1
+    assert matrix.loc["should not", "not triggered"] == 1
+    assert matrix.to_numpy().sum() == 4  # the unresolved query is left out
+    instead = fired_instead_frame(report)
+    assert instead.to_dict("records") == [
+        {"query": "miss", "fired_instead": "other-skill", "runs": 2}
+    ]
+    assert cost_frame(report).loc["calls", "value"] == 15
+    assert list(metrics_frame(report)["metric"]) == [
+        "pass_rate",
+        "precision",
+        "recall",
+        "f1",
+        "accuracy",
+    ]
+
+
+def test_figures(report: TriggerReport) -> None:
+    rates = trigger_rates_figure(report)
+    assert len(rates.axes[0].get_yticklabels()) == 5
+    assert rates.axes[0].get_xlim() == pytest.approx((-0.03, 1.03))
+    assert confusion_figure(report).axes
+
+
+@pytest.mark.slow
+def test_notebook_runs_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.reports import run_notebook
+
+    skill = tmp_path / "skills" / "csv-tidy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: csv-tidy\ndescription: Clean messy CSV files. Use when a CSV has bad rows.\n"
+        "---\n# csv-tidy\n",
+        encoding="utf-8",
+    )
+    evals = tmp_path / "evals.json"
+    evals.write_text(
+        json.dumps(
+            [
+                {"query": "clean up this messy csv file", "should_trigger": True},
+                {"query": "what is the weather in Oslo", "should_trigger": False},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "cache.sqlite"))
+    result = run_notebook(
+        "trigger_eval",
+        {"skill_dir": str(skill), "evals": str(evals), "runs": 2, "catalog_dir": ""},
+        out_root=tmp_path / "reports",
+    )
+    assert result.manifest.status == "ok"
+    saved = TriggerReport.model_validate_json((result.folder / "trigger_report.json").read_text())
+    assert saved.summary.total == 2 and saved.backend is not None and saved.backend.is_proxy
+    assert (result.folder / "trigger_rates.png").stat().st_size > 0
+    assert (result.folder / "confusion.png").stat().st_size > 0
