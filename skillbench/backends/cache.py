@@ -1,0 +1,475 @@
+"""The SQLite call cache and run journal: zero-call re-runs and resumable evals.
+
+One table `calls` maps the SHA-256 `cache_key(identity, request_fields)` to the JSON answer, the
+backend and the kind of call; one table `journal` records, per run id, which keys a run started
+and finished, so an interrupted eval can be resumed (what was done is served from the cache).
+The database runs in WAL mode with a busy timeout and one connection per thread, so several
+threads and processes may read and write it at once.
+
+Secrets never enter the cache: identities naming a key field are refused, and any string that
+looks like an Anthropic API key (or equals the current `ANTHROPIC_API_KEY`) is scrubbed from
+stored values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from skillbench.backends.base import (
+    CallUsage,
+    TextModel,
+    TextRequest,
+    TextResponse,
+    TriggerJudge,
+    TriggerOutcome,
+    TriggerRequest,
+    cache_key,
+)
+
+CACHE_ENV = "SKILLBENCH_CACHE"
+DEFAULT_CACHE_PATH = Path(".skillbench") / "cache.sqlite"
+REDACTED = "[REDACTED]"
+BUSY_TIMEOUT_MS = 30_000
+
+_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
+_SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal (
+    run_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+);
+"""
+
+
+class SecretInCacheError(ValueError):
+    """An identity handed to the cache carries a credential."""
+
+
+def default_cache_path() -> Path:
+    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env) if env else Path.cwd() / DEFAULT_CACHE_PATH
+
+
+def _secret_values() -> list[str]:
+    key = os.environ.get("ANTHROPIC_API_KEY", "")
+    return [key] if len(key) >= 8 else []
+
+
+def scrub_secrets(value: Any) -> Any:
+    """A copy of `value` with every API-key-looking string replaced by `[REDACTED]`."""
+    if isinstance(value, str):
+        text = _KEY_PATTERN.sub(REDACTED, value)
+        for secret in _secret_values():
+            text = text.replace(secret, REDACTED)
+        return text
+    if isinstance(value, dict):
+        return {k: scrub_secrets(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_secrets(v) for v in value]
+    return value
+
+
+def _is_secret_field(name: str) -> bool:
+    return name.strip().lower().replace("-", "_") in _SECRET_FIELDS
+
+
+def assert_no_secrets(identity: dict[str, Any]) -> None:
+    """Refuse an identity with a credential field (api_key, authorization, x-api-key) or a key
+    value. The message never repeats the value."""
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if _is_secret_field(str(name)):
+                    raise SecretInCacheError(
+                        f"identity field {where}{name} looks like a credential"
+                    )
+                walk(item, f"{where}{name}.")
+        elif isinstance(value, list | tuple):
+            for index, item in enumerate(value):
+                walk(item, f"{where}{index}.")
+        elif isinstance(value, str) and scrub_secrets(value) != value:
+            raise SecretInCacheError(f"identity value at {where.rstrip('.')} contains an API key")
+
+    walk(identity, "")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What the cache holds."""
+
+    path: str
+    entries: int
+    by_backend: dict[str, int]
+    by_kind: dict[str, int]
+    runs: int
+    journal_entries: int
+    size_bytes: int
+
+
+class CallCache:
+    """An embedded SQLite cache of model calls, safe for concurrent threads and processes."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._retry(lambda conn: conn.executescript(_SCHEMA))
+
+    # connections -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise RuntimeError(f"call cache {self.path} is closed")
+        conn = sqlite3.connect(
+            self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self._set_wal(conn)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        self._local.conn = conn
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    @staticmethod
+    def _set_wal(conn: sqlite3.Connection) -> None:
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def _retry(self, action: Any) -> Any:
+        """Run `action(conn)`, retrying briefly if another writer holds a lock past the timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                return action(self._connect())
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    # calls -------------------------------------------------------------------------------
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored answer for `key`, or None."""
+        row = self._retry(
+            lambda conn: conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+        )
+        if row is None:
+            return None
+        value = json.loads(row[0])
+        return value if isinstance(value, dict) else None
+
+    def put(self, key: str, value: dict[str, Any], *, backend: str, kind: str) -> None:
+        """Store (or replace) the answer for `key`, with secrets scrubbed."""
+        blob = json.dumps(scrub_secrets(value), sort_keys=True, ensure_ascii=False)
+        self._retry(
+            lambda conn: conn.execute(
+                "INSERT OR REPLACE INTO calls (key, value, backend, kind, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (key, blob, backend, kind, _now()),
+            )
+        )
+
+    # journal -----------------------------------------------------------------------------
+
+    def mark(self, run_id: str, key: str, status: str) -> None:
+        """Record the status (`started`, `done`, `error`) of one call within a run."""
+        self._retry(
+            lambda conn: conn.execute(
+                "INSERT OR REPLACE INTO journal (run_id, key, status, updated_at)"
+                " VALUES (?, ?, ?, ?)",
+                (run_id, key, status, _now()),
+            )
+        )
+
+    def journal(self, run_id: str) -> dict[str, str]:
+        """Key → status for every call recorded under `run_id`."""
+        rows = self._retry(
+            lambda conn: conn.execute(
+                "SELECT key, status FROM journal WHERE run_id = ?", (run_id,)
+            ).fetchall()
+        )
+        return {key: status for key, status in rows}
+
+    def unfinished(self, run_id: str) -> list[str]:
+        """Keys a run started but did not finish (interrupted or failed)."""
+        return sorted(k for k, status in self.journal(run_id).items() if status != "done")
+
+    # housekeeping ------------------------------------------------------------------------
+
+    def stats(self) -> CacheStats:
+        """Counts of stored answers (by backend and kind) and journal entries."""
+
+        def query(conn: sqlite3.Connection) -> CacheStats:
+            by_backend = dict(conn.execute("SELECT backend, COUNT(*) FROM calls GROUP BY backend"))
+            by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM calls GROUP BY kind"))
+            runs, entries = conn.execute(
+                "SELECT COUNT(DISTINCT run_id), COUNT(*) FROM journal"
+            ).fetchone()
+            return CacheStats(
+                path=str(self.path),
+                entries=sum(by_backend.values()),
+                by_backend=by_backend,
+                by_kind=by_kind,
+                runs=runs,
+                journal_entries=entries,
+                size_bytes=self.path.stat().st_size if self.path.exists() else 0,
+            )
+
+        result: CacheStats = self._retry(query)
+        return result
+
+    def clear(self) -> None:
+        """Delete every stored answer and journal entry."""
+        self._retry(lambda conn: conn.executescript("DELETE FROM calls; DELETE FROM journal;"))
+
+    def close(self) -> None:
+        """Close every connection this cache opened."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+        self._local = threading.local()
+
+    def __enter__(self) -> CallCache:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@dataclass
+class CallStats:
+    """Calls made to the wrapped backend and answers served from the cache."""
+
+    calls: int = 0
+    hits: int = 0
+
+
+@dataclass
+class _Counter:
+    stats: CallStats = field(default_factory=CallStats)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def call(self) -> None:
+        with self.lock:
+            self.stats.calls += 1
+
+    def hit(self) -> None:
+        with self.lock:
+            self.stats.hits += 1
+
+
+class CachingJudge:
+    """A TriggerJudge that serves repeated requests from a CallCache (errors are never cached).
+
+    With `cache=None` (the `--no-cache` path) every request goes to the wrapped judge and is
+    counted. With `run_id`, each request is journaled (`started` → `done` / `error`).
+    """
+
+    def __init__(
+        self, judge: TriggerJudge, cache: CallCache | None, *, run_id: str | None = None
+    ) -> None:
+        self.inner = judge
+        self.cache = cache
+        self.run_id = run_id
+        self.name = judge.name
+        self.model = judge.model
+        self.is_proxy = judge.is_proxy
+        self._counter = _Counter()
+
+    @property
+    def stats(self) -> CallStats:
+        """A snapshot of calls and hits."""
+        with self._counter.lock:
+            return CallStats(self._counter.stats.calls, self._counter.stats.hits)
+
+    @property
+    def calls(self) -> int:
+        """Requests that reached the wrapped judge."""
+        return self.stats.calls
+
+    @property
+    def hits(self) -> int:
+        """Requests answered from the cache."""
+        return self.stats.hits
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped judge's identity."""
+        return self.inner.identity()
+
+    def versions(self) -> dict[str, str]:
+        """The wrapped judge's versions."""
+        return self.inner.versions()
+
+    def key(self, request: TriggerRequest) -> str:
+        """The cache key of `request` for the wrapped judge."""
+        identity = self.inner.identity()
+        assert_no_secrets(identity)
+        return cache_key(identity, request.cache_fields())
+
+    def _lookup(self, key: str) -> TriggerOutcome | None:
+        if self.cache is None:
+            return None
+        data = self.cache.get(key)
+        if data is None:
+            return None
+        self._counter.hit()
+        if self.run_id:
+            self.cache.mark(self.run_id, key, "done")
+        return TriggerOutcome.from_cache(data)
+
+    def _store(self, key: str, outcome: TriggerOutcome) -> None:
+        if self.cache is None:
+            return
+        if outcome.error is None:
+            self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+        if self.run_id:
+            self.cache.mark(self.run_id, key, "done" if outcome.error is None else "error")
+
+    def _start(self, key: str) -> None:
+        self._counter.call()
+        if self.cache is not None and self.run_id:
+            self.cache.mark(self.run_id, key, "started")
+
+    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+        """The cached outcome, or the wrapped judge's (stored unless it is an error)."""
+        key = self.key(request)
+        hit = self._lookup(key)
+        if hit is not None:
+            return hit
+        self._start(key)
+        outcome = await self.inner.judge(request)
+        self._store(key, outcome)
+        return outcome
+
+    async def judge_many(self, requests: list[TriggerRequest]) -> list[TriggerOutcome]:
+        """Judge many requests; misses go to the wrapped judge's `judge_many` when it has one
+        (one embedding batch for the local backend), else one by one."""
+        keys = [self.key(r) for r in requests]
+        results: list[TriggerOutcome | None] = [self._lookup(k) for k in keys]
+        missing = [i for i, r in enumerate(results) if r is None]
+        for i in missing:
+            self._start(keys[i])
+        many = getattr(self.inner, "judge_many", None)
+        if missing and many is not None:
+            outcomes: list[TriggerOutcome] = await many([requests[i] for i in missing])
+        else:
+            outcomes = [await self.inner.judge(requests[i]) for i in missing]
+        for i, outcome in zip(missing, outcomes, strict=True):
+            self._store(keys[i], outcome)
+            results[i] = outcome
+        return [r for r in results if r is not None]
+
+    async def aclose(self) -> None:
+        """Close the wrapped judge (the cache stays open: its owner closes it)."""
+        await self.inner.aclose()
+
+
+class CachingTextModel:
+    """A TextModel whose replies are served from a CallCache when the same request recurs."""
+
+    def __init__(self, model: TextModel, cache: CallCache | None) -> None:
+        self.inner = model
+        self.cache = cache
+        self.name = model.name
+        self.model = model.model
+        self._counter = _Counter()
+
+    @property
+    def stats(self) -> CallStats:
+        """A snapshot of calls and hits."""
+        with self._counter.lock:
+            return CallStats(self._counter.stats.calls, self._counter.stats.hits)
+
+    @property
+    def calls(self) -> int:
+        """Requests that reached the wrapped model."""
+        return self.stats.calls
+
+    @property
+    def hits(self) -> int:
+        """Requests answered from the cache."""
+        return self.stats.hits
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped model's identity."""
+        return self.inner.identity()
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """The cached reply, or the wrapped model's (a raised BackendError is never cached)."""
+        identity = self.inner.identity()
+        assert_no_secrets(identity)
+        key = cache_key(identity, request.cache_fields())
+        if self.cache is not None:
+            data = self.cache.get(key)
+            if data is not None:
+                self._counter.hit()
+                return TextResponse(
+                    text=str(data["text"]),
+                    usage=CallUsage(**data.get("usage", {})),
+                    cached=True,
+                    parsed=data.get("parsed"),
+                )
+        self._counter.call()
+        response = await self.inner.complete(request)
+        if self.cache is not None:
+            value = {
+                "text": response.text,
+                "usage": asdict(response.usage),
+                "parsed": response.parsed,
+            }
+            self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped model."""
+        await self.inner.aclose()

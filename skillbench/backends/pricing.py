@@ -1,0 +1,135 @@
+"""Per-model prices: a dated table shipped with skillbench, overridable by a user JSON file.
+
+The shipped table (`skillbench/data/prices.json`) records the date the prices were taken and
+their public source. A user file (`$SKILLBENCH_PRICES` or the `path` argument) has the same shape;
+its models replace or extend the shipped ones, its `batch_discount` (if given) replaces the
+shipped one. An unknown model costs None (with a warning), never a guessed price.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from skillbench.backends.base import CallUsage
+from skillbench.errors import InputError
+from skillbench.io import read_json
+
+PRICES_ENV = "SKILLBENCH_PRICES"
+_DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8})$")
+_CONTEXT_SUFFIX = re.compile(r"\[[^\]]*\]$")
+
+
+class ModelPrice(BaseModel):
+    """USD per million tokens for one model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write_5m: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+
+
+class PriceTable(BaseModel):
+    """A dated price table (the shipped one, or a user override)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    as_of: str | None = None
+    source: str | None = None
+    currency: str = "USD"
+    unit: str = "per million tokens"
+    batch_discount: float | None = Field(default=None, ge=0, le=1)
+    models: dict[str, ModelPrice] = Field(default_factory=dict)
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+    def merged(self, override: PriceTable) -> PriceTable:
+        """This table with the override's models, aliases and discount laid over it."""
+        return PriceTable(
+            as_of=override.as_of or self.as_of,
+            source=override.source or self.source,
+            currency=self.currency,
+            unit=self.unit,
+            batch_discount=(
+                override.batch_discount
+                if override.batch_discount is not None
+                else self.batch_discount
+            ),
+            models={**self.models, **override.models},
+            aliases={**self.aliases, **override.aliases},
+        )
+
+    def lookup(self, model: str) -> ModelPrice | None:
+        """The price of `model`, accepting dated ids (`-20251001`) and `[1m]`-style suffixes."""
+        name = _CONTEXT_SUFFIX.sub("", model.strip().lower())
+        for candidate in (name, _DATE_SUFFIX.sub("", name)):
+            candidate = self.aliases.get(candidate, candidate)
+            if candidate in self.models:
+                return self.models[candidate]
+        return None
+
+
+def _parse_table(data: object, source: str | Path) -> PriceTable:
+    try:
+        return PriceTable.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        raise InputError(first["msg"], path=source, field=field, rule="price-table") from None
+
+
+@lru_cache(maxsize=1)
+def shipped_prices() -> PriceTable:
+    """The price table shipped with skillbench."""
+    resource = resources.files("skillbench").joinpath("data", "prices.json")
+    with resources.as_file(resource) as path:
+        return _parse_table(read_json(path), path)
+
+
+def load_prices(path: str | Path | None = None) -> PriceTable:
+    """The shipped table, overridden by `path` or else by `$SKILLBENCH_PRICES` when set."""
+    table = shipped_prices()
+    override = path if path is not None else os.environ.get(PRICES_ENV) or None
+    if override is None:
+        return table
+    return table.merged(_parse_table(read_json(override), override))
+
+
+def cost(
+    model: str | None,
+    usage: CallUsage,
+    *,
+    batch: bool = False,
+    prices: PriceTable | str | Path | None = None,
+) -> float | None:
+    """USD cost of one call's usage; None (with a warning) when the model has no known price.
+
+    Cache writes are priced at the 5-minute rate. The batch discount applies to every token
+    category (the Batch API halves input and output; cache multipliers stack on top).
+    """
+    table = prices if isinstance(prices, PriceTable) else load_prices(prices)
+    price = table.lookup(model) if model else None
+    if price is None:
+        warnings.warn(
+            f"no price known for model {model!r}: cost left unknown "
+            f"(add it to a price file named by ${PRICES_ENV})",
+            stacklevel=2,
+        )
+        return None
+    total = (
+        usage.input_tokens * price.input
+        + usage.output_tokens * price.output
+        + usage.cache_creation_input_tokens * price.cache_write_5m
+        + usage.cache_read_input_tokens * price.cache_read
+    ) / 1_000_000
+    if batch:
+        discount = table.batch_discount if table.batch_discount is not None else 0.5
+        total *= 1 - discount
+    return total

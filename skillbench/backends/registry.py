@@ -1,0 +1,127 @@
+"""Backends by name: `local` (default, offline), `anthropic`, `claude-code`.
+
+The name comes from the argument, else `$SKILLBENCH_BACKEND`, else `local`. Backend modules are
+imported only when asked for, so choosing `local` never imports the Anthropic SDK and vice versa.
+Tests may add fake backends with `register_judge` / `register_text_model`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+from skillbench.backends.base import TextModel, TriggerJudge
+from skillbench.errors import BackendError, InputError
+
+BACKEND_ENV = "SKILLBENCH_BACKEND"
+DEFAULT_BACKEND = "local"
+
+JudgeFactory = Callable[..., TriggerJudge]
+TextModelFactory = Callable[..., TextModel]
+
+# name → (module, judge class, text-model class); the classes are looked up lazily.
+_BUILTIN: dict[str, tuple[str, str, str]] = {
+    "local": ("skillbench.backends.local", "LocalJudge", "LocalTextModel"),
+    "anthropic": ("skillbench.backends.anthropic", "AnthropicJudge", "AnthropicTextModel"),
+    "claude-code": ("skillbench.backends.claude_code", "ClaudeCodeJudge", "ClaudeCodeTextModel"),
+}
+_ALIASES = {"claude_code": "claude-code", "claudecode": "claude-code", "api": "anthropic"}
+
+_judges: dict[str, JudgeFactory] = {}
+_text_models: dict[str, TextModelFactory] = {}
+
+
+def available_backends() -> list[str]:
+    """Every name `resolve_backend_name` accepts (built-in and registered)."""
+    return sorted(set(_BUILTIN) | set(_judges) | set(_text_models))
+
+
+def resolve_backend_name(name: str | None) -> str:
+    """The backend to use: `name`, else `$SKILLBENCH_BACKEND`, else `local`.
+
+    An unknown name raises InputError listing the choices.
+    """
+    source = "--backend"
+    chosen = name
+    if not chosen:
+        chosen = os.environ.get(BACKEND_ENV) or None
+        source = f"${BACKEND_ENV}"
+    if not chosen:
+        return DEFAULT_BACKEND
+    normal = chosen.strip().lower()
+    normal = _ALIASES.get(normal, normal)
+    if normal not in available_backends():
+        choices = ", ".join(available_backends())
+        raise InputError(f"unknown backend {chosen!r}; choose one of: {choices}", path=source)
+    return normal
+
+
+def register_judge(name: str, factory: JudgeFactory) -> None:
+    """Make `get_judge(name)` call `factory(model=..., **options)` (tests, plugins)."""
+    _judges[name.strip().lower()] = factory
+
+
+def register_text_model(name: str, factory: TextModelFactory) -> None:
+    """Make `get_text_model(name)` call `factory(model=..., **options)`."""
+    _text_models[name.strip().lower()] = factory
+
+
+def unregister(name: str) -> None:
+    """Forget a registered (non built-in) backend."""
+    _judges.pop(name, None)
+    _text_models.pop(name, None)
+
+
+def _builtin_class(name: str, index: int) -> Callable[..., Any]:
+    module_name = _BUILTIN[name][0]
+    class_name = _BUILTIN[name][index]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(f"backend {name!r} cannot be loaded: {exc}") from None
+    factory = getattr(module, class_name, None)
+    if factory is None:
+        raise BackendError(f"backend {name!r} does not provide {class_name} yet")
+    result: Callable[..., Any] = factory
+    return result
+
+
+def _construct(
+    factory: Callable[..., Any], model: str | None, options: dict[str, Any], model_param: str
+) -> Any:
+    if model is not None:
+        options = {**options, model_param: model}
+    return factory(**options)
+
+
+def get_judge(name: str | None = None, *, model: str | None = None, **options: Any) -> TriggerJudge:
+    """A TriggerJudge for the named backend (see `resolve_backend_name`)."""
+    backend = resolve_backend_name(name)
+    model_param = "model"
+    if backend in _judges:
+        factory: Callable[..., Any] = _judges[backend]
+    elif backend in _BUILTIN:
+        factory = _builtin_class(backend, 1)
+        if backend == "local":
+            model_param = "model_name"  # LocalJudge(model_name=None, ...)
+    else:
+        raise BackendError(f"backend {backend!r} has no trigger judge")
+    judge: TriggerJudge = _construct(factory, model, options, model_param)
+    return judge
+
+
+def get_text_model(
+    name: str | None = None, *, model: str | None = None, **options: Any
+) -> TextModel:
+    """A TextModel for the named backend (see `resolve_backend_name`)."""
+    backend = resolve_backend_name(name)
+    if backend in _text_models:
+        factory: Callable[..., Any] = _text_models[backend]
+    elif backend in _BUILTIN:
+        factory = _builtin_class(backend, 2)
+    else:
+        raise BackendError(f"backend {backend!r} has no text model")
+    text_model: TextModel = _construct(factory, model, options, "model")
+    return text_model

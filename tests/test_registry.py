@@ -1,0 +1,103 @@
+"""Backend registry: name resolution, lazy imports, registered fakes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from skillbench.backends import registry
+from skillbench.backends.base import TriggerOutcome, TriggerRequest
+from skillbench.errors import BackendError, InputError
+
+
+class FakeJudge:
+    name = "fake"
+    is_proxy = True
+
+    def __init__(self, model: str | None = "fake-default", **options: Any) -> None:
+        self.model = model
+        self.options = options
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model}
+
+    def versions(self) -> dict[str, str]:
+        return {}
+
+    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+        return TriggerOutcome(triggered=False)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_backend() -> Any:
+    registry.register_judge("fake", FakeJudge)
+    yield "fake"
+    registry.unregister("fake")
+
+
+def test_resolution_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(registry.BACKEND_ENV, raising=False)
+    assert registry.resolve_backend_name(None) == "local"
+    monkeypatch.setenv(registry.BACKEND_ENV, "anthropic")
+    assert registry.resolve_backend_name(None) == "anthropic"
+    assert registry.resolve_backend_name("claude_code") == "claude-code"
+    assert registry.resolve_backend_name("Local") == "local"
+
+
+def test_unknown_name_lists_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InputError) as info:
+        registry.resolve_backend_name("gpt")
+    message = str(info.value)
+    assert "'gpt'" in message and "local" in message and "claude-code" in message
+    monkeypatch.setenv(registry.BACKEND_ENV, "nope")
+    with pytest.raises(InputError, match="SKILLBENCH_BACKEND"):
+        registry.resolve_backend_name(None)
+
+
+def test_registered_fake_gets_model_and_options(fake_backend: str) -> None:
+    judge = registry.get_judge(fake_backend, model="m1", temperature=0.5)
+    assert isinstance(judge, FakeJudge)
+    assert judge.model == "m1" and judge.options == {"temperature": 0.5}
+    assert registry.get_judge(fake_backend).model == "fake-default"
+    assert "fake" in registry.available_backends()
+
+
+def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(registry.BACKEND_ENV, raising=False)
+    judge = registry.get_judge(None, seed=3)
+    assert judge.name == "local" and judge.identity()["seed"] == 3
+    from skillbench.backends.local import LocalJudge
+
+    assert isinstance(judge, LocalJudge)
+    assert judge.model == "all-MiniLM-L6-v2"
+    assert registry.get_judge("local", model="/some/dir").model == "/some/dir"
+
+
+def test_building_local_judge_loads_no_model() -> None:
+    code = (
+        "import sys; from skillbench.backends.registry import get_judge; get_judge('local');"
+        "print(sorted(m for m in sys.modules if m in ('torch', 'sentence_transformers')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_missing_text_model_is_a_backend_error(fake_backend: str) -> None:
+    with pytest.raises(BackendError, match="no text model"):
+        registry.get_text_model(fake_backend)
+
+
+def test_importing_registry_imports_no_backend() -> None:
+    code = (
+        "import sys, skillbench.backends.registry as r; r.resolve_backend_name('anthropic');"
+        "print(sorted(m for m in sys.modules if m.startswith(('skillbench.backends.local',"
+        "'skillbench.backends.anthropic','skillbench.backends.claude_code','anthropic','torch'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
