@@ -28,7 +28,9 @@ class Document(BaseModel):
                 name: (field.serialization_alias or field.alias or name)
                 for name, field in type(self).model_fields.items()
             }
-            omitted = {aliases.get(name, name) for name in self.omit_if_none} | set(self.omit_if_none)
+            omitted = {aliases.get(name, name) for name in self.omit_if_none} | set(
+                self.omit_if_none
+            )
             data = {k: v for k, v in data.items() if not (v is None and k in omitted)}
         return data
 

@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, model_validator
 
 from skillbench.schemas.base import Document
+from skillbench.schemas.common import rule_error
 
 RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
 
@@ -41,11 +42,12 @@ class TriggerQuery(Document):
     @model_validator(mode="after")
     def _one_text(self) -> TriggerQuery:
         if self.query is None and self.prompt is None:
-            raise ValueError("each item needs `query` or `prompt`")
+            raise rule_error("query-required", "each item needs `query` or `prompt`")
         if self.query is not None and self.prompt is not None:
-            raise ValueError("give `query` or `prompt`, not both")
+            raise rule_error("query-or-prompt", "give `query` or `prompt`, not both")
         if not (self.query or self.prompt or "").strip():
-            raise ValueError("`query`/`prompt` must be a non-empty string")
+            key = "query" if self.query is not None else "prompt"
+            raise rule_error("query-non-empty", f"`{key}` must be a non-empty string", key)
         return self
 
     @property
@@ -113,11 +115,17 @@ class TriggerResult(Document):
     @model_validator(mode="after")
     def _consistent(self) -> TriggerResult:
         if self.triggers > self.runs:
-            raise ValueError(f"triggers ({self.triggers}) cannot exceed runs ({self.runs})")
+            raise rule_error(
+                "triggers-le-runs",
+                f"triggers ({self.triggers}) cannot exceed runs ({self.runs})",
+                "triggers",
+            )
         expected = self.triggers / self.runs if self.runs else 0.0
         if abs(self.trigger_rate - expected) > RATE_TOLERANCE:
-            raise ValueError(
-                f"trigger_rate must equal triggers / runs = {expected:.4f}, got {self.trigger_rate}"
+            raise rule_error(
+                "trigger-rate",
+                f"trigger_rate must equal triggers / runs = {expected:.4f}, got {self.trigger_rate}",
+                "trigger_rate",
             )
         return self
 
@@ -171,8 +179,10 @@ class TriggerSummary(Document):
     @model_validator(mode="after")
     def _counts(self) -> TriggerSummary:
         if self.passed + self.failed != self.total:
-            raise ValueError(
-                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})"
+            raise rule_error(
+                "summary-counts",
+                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})",
+                "total",
             )
         return self
 
@@ -223,26 +233,52 @@ class TriggerReport(Document):
     @model_validator(mode="after")
     def _summary_matches_results(self) -> TriggerReport:
         summary = self.summary
-        if summary.total != len(self.results):
-            raise ValueError(
-                f"summary.total ({summary.total}) must equal the number of results ({len(self.results)})"
-            )
         for index, result in enumerate(self.results):
             want = expected_pass(
                 result.should_trigger, result.trigger_rate, summary.threshold, result.runs
             )
             if result.passed != want:
-                raise ValueError(
-                    f"results[{index}].pass must be {str(want).lower()} for "
+                raise rule_error(
+                    "pass-from-threshold",
+                    f"pass must be {str(want).lower()} for "
                     f"should_trigger={str(result.should_trigger).lower()}, "
-                    f"trigger_rate={result.trigger_rate} and threshold={summary.threshold}"
+                    f"trigger_rate={result.trigger_rate} and threshold={summary.threshold}",
+                    f"results[{index}].pass",
                 )
         passed = sum(1 for r in self.results if r.passed)
-        if passed != summary.passed:
-            raise ValueError(
-                f"summary.passed ({summary.passed}) must equal the results that pass ({passed})"
+        failed = len(self.results) - passed
+        if len(self.results) > summary.total:
+            raise rule_error(
+                "summary-total",
+                f"summary.total ({summary.total}) is less than the number of results "
+                f"({len(self.results)})",
+                "summary.total",
+            )
+        # A complete report lists every query; the seed's own example lists an excerpt, which
+        # is accepted (with a warning) as long as the listed results fit inside the counts.
+        complete = len(self.results) == summary.total
+        if (complete and passed != summary.passed) or passed > summary.passed:
+            raise rule_error(
+                "summary-passed",
+                f"summary.passed ({summary.passed}) does not match the results that pass ({passed})",
+                "summary.passed",
+            )
+        if (complete and failed != summary.failed) or failed > summary.failed:
+            raise rule_error(
+                "summary-failed",
+                f"summary.failed ({summary.failed}) does not match the results that fail ({failed})",
+                "summary.failed",
             )
         return self
+
+    def soft_warnings(self) -> list[str]:
+        """Problems that do not make the document invalid (reported by `schema check`)."""
+        if len(self.results) < self.summary.total:
+            return [
+                f"results lists {len(self.results)} of the {self.summary.total} queries the "
+                "summary counts (an excerpt): per-query checks cover only those listed"
+            ]
+        return []
 
     @field_validator("results")
     @classmethod
@@ -251,6 +287,6 @@ class TriggerReport(Document):
         for result in results:
             key = (result.query, result.should_trigger)
             if key in seen:
-                raise ValueError(f"duplicate result for query {result.query!r}")
+                raise rule_error("unique-queries", f"duplicate result for query {result.query!r}")
             seen.add(key)
         return results

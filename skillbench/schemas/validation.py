@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from skillbench.schemas.base import Document
+from skillbench.schemas.common import rule_error
 
 
 class Finding(Document):
@@ -35,20 +36,28 @@ class ValidationReport(Document):
 
     @model_validator(mode="after")
     def _consistent(self) -> ValidationReport:
-        if any(f.level != "error" for f in self.errors):
-            raise ValueError("every entry of `errors` must have level 'error'")
-        if any(f.level != "warning" for f in self.warnings):
-            raise ValueError("every entry of `warnings` must have level 'warning'")
-        if self.summary.error_count != len(self.errors):
-            raise ValueError(
-                f"summary.error_count ({self.summary.error_count}) must equal len(errors) ({len(self.errors)})"
-            )
-        if self.summary.warning_count != len(self.warnings):
-            raise ValueError(
-                f"summary.warning_count ({self.summary.warning_count}) must equal len(warnings) ({len(self.warnings)})"
-            )
+        for name, level in (("errors", "error"), ("warnings", "warning")):
+            for index, finding in enumerate(getattr(self, name)):
+                if finding.level != level:
+                    raise rule_error(
+                        "finding-level",
+                        f"an entry of `{name}` must have level '{level}'",
+                        f"{name}[{index}].level",
+                    )
+        for count, name in (("error_count", "errors"), ("warning_count", "warnings")):
+            listed = len(getattr(self, name))
+            if getattr(self.summary, count) != listed:
+                raise rule_error(
+                    "summary-counts",
+                    f"summary.{count} ({getattr(self.summary, count)}) must equal len({name}) ({listed})",
+                    f"summary.{count}",
+                )
         if self.valid != (not self.errors):
-            raise ValueError("`valid` must be true exactly when `errors` is empty")
+            raise rule_error(
+                "valid-iff-no-errors",
+                "`valid` must be true exactly when `errors` is empty",
+                "valid",
+            )
         return self
 
     @classmethod
