@@ -300,14 +300,26 @@ class _ClaudeRunner:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
 
-    async def run(self, args: Sequence[str], cwd: Path, env: dict[str, str]) -> RunResult:
+    async def run(
+        self,
+        args: Sequence[str],
+        cwd: Path,
+        env: dict[str, str],
+        parser: StreamParser | None = None,
+    ) -> RunResult:
         """Run the CLI once (bounded concurrency), parsing stdout as stream-json until EOF,
-        killing its process group on timeout."""
+        killing its process group on timeout. `parser` lets a caller keep the raw lines."""
         async with self._semaphore():
-            return await self._run(args, cwd, env)
+            return await self._run(args, cwd, env, parser)
 
-    async def _run(self, args: Sequence[str], cwd: Path, env: dict[str, str]) -> RunResult:
-        parser = StreamParser()
+    async def _run(
+        self,
+        args: Sequence[str],
+        cwd: Path,
+        env: dict[str, str],
+        parser: StreamParser | None = None,
+    ) -> RunResult:
+        parser = parser if parser is not None else StreamParser()
         started = time.monotonic()
         stderr_chunks: list[bytes] = []
         try:

@@ -1,0 +1,337 @@
+"""Run every case prompt N times per configuration and write the run folders.
+
+Configurations: ``with_skill`` (the workspace's current version), ``baseline`` (no skill) or
+``v<N>`` (a snapshot). Backends: ``claude-code`` (agentic), ``anthropic`` (one conversation) and
+``local``, which replays the recorded SAMPLE runs of `data/runs/<skill>/` (no model at all).
+Executed runs go through the call cache: a re-run of unchanged cases makes zero calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from skillbench.backends.base import cache_key
+from skillbench.backends.cache import CallCache, assert_no_secrets
+from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
+from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
+from skillbench.behavior.run_files import ExecutionResult, write_run_folder
+from skillbench.behavior.workspace import (
+    EvalsFile,
+    StoredRun,
+    Workspace,
+    check_config,
+    config_version,
+    read_history,
+    utc_now,
+)
+from skillbench.errors import InputError
+from skillbench.schemas.registry import WRITING_SKILLS
+
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "runs"
+DEFAULT_CONFIGS = ("with_skill", "baseline")
+Progress = Callable[[int, int], None]
+
+
+class RunBatch(list[RunRecord]):
+    """The records of one `run_cases` call, with what the cache and the replay saw."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.hits = 0
+        self.missing: list[str] = []
+        self.replayed_samples = False
+        self.notes: list[str] = []
+
+
+def _file_field(evals: EvalsFile, case_index: int, file_index: int) -> str:
+    group = "cases" if evals.dialect == WRITING_SKILLS else "evals"
+    return f"{group}[{case_index}].files[{file_index}]"
+
+
+def resolve_input_files(
+    evals: EvalsFile, case_index: int, skill_dir: Path
+) -> tuple[tuple[str, Path], ...]:
+    """The case's input files as (relative path, source); they must stay inside the skill."""
+    case = evals.evals.cases[case_index]
+    root = skill_dir.resolve()
+    found: list[tuple[str, Path]] = []
+    for index, raw in enumerate(case.files or []):
+        where = _file_field(evals, case_index, index)
+        posix, windows = PurePosixPath(raw), PureWindowsPath(raw)
+        if not raw.strip() or posix.is_absolute() or windows.is_absolute() or windows.drive:
+            raise InputError(
+                f"input file {raw!r} must be a relative path inside the skill folder",
+                path=evals.path,
+                field=where,
+                rule="file-inside-skill",
+            )
+        if ".." in posix.parts or ".." in windows.parts:
+            raise InputError(
+                f"input file {raw!r} must not contain '..' (paths stay inside the skill folder)",
+                path=evals.path,
+                field=where,
+                rule="file-inside-skill",
+            )
+        source = (root / posix).resolve()
+        if not source.is_relative_to(root):
+            raise InputError(
+                f"input file {raw!r} resolves outside the skill folder",
+                path=evals.path,
+                field=where,
+                rule="file-inside-skill",
+            )
+        if not source.is_file():
+            raise InputError(
+                f"input file {raw!r} not found in {root}",
+                path=evals.path,
+                field=where,
+                rule="file-exists",
+            )
+        found.append((posix.as_posix(), source))
+    return tuple(found)
+
+
+def skill_source(folder: Path) -> SkillSource:
+    """Load a skill folder as what an executor installs."""
+    from skillbench.skill import Skill
+
+    skill = Skill.load(folder)
+    return SkillSource(skill.name, skill.path, skill.text, skill.body, skill.content_hash)
+
+
+def config_skill(
+    workspace: Workspace, config: str, skill_dir: Path
+) -> tuple[SkillSource | None, int | None, str | None]:
+    """(skill, version, note) of a configuration; with_skill uses the current version's snapshot."""
+    check_config(config)
+    if config == "baseline":
+        return None, None, None
+    number = config_version(config)
+    note = None
+    if number is None:
+        number = read_history(workspace).current_number()
+        live = skill_source(skill_dir)
+        folder = workspace.version_dir(number)
+        if folder.is_dir():
+            snap = skill_source(folder)
+            if snap.content_hash != live.content_hash:
+                note = (
+                    f"the skill folder has changed since snapshot v{number}; with_skill runs use "
+                    f"v{number} (run `skillbench snapshot` to test the changes)"
+                )
+            return snap, number, note
+        return live, number, note
+    folder = workspace.version_dir(number)
+    if not folder.is_dir():
+        raise InputError(
+            f"no snapshot v{number} in the workspace",
+            path=folder,
+            field="--configs",
+            rule="version",
+        )
+    return skill_source(folder), number, None
+
+
+def plan_tasks(
+    workspace: Workspace,
+    evals: EvalsFile,
+    skill_dir: Path,
+    configs: Sequence[str],
+    runs: int,
+    batch: RunBatch,
+) -> list[RunTask]:
+    """Every (config, case, run) task, validated before anything runs."""
+    if runs < 1:
+        raise InputError("must be at least 1", field="--runs")
+    files = [resolve_input_files(evals, i, skill_dir) for i in range(len(evals.evals.cases))]
+    tasks: list[RunTask] = []
+    for config in configs:
+        skill, version, note = config_skill(workspace, config, skill_dir)
+        if note:
+            batch.notes.append(note)
+        for index, case in enumerate(evals.evals.cases):
+            for run in range(1, runs + 1):
+                tasks.append(
+                    RunTask(
+                        case_id=str(case.id),
+                        prompt=case.prompt,
+                        config=config,
+                        version=version,
+                        run_number=run,
+                        skill=skill,
+                        files=files[index],
+                    )
+                )
+    return tasks
+
+
+def _record(task: RunTask, result: ExecutionResult, executor: Executor, started: str) -> RunRecord:
+    usage = result.usage
+    return RunRecord(
+        case_id=task.case_id,
+        config=task.config,
+        version=task.version,
+        run_number=task.run_number,
+        prompt=task.prompt,
+        backend=executor.name,
+        model=executor.model,
+        status=result.status,
+        error=result.error,
+        final_text=result.final_text,
+        started_at=started,
+        duration_s=round(result.duration_s, 3),
+        is_sample=False,
+        skill_name=task.skill.name if task.skill else None,
+        usage={
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        },
+        note="replayed from the call cache" if result.cached else None,
+    )
+
+
+async def execute_tasks(
+    workspace: Workspace,
+    tasks: Sequence[RunTask],
+    executor: Executor,
+    *,
+    cache: CallCache | None,
+    workers: int,
+    batch: RunBatch,
+    progress: Progress | None = None,
+) -> RunBatch:
+    """Run the tasks (bounded concurrency) through the cache and write every run folder."""
+    identity = executor.identity()
+    assert_no_secrets(identity)
+    limit = asyncio.Semaphore(max(1, workers))
+    done = 0
+
+    async def one(task: RunTask) -> RunRecord:
+        nonlocal done
+        async with limit:
+            started = utc_now()
+            key = cache_key(identity, task.cache_fields())
+            cached = cache.get(key) if cache is not None else None
+            if cached is not None:
+                result = ExecutionResult.from_cache(cached)
+                batch.hits += 1
+            else:
+                batch.calls += 1
+                result = await executor.execute(task)
+                data = result.to_cache()
+                if cache is not None and data is not None:
+                    cache.put(key, data, backend=executor.name, kind="behavior-run")
+            record = _record(task, result, executor, started)
+            write_run_folder(
+                workspace.run_dir(task.config, task.case_id, task.run_number), record, result
+            )
+            done += 1
+            if progress is not None:
+                progress(done, len(tasks))
+            return record
+
+    try:
+        batch.extend(await asyncio.gather(*(one(t) for t in tasks)))
+    finally:
+        await executor.aclose()
+    return batch
+
+
+def replay_samples(
+    workspace: Workspace,
+    tasks: Sequence[RunTask],
+    source: Path,
+    batch: RunBatch,
+    progress: Progress | None = None,
+) -> RunBatch:
+    """Copy recorded sample run folders into the workspace (`is_sample: true`); no model runs."""
+    if not source.is_dir():
+        raise InputError(
+            "no recorded sample runs for this skill (the local backend only replays samples; "
+            "use --backend anthropic or claude-code to execute)",
+            path=source,
+            field="--backend",
+            rule="samples",
+        )
+    recorded = Workspace(source)
+    batch.replayed_samples = True
+    for done, task in enumerate(tasks, start=1):
+        origin = recorded.run_dir(task.config, task.case_id, task.run_number)
+        if not (origin / "run.json").is_file():
+            batch.missing.append(f"{task.config}/{task.case_id}/run-{task.run_number}")
+        else:
+            record = read_run_record(origin / "run.json")
+            record.is_sample = True
+            record.note = record.note or SAMPLE_NOTE
+            target = workspace.run_dir(task.config, task.case_id, task.run_number)
+            staging = target.with_name(f".{target.name}.replay")
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(origin, staging)
+            write_run_record(record, staging / "run.json")
+            shutil.rmtree(target, ignore_errors=True)
+            staging.rename(target)
+            batch.append(record)
+        if progress is not None:
+            progress(done, len(tasks))
+    return batch
+
+
+def run_cases(
+    workspace: Workspace,
+    evals: EvalsFile,
+    *,
+    skill_dir: str | Path,
+    configs: Sequence[str] = DEFAULT_CONFIGS,
+    runs: int = 3,
+    backend: str = "local",
+    model: str | None = None,
+    workers: int = 2,
+    timeout: float | None = None,
+    cache: CallCache | None = None,
+    executor: Executor | None = None,
+    samples_dir: str | Path | None = None,
+    progress: Progress | None = None,
+) -> RunBatch:
+    """Run every case `runs` times per configuration; returns the records (a RunBatch).
+
+    `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
+    recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
+    Blocking; safe inside a running Jupyter kernel.
+    """
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.trigger import run_sync
+
+    folder = Path(skill_dir)
+    batch = RunBatch()
+    tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
+    name = resolve_backend_name(backend) if executor is None else executor.name
+    if name == "local" and executor is None:
+        source = Path(samples_dir) if samples_dir else SAMPLES_DIR / skill_source(folder).name
+        return replay_samples(workspace, tasks, source, batch, progress)
+    chosen = executor or make_executor(name, model=model, timeout=timeout, workers=workers)
+    started = time.monotonic()
+    result = run_sync(
+        lambda: execute_tasks(
+            workspace,
+            tasks,
+            chosen,
+            cache=cache,
+            workers=workers,
+            batch=batch,
+            progress=progress,
+        )
+    )
+    result.notes.append(f"{len(tasks)} runs in {time.monotonic() - started:.1f} s")
+    return result
+
+
+def load_runs(workspace: Workspace, config: str | None = None) -> list[StoredRun]:
+    """The run folders of a workspace (re-exported for notebooks)."""
+    return workspace.iter_runs(config)

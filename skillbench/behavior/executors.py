@@ -1,0 +1,413 @@
+"""Executors: run one case prompt once, with a skill or without, on a named backend.
+
+- `ClaudeCodeExecutor`: a real agentic `claude` session in an isolated temporary project with
+  the skill folder installed at `.claude/skills/<name>/` (nothing for a baseline); the raw
+  stream is kept, files the agent created are collected, metrics come from the stream events.
+- `TextModelExecutor` (the `anthropic` backend): one conversation, the skill's SKILL.md in the
+  system prompt (none for a baseline), no tools; the reply is saved as `outputs/response.md`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from skillbench.backends.base import CallUsage, TextModel, TextRequest
+from skillbench.backends.claude_code import _ClaudeRunner, _usage, redact, run_error
+from skillbench.backends.stream_json import StreamParser
+from skillbench.behavior.run_files import (
+    ExecutionResult,
+    make_timing,
+    output_chars,
+    render_conversation,
+    render_stream_transcript,
+    session_metrics,
+)
+from skillbench.behavior.workspace import SNAPSHOT_IGNORE, utc_now
+from skillbench.errors import BackendError, SkillbenchError
+from skillbench.schemas.skill_creator import SCMetrics
+
+DEFAULT_AGENT_TOOLS = ("Read", "Write", "Edit", "Glob", "Grep", "Bash")
+MAX_INPUT_CHARS = 100_000
+MAX_OUTPUT_FILE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SkillSource:
+    """The skill a run installs: its name, folder and SKILL.md text, and a content hash."""
+
+    name: str
+    folder: Path
+    skill_md: str
+    body: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run of one case under one configuration."""
+
+    case_id: str
+    prompt: str
+    config: str
+    version: int | None
+    run_number: int
+    skill: SkillSource | None
+    files: tuple[tuple[str, Path], ...] = ()
+
+    def cache_fields(self) -> dict[str, Any]:
+        """Everything that determines the run (input file contents by digest)."""
+        return {
+            "kind": "behavior-run",
+            "case_id": self.case_id,
+            "prompt": self.prompt,
+            "config": self.config,
+            "run_number": self.run_number,
+            "skill": None if self.skill is None else [self.skill.name, self.skill.content_hash],
+            "files": [
+                [rel, hashlib.sha256(source.read_bytes()).hexdigest()] for rel, source in self.files
+            ],
+        }
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs one task; model-side failures come back as an error result, never raised."""
+
+    name: str
+    model: str | None
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, model and answer-changing settings (part of every cache key)."""
+        ...
+
+    async def execute(self, task: RunTask) -> ExecutionResult:
+        """Run the task once."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients, processes and folders."""
+        ...
+
+
+def failed_result(error: str, prompt: str, duration_s: float = 0.0) -> ExecutionResult:
+    """An error result with an empty transcript and zero metrics."""
+    md = render_conversation("", prompt, f"(run failed: {error})")
+    now = utc_now()
+    return ExecutionResult(
+        status="error",
+        final_text="",
+        events=[],
+        transcript_md=md,
+        outputs={},
+        metrics=SCMetrics(
+            tool_calls={},
+            total_tool_calls=0,
+            total_steps=0,
+            files_created=[],
+            errors_encountered=1,
+            output_chars=0,
+            transcript_chars=len(md),
+        ),
+        timing=make_timing(CallUsage(), duration_s, now, now),
+        duration_s=duration_s,
+        error=error,
+    )
+
+
+# ----- anthropic: one conversation ------------------------------------------------------------
+
+
+def skill_system_prompt(skill: SkillSource) -> str:
+    """The system prompt of a with-skill conversation: the whole SKILL.md."""
+    return (
+        f"You have the Agent Skill `{skill.name}` available and it applies to this task. "
+        "Follow its instructions.\n\n"
+        f"<skill name={json.dumps(skill.name)}>\n{skill.skill_md.strip()}\n</skill>"
+    )
+
+
+def prompt_with_files(prompt: str, files: Sequence[tuple[str, Path]]) -> str:
+    """The case prompt followed by the text of its input files (binary files named only)."""
+    parts = [prompt.rstrip()]
+    for rel, source in files:
+        data = source.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            parts.append(f"\n\nAttached file `{rel}` ({len(data)} bytes, binary; not shown).")
+            continue
+        if len(text) > MAX_INPUT_CHARS:
+            text = text[:MAX_INPUT_CHARS] + f"\n… ({len(text) - MAX_INPUT_CHARS} more chars)"
+        parts.append(f"\n\nAttached file `{rel}`:\n````\n{text}\n````")
+    return "".join(parts)
+
+
+class TextModelExecutor:
+    """Executor over a TextModel: a single conversation, no tools."""
+
+    def __init__(self, text_model: TextModel, *, max_tokens: int = 4096) -> None:
+        self.inner = text_model
+        self.name = text_model.name
+        self.model = text_model.model
+        self.max_tokens = max_tokens
+
+    def identity(self) -> dict[str, Any]:
+        """The text model's identity plus the executor mode."""
+        return {
+            **self.inner.identity(),
+            "mode": "behavior-conversation",
+            "max_tokens": self.max_tokens,
+        }
+
+    def request(self, task: RunTask) -> TextRequest:
+        """The text request of a task."""
+        system = skill_system_prompt(task.skill) if task.skill is not None else ""
+        return TextRequest(
+            prompt=prompt_with_files(task.prompt, task.files),
+            system=system,
+            max_tokens=self.max_tokens,
+            purpose="execute",
+            run_index=task.run_number,
+        )
+
+    async def execute(self, task: RunTask) -> ExecutionResult:
+        """Ask once; the reply becomes `outputs/response.md`."""
+        request = self.request(task)
+        started_at = utc_now()
+        started = time.monotonic()
+        try:
+            response = await self.inner.complete(request)
+        except SkillbenchError as exc:
+            return failed_result(str(exc), task.prompt, time.monotonic() - started)
+        duration = time.monotonic() - started
+        outputs = {"response.md": response.text.encode("utf-8")}
+        md = render_conversation(request.system, request.prompt, response.text)
+        events: list[dict[str, Any]] = []
+        if request.system:
+            events.append({"role": "system", "content": request.system})
+        events.append({"role": "user", "content": request.prompt})
+        events.append({"role": "assistant", "content": response.text})
+        return ExecutionResult(
+            status="ok",
+            final_text=response.text,
+            events=events,
+            transcript_md=md,
+            outputs=outputs,
+            metrics=SCMetrics(
+                tool_calls={},
+                total_tool_calls=0,
+                total_steps=1,
+                files_created=["response.md"],
+                errors_encountered=0,
+                output_chars=output_chars(outputs),
+                transcript_chars=len(md),
+            ),
+            timing=make_timing(response.usage, duration, started_at, utc_now()),
+            usage=response.usage,
+            duration_s=duration,
+        )
+
+    async def aclose(self) -> None:
+        """Close the text model."""
+        await self.inner.aclose()
+
+
+# ----- claude-code: a real agentic session ----------------------------------------------------
+
+
+class RecordingParser(StreamParser):
+    """A stream parser that also keeps every JSON event, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[dict[str, Any]] = []
+
+    def feed(self, line: str | bytes) -> None:
+        """Parse one line and keep its event."""
+        super().feed(line)
+        text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+        try:
+            event = json.loads(text)
+        except json.JSONDecodeError:
+            return
+        if isinstance(event, dict):
+            self.events.append(event)
+
+
+def _digest_tree(root: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if rel.parts[0] == ".claude" or not path.is_file() or path.is_symlink():
+            continue
+        found[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def _redact_events(events: list[dict[str, Any]], secrets: Sequence[str]) -> list[dict[str, Any]]:
+    if not secrets:
+        return events
+    text = redact(json.dumps(events, ensure_ascii=False), secrets)
+    redacted: list[dict[str, Any]] = json.loads(text)
+    return redacted
+
+
+@dataclass
+class _Workdir:
+    root: Path
+    project: Path
+    home: Path | None
+    before: dict[str, str] = field(default_factory=dict)
+
+
+class ClaudeCodeExecutor(_ClaudeRunner):
+    """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
+
+    name = "claude-code"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        claude_bin: str | os.PathLike[str] | None = None,
+        timeout: float = 600.0,
+        max_concurrency: int = 2,
+        max_turns: int = 30,
+        tools: Sequence[str] = DEFAULT_AGENT_TOOLS,
+        isolate_home: bool = True,
+        keep_workdirs: bool = False,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(
+            claude_bin=claude_bin,
+            timeout=timeout,
+            max_concurrency=max_concurrency,
+            isolate_home=isolate_home,
+            keep_workdirs=keep_workdirs,
+            extra_args=extra_args,
+            env=env,
+        )
+        self.model = model
+        self.max_turns = max_turns
+        self.tools = tuple(tools)
+
+    def flags(self) -> list[str]:
+        """CLI flags of an agentic run (the prompt goes after `-p`)."""
+        args = [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--setting-sources",
+            "project",
+            "--max-turns",
+            str(self.max_turns),
+            "--no-session-persistence",
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",
+            ",".join(self.tools),
+        ]
+        if self.model:
+            args += ["--model", self.model]
+        return [*args, *self.extra_args]
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, model, CLI version and flags (no secrets)."""
+        return {
+            "backend": self.name,
+            "mode": "behavior-agent",
+            "model": self.model,
+            "cli_version": self.version(),
+            "flags": self.flags(),
+            "isolate_home": self.isolate_home,
+            "base_url": self.base_url(),
+        }
+
+    def _prepare(self, task: RunTask) -> _Workdir:
+        root, project, home = self.new_workdir()
+        work = _Workdir(root, project, home)
+        if task.skill is not None:
+            target = project / ".claude" / "skills" / task.skill.name
+            shutil.copytree(
+                task.skill.folder, target, ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORE)
+            )
+            (target / "SKILL.md").write_text(task.skill.skill_md, encoding="utf-8")
+        for rel, source in task.files:
+            dest = project / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest)
+        work.before = _digest_tree(project)
+        return work
+
+    def _collect(self, work: _Workdir) -> dict[str, bytes]:
+        outputs: dict[str, bytes] = {}
+        for rel, digest in sorted(_digest_tree(work.project).items()):
+            if work.before.get(rel) == digest:
+                continue
+            path = work.project / rel
+            if path.stat().st_size <= MAX_OUTPUT_FILE_BYTES:
+                outputs[rel] = path.read_bytes()
+        return outputs
+
+    async def execute(self, task: RunTask) -> ExecutionResult:
+        """One agentic session; files created or changed in the project become outputs."""
+        started_at = utc_now()
+        work = self._prepare(task)
+        try:
+            parser = RecordingParser()
+            env = self.build_env(work.home)
+            run = await self.run(["-p", task.prompt, *self.flags()], work.project, env, parser)
+            outputs = self._collect(work)
+        finally:
+            self.drop_workdir(work.root)
+        secrets = self.secrets()
+        session = run.session
+        events = _redact_events(parser.events, secrets)
+        md = render_stream_transcript(task.prompt, events)
+        usage = _usage(session)
+        error = run_error(run, self.timeout, secrets)
+        result = session.result
+        final = (result.result if result and result.result else None) or (
+            session.assistant_texts[-1] if session.assistant_texts else ""
+        )
+        return ExecutionResult(
+            status="error" if error else "ok",
+            final_text=redact(final, secrets),
+            events=events,
+            transcript_md=md,
+            outputs=outputs,
+            metrics=session_metrics(session, outputs, md),
+            timing=make_timing(usage, run.duration_seconds, started_at, utc_now()),
+            usage=usage,
+            duration_s=run.duration_seconds,
+            error=error,
+        )
+
+
+def make_executor(
+    backend: str, *, model: str | None = None, timeout: float | None = None, workers: int = 2
+) -> Executor:
+    """The executor of a backend name: `claude-code` or `anthropic` (local replays instead)."""
+    from skillbench.backends.registry import get_text_model, resolve_backend_name
+
+    name = resolve_backend_name(backend)
+    if name == "claude-code":
+        options: dict[str, Any] = {"max_concurrency": workers}
+        if timeout is not None:
+            options["timeout"] = timeout
+        return ClaudeCodeExecutor(model, **options)
+    if name == "anthropic":
+        text_options: dict[str, Any] = {"max_concurrency": workers}
+        if timeout is not None:
+            text_options["timeout"] = timeout
+        return TextModelExecutor(get_text_model("anthropic", model=model, **text_options))
+    raise BackendError(f"backend {name!r} has no executor (local replays recorded sample runs)")

@@ -1,0 +1,141 @@
+"""Run-level documents of a behavior workspace: `run.json` and machine-checkable expectations.
+
+`RunRecord` is skillbench's own record of one executed run (`runs/<config>/<case>/run-<k>/run.json`).
+`ExpectationCheck` is the machine-checkable form an expectation may carry as an extra `"check"` key
+(seed 002 expectations): the grader decides it without a model.
+
+Check semantics (the grader implements them; `target` names what is checked):
+- target: ``"outputs/<path>"`` (a file in the run's outputs/, glob patterns allowed for
+  file_exists), ``"transcript"`` (transcript.md) or ``"final_text"`` (the run's final reply).
+- ``file_exists``: the target file exists (for a glob: at least one file matches).
+- ``regex``: ``pattern`` (Python `re`, MULTILINE) is found in the target text.
+- ``contains``: the string ``value`` occurs in the target text (case-sensitive).
+- ``json_valid``: the target text parses as JSON.
+- ``max_lines``: the target text has at most ``value`` (an integer) lines.
+A missing target file fails every check except that it is what file_exists reports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validator
+
+from skillbench.errors import InputError
+from skillbench.io import read_json, write_json
+from skillbench.schemas.base import Document
+
+RunStatus = Literal["ok", "error"]
+CheckType = Literal["file_exists", "regex", "json_valid", "max_lines", "contains"]
+CHECK_TYPES: tuple[str, ...] = ("file_exists", "regex", "json_valid", "max_lines", "contains")
+SAMPLE_NOTE = "Hand-written SAMPLE run shipped for the offline demo; not produced by a model."
+
+
+class RunRecord(Document):
+    """`run.json`: one executed (or replayed) run of one case under one configuration."""
+
+    omit_if_none = frozenset({"note", "skill_name", "usage"})
+
+    case_id: str
+    config: str = Field(description='"with_skill", "baseline" or "v<N>"')
+    version: int | None = Field(description="skill version the run used (None: no skill)")
+    run_number: StrictInt = Field(ge=1)
+    prompt: str
+    backend: str
+    model: str | None
+    status: RunStatus
+    error: str | None = None
+    final_text: str = ""
+    started_at: str
+    duration_s: float = Field(ge=0)
+    is_sample: bool = False
+    skill_name: str | None = None
+    note: str | None = Field(default=None, description="e.g. the sample disclaimer")
+    usage: dict[str, int] | None = Field(default=None, description="token counts of the run")
+
+    @model_validator(mode="after")
+    def _error_when_failed(self) -> RunRecord:
+        if self.status == "error" and not self.error:
+            raise ValueError("status is error but no error message is given")
+        return self
+
+
+class ExpectationCheck(Document):
+    """A machine-checkable form of an expectation (the `"check"` key of a seed 002 expectation)."""
+
+    type: CheckType
+    target: str
+    pattern: str | None = None
+    value: str | int | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExpectationCheck:
+        if not (self.target in ("transcript", "final_text") or self.target.startswith("outputs/")):
+            raise ValueError('target must be "transcript", "final_text" or "outputs/<path>"')
+        if ".." in Path(self.target).parts:
+            raise ValueError("target must not contain '..'")
+        if self.type == "regex" and not self.pattern:
+            raise ValueError("a regex check needs a pattern")
+        if self.type == "contains" and not isinstance(self.value, str):
+            raise ValueError("a contains check needs a string value")
+        if self.type == "max_lines" and not (isinstance(self.value, int) and self.value >= 0):
+            raise ValueError("a max_lines check needs a non-negative integer value")
+        if self.type == "file_exists" and not self.target.startswith("outputs/"):
+            raise ValueError('a file_exists check needs target "outputs/<path>"')
+        return self
+
+
+def parse_check(
+    raw: Any, *, path: str | Path | None = None, field: str = "check"
+) -> ExpectationCheck:
+    """Validate a raw `"check"` object; InputError names the file and the JSON path."""
+    try:
+        return ExpectationCheck.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        where = f"{field}.{loc}" if loc else field
+        raise InputError(first["msg"], path=path, field=where, rule="expectation-check") from None
+
+
+def expectation_checks(
+    evals: BaseModel, *, path: str | Path | None = None
+) -> dict[str, list[ExpectationCheck | None]]:
+    """case id (as str) → one check (or None) per expectation, in the evals' order.
+
+    Seed 002 expectations may carry `"check"`; seed 004 expectations are plain strings (None).
+    """
+    out: dict[str, list[ExpectationCheck | None]] = {}
+    cases = getattr(evals, "cases", None)
+    if cases is None:
+        for case in getattr(evals, "evals", []):
+            out[str(case.id)] = [None for _ in case.expectations]
+        return out
+    for ci, case in enumerate(cases):
+        checks: list[ExpectationCheck | None] = []
+        for ei, expectation in enumerate(case.expectations):
+            raw = (expectation.model_extra or {}).get("check")
+            checks.append(
+                None
+                if raw is None
+                else parse_check(raw, path=path, field=f"cases[{ci}].expectations[{ei}].check")
+            )
+        out[str(case.id)] = checks
+    return out
+
+
+def read_run_record(path: str | Path) -> RunRecord:
+    """Load a `run.json`; InputError names the file and the field."""
+    data = read_json(path)
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise InputError(first["msg"], path=path, field=loc or None, rule="run-record") from None
+
+
+def write_run_record(record: RunRecord, path: str | Path) -> Path:
+    """Write a `run.json` atomically."""
+    return write_json(path, record)

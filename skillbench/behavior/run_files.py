@@ -1,0 +1,217 @@
+"""What one executed run produced, how it is rendered, measured and written as a run folder.
+
+A run folder holds `run.json`, `transcript.jsonl`, `transcript.md`, `outputs/` (files the run
+created, plus seed 004 `metrics.json`) and seed 004 `timing.json`. Metrics and timing are
+computed from the run's events and usage, never typed by hand.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from skillbench.backends.base import CallUsage
+from skillbench.backends.stream_json import Session, metrics
+from skillbench.behavior.records import RunRecord, write_run_record
+from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
+from skillbench.schemas.skill_creator import SCMetrics, SCTiming
+
+TOOL_TEXT_LIMIT = 2000
+CACHEABLE_OUTPUT_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class ExecutionResult:
+    """Everything an executor produced for one run (before it is written to disk)."""
+
+    status: Literal["ok", "error"]
+    final_text: str
+    events: list[dict[str, Any]]
+    transcript_md: str
+    outputs: dict[str, bytes]
+    metrics: SCMetrics
+    timing: SCTiming
+    usage: CallUsage = field(default_factory=CallUsage)
+    duration_s: float = 0.0
+    error: str | None = None
+    cached: bool = False
+
+    def to_cache(self) -> dict[str, Any] | None:
+        """Serialisable form (None when too large to cache; errors are never cached)."""
+        if self.status != "ok" or sum(map(len, self.outputs.values())) > CACHEABLE_OUTPUT_BYTES:
+            return None
+        return {
+            "final_text": self.final_text,
+            "events": self.events,
+            "transcript_md": self.transcript_md,
+            "outputs": {k: base64.b64encode(v).decode("ascii") for k, v in self.outputs.items()},
+            "metrics": self.metrics.model_dump(mode="json"),
+            "timing": self.timing.model_dump(mode="json"),
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "cache_read_input_tokens": self.usage.cache_read_input_tokens,
+                "cache_creation_input_tokens": self.usage.cache_creation_input_tokens,
+                "cost_usd": self.usage.cost_usd,
+            },
+            "duration_s": self.duration_s,
+        }
+
+    @classmethod
+    def from_cache(cls, data: dict[str, Any]) -> ExecutionResult:
+        """Rebuild a cached result (marked `cached`)."""
+        return cls(
+            status="ok",
+            final_text=str(data["final_text"]),
+            events=list(data["events"]),
+            transcript_md=str(data["transcript_md"]),
+            outputs={k: base64.b64decode(v) for k, v in data["outputs"].items()},
+            metrics=SCMetrics.model_validate(data["metrics"]),
+            timing=SCTiming.model_validate(data["timing"]),
+            usage=CallUsage(**data["usage"]),
+            duration_s=float(data["duration_s"]),
+            cached=True,
+        )
+
+
+def total_tokens(usage: CallUsage) -> int:
+    """Input, output and prompt-cache tokens of a run."""
+    return (
+        usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_input_tokens
+    )
+
+
+def output_chars(outputs: dict[str, bytes]) -> int:
+    """Characters of the output files (bytes of files that are not UTF-8 text)."""
+    count = 0
+    for data in outputs.values():
+        try:
+            count += len(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            count += len(data)
+    return count
+
+
+def make_timing(usage: CallUsage, duration_s: float, started: str, ended: str) -> SCTiming:
+    """Seed 004 timing from a run's usage and wall-clock duration."""
+    return SCTiming(
+        total_tokens=total_tokens(usage),
+        duration_ms=round(duration_s * 1000),
+        total_duration_seconds=round(duration_s, 1),
+        executor_start=started,
+        executor_end=ended,
+        executor_duration_seconds=round(duration_s, 1),
+    )
+
+
+def session_metrics(session: Session, outputs: dict[str, bytes], transcript_md: str) -> SCMetrics:
+    """Seed 004 metrics computed from a stream-json session and the files it created.
+
+    Steps are the assistant turns (`num_turns` of the result, else assistant messages); errors
+    are failed tool results plus an error result.
+    """
+    stats = metrics(session)
+    steps = stats.num_turns
+    if steps is None:
+        steps = session.event_counts.get("assistant", 0)
+    return SCMetrics(
+        tool_calls=dict(stats.tool_calls),
+        total_tool_calls=stats.total_tool_calls,
+        total_steps=steps,
+        files_created=sorted(outputs),
+        errors_encountered=stats.tool_errors + (1 if stats.is_error else 0),
+        output_chars=output_chars(outputs),
+        transcript_chars=len(transcript_md),
+    )
+
+
+def _clip(text: str, limit: int = TOOL_TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more chars)"
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
+        )
+    return ""
+
+
+def render_stream_transcript(prompt: str, events: Iterable[dict[str, Any]]) -> str:
+    """A readable Markdown transcript of a stream-json session, in event order."""
+    lines = ["# Transcript", "", "## User", "", prompt.strip(), ""]
+    for event in events:
+        kind = event.get("type")
+        message = event.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if kind == "assistant" and isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and block.get("text"):
+                    lines += ["## Assistant", "", str(block["text"]).strip(), ""]
+                elif block.get("type") == "tool_use":
+                    payload = json.dumps(block.get("input", {}), ensure_ascii=False, indent=1)
+                    lines += [f"### Tool call: {block.get('name', '?')}", "", "```json"]
+                    lines += [_clip(payload), "```", ""]
+        elif kind == "user" and isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    label = "Tool error" if block.get("is_error") else "Tool result"
+                    text = _clip(_result_text(block.get("content")))
+                    lines += [f"### {label}", "", "```", text, "```", ""]
+        elif kind == "result":
+            status = "error" if event.get("is_error") else "success"
+            lines += [f"## Result ({event.get('subtype') or status})", ""]
+            if event.get("result"):
+                lines += [str(event["result"]).strip(), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_conversation(system: str, prompt: str, reply: str) -> str:
+    """A readable Markdown transcript of a single-turn conversation."""
+    lines = ["# Transcript", ""]
+    if system:
+        lines += ["## System", "", system.strip(), ""]
+    lines += ["## User", "", prompt.strip(), "", "## Assistant", "", reply.strip(), ""]
+    return "\n".join(lines)
+
+
+def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) -> Path:
+    """Write the complete run folder, replacing an older one only once the new one is whole."""
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", dir=run_dir.parent))
+    try:
+        outputs = staging / "outputs"
+        outputs.mkdir()
+        for rel, data in result.outputs.items():
+            atomic_write_bytes(outputs / rel, data)
+        write_json(outputs / "metrics.json", result.metrics)
+        write_json(staging / "timing.json", result.timing)
+        jsonl = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.events)
+        atomic_write_text(staging / "transcript.jsonl", jsonl)
+        atomic_write_text(staging / "transcript.md", result.transcript_md)
+        write_run_record(record, staging / "run.json")
+        if run_dir.exists():
+            old = run_dir.with_name(f".{run_dir.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            run_dir.rename(old)
+            staging.rename(run_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            staging.rename(run_dir)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return run_dir

@@ -1,0 +1,145 @@
+"""`skillbench run SKILL_DIR`: execute every eval case N times with and without the skill."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add the `run` subcommand."""
+    p = subparsers.add_parser(
+        "run",
+        help="execute the skill's eval cases into the workspace's run folders",
+        description="Run every case prompt of evals/evals.json N times per configuration "
+        "(with_skill and baseline, or versions v0,v1) and write runs/<config>/<case>/run-<k>/. "
+        "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
+        "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input.",
+    )
+    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    p.add_argument(
+        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
+    )
+    p.add_argument("--evals", metavar="FILE", help="evals file (default <skill>/evals/evals.json)")
+    p.add_argument(
+        "--configs",
+        default="with_skill,baseline",
+        help="comma-separated configurations: with_skill,baseline (default) or v0,v1",
+    )
+    p.add_argument("--runs", type=_positive_int, default=3, help="runs per case and config (3)")
+    p.add_argument("--backend", help="local (default: replay samples), anthropic, claude-code")
+    p.add_argument("--model", help="model name for the backend")
+    p.add_argument("--workers", type=_positive_int, default=2, help="concurrent runs (2)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
+    p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
+    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute the runs; returns the exit code."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from skillbench.backends.cache import CallCache
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.workspace import (
+        Workspace,
+        check_config,
+        evals_path,
+        init_workspace,
+        read_evals,
+    )
+
+    err = Console(stderr=True, highlight=False)
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    if not configs:
+        raise InputError("no configuration given", field="--configs")
+    for config in configs:
+        check_config(config)
+    backend = resolve_backend_name(args.backend)
+    evals_file = Path(args.evals) if args.evals else evals_path(args.skill_dir)
+    had_evals = evals_file.exists()
+    init = init_workspace(args.skill_dir, args.workspace)
+    if not had_evals and not args.evals:
+        err.print(
+            f"created {evals_file} with ONE EXAMPLE case: write real cases, then run again",
+            style="bold yellow",
+            markup=False,
+        )
+        return EXIT_FAILED
+    workspace = Workspace.for_skill(args.skill_dir, args.workspace)
+    evals = read_evals(evals_file)
+    if init.created:
+        err.print(f"initialised workspace {workspace.root}", markup=False)
+    if backend == "local":
+        err.print(
+            "backend local: REPLAYING RECORDED SAMPLE RUNS (hand-written, not model output); "
+            "use --backend anthropic or claude-code to execute the skill",
+            style="bold yellow",
+            markup=False,
+        )
+    cache = None if args.no_cache or backend == "local" else CallCache(args.cache)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task(f"run ({backend})", total=None)
+
+    def on_progress(done: int, planned: int) -> None:
+        progress.update(task, completed=done, total=planned)
+
+    try:
+        with progress:
+            batch = run_cases(
+                workspace,
+                evals,
+                skill_dir=args.skill_dir,
+                configs=configs,
+                runs=args.runs,
+                backend=backend,
+                model=args.model,
+                workers=args.workers,
+                timeout=args.timeout,
+                cache=cache,
+                samples_dir=args.samples,
+                progress=on_progress,
+            )
+    finally:
+        if cache is not None:
+            cache.close()
+    for note in batch.notes:
+        err.print(note, markup=False)
+    failed = [r for r in batch if r.status == "error"]
+    kind = "replayed sample runs" if batch.replayed_samples else "runs"
+    err.print(
+        f"{len(batch)} {kind} written under {workspace.runs_dir} "
+        f"({len(failed)} failed, {len(batch.missing)} missing; "
+        f"{batch.calls} model runs, {batch.hits} from the cache)",
+        markup=False,
+    )
+    for record in failed:
+        err.print(
+            f"FAILED {record.config}/{record.case_id}/run-{record.run_number}: {record.error}",
+            style="red",
+            markup=False,
+        )
+    if batch.missing:
+        err.print(f"no recorded sample for: {', '.join(batch.missing)}", style="red", markup=False)
+    return EXIT_OK if not failed and not batch.missing else EXIT_FAILED

@@ -1,0 +1,82 @@
+"""`skillbench init SKILL_DIR` and `skillbench snapshot SKILL_DIR`: the versioned behavior workspace."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from skillbench.errors import EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add the `init` and `snapshot` subcommands."""
+    p = subparsers.add_parser(
+        "init",
+        help="create evals/evals.json (if missing) and the <skill>-workspace with snapshot v0",
+        description="Create <skill>/evals/evals.json when missing (one example case to edit), and "
+        "the workspace beside the skill: v0/skill/ (a snapshot), grading/ and history.json. "
+        "Idempotent; never overwrites an existing snapshot.",
+    )
+    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    p.add_argument(
+        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
+    )
+    p.add_argument(
+        "--dialect",
+        choices=("writing-skills", "skill-creator"),
+        default="writing-skills",
+        help="history.json dialect: seed 002 versions[] (default) or seed 004 iterations[]",
+    )
+    p.set_defaults(func=run_init)
+
+    s = subparsers.add_parser(
+        "snapshot",
+        help="copy the current skill into the next version v<N+1>",
+        description="Copy the skill folder into v<N+1>/skill/, record its git commit (null when "
+        "the skill has uncommitted changes or no repository) and vN's average grading score.",
+    )
+    s.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    s.add_argument(
+        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
+    )
+    s.add_argument("--description", metavar="TEXT", help="what this version changes")
+    s.set_defaults(func=run_snapshot)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """Create or confirm the workspace."""
+    from rich.console import Console
+
+    from skillbench.behavior.workspace import init_workspace
+
+    err = Console(stderr=True, highlight=False)
+    result = init_workspace(args.skill_dir, args.workspace, dialect=args.dialect)
+    for path in result.created:
+        err.print(f"created {path}", markup=False)
+    if result.already_initialised:
+        err.print(f"workspace already initialised: {result.workspace.root}", markup=False)
+    else:
+        err.print(f"workspace ready: {result.workspace.root}", markup=False)
+    if any(p.name == "evals.json" for p in result.created):
+        err.print(
+            "evals/evals.json holds ONE EXAMPLE case: replace it with real cases before "
+            "`skillbench run`",
+            style="bold yellow",
+            markup=False,
+        )
+    return EXIT_OK
+
+
+def run_snapshot(args: argparse.Namespace) -> int:
+    """Snapshot the skill into the next version."""
+    from rich.console import Console
+
+    from skillbench.behavior.workspace import Workspace, snapshot
+
+    err = Console(stderr=True, highlight=False)
+    version = snapshot(args.skill_dir, args.workspace, description=args.description)
+    root = Workspace.for_skill(args.skill_dir, args.workspace).root
+    commit = version.git_hash or "null (uncommitted changes or no git repository)"
+    err.print(f"snapshot {version.label} → {root / (version.path or '')}", markup=False)
+    err.print(f"git commit: {commit}", markup=False)
+    return EXIT_OK
