@@ -1,0 +1,418 @@
+"""Grade the runs of a behavior workspace: deterministic checks first, then one model judgement
+per remaining expectation (quotes verified), else UNGRADED — never guessed.
+
+`grade_workspace_sync(skill_dir)` grades every run folder and writes each grading dialect (see
+`skillbench.behavior.grade_dialects`). Pass rates count graded expectations only; the ungraded
+count is always reported next to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from skillbench.backends.base import TextModel
+from skillbench.behavior.checks import RunMaterial, run_check
+from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
+from skillbench.behavior.grade_prompt import quote_found as _quote_found
+from skillbench.behavior.records import ExpectationCheck, expectation_checks
+from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.errors import InputError
+from skillbench.io import read_json
+from skillbench.schemas import canonical as c
+from skillbench.schemas import skill_creator as sc
+from skillbench.schemas import writing_skills as ws
+from skillbench.schemas.convert import to_canonical
+from skillbench.schemas.loading import format_errors, load
+
+Method = Literal["check", "model", "ungraded"]
+Dialect = Literal["all", "skill-creator", "writing-skills"]
+DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
+CHECK_PASS_SCORE = 3
+CHECK_FAIL_SCORE = 1
+NO_MODEL = "not machine-checkable and no model grader (local backend): ungraded"
+MODEL_CONVENTIONS = ("description_field", "progressive_disclosure", "type_alignment")
+MAX_CONCURRENT = 4
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass
+class GradedExpectation:
+    """One expectation of one run, with how it was decided (or why it was not)."""
+
+    number: int
+    text: str
+    criterion: str
+    required: bool
+    method: Method
+    passed: bool | None = None
+    score: int | None = None
+    evidence: str = ""
+    quote_verified: bool | None = None
+
+
+@dataclass
+class RunGrade:
+    """The grading of one run folder, and what was written for it."""
+
+    run: StoredRun
+    items: list[GradedExpectation]
+    reply: GraderReply | None = None
+    grader_note: str | None = None
+    grader: dict[str, str | None] = field(default_factory=dict)
+    metrics: sc.SCMetrics | None = None
+    timing: sc.SCTiming | None = None
+    conventions: dict[str, ws.WSCheck] = field(default_factory=dict)
+    conventions_ungraded: dict[str, str] = field(default_factory=dict)
+    written: dict[str, Path] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def graded(self) -> list[GradedExpectation]:
+        """Expectations with a verdict."""
+        return [i for i in self.items if i.passed is not None]
+
+    @property
+    def ungraded(self) -> list[GradedExpectation]:
+        """Expectations left without a verdict."""
+        return [i for i in self.items if i.passed is None]
+
+    @property
+    def passed(self) -> int:
+        """Graded expectations that passed."""
+        return sum(1 for i in self.graded if i.passed)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """passed / graded, or None when nothing was graded."""
+        return self.passed / len(self.graded) if self.graded else None
+
+
+@dataclass
+class GradeSummary:
+    """Every run graded in one call."""
+
+    workspace: Workspace
+    backend: str
+    model: str | None
+    runs: list[RunGrade]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ungraded(self) -> int:
+        """Ungraded expectations over all runs."""
+        return sum(len(r.ungraded) for r in self.runs)
+
+    @property
+    def graded(self) -> int:
+        """Graded expectations over all runs."""
+        return sum(len(r.graded) for r in self.runs)
+
+
+# ----- loading ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvalCases:
+    """The skill's cases (canonical) and each expectation's machine-checkable form."""
+
+    path: Path
+    cases: dict[str, c.Case]
+    checks: dict[str, list[ExpectationCheck | None]]
+
+
+def load_cases(skill_dir: str | Path) -> EvalCases:
+    """`<skill>/evals/evals.json` in either dialect; InputError when missing or not evals."""
+    path = Path(skill_dir) / "evals" / "evals.json"
+    if not path.is_file():
+        raise InputError("no evals file (run `skillbench init` first)", path=path)
+    doc = load(path)
+    if doc.kind != "evals":
+        raise InputError(f"expected an evals document, found {doc.kind}", path=path, rule="kind")
+    canonical, _ = to_canonical(doc.model)
+    assert isinstance(canonical, c.Evals)
+    return EvalCases(
+        path=path,
+        cases={str(case.id): case for case in canonical.cases},
+        checks=expectation_checks(doc.model, path=path),
+    )
+
+
+def _read_model(path: Path, model: type[sc.SCMetrics] | type[sc.SCTiming]) -> Any:
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate(read_json(path))
+    except ValidationError as exc:
+        where, message, rule = format_errors(exc, model)[0]
+        raise InputError(message, path=path, field=where, rule=rule) from None
+
+
+def _is_text(data: bytes) -> bool:
+    return b"\x00" not in data[:4096]
+
+
+def run_material(run: StoredRun) -> Material:
+    """Transcript, final reply and text outputs (metrics.json left out) as the grader sees them."""
+    transcript = RunMaterial(run.dir, run.record.final_text).transcript() or ""
+    outputs: dict[str, str] = {}
+    if run.outputs_dir.is_dir():
+        for path in sorted(p for p in run.outputs_dir.rglob("*") if p.is_file()):
+            if path == run.metrics_path:
+                continue
+            data = path.read_bytes()
+            name = path.relative_to(run.outputs_dir).as_posix()
+            outputs[name] = (
+                data.decode("utf-8", errors="replace")
+                if _is_text(data)
+                else f"(binary file, {len(data)} bytes)"
+            )
+    return Material(transcript=transcript, final_text=run.record.final_text, outputs=outputs)
+
+
+# ----- conventions --------------------------------------------------------------------------
+
+
+def output_skill_dir(run: StoredRun) -> Path | None:
+    """The folder of the first SKILL.md among the run's outputs (a skill the run wrote)."""
+    if not run.outputs_dir.is_dir():
+        return None
+    found = sorted(run.outputs_dir.rglob("SKILL.md"))
+    return found[0].parent if found else None
+
+
+def validator_conventions(skill_dir: Path) -> tuple[dict[str, ws.WSCheck], list[str]]:
+    """(conventions the validator decides, conventions left to a model)."""
+    from skillbench.validate import validate_skill
+
+    report = validate_skill(skill_dir)
+    findings = [*report.errors, *report.warnings]
+
+    def listed(prefixes: tuple[str, ...]) -> list[str]:
+        return [f"{f.code}: {f.message}" for f in findings if f.code.startswith(prefixes)]
+
+    decided: dict[str, ws.WSCheck] = {}
+    front = listed(("FRONTMATTER_", "NAME_", "MISSING_RECOMMENDED", "SKILL_MD_MISSING"))
+    blocking = [
+        f for f in report.errors if f.code.startswith(("FRONTMATTER_", "NAME_", "SKILL_MD"))
+    ]
+    missing = any(f.code == "MISSING_RECOMMENDED_KEY" for f in findings)
+    decided["frontmatter"] = ws.WSCheck(
+        passed=not blocking and not missing,
+        details="validator: " + ("; ".join(front) if front else "valid YAML, name+description"),
+    )
+    desc_errors = [f"{f.code}: {f.message}" for f in report.errors if f.code.startswith("DESC")]
+    left = ["progressive_disclosure", "type_alignment"]
+    if desc_errors:
+        decided["description_field"] = ws.WSCheck(
+            passed=False, details="validator: " + "; ".join(desc_errors)
+        )
+    else:
+        left.insert(0, "description_field")
+    skill_md = skill_dir / "SKILL.md"
+    words = len(skill_md.read_text(encoding="utf-8", errors="replace").split())
+    too_long = [f for f in findings if f.code == "SKILL_MD_TOO_LONG"]
+    decided["token_efficiency"] = ws.WSCheck(
+        passed=not too_long,
+        details=f"validator: {words} words; "
+        + ("SKILL.md exceeds 500 lines" if too_long else "SKILL.md within 500 lines"),
+    )
+    return decided, left
+
+
+# ----- grading one run ----------------------------------------------------------------------
+
+
+def _check_item(number: int, exp: c.Expectation, check: ExpectationCheck, run: StoredRun) -> Any:
+    outcome = run_check(check, RunMaterial(run.dir, run.record.final_text))
+    return GradedExpectation(
+        number=number,
+        text=exp.text,
+        criterion=exp.criterion or exp.text,
+        required=exp.required is not False,
+        method="check",
+        passed=outcome.passed,
+        score=CHECK_PASS_SCORE if outcome.passed else CHECK_FAIL_SCORE,
+        evidence=f"[{check.type} check] {outcome.evidence}",
+    )
+
+
+def _model_evidence(quote: str, reasoning: str, verified: bool | None) -> str:
+    if verified is None:
+        return f"(no quote: verdict rests on an absence) {reasoning}"
+    mark = "" if verified else "[UNVERIFIED: quote not found in the run] "
+    return f'{mark}"{quote}" — {reasoning}'
+
+
+def apply_reply(items: list[GradedExpectation], reply: GraderReply, material: Material) -> None:
+    """Fill the model-graded items from the reply, verifying each quote against the run."""
+    by_number = {j.id: j for j in reply.judgements}
+    for item in items:
+        judgement = by_number.get(item.number)
+        if item.method != "model" or judgement is None:
+            continue
+        verified = _quote_found(judgement.quote, material)
+        item.score = judgement.score
+        item.passed = judgement.score >= ws.PASS_SCORE
+        item.quote_verified = verified
+        item.evidence = _model_evidence(judgement.quote, judgement.reasoning, verified)
+
+
+async def grade_run(
+    run: StoredRun,
+    case: c.Case,
+    checks: list[ExpectationCheck | None],
+    text_model: TextModel | None,
+) -> RunGrade:
+    """Grade one run folder in memory (nothing is written here)."""
+    items: list[GradedExpectation] = []
+    for number, exp in enumerate(case.expectations, start=1):
+        check = checks[number - 1] if number - 1 < len(checks) else None
+        if check is not None:
+            items.append(_check_item(number, exp, check, run))
+            continue
+        items.append(
+            GradedExpectation(
+                number=number,
+                text=exp.text,
+                criterion=exp.criterion or exp.text,
+                required=exp.required is not False,
+                method="model" if text_model is not None else "ungraded",
+                evidence="" if text_model is not None else NO_MODEL,
+            )
+        )
+    grade = RunGrade(
+        run=run,
+        items=items,
+        metrics=_read_model(run.metrics_path, sc.SCMetrics),
+        timing=_read_model(run.timing_path, sc.SCTiming),
+    )
+    skill_dir = output_skill_dir(run)
+    left: list[str] = []
+    if skill_dir is not None:
+        grade.conventions, left = validator_conventions(skill_dir)
+    if text_model is None:
+        grade.grader_note = "local backend: no model grader; only machine checks graded"
+        grade.conventions_ungraded = {key: "needs a model (local backend)" for key in left}
+        return grade
+    material = run_material(run)
+    wanted = [i.number for i in items if i.method == "model"]
+    prompt = build_prompt(
+        case.prompt,
+        [(i.number, i.text) for i in items if i.method == "model"],
+        material,
+        conventions=left,
+    )
+    reply, problem = await ask_grader(text_model, prompt, wanted, run_index=run.record.run_number)
+    if reply is None:
+        grade.grader_note = problem
+        for item in items:
+            if item.method == "model":
+                item.method = "ungraded"
+                item.evidence = f"ungraded: {problem}"
+        grade.conventions_ungraded = {key: problem or "invalid reply" for key in left}
+        return grade
+    grade.reply = reply
+    apply_reply(items, reply, material)
+    judged = {conv.key: conv for conv in reply.conventions}
+    for key in left:
+        if key in judged:
+            grade.conventions[key] = ws.WSCheck(
+                passed=judged[key].passed, details=f"model: {judged[key].details}"
+            )
+        else:
+            grade.conventions_ungraded[key] = "the model did not judge it"
+    return grade
+
+
+# ----- the workspace ------------------------------------------------------------------------
+
+
+def _text_model(
+    backend: str | None, model: str | None, use_cache: bool, cache_path: str | Path | None
+) -> tuple[str, TextModel | None, Any]:
+    from skillbench.backends.cache import CachingTextModel, CallCache
+    from skillbench.backends.registry import get_text_model, resolve_backend_name
+
+    name = resolve_backend_name(backend)
+    if name == "local":
+        return name, None, None
+    cache = CallCache(cache_path) if use_cache else None
+    return name, CachingTextModel(get_text_model(name, model=model), cache), cache
+
+
+async def grade_workspace(
+    skill_dir: str | Path,
+    *,
+    workspace: str | Path | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    dialect: str = "all",
+    configs: list[str] | None = None,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    text_model: TextModel | None = None,
+    progress: ProgressFn | None = None,
+) -> GradeSummary:
+    """Grade every run of the workspace and write the gradings of `dialect` (all by default).
+
+    `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
+    default) grades machine checks only and reports the rest UNGRADED.
+    """
+    from skillbench.behavior.grade_dialects import write_gradings
+
+    if dialect not in DIALECTS:
+        raise InputError(
+            f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", field="--dialect"
+        )
+    space = Workspace.for_skill(skill_dir, workspace)
+    if not space.runs_dir.is_dir():
+        raise InputError("workspace has no runs/ (execute the cases first)", path=space.runs_dir)
+    cases = load_cases(skill_dir)
+    cache = None
+    chosen: TextModel | None
+    if text_model is not None:
+        name, chosen = str(getattr(text_model, "name", "custom")), text_model
+    else:
+        name, chosen, cache = _text_model(backend, model, use_cache, cache_path)
+    runs = [r for config in (configs or space.configs()) for r in space.iter_runs(config)]
+    summary = GradeSummary(space, name, getattr(chosen, "model", None) if chosen else None, [])
+    gate = asyncio.Semaphore(MAX_CONCURRENT)
+    done = 0
+
+    async def one(run: StoredRun) -> RunGrade | None:
+        nonlocal done
+        case = cases.cases.get(run.record.case_id)
+        if case is None:
+            summary.notes.append(f"{run.dir}: case {run.record.case_id!r} is not in the evals")
+            return None
+        async with gate:
+            grade = await grade_run(run, case, cases.checks.get(run.record.case_id, []), chosen)
+        grade.grader = {"backend": name, "model": summary.model}
+        write_gradings(grade, space, dialect)
+        done += 1
+        if progress is not None:
+            progress(done, len(runs))
+        return grade
+
+    try:
+        graded = await asyncio.gather(*(one(r) for r in runs))
+    finally:
+        if chosen is not None and text_model is None:
+            await chosen.aclose()
+        if cache is not None:
+            cache.close()
+    summary.runs = [g for g in graded if g is not None]
+    return summary
+
+
+def grade_workspace_sync(skill_dir: str | Path, **options: Any) -> GradeSummary:
+    """Blocking form of grade_workspace; safe inside a running Jupyter kernel."""
+    from skillbench.trigger import run_sync
+
+    return run_sync(lambda: grade_workspace(skill_dir, **options))

@@ -1,0 +1,122 @@
+"""Tables (pandas DataFrames) of gradings and benchmarks, for notebooks and reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from skillbench.behavior.grade import GradeSummary
+from skillbench.schemas import skill_creator as sc
+
+
+def expectations_frame(summary: GradeSummary) -> pd.DataFrame:
+    """One row per (run, expectation): verdict, method, score and evidence (raw text; display it
+    through an escaping renderer such as `notebook_helpers.show_table`)."""
+    rows = []
+    for r in summary.runs:
+        rec = r.run.record
+        for i in r.items:
+            rows.append(
+                {
+                    "config": rec.config,
+                    "case": rec.case_id,
+                    "run": rec.run_number,
+                    "expectation": i.text,
+                    "required": i.required,
+                    "method": i.method,
+                    "verdict": "UNGRADED" if i.passed is None else ("pass" if i.passed else "FAIL"),
+                    "score": i.score,
+                    "quote verified": i.quote_verified,
+                    "evidence": i.evidence,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def pass_rate_frame(summary: GradeSummary) -> pd.DataFrame:
+    """Pass rate by case and configuration over graded expectations, with the counts shown."""
+    rows = []
+    for r in summary.runs:
+        rec = r.run.record
+        rows.append(
+            {
+                "case": rec.case_id,
+                "config": rec.config,
+                "runs": 1,
+                "passed": r.passed,
+                "graded": len(r.graded),
+                "ungraded": len(r.ungraded),
+            }
+        )
+    if not rows:
+        return pd.DataFrame(columns=["case", "config", "runs", "passed", "graded", "ungraded"])
+    table = pd.DataFrame(rows).groupby(["case", "config"], as_index=False).sum()
+    table["pass rate (graded)"] = [
+        round(p / g, 3) if g else None
+        for p, g in zip(table["passed"], table["graded"], strict=True)
+    ]
+    return table
+
+
+def run_summary_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
+    """run_summary per configuration: pass rate (with the between/within-case split), time, tokens."""
+    rows = []
+    for config, value in doc.run_summary.items():
+        if not isinstance(value, sc.SCConfigSummary):
+            continue
+        extra = value.pass_rate.model_extra or {}
+        row: dict[str, Any] = {
+            "config": config,
+            "pass rate mean": value.pass_rate.mean,
+            "stddev (pooled)": value.pass_rate.stddev,
+            "stddev between cases": extra.get("stddev_between_cases"),
+            "stddev within case": extra.get("stddev_within_case"),
+            "runs": extra.get("n_runs"),
+            "cases": extra.get("n_cases"),
+        }
+        for name, stat in (("time s", value.time_seconds), ("tokens", value.tokens)):
+            row[f"{name} mean"] = None if stat is None else stat.mean
+            row[f"{name} stddev"] = None if stat is None else stat.stddev
+        rows.append(row)
+    delta = doc.run_summary.get("delta")
+    if isinstance(delta, dict):
+        rows.append(
+            {"config": "delta (" + _comparison(doc) + ")", **{f"{k}": v for k, v in delta.items()}}
+        )
+    return pd.DataFrame(rows)
+
+
+def _comparison(doc: sc.SCBenchmark) -> str:
+    comparison = (doc.model_extra or {}).get("comparison") or {}
+    return str(comparison.get("delta", "candidate - baseline"))
+
+
+def paired_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
+    """Per-case paired differences (candidate − baseline) of the benchmark."""
+    paired = (doc.model_extra or {}).get("paired") or {}
+    return pd.DataFrame(paired.get("cases", []))
+
+
+def matrix_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
+    """Expectation × configuration pass rates (graded runs only; NaN when never graded)."""
+    rows = []
+    for row in (doc.model_extra or {}).get("expectation_matrix", []):
+        for config, cell in row["results"].items():
+            rate = cell["passed"] / cell["graded"] if cell["graded"] else None
+            rows.append(
+                {
+                    "case": row["case_id"],
+                    "expectation": row["expectation"],
+                    "config": config,
+                    "pass rate": rate,
+                    "graded": cell["graded"],
+                    "ungraded": cell["ungraded"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def flags_frame(doc: sc.SCBenchmark, key: str) -> pd.DataFrame:
+    """`non_discriminating` or `flaky` expectations as a table."""
+    return pd.DataFrame((doc.model_extra or {}).get(key, []))

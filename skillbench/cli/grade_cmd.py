@@ -1,0 +1,146 @@
+"""`skillbench grade SKILL_DIR` and `skillbench benchmark SKILL_DIR` (behavior evals)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add the `grade` and `benchmark` subcommands."""
+    g = subparsers.add_parser(
+        "grade",
+        help="grade the workspace's runs (machine checks first, then a model grader)",
+        description="Grade every run folder of the skill's workspace and write the gradings "
+        "(seed 004 grading.json, seed 002 grading/*.json, seed 001 behavior_grading.json). With the "
+        "local backend only machine-checkable expectations are graded; the rest are reported as "
+        "UNGRADED. Exit 0 when every graded expectation passed, 1 otherwise, 2 on bad input.",
+    )
+    g.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
+    g.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
+    g.add_argument("--backend", help="local (default), anthropic, claude-code")
+    g.add_argument("--model", help="grader model name")
+    g.add_argument(
+        "--dialect",
+        choices=["all", "skill-creator", "writing-skills"],
+        default="all",
+        help="which grading files to write (all)",
+    )
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
+    g.add_argument("--cache", metavar="PATH", help="call cache file")
+    g.set_defaults(func=run_grade)
+
+    b = subparsers.add_parser(
+        "benchmark",
+        help="aggregate graded runs into benchmark.json (candidate minus baseline)",
+        description="Write benchmark.json (seed 004 shape plus paired per-case differences with "
+        "intervals, an expectation x configuration matrix, non-discriminating and flaky "
+        "expectations). The delta is candidate minus baseline. Exit 0 when the mean paired "
+        "difference is not negative, 1 when it is, 2 on bad input.",
+    )
+    b.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
+    b.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
+    b.add_argument("--baseline", metavar="CONFIG", help="baseline configuration (baseline)")
+    b.add_argument("--candidate", metavar="CONFIG", help="candidate configuration (with_skill)")
+    b.add_argument("--out", metavar="FILE", help="output file (default <workspace>/benchmark.json)")
+    b.set_defaults(func=run_benchmark)
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    """Grade the workspace; print per-configuration counts with the ungraded ones."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.table import Table
+
+    from skillbench.behavior.grade import grade_workspace_sync
+
+    err = Console(stderr=True, highlight=False)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task("grading runs", total=None)
+
+    def on_progress(done: int, planned: int) -> None:
+        progress.update(task, completed=done, total=planned)
+
+    with progress:
+        summary = grade_workspace_sync(
+            args.skill_dir,
+            workspace=args.workspace,
+            backend=args.backend,
+            model=args.model,
+            dialect=args.dialect,
+            use_cache=not args.no_cache,
+            cache_path=args.cache,
+            progress=on_progress,
+        )
+    table = Table(title=f"grading ({summary.backend})", title_justify="left")
+    for column in ("config", "case", "run", "passed", "graded", "ungraded", "pass rate"):
+        table.add_column(column)
+    failed = 0
+    for r in summary.runs:
+        rec = r.run.record
+        failed += len(r.graded) - r.passed
+        rate = "–" if r.pass_rate is None else f"{r.pass_rate:.2f}"
+        table.add_row(
+            rec.config,
+            rec.case_id,
+            str(rec.run_number),
+            str(r.passed),
+            str(len(r.graded)),
+            str(len(r.ungraded)),
+            rate,
+        )
+    Console(highlight=False).print(table)
+    print(
+        f"{summary.graded} expectations graded, {summary.ungraded} UNGRADED "
+        f"(pass rates count graded ones only)"
+    )
+    for note in summary.notes:
+        err.print(f"note: {note}", markup=False)
+    skipped = {why for r in summary.runs for why in r.skipped.values()}
+    for why in sorted(skipped):
+        err.print(f"not written: {why}", markup=False)
+    return EXIT_OK if failed == 0 else EXIT_FAILED
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    """Build and write benchmark.json; print the summary and the paired difference."""
+    from rich.console import Console
+
+    from skillbench.behavior.benchmark import write_benchmark
+
+    err = Console(stderr=True, highlight=False)
+    with err.status("benchmark"):
+        doc, path = write_benchmark(
+            args.skill_dir,
+            out=args.out,
+            workspace=args.workspace,
+            baseline=args.baseline,
+            candidate=args.candidate,
+        )
+    extra = doc.model_extra or {}
+    paired = extra.get("paired", {})
+    out = Console(highlight=False)
+    out.print(f"delta ({extra['comparison']['delta']}): {doc.run_summary['delta']}", markup=False)
+    low, high = paired.get("bootstrap_ci", [None, None])
+    out.print(
+        f"paired pass-rate difference over {paired.get('n_cases')} cases: "
+        f"{paired.get('mean_difference')} (95% bootstrap {low}..{high})",
+        markup=False,
+    )
+    out.print(
+        f"non-discriminating expectations: {len(extra.get('non_discriminating', []))}; "
+        f"flaky: {len(extra.get('flaky', []))}",
+        markup=False,
+    )
+    err.print(f"benchmark written to {path}", markup=False)
+    mean = paired.get("mean_difference")
+    return EXIT_FAILED if mean is not None and mean < 0 else EXIT_OK
