@@ -1,0 +1,104 @@
+"""Ask a TextModel for an object of a pydantic model, through the call cache where there is one.
+
+Backends with native structured output (`AnthropicTextModel.complete_json`, i.e.
+`messages.parse(output_format=...)`) are used natively; any other TextModel (claude-code, test
+fakes) is asked for one JSON object in its reply, which is then validated. A reply that does not
+validate raises BackendError; it is never guessed or repaired.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from skillbench.backends.base import CallUsage, TextModel, TextRequest, TextResponse, cache_key
+from skillbench.errors import BackendError
+
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def schema_text(output_model: type[BaseModel]) -> str:
+    """The JSON schema of `output_model`, compact, for a prompt."""
+    return json.dumps(output_model.model_json_schema(), ensure_ascii=False, sort_keys=True)
+
+
+def json_instruction(output_model: type[BaseModel]) -> str:
+    """The closing instruction for backends without native structured output."""
+    return (
+        "Reply with exactly one JSON object and nothing else. It must validate against this "
+        f"JSON schema:\n{schema_text(output_model)}"
+    )
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a reply: the whole text, a fenced block, or the outermost braces."""
+    candidates = [text.strip()]
+    candidates += [m.strip() for m in _FENCE.findall(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    raise BackendError("the model's reply holds no JSON object")
+
+
+def _unwrap(model: TextModel) -> tuple[TextModel, Any]:
+    """(the innermost model, the call cache of a CachingTextModel wrapper or None)."""
+    inner = getattr(model, "inner", None)
+    cache = getattr(model, "cache", None)
+    if inner is not None:
+        return inner, cache
+    return model, None
+
+
+async def _native(
+    target: Any, cache: Any, request: TextRequest, output_model: type[M]
+) -> dict[str, Any]:
+    fields = {**request.cache_fields(), "output_schema": output_model.model_json_schema()}
+    key = cache_key(target.identity(), fields)
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None and isinstance(hit.get("parsed"), dict):
+            parsed: dict[str, Any] = hit["parsed"]
+            return parsed
+    response: TextResponse = await target.complete_json(request, output_model)
+    if response.parsed is None:
+        raise BackendError(f"the model returned no {output_model.__name__} object")
+    if cache is not None:
+        value = {"text": response.text, "usage": asdict(response.usage), "parsed": response.parsed}
+        cache.put(key, value, backend=target.name, kind=request.purpose or "structured")
+    return response.parsed
+
+
+async def ask_structured(
+    model: TextModel, request: TextRequest, output_model: type[M]
+) -> tuple[M, CallUsage]:
+    """The model's answer to `request` as an `output_model` instance, and the call's usage.
+
+    For text-only backends the prompt must already end with `json_instruction(output_model)`.
+    """
+    target, cache = _unwrap(model)
+    usage = CallUsage()
+    if callable(getattr(target, "complete_json", None)):
+        data: Any = await _native(target, cache, request, output_model)
+    else:
+        response = await model.complete(request)
+        usage = response.usage
+        data = response.parsed if response.parsed is not None else extract_json(response.text)
+    try:
+        return output_model.model_validate(data), usage
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise BackendError(
+            f"the model's reply is not a valid {output_model.__name__}: {where}: {first['msg']}"
+        ) from None

@@ -1,0 +1,143 @@
+"""`skillbench compare SKILL_DIR --a CONFIG --b CONFIG`: blind A/B comparison, then the analyzer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from skillbench.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from skillbench.behavior.compare import CompareSummary
+
+DIALECTS = ("writing-skills", "skill-creator")
+
+
+def register(subparsers: Any) -> None:
+    """Add the `compare` subcommand."""
+    p = subparsers.add_parser(
+        "compare",
+        help="blind A/B comparison of two configurations' runs, judged in both orders",
+        description="Label each run pair A/B in a seeded random order, judge it in both orders "
+        "(a disagreement is a tie), write comparisons/, a summary with swap consistency and the "
+        "sign test, update history.json and write analysis.json. The local backend uses a "
+        "deterministic proxy (machine-checkable expectations), never a pretended model verdict. "
+        "Exit 0 when every pair was judged, 1 when a judgement failed or nothing could be "
+        "judged, 2 on bad input.",
+    )
+    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
+    p.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
+    p.add_argument("--a", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
+    p.add_argument("--b", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
+    p.add_argument(
+        "--backend", help="local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
+    )
+    p.add_argument("--model", help="model name for the backend")
+    p.add_argument("--seed", type=int, default=0, help="seed of the A/B order (0)")
+    p.add_argument(
+        "--dialect", choices=DIALECTS, default="writing-skills", help="comparison/analysis shape"
+    )
+    p.add_argument("--workers", type=int, default=4, help="pairs judged at once (4)")
+    p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
+    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    p.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
+    p.set_defaults(func=run)
+
+
+def summary_lines(summary: CompareSummary) -> list[str]:
+    """Plain-text summary: judge, counts, bias diagnostics, the case-level test."""
+    judge = (
+        "DETERMINISTIC PROXY (no model judge)"
+        if summary.judge == "deterministic-proxy"
+        else f"model judge {summary.backend}" + (f" ({summary.model})" if summary.model else "")
+    )
+    a, b = summary.config_a, summary.config_b
+    lines = [
+        f"{a} vs {b}: {judge}, dialect {summary.dialect}, seed {summary.seed}",
+        f"run pairs {summary.pairs}: judged {summary.judged}, errors {summary.errors}, "
+        f"skipped {summary.skipped}",
+        f"runs: {a} won {summary.wins}, lost {summary.losses}, tied {summary.ties}",
+        f"swap consistency {_pct(summary.swap_consistency)}, position bias (same label won both "
+        f"orders) {_pct(summary.position_bias_rate)}, label A won {_pct(summary.a_label_win_rate)}"
+        " of decisive judgements",
+    ]
+    interval = (
+        f" [{summary.win_rate_low:.2f}, {summary.win_rate_high:.2f}]"
+        if summary.win_rate_low is not None and summary.win_rate_high is not None
+        else ""
+    )
+    lines.append(
+        f"cases: {a} won {summary.case_wins}, lost {summary.case_losses}, tied "
+        f"{summary.case_ties}; win rate {_pct(summary.win_rate)}{interval} (Wilson 95 %), "
+        f"sign test p = {summary.sign_test_p:.3g}"
+    )
+    if summary.note:
+        lines.append(summary.note)
+    if summary.history:
+        lines.append(f"history: {summary.history}")
+    for pair in summary.pair_results:
+        if pair.status != "judged":
+            lines.append(f"{pair.status}: case {pair.case_id} run {pair.run_number}: {pair.reason}")
+    return lines
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from skillbench.behavior.compare import compare_sync
+    from skillbench.errors import InputError
+    from skillbench.io import dumps_json
+
+    if args.workers < 1:
+        raise InputError("must be at least 1", field="--workers")
+    err = Console(stderr=True, highlight=False)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = progress.add_task("blind comparison", total=None)
+
+    def on_progress(done: int, planned: int) -> None:
+        progress.update(task, completed=done, total=planned)
+
+    with progress:
+        outcome = compare_sync(
+            args.skill_dir,
+            args.a,
+            args.b,
+            workspace=args.workspace,
+            backend=args.backend,
+            model=args.model,
+            dialect=args.dialect,
+            seed=args.seed,
+            use_cache=not args.no_cache,
+            cache_path=args.cache,
+            workers=args.workers,
+            progress=on_progress,
+            analyze=not args.no_analyze,
+        )
+    summary = outcome.summary
+    if args.json:
+        sys.stdout.write(dumps_json(summary.to_json_dict()))
+    else:
+        for line in summary_lines(summary):
+            print(line)
+    analysis = outcome.analysis
+    if analysis is not None:
+        if analysis.path is not None:
+            err.print(f"analysis ({analysis.analyzer}) written to {analysis.path}", markup=False)
+        elif analysis.reason:
+            err.print(f"analysis not written: {analysis.reason}", markup=False)
+    return EXIT_OK if summary.errors == 0 and summary.judged > 0 else EXIT_FAILED
