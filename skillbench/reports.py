@@ -37,6 +37,9 @@ from skillbench.manifest import (
 
 DEMO_NOTEBOOKS: list[str] = ["validate_library"]
 """Notebooks `skillbench demo` runs with their default (offline) parameters. Append yours."""
+DEMO_NOTEBOOKS += ["grading_report", "benchmark"]
+DEMO_NOTEBOOKS += ["blind_comparison"]
+DEMO_NOTEBOOKS += ["improve_description", "overfitting_analysis"]
 
 REPORT_DIR_PARAM = "report_dir"
 HTML_NAME = "index.html"

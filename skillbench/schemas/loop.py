@@ -23,6 +23,9 @@ class ImprovementRound(Doc):
     pass_rate: str = Field(description='"passed/total", e.g. "8/10"')
     under_triggers: Count
     over_triggers: Count
+    split: str | None = Field(
+        default=None, description="which queries pass_rate counts (skillbench writes 'train')"
+    )
 
     @model_validator(mode="after")
     def _fraction(self) -> ImprovementRound:
@@ -48,6 +51,20 @@ class ImprovementHistory(RootModel[list[ImprovementRound]]):
 
 
 Interval2 = Annotated[list[Number], Field(min_length=2, max_length=2, description="[low, high]")]
+SplitLabel = Literal["train", "selection", "test"]
+
+
+class LoopQueryResult(Doc):
+    """One query's trigger result in one iteration (skillbench), tagged with its split."""
+
+    query: str
+    split: SplitLabel
+    should_trigger: bool
+    trigger_rate: Rate
+    triggers: Count
+    runs: Count
+    errors: Count = 0
+    passed: bool
 
 
 class LoopIteration(Doc):
@@ -74,6 +91,13 @@ class LoopIteration(Doc):
     train_ci: Interval2 | None = None
     selection_ci: Interval2 | None = None
     test_ci: Interval2 | None = None
+    full_ci: Interval2 | None = None
+    proposer: str | None = Field(default=None, description="who proposed it (skillbench)")
+    proposal_note: str | None = None
+    validation_warnings: list[str] | None = None
+    results: list[LoopQueryResult] | None = Field(
+        default=None, description="per-query results of this iteration (skillbench)"
+    )
 
     @model_validator(mode="after")
     def _rates_match_counts(self) -> LoopIteration:
@@ -96,7 +120,7 @@ class LoopIteration(Doc):
                     f"{passed / total:.4f}, got {rate}",
                     f"{split}_pass_rate",
                 )
-        for split in ("train", "selection", "test"):
+        for split in ("full", "train", "selection", "test"):
             ci = getattr(self, f"{split}_ci")
             if ci is not None and not (0 <= ci[0] <= ci[1] <= 1):
                 raise rule_error("ci-order", "need 0 <= low <= high <= 1", f"{split}_ci")
@@ -112,6 +136,37 @@ class LoopSplit(Doc):
     selection: list[TriggerQuery]
     test: list[TriggerQuery]
 
+    @model_validator(mode="after")
+    def _disjoint(self) -> LoopSplit:
+        seen: set[str] = set()
+        for name in ("train", "selection", "test"):
+            for index, item in enumerate(getattr(self, name)):
+                if item.text in seen:
+                    raise rule_error(
+                        "split-disjoint",
+                        f"query {item.text!r} appears in more than one split",
+                        f"{name}[{index}]",
+                    )
+                seen.add(item.text)
+        return self
+
+
+class LoopSettings(Doc):
+    """How the loop was run (skillbench), so a run can be reproduced."""
+
+    rounds: Count
+    runs: Count
+    threshold: Number
+    seed: StrictInt
+    workers: Count | None = None
+    catalog: list[str] | None = None
+    evals_file: str | None = None
+    evals_sha256: str | None = None
+    backend: str | None = None
+    model: str | None = None
+    proposer: str | None = None
+    proposer_is_heuristic: bool | None = None
+
 
 class LoopSummary(Doc):
     """`run_loop.py --output-dir` summary."""
@@ -124,6 +179,8 @@ class LoopSummary(Doc):
     total_rounds: Count
     split: LoopSplit | None = None
     selected_by: Literal["selection"] | None = None
+    stop_reason: str | None = Field(default=None, description="why the loop ended (skillbench)")
+    settings: LoopSettings | None = None
 
     @model_validator(mode="after")
     def _best_is_an_iteration(self) -> LoopSummary:

@@ -1,0 +1,128 @@
+"""`skillbench improve SKILL_DIR --evals FILE`: improve a description with a held-out test set."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbench.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from skillbench.improve import LoopResult, RoundEvent
+
+DEFAULT_CATALOG = Path("data/catalog")
+
+
+def register(subparsers: Any) -> None:
+    """Add the `improve` subcommand."""
+    p = subparsers.add_parser(
+        "improve",
+        help="improve a skill's description: train / selection / test split, best by selection",
+        description="Split the eval set (train for the improver, selection to pick the best round, "
+        "test for reporting only), evaluate the original description, then propose, validate and "
+        "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
+        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input.",
+    )
+    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
+    p.add_argument("--backend", help="local (default, heuristic proposer), anthropic, claude-code")
+    p.add_argument("--model", help="model name for the backend")
+    p.add_argument(
+        "--rounds", type=_positive_int, default=5, help="evaluations incl. the original (5)"
+    )
+    p.add_argument(
+        "--split", default="0.6,0.2,0.2", metavar="T,S,X", help="train,selection,test fractions"
+    )
+    p.add_argument("--runs", type=_positive_int, default=3, help="runs per query (3)")
+    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
+    p.add_argument("--seed", type=int, default=0, help="split and backend seed (0)")
+    p.add_argument("--workers", type=_positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument(
+        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+    )
+    p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
+    p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
+    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the loop described by the parsed arguments; returns the exit code."""
+    from skillbench.errors import InputError
+    from skillbench.improve_run import improve_skill_sync
+    from skillbench.skill import Skill
+    from skillbench.splits import parse_fractions
+
+    fractions = parse_fractions(args.split)
+    if not 0.0 <= args.threshold <= 1.0:
+        raise InputError("must be between 0 and 1", path="--threshold")
+    if args.catalog is not None:
+        catalog_dir: Path | None = Path(args.catalog)
+    else:
+        catalog_dir = DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
+    result = improve_skill_sync(
+        args.skill_dir,
+        args.evals,
+        backend=args.backend,
+        model=args.model,
+        rounds=args.rounds,
+        fractions=fractions,
+        runs=args.runs,
+        threshold=args.threshold,
+        seed=args.seed,
+        workers=args.workers,
+        catalog_dir=catalog_dir,
+        out=out,
+        apply=args.apply,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        progress=_print_event,
+    )
+    _print_result(result, out)
+    return EXIT_OK
+
+
+def _print_event(event: RoundEvent) -> None:
+    if event.stage in {"evaluated", "stopped"}:
+        print(event.message, file=sys.stderr, flush=True)
+
+
+def _print_result(result: LoopResult, out: Path) -> None:
+    summary = result.summary
+    best = result.best
+    settings = summary.settings
+    if settings is not None and settings.proposer_is_heuristic:
+        print(
+            "note: the local backend's proposer is an offline word-mining heuristic, not a model",
+            file=sys.stderr,
+        )
+    print(f"best round {best.round} (chosen on the selection split; test used for no decision)")
+    print(
+        f"  selection {best.selection_passed}/{best.selection_total}, "
+        f"test {best.test_passed}/{best.test_total} {_ci(best.test_ci)}, "
+        f"train {best.train_passed}/{best.train_total}"
+    )
+    print(f"  description: {summary.final_description}")
+    print(f"outputs in {out}")
+    if result.applied:
+        print("SKILL.md updated with the best description")
+    elif best.description == summary.original_description:
+        print("SKILL.md unchanged: the original description was best")
+
+
+def _ci(ci: list[float] | list[int] | None) -> str:
+    return "" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value

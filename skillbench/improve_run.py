@@ -1,0 +1,171 @@
+"""Running the improvement loop end to end: backend, cache, outputs on disk, `--apply`.
+
+`improve_skill` is what the CLI and the notebooks call: it loads the skill, the eval set and the
+catalog, builds the backend's judge and proposer behind the call cache (so a re-run makes zero
+calls), runs the loop, writes the outputs atomically and, with `apply=True`, writes the best
+description into SKILL.md (only when it differs from the original; every other byte kept).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from skillbench.errors import InputError
+from skillbench.improve import (
+    DEFAULT_FRACTIONS,
+    DEFAULT_ROUNDS,
+    LoopResult,
+    ProgressHook,
+    run_improve_loop,
+)
+from skillbench.io import read_json, write_json
+from skillbench.proposers import HeuristicProposer, ModelProposer, Proposer
+from skillbench.schemas.loop import ImprovementHistory, LoopSummary
+from skillbench.trigger import load_catalog, run_sync
+from skillbench.trigger_evalset import load_eval_set
+
+HISTORY_FILE = "history.json"
+SUMMARY_FILE = "loop_summary.json"
+ROUND_REPORT = "round_{round:02d}.trigger.json"
+
+
+def write_loop_outputs(result: LoopResult, out_dir: str | Path) -> list[Path]:
+    """Write each round's trigger report, `history.json`, then `loop_summary.json` (last, so a
+    folder with a summary is complete); every write is atomic. Returns the paths written."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [
+        write_json(folder / ROUND_REPORT.format(round=it.round), report)
+        for it, report in zip(result.summary.iterations, result.reports, strict=True)
+    ]
+    written.append(write_json(folder / HISTORY_FILE, result.history))
+    written.append(write_json(folder / SUMMARY_FILE, result.summary))
+    return written
+
+
+def load_loop_summary(path: str | Path) -> LoopSummary:
+    """Read a loop summary (a file, or a folder holding `loop_summary.json`); InputError names
+    the file and the field of any problem."""
+    from skillbench.schemas.loading import format_errors
+
+    source = Path(path)
+    if source.is_dir():
+        source = source / SUMMARY_FILE
+    data = read_json(source)
+    try:
+        return LoopSummary.model_validate(data)
+    except ValidationError as exc:
+        where, message, rule = format_errors(exc, LoopSummary)[0]
+        raise InputError(
+            f"invalid loop summary: {message}", path=source, field=where, rule=rule
+        ) from None
+
+
+def load_history(path: str | Path) -> ImprovementHistory:
+    """Read an Improvement History file (InputError on any problem)."""
+    from skillbench.schemas.loading import format_errors
+
+    data = read_json(path)
+    try:
+        return ImprovementHistory.model_validate(data)
+    except ValidationError as exc:
+        where, message, rule = format_errors(exc, ImprovementHistory)[0]
+        raise InputError(f"invalid history: {message}", path=path, field=where, rule=rule) from None
+
+
+def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
+    """Write the best description into SKILL.md when it differs from the original; returns
+    whether the file was changed."""
+    from skillbench.skill import write_description
+
+    summary = result.summary
+    if summary.final_description == summary.original_description:
+        return False
+    write_description(skill_dir, summary.final_description)
+    return True
+
+
+def make_proposer(backend: str, *, model: str | None, cache: Any) -> Proposer:
+    """`local` → the offline HeuristicProposer; any other backend → ModelProposer over the
+    backend's TextModel behind the call cache."""
+    from skillbench.backends.cache import CachingTextModel
+    from skillbench.backends.registry import get_text_model
+
+    if backend == "local":
+        return HeuristicProposer()
+    return ModelProposer(CachingTextModel(get_text_model(backend, model=model), cache))
+
+
+async def improve_skill(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    runs: int = 3,
+    threshold: float = 0.5,
+    seed: int = 0,
+    workers: int = 8,
+    catalog_dir: str | Path | None = None,
+    out: str | Path | None = None,
+    apply: bool = False,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    proposer: Proposer | None = None,
+    progress: ProgressHook | None = None,
+) -> LoopResult:
+    """Load, run the loop through the cached backend, write `out`, optionally apply; close all."""
+    from skillbench.backends.cache import CachingJudge, CallCache
+    from skillbench.backends.registry import get_judge, resolve_backend_name
+    from skillbench.skill import Skill
+
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    name = resolve_backend_name(backend)
+    cache = CallCache(cache_path) if use_cache else None
+    judge = CachingJudge(get_judge(name, model=model), cache)
+    chosen = proposer or make_proposer(name, model=model, cache=cache)
+    try:
+        result = await run_improve_loop(
+            skill.name,
+            skill.description,
+            queries,
+            judge,
+            chosen,
+            body=skill.body,
+            rounds=rounds,
+            fractions=fractions,
+            runs=runs,
+            threshold=threshold,
+            seed=seed,
+            workers=workers,
+            catalog=catalog,
+            progress=progress,
+            evals_file=evals,
+            source=str(evals),
+        )
+    finally:
+        try:
+            await judge.aclose()
+            model_obj = getattr(chosen, "model", None)
+            if proposer is None and model_obj is not None:
+                await model_obj.aclose()
+        finally:
+            if cache is not None:
+                cache.close()
+    if out is not None:
+        write_loop_outputs(result, out)
+    if apply:
+        result.applied = apply_best(result, skill.path)
+    return result
+
+
+def improve_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> LoopResult:
+    """Blocking form of improve_skill; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: improve_skill(skill_dir, evals, **options))
