@@ -11,10 +11,22 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
-from scipy import stats as _sp
+
+_NORMAL = NormalDist()
+
+
+def _scipy_stats() -> ModuleType:
+    """scipy.stats, imported on first use (it costs about a second at start-up, and the
+    common paths — Wilson intervals, z values — need only the standard library)."""
+    from scipy import stats
+
+    return stats
+
 
 Side = Literal["above", "below"]
 
@@ -33,7 +45,7 @@ class Estimate:
 def z_value(confidence: float) -> float:
     """Two-sided normal quantile z₁₋α/2 for ``confidence`` = 1 − α."""
     _check_confidence(confidence)
-    return float(_sp.norm.ppf(1.0 - (1.0 - confidence) / 2.0))
+    return _NORMAL.inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -78,9 +90,15 @@ def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     if n == 0:
         return (0.0, 1.0)
     alpha = 1.0 - confidence
-    low = 0.0 if successes == 0 else float(_sp.beta.ppf(alpha / 2, successes, n - successes + 1))
+    low = (
+        0.0
+        if successes == 0
+        else float(_scipy_stats().beta.ppf(alpha / 2, successes, n - successes + 1))
+    )
     high = (
-        1.0 if successes == n else float(_sp.beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+        1.0
+        if successes == n
+        else float(_scipy_stats().beta.ppf(1 - alpha / 2, successes + 1, n - successes))
     )
     return (low, high)
 
@@ -96,7 +114,7 @@ def binomial_test(
     _check_counts(successes, n)
     if n == 0:
         return 1.0
-    return float(_sp.binomtest(successes, n, p, alternative=alternative).pvalue)
+    return float(_scipy_stats().binomtest(successes, n, p, alternative=alternative).pvalue)
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -111,7 +129,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    return min(1.0, 2.0 * float(_sp.binom.cdf(min(b, c), n, 0.5)))
+    return min(1.0, 2.0 * float(_scipy_stats().binom.cdf(min(b, c), n, 0.5)))
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -226,8 +244,8 @@ def sample_size(delta: float, omega: float, *, alpha: float = 0.05, power: float
     """
     if delta == 0:
         raise ValueError("delta must be non-zero")
-    z_a = float(_sp.norm.ppf(1 - alpha / 2))
-    z_b = float(_sp.norm.ppf(power))
+    z_a = _NORMAL.inv_cdf(1 - alpha / 2)
+    z_b = _NORMAL.inv_cdf(power)
     return math.ceil((z_a + z_b) ** 2 * omega**2 / delta**2)
 
 
@@ -235,8 +253,8 @@ def power_of(n: int, delta: float, omega: float, *, alpha: float = 0.05) -> floa
     """Approximate power of n items to detect δ: Φ(√n·|δ|/ω − z₁₋α/2) (inverse of sample_size)."""
     if omega <= 0 or n <= 0:
         return float("nan")
-    z_a = float(_sp.norm.ppf(1 - alpha / 2))
-    return float(_sp.norm.cdf(math.sqrt(n) * abs(delta) / omega - z_a))
+    z_a = _NORMAL.inv_cdf(1 - alpha / 2)
+    return _NORMAL.cdf(math.sqrt(n) * abs(delta) / omega - z_a)
 
 
 def proportion(successes: int, n: int, confidence: float = 0.95) -> Estimate:
@@ -391,7 +409,7 @@ def operating_characteristics(rule: SequentialRule, p: float) -> OperatingCharac
     for point in rule.looks():
         step = point - done_runs
         grown = np.zeros(rule.max_runs + 1)
-        pmf = _sp.binom.pmf(np.arange(step + 1), step, p)
+        pmf = _scipy_stats().binom.pmf(np.arange(step + 1), step, p)
         for k in np.nonzero(alive)[0]:
             grown[k : k + step + 1] += alive[k] * pmf
         alive, done_runs = grown, point
@@ -405,7 +423,9 @@ def operating_characteristics(rule: SequentialRule, p: float) -> OperatingCharac
                 expected += alive[k] * point
                 alive[k] = 0.0
     ks = np.arange(rule.max_runs + 1)
-    fixed = float(_sp.binom.pmf(ks, rule.max_runs, p)[ks / rule.max_runs >= rule.threshold].sum())
+    fixed = float(
+        _scipy_stats().binom.pmf(ks, rule.max_runs, p)[ks / rule.max_runs >= rule.threshold].sum()
+    )
     return OperatingCharacteristics(float(p_above), float(p_below), float(expected), fixed)
 
 
