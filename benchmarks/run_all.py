@@ -1,0 +1,36 @@
+"""Run every benchmark in this folder in turn and print one summary line each (`make bench`).
+
+Each script writes its own figures to benchmarks/results/<name>.json and exits non-zero when
+it misses its target; this runner reports every outcome and exits 1 if any script did.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = ["bench_local.py", "bench_cache.py", "bench_anthropic.py", "bench_trigger_cli.py"]
+
+
+def main() -> int:
+    """Run each benchmark script; the exit code says whether all met their targets."""
+    failed = []
+    for name in SCRIPTS:
+        print(f"== {name}", flush=True)
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(HERE / name)], check=False, timeout=900)
+        print(f"-- {name}: exit {proc.returncode} in {time.perf_counter() - start:.1f} s\n")
+        if proc.returncode != 0:
+            failed.append(name)
+    if failed:
+        print("missed a target: " + ", ".join(failed))
+        return 1
+    print("all benchmarks met their targets; figures in benchmarks/results/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
