@@ -35,11 +35,16 @@ from skillbench.manifest import (
     utc_now,
 )
 
-DEMO_NOTEBOOKS: list[str] = ["validate_library"]
-"""Notebooks `skillbench demo` runs with their default (offline) parameters. Append yours."""
-DEMO_NOTEBOOKS += ["grading_report", "benchmark"]
-DEMO_NOTEBOOKS += ["blind_comparison"]
-DEMO_NOTEBOOKS += ["improve_description", "overfitting_analysis"]
+DEMO_NOTEBOOKS: list[str] = [
+    "validate_library",
+    "trigger_eval",
+    "improve_description",
+    "overfitting_analysis",
+    "grading_report",
+    "benchmark",
+    "blind_comparison",
+]
+"""Notebooks `skillbench demo` runs, in this order, with their default (offline) parameters."""
 
 REPORT_DIR_PARAM = "report_dir"
 HTML_NAME = "index.html"
