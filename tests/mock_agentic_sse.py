@@ -1,0 +1,269 @@
+"""A loopback mock of the streaming Messages API that drives the REAL `claude` CLI through one
+agentic task: the first turn answers with a `Write` tool_use creating a file in the session's
+working directory (read from the CLI's system prompt) — or with any other tool call given as
+`first_call` — and the turn after the tool result with an `end_turn` text. Side calls the CLI makes (no `Write` tool offered, or not streamed) get a short
+text. Every request is recorded without headers (no key is kept), with the tool result text.
+
+    with AgenticMock(rel_path="evals/files/out.csv", content="a,b\\n") as mock:
+        env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "dummy"}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import uuid
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from mock_anthropic_sse import _sse, _texts, has_tool_result, json_message
+
+FINAL_TEXT = "Cleaned the export: 7 rows in, 5 rows out."
+_CWD = re.compile(r"(?:Primary working directory|Working directory|cwd):\s*(\S+)", re.IGNORECASE)
+
+
+@dataclass
+class AgenticRequest:
+    """One request the mock received (headers deliberately not kept)."""
+
+    path: str
+    stream: bool
+    tools: list[str]
+    saw_tool_result: bool
+    tool_result: str
+    answered: str
+
+
+def working_directory(body: dict[str, Any]) -> str | None:
+    """The session's working directory as the CLI states it in the system prompt."""
+    texts = _texts(body.get("system"))
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            texts.extend(_texts(message.get("content")))
+    for text in texts:
+        match = _CWD.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def last_tool_result(body: dict[str, Any]) -> str:
+    """The text of the tool_result block(s) of the last message."""
+    messages = body.get("messages") or []
+    content = messages[-1].get("content") if messages else None
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            inner = block.get("content")
+            parts.extend(_texts(inner) if not isinstance(inner, str) else [inner])
+            if block.get("is_error"):
+                parts.append("[is_error]")
+    return "\n".join(parts)
+
+
+def _start(model: str) -> bytes:
+    return _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_mock_" + uuid.uuid4().hex[:12],
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 300, "output_tokens": 1},
+            },
+        },
+    )
+
+
+def _end(stop_reason: str, output_tokens: int) -> bytes:
+    return _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
+    ) + _sse("message_stop", {"type": "message_stop"})
+
+
+def tool_use_stream(model: str, name: str, tool_input: dict[str, Any]) -> bytes:
+    """A streamed reply holding one tool_use, its input split over two json deltas."""
+    raw = json.dumps(tool_input)
+    half = len(raw) // 2
+    chunks = [
+        _start(model),
+        _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_mock_" + uuid.uuid4().hex[:12],
+                    "name": name,
+                    "input": {},
+                },
+            },
+        ),
+    ]
+    for part in (raw[:half], raw[half:]):
+        chunks.append(
+            _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": part},
+                },
+            )
+        )
+    chunks.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    chunks.append(_end("tool_use", 42))
+    return b"".join(chunks)
+
+
+def text_stream(model: str, text: str) -> bytes:
+    """A streamed end_turn text reply."""
+    return b"".join(
+        [
+            _start(model),
+            _sse(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            ),
+            _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": text},
+                },
+            ),
+            _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            _end("end_turn", 12),
+        ]
+    )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent."""
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:
+        self._send(200, b"", "text/plain")
+
+    def do_GET(self) -> None:
+        error = b'{"type":"error","error":{"type":"not_found_error","message":"mock"}}'
+        self._send(404, error, "application/json")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            body = {}
+        path = self.path.split("?", 1)[0]
+        if path.endswith("/v1/messages/count_tokens"):
+            self._send(200, b'{"input_tokens": 100}', "application/json")
+            return
+        if not path.endswith("/v1/messages"):
+            self.do_GET()
+            return
+        mock = self.server.mock
+        model = str(body.get("model") or "claude-mock")
+        tools = [str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
+        stream = bool(body.get("stream"))
+        saw = has_tool_result(body)
+        cwd = working_directory(body)
+        if not stream:
+            answered, payload = "json-text", json.dumps(json_message(model, "OK.")).encode()
+            kind = "application/json"
+        elif mock.first_call is not None and mock.first_call[0] in tools and not saw:
+            answered = mock.first_call[0]
+            payload = tool_use_stream(model, *mock.first_call)
+            kind = "text/event-stream"
+        elif "Write" in tools and not saw and cwd:
+            answered = "Write"
+            target = f"{cwd.rstrip('/')}/{mock.rel_path}"
+            payload = tool_use_stream(
+                model, "Write", {"file_path": target, "content": mock.content}
+            )
+            kind = "text/event-stream"
+        else:
+            answered = "final-text" if saw else "text"
+            payload = text_stream(model, FINAL_TEXT if saw else "OK.")
+            kind = "text/event-stream"
+        mock.record(AgenticRequest(path, stream, tools, saw, last_tool_result(body), answered))
+        self._send(200, payload, kind)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    mock: AgenticMock
+
+
+class AgenticMock:
+    """The mock on 127.0.0.1 (ephemeral port) in a background thread; a context manager."""
+
+    def __init__(
+        self,
+        *,
+        rel_path: str = "result.txt",
+        content: str = "",
+        first_call: tuple[str, dict[str, Any]] | None = None,
+    ) -> None:
+        self.rel_path = rel_path
+        self.content = content
+        self.first_call = first_call  # (tool, input) to call first instead of Write
+        self._requests: list[AgenticRequest] = []
+        self._lock = threading.Lock()
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.mock = self
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The value for ANTHROPIC_BASE_URL."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def requests(self) -> list[AgenticRequest]:
+        """Every Messages request so far."""
+        with self._lock:
+            return list(self._requests)
+
+    def record(self, request: AgenticRequest) -> None:
+        """Keep one request."""
+        with self._lock:
+            self._requests.append(request)
+
+    def __enter__(self) -> AgenticMock:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
