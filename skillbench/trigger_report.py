@@ -162,6 +162,7 @@ def build_summary(
         threshold=threshold,
         unresolved=c.unresolved,
         pass_rate=to_interval(stats.proportion(passed, len(results), confidence)),
+        pass_rate_clustered=clustered_pass_rate(results, confidence),
         precision=to_interval(metrics.precision),
         recall=to_interval(metrics.recall),
         f1=to_interval(metrics.f1),
@@ -172,6 +173,28 @@ def build_summary(
         usage=usage.as_token_usage(),
         cost_usd=round(usage.cost_usd, 6),
         wall_seconds=round(wall_seconds, 3),
+    )
+
+
+def clustered_pass_rate(results: Sequence[TriggerResult], confidence: float) -> Interval | None:
+    """The pass rate with a cluster-robust standard error over query families.
+
+    Queries of one family (paraphrases of one intent) tend to pass or fail together, so they
+    carry less information than independent queries; the clustered interval says how much less.
+    None unless the set has families and at least one family holds several queries.
+    """
+    families = [r.family or f"<query {i}>" for i, r in enumerate(results)]
+    if not any(r.family for r in results) or len(set(families)) == len(families):
+        return None
+    values = [1.0 if r.passed else 0.0 for r in results]
+    mean = sum(values) / len(values)
+    half = stats.z_value(confidence) * stats.clustered_se(values, families)
+    return Interval(
+        value=round(mean, 4),
+        low=round(max(0.0, mean - half), 4),
+        high=round(min(1.0, mean + half), 4),
+        n=len(values),
+        method=f"clustered-se ({len(set(families))} families)",
     )
 
 

@@ -150,6 +150,7 @@ class TriggerSummary(Document):
             "f1",
             "accuracy",
             "pass_rate",
+            "pass_rate_clustered",
             "calls",
             "cache_hits",
             "calls_saved",
@@ -165,6 +166,10 @@ class TriggerSummary(Document):
     threshold: float = Field(ge=0.0, le=1.0)
     unresolved: int | None = None
     pass_rate: Interval | None = None
+    pass_rate_clustered: Interval | None = Field(
+        default=None,
+        description="pass rate with a cluster-robust interval over query families (when given)",
+    )
     precision: Interval | None = None
     recall: Interval | None = None
     f1: Interval | None = None
