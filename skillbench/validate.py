@@ -255,21 +255,35 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _name(ctx: Ctx) -> str | None:
-    """The name when it is a non-blank string (the checks after NAME_EMPTY need one)."""
-    value = ctx.fm.get("name")
+def _text(ctx: Ctx, key: str) -> str | None:
+    """The key's value when it is a non-blank string (the checks after *_EMPTY need one)."""
+    value = ctx.fm.get(key)
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _name_type(ctx: Ctx) -> CheckResult:
-    value = ctx.fm.get("name")
-    if _has(ctx, "name") and value is not None and not isinstance(value, str):
-        return f"name must be a string, found {shorten(value)}"
+def _not_a_string(ctx: Ctx, key: str) -> CheckResult:
+    """The key is present, not null, and not a string."""
+    value = ctx.fm.get(key)
+    if _has(ctx, key) and value is not None and not isinstance(value, str):
+        return f"{key} must be a string, found {shorten(value)}"
     return None
 
 
+def _empty(ctx: Ctx, key: str) -> CheckResult:
+    """The key is present with a null or blank value."""
+    return _has(ctx, key) and _blank(ctx.fm.get(key))
+
+
+def _name(ctx: Ctx) -> str | None:
+    return _text(ctx, "name")
+
+
+def _name_type(ctx: Ctx) -> CheckResult:
+    return _not_a_string(ctx, "name")
+
+
 def _name_empty(ctx: Ctx) -> CheckResult:
-    return _has(ctx, "name") and _blank(ctx.fm.get("name"))
+    return _empty(ctx, "name")
 
 
 def _name_too_long(ctx: Ctx) -> CheckResult:
@@ -303,19 +317,15 @@ def _name_folder(ctx: Ctx) -> CheckResult:
 
 
 def _description(ctx: Ctx) -> str | None:
-    value = ctx.fm.get("description")
-    return value if isinstance(value, str) and value.strip() else None
+    return _text(ctx, "description")
 
 
 def _description_type(ctx: Ctx) -> CheckResult:
-    value = ctx.fm.get("description")
-    if _has(ctx, "description") and value is not None and not isinstance(value, str):
-        return f"description must be a string, found {shorten(value)}"
-    return None
+    return _not_a_string(ctx, "description")
 
 
 def _description_empty(ctx: Ctx) -> CheckResult:
-    return _has(ctx, "description") and _blank(ctx.fm.get("description"))
+    return _empty(ctx, "description")
 
 
 def _description_too_long(ctx: Ctx) -> CheckResult:

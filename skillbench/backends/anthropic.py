@@ -30,7 +30,7 @@ import random
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -163,23 +163,44 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+class ClientOptions(TypedDict, total=False):
+    """The keyword options every Messages API backend accepts (see `_AnthropicBase.__init__`)."""
+
+    api_key: str | None
+    base_url: str | None
+    max_concurrency: int | None
+    max_retries: int
+    overload_retries: int
+    http_client: httpx2.AsyncClient | None
+    timeout: float | None
+
+
 class _AnthropicBase:
-    """Client construction, key handling, concurrency and retries shared by judge and text model."""
+    """Client construction, key handling, concurrency and retries shared by judge and text model.
+
+    Subclasses set the defaults of `max_concurrency` and `timeout`."""
 
     name = "anthropic"
+    default_max_concurrency: ClassVar[int] = 4
+    default_timeout: ClassVar[float] = 300.0
 
     def __init__(
         self,
-        model: str,
+        model: str = DEFAULT_MODEL,
         *,
-        api_key: str | None,
-        base_url: str | None,
-        max_concurrency: int,
-        max_retries: int,
-        overload_retries: int,
-        http_client: httpx2.AsyncClient | None,
-        timeout: float,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_concurrency: int | None = None,
+        max_retries: int = 4,
+        overload_retries: int = 2,
+        http_client: httpx2.AsyncClient | None = None,
+        timeout: float | None = None,
     ) -> None:
+        """`max_concurrency` and `timeout` default to the class's `default_*` values."""
+        if max_concurrency is None:
+            max_concurrency = self.default_max_concurrency
+        if timeout is None:
+            timeout = self.default_timeout
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.model: str | None = model
@@ -262,35 +283,22 @@ class AnthropicJudge(_AnthropicBase):
     """TriggerJudge over the Messages API, routing like Claude Code's `Skill` tool."""
 
     is_proxy = False
+    default_max_concurrency = 8
+    default_timeout = 120.0
 
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
         *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        max_concurrency: int = 8,
-        max_retries: int = 4,
         temperature: float | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
-        http_client: httpx2.AsyncClient | None = None,
         batch: bool = False,
         per_query_shuffle: bool = False,
-        overload_retries: int = 2,
-        timeout: float = 120.0,
         batch_poll_seconds: float = 10.0,
         batch_timeout_seconds: float = 24 * 3600.0,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        super().__init__(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            overload_retries=overload_retries,
-            http_client=http_client,
-            timeout=timeout,
-        )
+        super().__init__(model, **options)
         check_sampling(temperature)
         self.max_tokens = max_tokens
         self.batch = batch
@@ -436,28 +444,8 @@ class AnthropicJudge(_AnthropicBase):
 class AnthropicTextModel(_AnthropicBase):
     """TextModel over the Messages API: plain text, or a pydantic object via structured output."""
 
-    def __init__(
-        self,
-        model: str = DEFAULT_MODEL,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        max_concurrency: int = 4,
-        max_retries: int = 4,
-        http_client: httpx2.AsyncClient | None = None,
-        overload_retries: int = 2,
-        timeout: float = 300.0,
-    ) -> None:
-        super().__init__(
-            model,
-            api_key=api_key,
-            base_url=base_url,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            overload_retries=overload_retries,
-            http_client=http_client,
-            timeout=timeout,
-        )
+    default_max_concurrency = 4
+    default_timeout = 300.0
 
     def identity(self) -> dict[str, Any]:
         """Model and API version (the request carries the rest)."""

@@ -308,7 +308,29 @@ class _Counter:
             self.stats.hits += 1
 
 
-class CachingJudge:
+class _Counted:
+    """The `stats`, `calls` and `hits` of a caching wrapper (kept in `self._counter`)."""
+
+    _counter: _Counter
+
+    @property
+    def stats(self) -> CallStats:
+        """A snapshot of calls and hits."""
+        with self._counter.lock:
+            return CallStats(self._counter.stats.calls, self._counter.stats.hits)
+
+    @property
+    def calls(self) -> int:
+        """Requests that reached the wrapped backend."""
+        return self.stats.calls
+
+    @property
+    def hits(self) -> int:
+        """Requests answered from the cache."""
+        return self.stats.hits
+
+
+class CachingJudge(_Counted):
     """A TriggerJudge that serves repeated requests from a CallCache (errors are never cached).
 
     With `cache=None` (the `--no-cache` path) every request goes to the wrapped judge and is
@@ -325,22 +347,6 @@ class CachingJudge:
         self.model = judge.model
         self.is_proxy = judge.is_proxy
         self._counter = _Counter()
-
-    @property
-    def stats(self) -> CallStats:
-        """A snapshot of calls and hits."""
-        with self._counter.lock:
-            return CallStats(self._counter.stats.calls, self._counter.stats.hits)
-
-    @property
-    def calls(self) -> int:
-        """Requests that reached the wrapped judge."""
-        return self.stats.calls
-
-    @property
-    def hits(self) -> int:
-        """Requests answered from the cache."""
-        return self.stats.hits
 
     def identity(self) -> dict[str, Any]:
         """The wrapped judge's identity."""
@@ -414,7 +420,7 @@ class CachingJudge:
         await self.inner.aclose()
 
 
-class CachingTextModel:
+class CachingTextModel(_Counted):
     """A TextModel whose replies are served from a CallCache when the same request recurs."""
 
     def __init__(self, model: TextModel, cache: CallCache | None) -> None:
@@ -423,22 +429,6 @@ class CachingTextModel:
         self.name = model.name
         self.model = model.model
         self._counter = _Counter()
-
-    @property
-    def stats(self) -> CallStats:
-        """A snapshot of calls and hits."""
-        with self._counter.lock:
-            return CallStats(self._counter.stats.calls, self._counter.stats.hits)
-
-    @property
-    def calls(self) -> int:
-        """Requests that reached the wrapped model."""
-        return self.stats.calls
-
-    @property
-    def hits(self) -> int:
-        """Requests answered from the cache."""
-        return self.stats.hits
 
     def identity(self) -> dict[str, Any]:
         """The wrapped model's identity."""

@@ -23,10 +23,10 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 import yaml
@@ -171,24 +171,51 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class RunnerOptions(TypedDict, total=False):
+    """The keyword options every `claude` runner accepts (see `_ClaudeRunner.__init__`)."""
+
+    claude_bin: str | os.PathLike[str] | None
+    timeout: float | None
+    max_concurrency: int | None
+    isolate_home: bool
+    keep_workdirs: bool
+    extra_args: Sequence[str]
+    env: Mapping[str, str] | None
+
+
 class _ClaudeRunner:
-    """Shared machinery: binary, isolated environment, bounded concurrency, process control."""
+    """Shared machinery: binary, isolated environment, bounded concurrency, process control.
+
+    Subclasses set `name`, `mode` (part of the identity when not None) and the defaults of
+    `timeout` and `max_concurrency`; they implement `flags()`."""
+
+    name: str = "claude-code"
+    mode: ClassVar[str | None] = None
+    default_timeout: ClassVar[float] = 120.0
+    default_max_concurrency: ClassVar[int] = 2
 
     def __init__(
         self,
+        model: str | None = None,
         *,
-        claude_bin: str | os.PathLike[str] | None,
-        timeout: float,
-        max_concurrency: int,
-        isolate_home: bool,
-        keep_workdirs: bool,
-        extra_args: Sequence[str],
-        env: Mapping[str, str] | None,
+        claude_bin: str | os.PathLike[str] | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
+        isolate_home: bool = True,
+        keep_workdirs: bool = False,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """`timeout` and `max_concurrency` default to the class's `default_*` values."""
+        timeout = self.default_timeout if timeout is None else timeout
+        max_concurrency = (
+            self.default_max_concurrency if max_concurrency is None else max_concurrency
+        )
         if timeout <= 0:
             raise InputError("must be positive", field="timeout")
         if max_concurrency < 1:
             raise InputError("must be at least 1", field="max_concurrency")
+        self.model = model
         self.claude_bin = resolve_claude_bin(claude_bin)
         self.timeout = float(timeout)
         self.max_concurrency = int(max_concurrency)
@@ -255,6 +282,41 @@ class _ClaudeRunner:
         if not self.keep_workdirs:
             shutil.rmtree(root, ignore_errors=True)
 
+    @contextlib.contextmanager
+    def workdir(self) -> Iterator[tuple[Path, Path, Path | None]]:
+        """`new_workdir()` for the duration of a `with` block, then `drop_workdir()`."""
+        root, project, home = self.new_workdir()
+        try:
+            yield root, project, home
+        finally:
+            self.drop_workdir(root)
+
+    # -- identity ----------------------------------------------------------------------------
+
+    def flags(self) -> list[str]:
+        """The CLI flags of a run (the prompt goes after `-p`)."""
+        raise NotImplementedError
+
+    def with_model_and_extra_args(self, args: list[str]) -> list[str]:
+        """`args`, then `--model <model>` when a model is set, then the caller's extra_args."""
+        if self.model:
+            args = [*args, "--model", self.model]
+        return [*args, *self.extra_args]
+
+    def identity(self) -> dict[str, Any]:
+        """Backend, mode, model, CLI version and flags (no secrets: the base URL without
+        credentials)."""
+        mode = {"mode": self.mode} if self.mode is not None else {}
+        return {
+            "backend": self.name,
+            **mode,
+            "model": self.model,
+            "cli_version": self.version(),
+            "flags": self.flags(),
+            "isolate_home": self.isolate_home,
+            "base_url": self.base_url(),
+        }
+
     # -- version -----------------------------------------------------------------------------
 
     def version(self) -> str:
@@ -310,84 +372,86 @@ class _ClaudeRunner:
         """Run the CLI once (bounded concurrency), parsing stdout as stream-json until EOF,
         killing its process group on timeout. `parser` lets a caller keep the raw lines."""
         async with self._semaphore():
-            return await self._run(args, cwd, env, parser)
+            parser = parser if parser is not None else StreamParser()
+            started = time.monotonic()
+            stderr_chunks: list[bytes] = []
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    str(self.claude_bin),
+                    *args,
+                    cwd=str(cwd),
+                    env=env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                    limit=STREAM_LIMIT,
+                )
+            except OSError as exc:
+                return RunResult(
+                    parser.session, None, False, time.monotonic() - started, f"cannot start: {exc}"
+                )
+            self._procs.add(proc)
 
-    async def _run(
+            async def read_stdout() -> None:
+                assert proc.stdout is not None
+                while not parser.done:
+                    try:
+                        line = await proc.stdout.readline()
+                    except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
+                        parser.session.bad_lines += 1
+                        continue
+                    if not line:
+                        return
+                    parser.feed(line)
+
+            async def read_stderr() -> None:
+                assert proc.stderr is not None
+                while chunk := await proc.stderr.read(65536):
+                    stderr_chunks.append(chunk)
+                    while sum(map(len, stderr_chunks)) > 4 * STDERR_TAIL and len(stderr_chunks) > 1:
+                        stderr_chunks.pop(0)
+
+            timed_out = False
+            stderr_task = asyncio.ensure_future(read_stderr())
+            try:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        await read_stdout()
+                except TimeoutError:
+                    timed_out = True
+                if not timed_out:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(AFTER_RESULT_GRACE):
+                            await proc.wait()
+            finally:
+                self._kill(proc)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(proc.wait(), AFTER_RESULT_GRACE)
+                await asyncio.wait({stderr_task}, timeout=1.0)  # drain stderr after the exit
+                stderr_task.cancel()
+                with contextlib.suppress(BaseException):
+                    await stderr_task
+                self._procs.discard(proc)
+            tail = b"".join(stderr_chunks).decode("utf-8", errors="replace")[-STDERR_TAIL:]
+            return RunResult(
+                session=parser.session,
+                exit_code=proc.returncode,
+                timed_out=timed_out,
+                duration_seconds=time.monotonic() - started,
+                stderr_tail=redact(tail, self.secrets()),
+            )
+
+    async def run_prompt(
         self,
-        args: Sequence[str],
-        cwd: Path,
-        env: dict[str, str],
+        prompt: str,
+        flags: Sequence[str],
+        project: Path,
+        home: Path | None,
         parser: StreamParser | None = None,
     ) -> RunResult:
-        parser = parser if parser is not None else StreamParser()
-        started = time.monotonic()
-        stderr_chunks: list[bytes] = []
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                str(self.claude_bin),
-                *args,
-                cwd=str(cwd),
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                limit=STREAM_LIMIT,
-            )
-        except OSError as exc:
-            return RunResult(
-                parser.session, None, False, time.monotonic() - started, f"cannot start: {exc}"
-            )
-        self._procs.add(proc)
-
-        async def read_stdout() -> None:
-            assert proc.stdout is not None
-            while not parser.done:
-                try:
-                    line = await proc.stdout.readline()
-                except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
-                    parser.session.bad_lines += 1
-                    continue
-                if not line:
-                    return
-                parser.feed(line)
-
-        async def read_stderr() -> None:
-            assert proc.stderr is not None
-            while chunk := await proc.stderr.read(65536):
-                stderr_chunks.append(chunk)
-                while sum(map(len, stderr_chunks)) > 4 * STDERR_TAIL and len(stderr_chunks) > 1:
-                    stderr_chunks.pop(0)
-
-        timed_out = False
-        stderr_task = asyncio.ensure_future(read_stderr())
-        try:
-            try:
-                async with asyncio.timeout(self.timeout):
-                    await read_stdout()
-            except TimeoutError:
-                timed_out = True
-            if not timed_out:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(AFTER_RESULT_GRACE):
-                        await proc.wait()
-        finally:
-            self._kill(proc)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.wait(), AFTER_RESULT_GRACE)
-            await asyncio.wait({stderr_task}, timeout=1.0)  # drain stderr after the exit
-            stderr_task.cancel()
-            with contextlib.suppress(BaseException):
-                await stderr_task
-            self._procs.discard(proc)
-        tail = b"".join(stderr_chunks).decode("utf-8", errors="replace")[-STDERR_TAIL:]
-        return RunResult(
-            session=parser.session,
-            exit_code=proc.returncode,
-            timed_out=timed_out,
-            duration_seconds=time.monotonic() - started,
-            stderr_tail=redact(tail, self.secrets()),
-        )
+        """`claude -p <prompt> <flags>` in `project`, with the environment of `home`."""
+        return await self.run(["-p", prompt, *flags], project, self.build_env(home), parser)
 
     async def aclose(self) -> None:
         """Kill any process still running and remove leftover folders."""
@@ -442,34 +506,16 @@ class ClaudeCodeJudge(_ClaudeRunner):
     outcome (the routing decision was made); without any skill it is an error.
     """
 
-    name = "claude-code"
     is_proxy = False
+    default_timeout = 120.0
+    default_max_concurrency = 4
 
     def __init__(
-        self,
-        model: str | None = None,
-        *,
-        claude_bin: str | os.PathLike[str] | None = None,
-        timeout: float = 120.0,
-        max_concurrency: int = 4,
-        isolate_home: bool = True,
-        keep_workdirs: bool = False,
-        extra_args: Sequence[str] = (),
-        max_turns: int = 4,
-        env: Mapping[str, str] | None = None,
+        self, model: str | None = None, *, max_turns: int = 4, **options: Unpack[RunnerOptions]
     ) -> None:
-        super().__init__(
-            claude_bin=claude_bin,
-            timeout=timeout,
-            max_concurrency=max_concurrency,
-            isolate_home=isolate_home,
-            keep_workdirs=keep_workdirs,
-            extra_args=extra_args,
-            env=env,
-        )
+        super().__init__(model, **options)
         if max_turns < 1:
             raise InputError("must be at least 1", field="max_turns")
-        self.model = model
         self.max_turns = int(max_turns)
 
     def flags(self) -> list[str]:
@@ -485,20 +531,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
             str(self.max_turns),
             "--no-session-persistence",
         ]
-        if self.model:
-            args += ["--model", self.model]
-        return [*args, *self.extra_args]
-
-    def identity(self) -> dict[str, Any]:
-        """Backend, model, CLI version and flags (no secrets: the base URL without credentials)."""
-        return {
-            "backend": self.name,
-            "model": self.model,
-            "cli_version": self.version(),
-            "flags": self.flags(),
-            "isolate_home": self.isolate_home,
-            "base_url": self.base_url(),
-        }
+        return self.with_model_and_extra_args(args)
 
     def versions(self) -> dict[str, str]:
         """The CLI version for the report."""
@@ -506,14 +539,10 @@ class ClaudeCodeJudge(_ClaudeRunner):
 
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project and read the whole session."""
-        root, project, home = self.new_workdir()
-        try:
+        with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
-            env = self.build_env(home)
-            run = await self.run(["-p", request.query, *self.flags()], project, env)
+            run = await self.run_prompt(request.query, self.flags(), project, home)
             return self._outcome(request, run, root)
-        finally:
-            self.drop_workdir(root)
 
     def _outcome(self, request: TriggerRequest, run: RunResult, root: Path) -> TriggerOutcome:
         session = run.session
@@ -576,30 +605,9 @@ class ClaudeCodeTextModel(_ClaudeRunner):
     in an empty isolated project. `max_tokens` and `temperature` cannot be set through the CLI
     and are ignored (they are still part of the request's cache fields)."""
 
-    name = "claude-code"
-
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        claude_bin: str | os.PathLike[str] | None = None,
-        timeout: float = 300.0,
-        max_concurrency: int = 2,
-        isolate_home: bool = True,
-        keep_workdirs: bool = False,
-        extra_args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(
-            claude_bin=claude_bin,
-            timeout=timeout,
-            max_concurrency=max_concurrency,
-            isolate_home=isolate_home,
-            keep_workdirs=keep_workdirs,
-            extra_args=extra_args,
-            env=env,
-        )
-        self.model = model
+    mode = "text"
+    default_timeout = 300.0
+    default_max_concurrency = 2
 
     def flags(self, system: str = "") -> list[str]:
         """The CLI flags of a text call (the prompt goes after `-p`)."""
@@ -616,30 +624,12 @@ class ClaudeCodeTextModel(_ClaudeRunner):
         ]
         if system:
             args += ["--system-prompt", system]
-        if self.model:
-            args += ["--model", self.model]
-        return [*args, *self.extra_args]
-
-    def identity(self) -> dict[str, Any]:
-        """Backend, model, CLI version and flags (no secrets)."""
-        return {
-            "backend": self.name,
-            "mode": "text",
-            "model": self.model,
-            "cli_version": self.version(),
-            "flags": self.flags(),
-            "isolate_home": self.isolate_home,
-            "base_url": self.base_url(),
-        }
+        return self.with_model_and_extra_args(args)
 
     async def complete(self, request: TextRequest) -> TextResponse:
         """The CLI's answer to the prompt. BackendError when the run fails."""
-        root, project, home = self.new_workdir()
-        try:
-            env = self.build_env(home)
-            run = await self.run(["-p", request.prompt, *self.flags(request.system)], project, env)
-        finally:
-            self.drop_workdir(root)
+        with self.workdir() as (_, project, home):
+            run = await self.run_prompt(request.prompt, self.flags(request.system), project, home)
         error = run_error(run, self.timeout, self.secrets())
         result = run.session.result
         if error is not None or result is None:

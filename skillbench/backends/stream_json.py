@@ -122,7 +122,7 @@ class SessionMetrics(BaseModel):
     bad_lines: int = 0
 
 
-def _text_of(content: Any) -> str:
+def tool_result_text(content: Any) -> str:
     """Flatten a tool_result content (string or list of text blocks) to text."""
     if isinstance(content, str):
         return content
@@ -268,7 +268,7 @@ class StreamParser:
                     ToolResult(
                         tool_use_id=str(block.get("tool_use_id", "")),
                         is_error=bool(block.get("is_error", False)),
-                        text=_text_of(block.get("content"))[:2000],
+                        text=tool_result_text(block.get("content"))[:2000],
                     )
                 )
 

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Unpack, runtime_checkable
 
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
-from skillbench.backends.claude_code import _ClaudeRunner, _usage, redact, run_error
+from skillbench.backends.claude_code import (
+    RunnerOptions,
+    _ClaudeRunner,
+    _usage,
+    redact,
+    run_error,
+)
 from skillbench.backends.stream_json import StreamParser
 from skillbench.behavior.run_files import (
     ExecutionResult,
@@ -260,43 +265,22 @@ def _redact_events(events: list[dict[str, Any]], secrets: Sequence[str]) -> list
     return redacted
 
 
-@dataclass
-class _Workdir:
-    root: Path
-    project: Path
-    home: Path | None
-    before: dict[str, str] = field(default_factory=dict)
-
-
 class ClaudeCodeExecutor(_ClaudeRunner):
     """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
 
-    name = "claude-code"
+    mode = "behavior-agent"
+    default_timeout = 600.0
+    default_max_concurrency = 2
 
     def __init__(
         self,
         model: str | None = None,
         *,
-        claude_bin: str | os.PathLike[str] | None = None,
-        timeout: float = 600.0,
-        max_concurrency: int = 2,
         max_turns: int = 30,
         tools: Sequence[str] = DEFAULT_AGENT_TOOLS,
-        isolate_home: bool = True,
-        keep_workdirs: bool = False,
-        extra_args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
+        **options: Unpack[RunnerOptions],
     ) -> None:
-        super().__init__(
-            claude_bin=claude_bin,
-            timeout=timeout,
-            max_concurrency=max_concurrency,
-            isolate_home=isolate_home,
-            keep_workdirs=keep_workdirs,
-            extra_args=extra_args,
-            env=env,
-        )
-        self.model = model
+        super().__init__(model, **options)
         self.max_turns = max_turns
         self.tools = tuple(tools)
 
@@ -316,25 +300,11 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             "--allowedTools",
             ",".join(self.tools),
         ]
-        if self.model:
-            args += ["--model", self.model]
-        return [*args, *self.extra_args]
+        return self.with_model_and_extra_args(args)
 
-    def identity(self) -> dict[str, Any]:
-        """Backend, model, CLI version and flags (no secrets)."""
-        return {
-            "backend": self.name,
-            "mode": "behavior-agent",
-            "model": self.model,
-            "cli_version": self.version(),
-            "flags": self.flags(),
-            "isolate_home": self.isolate_home,
-            "base_url": self.base_url(),
-        }
-
-    def _prepare(self, task: RunTask) -> _Workdir:
-        root, project, home = self.new_workdir()
-        work = _Workdir(root, project, home)
+    @staticmethod
+    def _prepare(task: RunTask, project: Path) -> dict[str, str]:
+        """Install the skill and the input files; the digests of what the project then holds."""
         if task.skill is not None:
             target = project / ".claude" / "skills" / task.skill.name
             shutil.copytree(
@@ -345,15 +315,16 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             dest = project / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest)
-        work.before = _digest_tree(project)
-        return work
+        return _digest_tree(project)
 
-    def _collect(self, work: _Workdir) -> dict[str, bytes]:
+    @staticmethod
+    def _collect(project: Path, before: dict[str, str]) -> dict[str, bytes]:
+        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES)."""
         outputs: dict[str, bytes] = {}
-        for rel, digest in sorted(_digest_tree(work.project).items()):
-            if work.before.get(rel) == digest:
+        for rel, digest in sorted(_digest_tree(project).items()):
+            if before.get(rel) == digest:
                 continue
-            path = work.project / rel
+            path = project / rel
             if path.stat().st_size <= MAX_OUTPUT_FILE_BYTES:
                 outputs[rel] = path.read_bytes()
         return outputs
@@ -361,14 +332,11 @@ class ClaudeCodeExecutor(_ClaudeRunner):
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""
         started_at = utc_now()
-        work = self._prepare(task)
-        try:
+        with self.workdir() as (_, project, home):
+            before = self._prepare(task, project)
             parser = RecordingParser()
-            env = self.build_env(work.home)
-            run = await self.run(["-p", task.prompt, *self.flags()], work.project, env, parser)
-            outputs = self._collect(work)
-        finally:
-            self.drop_workdir(work.root)
+            run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
+            outputs = self._collect(project, before)
         secrets = self.secrets()
         session = run.session
         events = _redact_events(parser.events, secrets)
@@ -400,14 +368,11 @@ def make_executor(
     from skillbench.backends.registry import get_text_model, resolve_backend_name
 
     name = resolve_backend_name(backend)
+    options: dict[str, Any] = {"max_concurrency": workers}
+    if timeout is not None:
+        options["timeout"] = timeout
     if name == "claude-code":
-        options: dict[str, Any] = {"max_concurrency": workers}
-        if timeout is not None:
-            options["timeout"] = timeout
         return ClaudeCodeExecutor(model, **options)
     if name == "anthropic":
-        text_options: dict[str, Any] = {"max_concurrency": workers}
-        if timeout is not None:
-            text_options["timeout"] = timeout
-        return TextModelExecutor(get_text_model("anthropic", model=model, **text_options))
+        return TextModelExecutor(get_text_model("anthropic", model=model, **options))
     raise BackendError(f"backend {name!r} has no executor (local replays recorded sample runs)")

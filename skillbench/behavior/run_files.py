@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import CallUsage
-from skillbench.backends.stream_json import Session, metrics
+from skillbench.backends.stream_json import Session, metrics, tool_result_text
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
 from skillbench.schemas.skill_creator import SCMetrics, SCTiming
@@ -138,16 +138,6 @@ def _clip(text: str, limit: int = TOOL_TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more chars)"
 
 
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
-        )
-    return ""
-
-
 def render_stream_transcript(prompt: str, events: Iterable[dict[str, Any]]) -> str:
     """A readable Markdown transcript of a stream-json session, in event order."""
     lines = ["# Transcript", "", "## User", "", prompt.strip(), ""]
@@ -169,7 +159,7 @@ def render_stream_transcript(prompt: str, events: Iterable[dict[str, Any]]) -> s
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     label = "Tool error" if block.get("is_error") else "Tool result"
-                    text = _clip(_result_text(block.get("content")))
+                    text = _clip(tool_result_text(block.get("content")))
                     lines += [f"### {label}", "", "```", text, "```", ""]
         elif kind == "result":
             status = "error" if event.get("is_error") else "success"

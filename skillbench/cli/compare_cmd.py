@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
@@ -26,22 +27,18 @@ def register(subparsers: Any) -> None:
         "Exit 0 when every pair was judged, 1 when a judgement failed or nothing could be "
         "judged, 2 on bad input.",
     )
-    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
-    p.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
+    common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)
+    common.add_workspace_option(p, common.WORKSPACE_SHORT_HELP)
     p.add_argument("--a", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
     p.add_argument("--b", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
-    p.add_argument(
-        "--backend", help="local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
-    )
-    p.add_argument("--model", help="model name for the backend")
+    common.add_backend_options(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the A/B order (0)")
     p.add_argument(
         "--dialect", choices=DIALECTS, default="writing-skills", help="comparison/analysis shape"
     )
     p.add_argument("--workers", type=int, default=4, help="pairs judged at once (4)")
     p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
-    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
     p.set_defaults(func=run)
 
@@ -89,30 +86,14 @@ def _pct(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from skillbench.behavior.compare import compare_sync
     from skillbench.errors import InputError
     from skillbench.io import dumps_json
 
     if args.workers < 1:
         raise InputError("must be at least 1", field="--workers")
-    err = Console(stderr=True, highlight=False)
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    task = progress.add_task("blind comparison", total=None)
-
-    def on_progress(done: int, planned: int) -> None:
-        progress.update(task, completed=done, total=planned)
-
-    with progress:
+    err = common.stderr_console()
+    with common.progress_bar(err, "blind comparison") as on_progress:
         outcome = compare_sync(
             args.skill_dir,
             args.a,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK
 
 
@@ -18,18 +19,18 @@ def register(subparsers: Any) -> None:
         "local backend only machine-checkable expectations are graded; the rest are reported as "
         "UNGRADED. Exit 0 when every graded expectation passed, 1 otherwise, 2 on bad input.",
     )
-    g.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
-    g.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
-    g.add_argument("--backend", help="local (default), anthropic, claude-code")
-    g.add_argument("--model", help="grader model name")
+    common.add_skill_dir(g, common.SKILL_WITH_EVALS_HELP)
+    common.add_workspace_option(g, common.WORKSPACE_SHORT_HELP)
+    common.add_backend_options(
+        g, backend_help="local (default), anthropic, claude-code", model_help="grader model name"
+    )
     g.add_argument(
         "--dialect",
         choices=["all", "skill-creator", "writing-skills"],
         default="all",
         help="which grading files to write (all)",
     )
-    g.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
-    g.add_argument("--cache", metavar="PATH", help="call cache file")
+    common.add_cache_options(g, cache_help="call cache file")
     g.set_defaults(func=run_grade)
 
     b = subparsers.add_parser(
@@ -40,8 +41,8 @@ def register(subparsers: Any) -> None:
         "expectations). The delta is candidate minus baseline. Exit 0 when the mean paired "
         "difference is not negative, 1 when it is, 2 on bad input.",
     )
-    b.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md and evals/")
-    b.add_argument("--workspace", metavar="DIR", help="workspace (default <skill>-workspace)")
+    common.add_skill_dir(b, common.SKILL_WITH_EVALS_HELP)
+    common.add_workspace_option(b, common.WORKSPACE_SHORT_HELP)
     b.add_argument("--baseline", metavar="CONFIG", help="baseline configuration (baseline)")
     b.add_argument("--candidate", metavar="CONFIG", help="candidate configuration (with_skill)")
     b.add_argument("--out", metavar="FILE", help="output file (default <workspace>/benchmark.json)")
@@ -51,26 +52,12 @@ def register(subparsers: Any) -> None:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade the workspace; print per-configuration counts with the ungraded ones."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
     from rich.table import Table
 
     from skillbench.behavior.grade import grade_workspace_sync
 
-    err = Console(stderr=True, highlight=False)
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    task = progress.add_task("grading runs", total=None)
-
-    def on_progress(done: int, planned: int) -> None:
-        progress.update(task, completed=done, total=planned)
-
-    with progress:
+    err = common.stderr_console()
+    with common.progress_bar(err, "grading runs") as on_progress:
         summary = grade_workspace_sync(
             args.skill_dir,
             workspace=args.workspace,
@@ -117,7 +104,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
     from skillbench.behavior.benchmark import write_benchmark
 
-    err = Console(stderr=True, highlight=False)
+    err = common.stderr_console()
     with err.status("benchmark"):
         doc, path = write_benchmark(
             args.skill_dir,

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
@@ -26,10 +27,8 @@ def register(subparsers: Any) -> None:
         "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
         "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input.",
     )
-    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
-    p.add_argument(
-        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
-    )
+    common.add_skill_dir(p)
+    common.add_workspace_option(p)
     p.add_argument("--evals", metavar="FILE", help="evals file (default <skill>/evals/evals.json)")
     p.add_argument(
         "--configs",
@@ -37,21 +36,18 @@ def register(subparsers: Any) -> None:
         help="comma-separated configurations: with_skill,baseline (default) or v0,v1",
     )
     p.add_argument("--runs", type=_positive_int, default=3, help="runs per case and config (3)")
-    p.add_argument("--backend", help="local (default: replay samples), anthropic, claude-code")
-    p.add_argument("--model", help="model name for the backend")
+    common.add_backend_options(
+        p, backend_help="local (default: replay samples), anthropic, claude-code"
+    )
     p.add_argument("--workers", type=_positive_int, default=2, help="concurrent runs (2)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
-    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    common.add_cache_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.execute import run_cases
@@ -63,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         read_evals,
     )
 
-    err = Console(stderr=True, highlight=False)
+    err = common.stderr_console()
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not configs:
         raise InputError("no configuration given", field="--configs")
@@ -92,21 +88,8 @@ def run(args: argparse.Namespace) -> int:
             markup=False,
         )
     cache = None if args.no_cache or backend == "local" else CallCache(args.cache)
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    task = progress.add_task(f"run ({backend})", total=None)
-
-    def on_progress(done: int, planned: int) -> None:
-        progress.update(task, completed=done, total=planned)
-
     try:
-        with progress:
+        with common.progress_bar(err, f"run ({backend})") as on_progress:
             batch = run_cases(
                 workspace,
                 evals,

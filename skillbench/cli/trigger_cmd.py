@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from skillbench.schemas.trigger import TriggerReport
-
-DEFAULT_CATALOG = Path("data/catalog")
 
 
 def register(subparsers: Any) -> None:
@@ -26,17 +24,16 @@ def register(subparsers: Any) -> None:
         "(or a candidate --description) and report trigger rates with intervals. Exit 0 when every "
         "query passes, 1 otherwise, 2 on bad input.",
     )
-    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
-    p.add_argument(
-        "--backend", help="local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
-    )
-    p.add_argument("--model", help="model name for the backend")
+    common.add_backend_options(p)
     p.add_argument("--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3)")
-    p.add_argument("--max-runs", type=_positive_int, default=10, help="cap for --runs auto (10)")
+    p.add_argument(
+        "--max-runs", type=common.positive_int, default=10, help="cap for --runs auto (10)"
+    )
     p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
-    p.add_argument("--workers", type=_positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
@@ -44,8 +41,7 @@ def register(subparsers: Any) -> None:
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
     p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
-    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     p.set_defaults(func=run)
@@ -54,37 +50,20 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute the trigger eval described by the parsed arguments; returns the exit code."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from skillbench.io import dumps_json, write_json
     from skillbench.trigger import evaluate_skill_sync
 
-    if args.catalog is not None:
-        catalog_dir: Path | None = Path(args.catalog)
-    else:
-        catalog_dir = DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
-    err = Console(stderr=True, highlight=False)
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    )
-    task = progress.add_task("trigger eval", total=None)
-
-    def on_progress(done: int, planned: int) -> None:
-        progress.update(task, completed=done, total=planned)
-
-    with progress:
+    catalog = common.catalog_dir(args.catalog)
+    err = common.stderr_console()
+    with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
             backend=args.backend,
             model=args.model,
             description=args.description,
-            catalog_dir=catalog_dir,
+            catalog_dir=catalog,
             use_cache=not args.no_cache,
             cache_path=args.cache,
             backend_options={"batch": True} if args.batch else None,
@@ -181,14 +160,4 @@ def summary_lines(report: TriggerReport) -> list[str]:
 def _runs(text: str) -> int | str:
     if text.strip().lower() == "auto":
         return "auto"
-    return _positive_int(text)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return common.positive_int(text)

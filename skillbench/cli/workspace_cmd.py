@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_OK
 
 
@@ -17,10 +18,8 @@ def register(subparsers: Any) -> None:
         "the workspace beside the skill: v0/skill/ (a snapshot), grading/ and history.json. "
         "Idempotent; never overwrites an existing snapshot.",
     )
-    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
-    p.add_argument(
-        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
-    )
+    common.add_skill_dir(p)
+    common.add_workspace_option(p)
     p.add_argument(
         "--dialect",
         choices=("writing-skills", "skill-creator"),
@@ -35,21 +34,17 @@ def register(subparsers: Any) -> None:
         description="Copy the skill folder into v<N+1>/skill/, record its git commit (null when "
         "the skill has uncommitted changes or no repository) and vN's average grading score.",
     )
-    s.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
-    s.add_argument(
-        "--workspace", metavar="DIR", help="workspace folder (default <skill>-workspace)"
-    )
+    common.add_skill_dir(s)
+    common.add_workspace_option(s)
     s.add_argument("--description", metavar="TEXT", help="what this version changes")
     s.set_defaults(func=run_snapshot)
 
 
 def run_init(args: argparse.Namespace) -> int:
     """Create or confirm the workspace."""
-    from rich.console import Console
-
     from skillbench.behavior.workspace import init_workspace
 
-    err = Console(stderr=True, highlight=False)
+    err = common.stderr_console()
     result = init_workspace(args.skill_dir, args.workspace, dialect=args.dialect)
     for path in result.created:
         err.print(f"created {path}", markup=False)
@@ -69,11 +64,9 @@ def run_init(args: argparse.Namespace) -> int:
 
 def run_snapshot(args: argparse.Namespace) -> int:
     """Snapshot the skill into the next version."""
-    from rich.console import Console
-
     from skillbench.behavior.workspace import Workspace, snapshot
 
-    err = Console(stderr=True, highlight=False)
+    err = common.stderr_console()
     version = snapshot(args.skill_dir, args.workspace, description=args.description)
     root = Workspace.for_skill(args.skill_dir, args.workspace).root
     commit = version.git_hash or "null (uncommitted changes or no git repository)"

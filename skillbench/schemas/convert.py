@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -13,9 +13,12 @@ from skillbench.errors import InputError
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
+from skillbench.schemas.base import Document
 from skillbench.schemas.loading import LoadedDocument, _unknown_keys, format_errors
 from skillbench.schemas.registry import SKILL_CREATOR, WRITING_SKILLS, model_entry
 
+A = TypeVar("A")
+B = TypeVar("B")
 CONCEPTS = ("evals", "history", "grading", "comparison", "analysis")
 
 
@@ -34,6 +37,16 @@ def _extras(model: BaseModel, dialect: str) -> list[str]:
         f"{text.split(':')[0]}: unknown {dialect} key, not converted"
         for text in _unknown_keys(model)
     ]
+
+
+def _json_or_none(doc: Document | None) -> dict[str, Any] | None:
+    """The document's JSON dict, or None when it is absent."""
+    return doc.to_json_dict() if doc else None
+
+
+def _map_or_none(items: Sequence[A] | None, convert: Callable[[A], B]) -> list[B] | None:
+    """`convert` applied to every item, or None when the list is absent."""
+    return [convert(x) for x in items] if items is not None else None
 
 
 def _drop(losses: list[str], target: str, **values: Any) -> None:
@@ -150,12 +163,10 @@ def _ws_grading(doc: ws.WSGrading) -> c.Grading:
         ],
         overall_score=doc.overall_score,
         required_score=doc.required_score,
-        conventions=doc.convention_compliance.to_json_dict() if doc.convention_compliance else None,
-        claims=[
-            c.Claim(claim=x.claim, verified=x.verified, evidence=x.evidence) for x in doc.claims
-        ]
-        if doc.claims is not None
-        else None,
+        conventions=_json_or_none(doc.convention_compliance),
+        claims=_map_or_none(
+            doc.claims, lambda x: c.Claim(claim=x.claim, verified=x.verified, evidence=x.evidence)
+        ),
         user_notes=doc.user_notes_summary,
         eval_feedback=doc.eval_feedback,
         execution_metrics=doc.execution_metrics,
@@ -167,16 +178,14 @@ def _sc_grading(doc: sc.SCGrading) -> c.Grading:
         criteria=[
             c.Criterion(text=e.text, passed=e.passed, evidence=e.evidence) for e in doc.expectations
         ],
-        claims=[
-            c.Claim(claim=x.claim, verified=x.verified, evidence=x.evidence, type=x.type)
-            for x in doc.claims
-        ]
-        if doc.claims is not None
-        else None,
-        user_notes=doc.user_notes_summary.to_json_dict() if doc.user_notes_summary else None,
-        eval_feedback=doc.eval_feedback.to_json_dict() if doc.eval_feedback else None,
-        execution_metrics=doc.execution_metrics.to_json_dict() if doc.execution_metrics else None,
-        timing=doc.timing.to_json_dict() if doc.timing else None,
+        claims=_map_or_none(
+            doc.claims,
+            lambda x: c.Claim(claim=x.claim, verified=x.verified, evidence=x.evidence, type=x.type),
+        ),
+        user_notes=_json_or_none(doc.user_notes_summary),
+        eval_feedback=_json_or_none(doc.eval_feedback),
+        execution_metrics=_json_or_none(doc.execution_metrics),
+        timing=_json_or_none(doc.timing),
     )
 
 
@@ -185,7 +194,7 @@ def _ws_comparison(doc: ws.WSComparison) -> c.Comparison:
         winner=doc.winner,
         reasoning=doc.reasoning,
         eval_prompt=doc.eval_prompt,
-        dimension_scores=doc.scores.to_json_dict() if doc.scores else None,
+        dimension_scores=_json_or_none(doc.scores),
     )
 
 
@@ -469,11 +478,10 @@ def _to_ws_grading(doc: c.Grading, losses: list[str]) -> ws.WSGrading:
         convention_compliance=ws.WSConventions.model_validate(doc.conventions)
         if doc.conventions
         else None,
-        claims=[
-            ws.WSClaim(claim=x.claim, verified=x.verified, evidence=x.evidence) for x in doc.claims
-        ]
-        if doc.claims is not None
-        else None,
+        claims=_map_or_none(
+            doc.claims,
+            lambda x: ws.WSClaim(claim=x.claim, verified=x.verified, evidence=x.evidence),
+        ),
         user_notes_summary=_text(doc.user_notes),
         eval_feedback=_text(doc.eval_feedback),
         execution_metrics=doc.execution_metrics,
@@ -528,12 +536,12 @@ def _to_sc_grading(doc: c.Grading, losses: list[str]) -> sc.SCGrading:
         ),
         execution_metrics=metrics,
         timing=sc.SCTiming.model_validate(doc.timing) if doc.timing else None,
-        claims=[
-            sc.SCClaim(claim=x.claim, type=x.type, verified=x.verified, evidence=x.evidence)
-            for x in doc.claims
-        ]
-        if doc.claims is not None
-        else None,
+        claims=_map_or_none(
+            doc.claims,
+            lambda x: sc.SCClaim(
+                claim=x.claim, type=x.type, verified=x.verified, evidence=x.evidence
+            ),
+        ),
         user_notes_summary=user_notes,
         eval_feedback=feedback,
     )

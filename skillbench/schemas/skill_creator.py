@@ -11,6 +11,24 @@ from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_erro
 PASS_RATE_TOLERANCE = 0.01
 
 
+def check_pass_counts(passed: int, failed: int | None, total: int, pass_rate: float) -> None:
+    """passed + failed == total (when failed is given) and pass_rate == passed / total (±0.01);
+    a pydantic rule error naming `total` or `pass_rate` otherwise."""
+    if failed is not None and passed + failed != total:
+        raise rule_error(
+            "summary-counts",
+            f"passed ({passed}) + failed ({failed}) must equal total ({total})",
+            "total",
+        )
+    want = passed / total if total else 0.0
+    if not close(pass_rate, want, PASS_RATE_TOLERANCE):
+        raise rule_error(
+            "pass-rate",
+            f"pass_rate must be passed / total = {want:.2f} (±0.01), got {pass_rate}",
+            "pass_rate",
+        )
+
+
 class SCEval(Doc):
     """One eval case."""
 
@@ -105,19 +123,7 @@ class SCSummary(Doc):
 
     @model_validator(mode="after")
     def _counts(self) -> SCSummary:
-        if self.passed + self.failed != self.total:
-            raise rule_error(
-                "summary-counts",
-                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})",
-                "total",
-            )
-        want = self.passed / self.total if self.total else 0.0
-        if not close(self.pass_rate, want, PASS_RATE_TOLERANCE):
-            raise rule_error(
-                "pass-rate",
-                f"pass_rate must be passed / total = {want:.2f} (±0.01), got {self.pass_rate}",
-                "pass_rate",
-            )
+        check_pass_counts(self.passed, self.failed, self.total, self.pass_rate)
         return self
 
 
@@ -223,19 +229,7 @@ class SCRunResult(Doc):
 
     @model_validator(mode="after")
     def _counts(self) -> SCRunResult:
-        if self.failed is not None and self.passed + self.failed != self.total:
-            raise rule_error(
-                "summary-counts",
-                f"passed ({self.passed}) + failed ({self.failed}) must equal total ({self.total})",
-                "total",
-            )
-        want = self.passed / self.total if self.total else 0.0
-        if not close(self.pass_rate, want, PASS_RATE_TOLERANCE):
-            raise rule_error(
-                "pass-rate",
-                f"pass_rate must be passed / total = {want:.2f} (±0.01), got {self.pass_rate}",
-                "pass_rate",
-            )
+        check_pass_counts(self.passed, self.failed, self.total, self.pass_rate)
         return self
 
 
