@@ -200,7 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not stream:
             answered, payload = "json-text", json.dumps(json_message(model, "OK.")).encode()
             kind = "application/json"
-        elif mock.first_call is not None and mock.first_call[0] in tools and not saw:
+        elif (
+            mock.first_call is not None and (mock.force or mock.first_call[0] in tools) and not saw
+        ):
             answered = mock.first_call[0]
             payload = tool_use_stream(model, *mock.first_call)
             kind = "text/event-stream"
@@ -233,10 +235,12 @@ class AgenticMock:
         rel_path: str = "result.txt",
         content: str = "",
         first_call: tuple[str, dict[str, Any]] | None = None,
+        force: bool = False,
     ) -> None:
         self.rel_path = rel_path
         self.content = content
         self.first_call = first_call  # (tool, input) to call first instead of Write
+        self.force = force  # call first_call even when the CLI did not offer that tool
         self._requests: list[AgenticRequest] = []
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)

@@ -146,9 +146,10 @@ def test_run_with_the_real_cli_writes_the_agents_file(
 
 
 async def test_a_tool_outside_the_allowed_list_is_refused() -> None:
-    """With acceptEdits, a tool not in --allowedTools (WebFetch) is denied in print mode."""
+    """WebFetch is not offered (--tools); a model that calls it anyway is refused, and the
+    refusal is counted as an error of the run."""
     call = ("WebFetch", {"url": "http://127.0.0.1:9/", "prompt": "summarise"})
-    with AgenticMock(first_call=call) as server:
+    with AgenticMock(first_call=call, force=True) as server:
         executor = ClaudeCodeExecutor(
             claude_bin=REPO_CLAUDE,
             env={"ANTHROPIC_BASE_URL": server.base_url, "ANTHROPIC_API_KEY": "dummy-offline"},
@@ -162,15 +163,9 @@ async def test_a_tool_outside_the_allowed_list_is_refused() -> None:
     assert result.metrics.tool_calls == {"WebFetch": 1}
     assert result.metrics.errors_encountered == 1  # the refused call is a failed tool result
     back = next(r for r in requests if r.answered == "final-text").tool_result
-    assert "permission" in back.lower() and "[is_error]" in back, back
+    assert "no such tool available: webfetch" in back.lower() and "[is_error]" in back, back
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ClaudeCodeExecutor.flags() passes the tools only as --allowedTools (pre-approval), "
-    "so the CLI still offers the model every built-in tool (Agent, WebFetch, WebSearch, Cron*, "
-    "...); `--tools <list>,Skill` would restrict the set (verified with 2.1.197)",
-)
 async def test_the_model_is_offered_only_the_executor_tools() -> None:
     with AgenticMock(rel_path="result.txt", content="ok\n") as server:
         executor = ClaudeCodeExecutor(

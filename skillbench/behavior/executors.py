@@ -285,7 +285,12 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         self.tools = tuple(tools)
 
     def flags(self) -> list[str]:
-        """CLI flags of an agentic run (the prompt goes after `-p`)."""
+        """CLI flags of an agentic run (the prompt goes after `-p`).
+
+        `--tools` limits what the model is offered (the listed tools plus Skill, in both
+        configurations so they differ only by the installed skill); `--allowedTools`
+        pre-approves the same list so no permission prompt stalls a print-mode run.
+        """
         args = [
             "--output-format",
             "stream-json",
@@ -297,6 +302,8 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             "--no-session-persistence",
             "--permission-mode",
             "acceptEdits",
+            "--tools",
+            ",".join([*self.tools, "Skill"]),
             "--allowedTools",
             ",".join(self.tools),
         ]
