@@ -25,11 +25,16 @@ setting that changes answers and no secret.
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib.util
 import os
 import random
+import re
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
+from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
@@ -54,6 +59,9 @@ DEFAULT_MAX_TOKENS = 1024
 BATCH_CHUNK = 10_000  # requests per Message Batch (the API allows up to 100,000 / 256 MB)
 _OUTER_BACKOFF_BASE = 2.0
 _OUTER_BACKOFF_CAP = 30.0
+_API_VERSION = re.compile(
+    r"^ANTHROPIC_API_VERSION\s*(?::[^=]*)?=\s*[\x27\"]([^\x27\"]+)[\x27\"]", re.MULTILINE
+)
 
 M = TypeVar("M", bound=BaseModel)
 Sleep = Callable[[float], Awaitable[None]]
@@ -80,8 +88,21 @@ def check_sampling(temperature: float | None) -> None:
         )
 
 
+@functools.cache
 def api_version() -> str:
-    """The `anthropic-version` header the installed SDK sends."""
+    """The `anthropic-version` header the installed SDK sends.
+
+    Read from the SDK's `_constants.py` without importing the SDK: importing it costs one to two
+    seconds, and a fully cached re-run (which needs the version for its cache keys) makes no
+    call at all. Falls back to the import if the file does not hold the constant as expected.
+    """
+    spec = importlib.util.find_spec("anthropic")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        constants = Path(folder) / "_constants.py"
+        if constants.is_file():
+            match = _API_VERSION.search(constants.read_text(encoding="utf-8"))
+            if match:
+                return match.group(1)
     from anthropic._constants import ANTHROPIC_API_VERSION
 
     return ANTHROPIC_API_VERSION
@@ -266,11 +287,8 @@ class _AnthropicBase:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def versions(self) -> dict[str, str]:
-        """SDK and HTTP client versions."""
-        import anthropic
-        import httpx2
-
-        return {"anthropic": anthropic.__version__, "httpx2": httpx2.__version__}
+        """SDK and HTTP client versions (from package metadata: no SDK import)."""
+        return {"anthropic": metadata.version("anthropic"), "httpx2": metadata.version("httpx2")}
 
     async def aclose(self) -> None:
         """Close the SDK client (a caller-supplied http_client is closed too)."""
