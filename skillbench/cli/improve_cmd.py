@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve import LoopResult, RoundEvent
-
-DEFAULT_CATALOG = Path("data/catalog")
 
 
 def register(subparsers: Any) -> None:
@@ -25,27 +24,27 @@ def register(subparsers: Any) -> None:
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
         "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input.",
     )
-    p.add_argument("skill_dir", metavar="SKILL_DIR", help="folder holding SKILL.md")
+    common.add_skill_dir(p, help="folder holding SKILL.md")
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
-    p.add_argument("--backend", help="local (default, heuristic proposer), anthropic, claude-code")
-    p.add_argument("--model", help="model name for the backend")
+    common.add_backend_options(
+        p, backend_help="local (default, heuristic proposer), anthropic, claude-code"
+    )
     p.add_argument(
-        "--rounds", type=_positive_int, default=5, help="evaluations incl. the original (5)"
+        "--rounds", type=common.positive_int, default=5, help="evaluations incl. the original (5)"
     )
     p.add_argument(
         "--split", default="0.6,0.2,0.2", metavar="T,S,X", help="train,selection,test fractions"
     )
-    p.add_argument("--runs", type=_positive_int, default=3, help="runs per query (3)")
+    p.add_argument("--runs", type=common.positive_int, default=3, help="runs per query (3)")
     p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
     p.add_argument("--seed", type=int, default=0, help="split and backend seed (0)")
-    p.add_argument("--workers", type=_positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the call cache")
-    p.add_argument("--cache", metavar="PATH", help="call cache file (default .skillbench/…)")
+    common.add_cache_options(p)
     p.set_defaults(func=run)
 
 
@@ -59,10 +58,7 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split)
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
-    if args.catalog is not None:
-        catalog_dir: Path | None = Path(args.catalog)
-    else:
-        catalog_dir = DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+    catalog_dir = common.catalog_dir(args.catalog)
     out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
     result = improve_skill_sync(
         args.skill_dir,
@@ -116,13 +112,3 @@ def _print_result(result: LoopResult, out: Path) -> None:
 
 def _ci(ci: list[float] | list[int] | None) -> str:
     return "" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
