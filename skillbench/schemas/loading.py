@@ -11,7 +11,7 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from skillbench.errors import InputError
 from skillbench.io import atomic_write_text, dumps_json, read_json
-from skillbench.schemas.registry import ENTRIES, Entry, Match, match, model_entry
+from skillbench.schemas.registry import Entry, Match, all_entries, match, model_entry
 
 
 @dataclass
@@ -60,7 +60,7 @@ def _known_fraction(data: Any, entry: Entry) -> float:
 def _rank(data: Any, file_name: str | None) -> tuple[list[tuple[Any, Match]], list[Match]]:
     complete: list[tuple[Any, Match]] = []
     partial: list[Match] = []
-    for entry in ENTRIES:
+    for entry in all_entries():
         found = match(data, entry)
         if found is None:
             continue

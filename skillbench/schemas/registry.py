@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,9 @@ SKILL_CREATOR_V3 = "skill-creator-v3"
 WRITING_SKILLS = "writing-skills"
 SKILL_CREATOR = "skill-creator"
 DIALECTS = (SKILL_CREATOR_V3, WRITING_SKILLS, SKILL_CREATOR)
+SKILLBENCH = "skillbench"
+"""skillbench's own files (run records, comparison summaries, report manifests): not a dialect
+of another tool, but recognised so that checking a whole workspace names them correctly."""
 
 KINDS = (
     "trigger-evals",
@@ -212,6 +216,44 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
+@functools.cache
+def native_entries() -> tuple[Entry, ...]:
+    """skillbench's own documents. Without them a comparison summary (it has `cases`) would be
+    taken for a broken writing-skills evals file. Imported on first use: their modules import
+    this package."""
+    from skillbench.behavior.compare import CompareSummary
+    from skillbench.behavior.records import RunRecord
+    from skillbench.manifest import Manifest
+
+    return (
+        Entry(
+            "run-record",
+            SKILLBENCH,
+            RunRecord,
+            (_keys("case_id", "config", "run_number", "backend", "status", "started_at"),),
+            file_names=("run.json",),
+        ),
+        Entry(
+            "compare-summary",
+            SKILLBENCH,
+            CompareSummary,
+            (_keys("config_a", "config_b", "swap_consistency", "pair_results"),),
+        ),
+        Entry(
+            "report-manifest",
+            SKILLBENCH,
+            Manifest,
+            (_keys("notebook", "run_id", "kernel_name", "software", "git"),),
+            file_names=("manifest.json",),
+        ),
+    )
+
+
+def all_entries() -> tuple[Entry, ...]:
+    """Every document skillbench recognises: the seed dialects' and its own."""
+    return ENTRIES + native_entries()
+
+
 def entries_for(kind: str, dialect: str) -> list[Entry]:
     """The entries of one (kind, dialect); trigger-evals has two (formats A and B)."""
     return [e for e in ENTRIES if e.kind == kind and e.dialect == dialect]
@@ -219,7 +261,7 @@ def entries_for(kind: str, dialect: str) -> list[Entry]:
 
 def model_entry(model: BaseModel) -> Entry:
     """The entry whose model class `model` is an instance of."""
-    for entry in ENTRIES:
+    for entry in all_entries():
         if type(model) is entry.model:
             return entry
     raise KeyError(f"{type(model).__name__} is not a registered document model")
