@@ -229,6 +229,8 @@ def test_claude_code_executor_computes_metrics_from_events(
         assert metrics["output_chars"] == len((run / "outputs/out/summary.md").read_text())
         timing = json.loads((run / "timing.json").read_text())
         assert timing["total_tokens"] == 1250
+        # the duration is the session's own (`duration_ms` of its result event), not wall time
+        assert timing["duration_ms"] == 4321 and timing["total_duration_seconds"] == 4.3
         lines = (run / "transcript.jsonl").read_text().splitlines()
         assert (
             json.loads(lines[0])["subtype"] == "init" and json.loads(lines[-1])["type"] == "result"

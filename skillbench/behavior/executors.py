@@ -351,6 +351,12 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         usage = _usage(session)
         error = run_error(run, self.timeout, secrets)
         result = session.result
+        # the session's own duration (the `result` event), else the measured wall clock
+        duration = (
+            result.duration_ms / 1000
+            if result is not None and result.duration_ms is not None
+            else run.duration_seconds
+        )
         final = (result.result if result and result.result else None) or (
             session.assistant_texts[-1] if session.assistant_texts else ""
         )
@@ -361,9 +367,9 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             transcript_md=md,
             outputs=outputs,
             metrics=session_metrics(session, outputs, md),
-            timing=make_timing(usage, run.duration_seconds, started_at, utc_now()),
+            timing=make_timing(usage, duration, started_at, utc_now()),
             usage=usage,
-            duration_s=run.duration_seconds,
+            duration_s=duration,
             error=error,
         )
 

@@ -102,7 +102,8 @@ def output_chars(outputs: dict[str, bytes]) -> int:
 
 
 def make_timing(usage: CallUsage, duration_s: float, started: str, ended: str) -> SCTiming:
-    """Seed 004 timing from a run's usage and wall-clock duration."""
+    """Seed 004 timing from a run's usage and duration (the stream's `duration_ms` for
+    claude-code sessions, the measured wall clock otherwise)."""
     return SCTiming(
         total_tokens=total_tokens(usage),
         duration_ms=round(duration_s * 1000),
