@@ -48,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillbenchError as exc:
         print(f"skillbench: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a path the user gave cannot be read or written: bad input, not a bug
+        where = exc.filename or "<file>"
+        print(f"skillbench: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("skillbench: interrupted", file=sys.stderr)
         return 130
