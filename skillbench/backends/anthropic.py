@@ -46,6 +46,7 @@ from skillbench.backends.base import (
     TextResponse,
     TriggerOutcome,
     TriggerRequest,
+    public_endpoint,
 )
 from skillbench.errors import BackendError
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from anthropic.types import Message
 
 DEFAULT_MODEL = "claude-haiku-4-5"
+DEFAULT_ENDPOINT = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
 BATCH_CHUNK = 10_000  # requests per Message Batch (the API allows up to 100,000 / 256 MB)
 _OUTER_BACKOFF_BASE = 2.0
@@ -244,6 +246,13 @@ class _AnthropicBase:
             f"{type(self).__name__}(model={self._model!r}, max_concurrency={self._max_concurrency})"
         )
 
+    def endpoint(self) -> str:
+        """Where requests go: the base URL (explicit, else ANTHROPIC_BASE_URL, else the public
+        API) without credentials. Part of the identity, so a mock's answers are never reused as
+        the real API's."""
+        url = self._base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ENDPOINT
+        return public_endpoint(url) or DEFAULT_ENDPOINT
+
     @property
     def client(self) -> anthropic.AsyncAnthropic:
         """The SDK client, created on first use."""
@@ -288,7 +297,11 @@ class _AnthropicBase:
 
     def versions(self) -> dict[str, str]:
         """SDK and HTTP client versions (from package metadata: no SDK import)."""
-        return {"anthropic": metadata.version("anthropic"), "httpx2": metadata.version("httpx2")}
+        return {
+            "anthropic": metadata.version("anthropic"),
+            "httpx2": metadata.version("httpx2"),
+            "endpoint": self.endpoint(),
+        }
 
     async def aclose(self) -> None:
         """Close the SDK client (a caller-supplied http_client is closed too)."""
@@ -325,10 +338,12 @@ class AnthropicJudge(_AnthropicBase):
         self.batch_timeout_seconds = batch_timeout_seconds
 
     def identity(self) -> dict[str, Any]:
-        """Everything that changes answers (no key, no URL, no concurrency)."""
+        """Everything that changes answers: model, prompt, API version and the endpoint (no key,
+        no concurrency)."""
         return {
             "backend": self.name,
             "model": self._model,
+            "endpoint": self.endpoint(),
             "prompt_version": routing_prompt.PROMPT_VERSION,
             "tool_schema_version": routing_prompt.TOOL_SCHEMA_VERSION,
             "api_version": api_version(),
@@ -466,10 +481,11 @@ class AnthropicTextModel(_AnthropicBase):
     default_timeout = 300.0
 
     def identity(self) -> dict[str, Any]:
-        """Model and API version (the request carries the rest)."""
+        """Model, API version and endpoint (the request carries the rest)."""
         return {
             "backend": self.name,
             "model": self._model,
+            "endpoint": self.endpoint(),
             "api_version": api_version(),
             "sampling": "api-default",
         }

@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from skillbench.schemas.trigger import TokenUsage
 
@@ -190,3 +191,17 @@ def cache_key(identity: dict[str, Any], fields: dict[str, Any]) -> str:
     """A stable SHA-256 over the backend identity and the request fields."""
     blob = json.dumps({"identity": identity, "request": fields}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def public_endpoint(url: str | None) -> str | None:
+    """A base URL without credentials, query or fragment, for cache identities and reports.
+
+    Answers from a local mock or proxy must never be served later as the real API's: the
+    endpoint is part of every API backend's identity, hence of every cache key.
+    """
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"

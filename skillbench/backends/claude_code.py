@@ -27,7 +27,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict, Unpack
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -38,6 +37,7 @@ from skillbench.backends.base import (
     TextResponse,
     TriggerOutcome,
     TriggerRequest,
+    public_endpoint,
 )
 from skillbench.backends.stream_json import (
     Session,
@@ -118,16 +118,6 @@ def redact(text: str, secrets: Sequence[str]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text
-
-
-def _public_base_url(url: str | None) -> str | None:
-    """The base URL without credentials, query or fragment (part of the identity)."""
-    if not url:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def skill_markdown(entry: SkillEntry) -> str:
@@ -239,7 +229,7 @@ class _ClaudeRunner:
     def base_url(self) -> str | None:
         """ANTHROPIC_BASE_URL as the CLI will see it (credentials stripped)."""
         url = self.extra_env.get("ANTHROPIC_BASE_URL") or os.environ.get("ANTHROPIC_BASE_URL")
-        return _public_base_url(url)
+        return public_endpoint(url)
 
     def build_env(self, home: Path | None) -> dict[str, str]:
         """The CLI's environment: minimal and isolated (or inherited when isolate_home=False)."""
