@@ -90,6 +90,12 @@ async def run_trigger_eval(
     written. The judge is not closed here: its owner closes it.
     """
     _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    if timeout is not None and getattr(_innermost(judge), "batch", False):
+        raise InputError(
+            "a per-run timeout cannot apply to a Message Batch, which is awaited as a whole: "
+            "drop --timeout, or drop --batch to run live calls with a timeout each",
+            path="--timeout",
+        )
     items = [_as_eval_query(q, i) for i, q in enumerate(queries)]
     if not items:
         raise InputError("no queries to evaluate", field="queries")
@@ -369,12 +375,17 @@ def _wants_many(judge: object) -> bool:
     cache wrappers' ``inner``) has its own ``judge_many`` and batches for real — the offline
     proxy (one embedding batch) or a backend with ``batch`` on. Live API and CLI backends get
     one task per run, so ``workers`` and ``timeout`` apply."""
-    inner = judge
-    while getattr(inner, "inner", None) is not None:
-        inner = inner.inner  # type: ignore[attr-defined]
+    inner = _innermost(judge)
     if getattr(inner, "judge_many", None) is None:
         return False
     return bool(getattr(inner, "is_proxy", False) or getattr(inner, "batch", False))
+
+
+def _innermost(judge: object) -> object:
+    """The judge under any cache wrappers (followed through their ``inner``)."""
+    while getattr(judge, "inner", None) is not None:
+        judge = judge.inner  # type: ignore[attr-defined]
+    return judge
 
 
 async def _judge_once(

@@ -221,3 +221,14 @@ def test_batch_flag_goes_through_message_batches(
     batches = server.count("batches")
     assert main(trigger_args(project, "--runs", "2", "--batch")) == 0
     assert server.count("batches") == batches
+
+
+def test_batch_with_a_per_run_timeout_is_refused_not_silently_dropped(
+    project: Path, server: MockMessagesServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(trigger_args(project, "--runs", "2", "--batch", "--timeout", "30"))
+    _out, err = capsys.readouterr()
+    assert code == 2, err
+    assert "--timeout" in err and "Message Batch" in err
+    assert server.count("messages") == 0 and server.count("batches") == 0
+    assert not (project / "out" / "report.json").exists()
