@@ -91,3 +91,16 @@ def test_export_writes_every_schema(tmp_path: Path) -> None:
     assert len(names) == 19
     assert "writing-skills.grading.schema.json" in names
     assert "skill-creator-v3.trigger-evals.schema.json" in names
+
+
+def test_check_unrecognised_or_non_json_is_invalid_not_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unknown = _file(tmp_path, "odd.json", {"hello": "world"})
+    not_json = tmp_path / "broken.json"
+    not_json.write_text("{not json", encoding="utf-8")
+    assert main(["schema", "check", str(unknown), str(not_json), "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["valid"] for r in rows] == [False, False]
+    assert "unrecognised document" in rows[0]["errors"][0]
+    assert "invalid JSON" in rows[1]["errors"][0]

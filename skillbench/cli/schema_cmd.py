@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from skillbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InputError
@@ -39,16 +41,22 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check every file; exit 0 all valid, 1 any invalid, 2 any unreadable or unrecognised."""
+    """Check every file; exit 0 all valid, 1 any invalid (a broken rule, not JSON, or not a known
+    document), 2 when a file cannot be read at all."""
     from skillbench.schemas import CheckResult, check
 
     results: list[CheckResult] = []
     unreadable = False
     for name in args.files:
+        path = Path(name)
+        if not path.is_file() or not os.access(path, os.R_OK):
+            unreadable = True
+            reason = "file not found" if not path.exists() else "not a readable file"
+            results.append(CheckResult(name, None, None, False, [f"{name}: {reason}"]))
+            continue
         try:
             results.append(check(name))
-        except InputError as exc:
-            unreadable = True
+        except InputError as exc:  # readable, but not JSON or not a document skillbench knows
             results.append(CheckResult(name, None, None, False, [str(exc)]))
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
