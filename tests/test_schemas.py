@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from seed_examples import all_examples, seed_examples, strip_comments
 
 from skillbench.errors import InputError
 from skillbench.schemas import check, detect, dump, from_data, json_schema, load, write
 from skillbench.schemas.registry import ENTRIES
+from skillbench.schemas.trigger import TriggerResult
 from skillbench.schemas.writing_skills import WSEvals, WSGrading
 
 EXAMPLES = {ex.name: ex for ex in all_examples()}
@@ -495,3 +497,25 @@ def test_json_schema_exists_and_matches_export(dialect: str, kind: str) -> None:
 def test_json_schema_unknown_kind() -> None:
     with pytest.raises(InputError, match="no 'metrics' document in dialect 'writing-skills'"):
         json_schema("metrics", "writing-skills")
+
+
+def test_added_trigger_fields_are_checked_against_the_counts() -> None:
+    good = {
+        "query": "q",
+        "should_trigger": True,
+        "triggers": 2,
+        "runs": 3,
+        "errors": 0,
+        "trigger_rate": 0.6667,
+        "pass": True,
+        "ci_low": 0.2077,
+        "ci_high": 0.9385,
+        "flaky": True,
+    }
+    TriggerResult.model_validate(good)
+    with pytest.raises(ValidationError, match="interval-contains-rate|must lie in"):
+        TriggerResult.model_validate({**good, "ci_low": 0.9})
+    with pytest.raises(ValidationError, match="runs that disagree"):
+        TriggerResult.model_validate(
+            {**good, "triggers": 3, "trigger_rate": 1.0, "ci_low": 0.4385, "ci_high": 1.0}
+        )

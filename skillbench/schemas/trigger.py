@@ -127,6 +127,21 @@ class TriggerResult(Document):
                 f"trigger_rate must equal triggers / runs = {expected:.4f}, got {self.trigger_rate}",
                 "trigger_rate",
             )
+        if self.ci_low is not None and self.ci_high is not None and self.runs:
+            low, high, rate = self.ci_low, self.ci_high, self.trigger_rate
+            if not (0.0 <= low <= rate + RATE_TOLERANCE and rate - RATE_TOLERANCE <= high <= 1.0):
+                raise rule_error(
+                    "interval-contains-rate",
+                    f"the interval [{low}, {high}] must lie in [0, 1] and contain the "
+                    f"trigger_rate {rate}",
+                    "ci_low",
+                )
+        if self.flaky and not 0 < self.triggers < self.runs:
+            raise rule_error(
+                "flaky-needs-disagreement",
+                f"flaky requires runs that disagree; {self.triggers} of {self.runs} triggered",
+                "flaky",
+            )
         return self
 
 
