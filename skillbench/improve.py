@@ -328,18 +328,24 @@ async def run_improve_loop(
     runs: int = 3,
     threshold: float = 0.5,
     seed: int = 0,
+    split_seed: int | None = None,
     workers: int = 8,
     catalog: Iterable[SkillEntry] = (),
     progress: ProgressHook | None = None,
     evals_file: str | Path | None = None,
     source: str = "eval set",
 ) -> LoopResult:
-    """Run the loop (see the module docstring); nothing is written. The judge is not closed."""
+    """Run the loop (see the module docstring); nothing is written. The judge is not closed.
+
+    `seed` drives the backend and, unless `split_seed` is given, the split; a given `split` is
+    used as is (it must hold exactly the eval set's queries)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InputError("must be a positive integer", field="rounds")
     labelled = [_labelled(q) for q in queries]
-    split = split or stratified_split(labelled, fractions, seed=seed, source=source)
-    _check_split_covers(split, labelled, source)
+    if split is None:
+        split_seed = seed if split_seed is None else split_seed
+        split = stratified_split(labelled, fractions, seed=split_seed, source=source)
+    check_split_covers(split, labelled, source)
     catalog = tuple(catalog)
     guarded = guard_proposer(proposer, forbidden_texts(split, [skill_name, body, description]))
     emit = progress or (lambda event: None)
@@ -470,15 +476,21 @@ def _labelled(query: EvalQuery | TriggerQuery) -> EvalQuery:
     return EvalQuery(query.text, query.should_trigger, query.family)
 
 
-def _check_split_covers(split: Split, queries: Sequence[EvalQuery], source: str) -> None:
-    """A given split must hold exactly the eval set's queries."""
+def check_split_covers(
+    split: Split,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    source: str,
+    *,
+    against: str = "the eval set",
+) -> None:
+    """A given split must hold exactly the eval set's queries (InputError naming `source`)."""
     texts = {q.text for q in queries}
     members = {t for name in SPLIT_NAMES for t in split.members(name)}
     if members != texts:
         missing = sorted(texts - members)[:3]
         extra = sorted(members - texts)[:3]
         raise InputError(
-            f"the split does not match the eval set (missing {missing}, unknown {extra})",
+            f"the split does not match {against} (missing {missing}, unknown {extra})",
             path=source,
             field="split",
         )

@@ -8,6 +8,7 @@ description into SKILL.md (only when it differs from the original; every other b
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +20,50 @@ from skillbench.improve import (
     DEFAULT_ROUNDS,
     LoopResult,
     ProgressHook,
+    check_split_covers,
     run_improve_loop,
 )
 from skillbench.io import read_json, write_json
 from skillbench.proposers import HeuristicProposer, ModelProposer, Proposer
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
+from skillbench.splits import Split, split_from_record
 from skillbench.trigger import load_catalog, run_sync
 from skillbench.trigger_evalset import load_eval_set
 
 HISTORY_FILE = "history.json"
 SUMMARY_FILE = "loop_summary.json"
 ROUND_REPORT = "round_{round:02d}.trigger.json"
+
+
+def check_out_dir(out: str | Path, *, label: str = "out") -> Path:
+    """Check, before any work, that `out` can become the output folder: it is not an existing
+    file and no part of its path is one, and its nearest existing ancestor is a writable folder.
+    InputError(path=label) otherwise; nothing is created."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{str(folder)!r} is an existing file, not a folder", path=label)
+    ancestor = folder.absolute()
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(
+            f"cannot create {str(folder)!r}: {str(ancestor)!r} is a file, not a folder", path=label
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(
+            f"cannot create {str(folder)!r}: {str(ancestor)!r} is not writable", path=label
+        )
+    return folder
+
+
+def load_recorded_split(path: str | Path) -> Split:
+    """The split recorded in a loop summary (a file, or a folder holding `loop_summary.json`),
+    to rerun on exactly the same train / selection / test queries."""
+    source = summary_file(path)
+    summary = load_loop_summary(source)
+    if summary.split is None:
+        raise InputError("this loop summary records no split", path=source, field="split")
+    return split_from_record(summary.split)
 
 
 def write_loop_outputs(result: LoopResult, out_dir: str | Path) -> list[Path]:
@@ -46,14 +80,18 @@ def write_loop_outputs(result: LoopResult, out_dir: str | Path) -> list[Path]:
     return written
 
 
+def summary_file(path: str | Path) -> Path:
+    """A loop summary's file: `path` itself, or `loop_summary.json` when it is a folder."""
+    source = Path(path)
+    return source / SUMMARY_FILE if source.is_dir() else source
+
+
 def load_loop_summary(path: str | Path) -> LoopSummary:
     """Read a loop summary (a file, or a folder holding `loop_summary.json`); InputError names
     the file and the field of any problem."""
     from skillbench.schemas.loading import format_errors
 
-    source = Path(path)
-    if source.is_dir():
-        source = source / SUMMARY_FILE
+    source = summary_file(path)
     data = read_json(source)
     try:
         return LoopSummary.model_validate(data)
@@ -110,6 +148,8 @@ async def improve_skill(
     runs: int = 3,
     threshold: float = 0.5,
     seed: int = 0,
+    split_seed: int | None = None,
+    split_from: str | Path | Split | None = None,
     workers: int = 8,
     catalog_dir: str | Path | None = None,
     out: str | Path | None = None,
@@ -119,13 +159,26 @@ async def improve_skill(
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
 ) -> LoopResult:
-    """Load, run the loop through the cached backend, write `out`, optionally apply; close all."""
+    """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
+
+    `seed` drives the backend; `split_seed` (default `seed`) the split. `split_from` reuses a
+    recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
+    hold exactly the eval set's queries. `out` is checked before any call is made."""
     from skillbench.backends.cache import CachingJudge, CallCache
     from skillbench.backends.registry import get_judge, resolve_backend_name
     from skillbench.skill import Skill
 
+    if out is not None:
+        check_out_dir(out)
     skill = Skill.load(skill_dir)
     queries = load_eval_set(evals)
+    split: Split | None = None
+    if isinstance(split_from, Split):
+        split = split_from
+        check_split_covers(split, queries, str(evals))
+    elif split_from is not None:
+        split = load_recorded_split(split_from)
+        check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
     name = resolve_backend_name(backend)
     cache = CallCache(cache_path) if use_cache else None
@@ -140,10 +193,12 @@ async def improve_skill(
             chosen,
             body=skill.body,
             rounds=rounds,
+            split=split,
             fractions=fractions,
             runs=runs,
             threshold=threshold,
             seed=seed,
+            split_seed=split_seed,
             workers=workers,
             catalog=catalog,
             progress=progress,

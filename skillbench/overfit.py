@@ -154,8 +154,9 @@ class WarningSign:
 
 
 def warning_signs(summary: LoopSummary, label: str | None = None) -> list[WarningSign]:
-    """Train rising while test falls (overfitting); full pass rate never above the original
-    (plateau); errored runs rising (infrastructure, not description quality)."""
+    """Train rising while test falls (overfitting); full pass rate never above the original, or
+    the last k >= 2 rounds within one query of each other (plateau); errored runs rising
+    (infrastructure, not description quality)."""
     run = label or summary.skill_name
     its = summary.iterations
     signs: list[WarningSign] = []
@@ -176,10 +177,12 @@ def warning_signs(summary: LoopSummary, label: str | None = None) -> list[Warnin
                     "wording fits the train queries at the expense of unseen ones",
                 )
             )
+    never_beaten = False
     if len(its) >= 2:
         first = its[0].full_pass_rate
         later = max(it.full_pass_rate for it in its[1:])
-        if later <= first:
+        never_beaten = later <= first
+        if never_beaten:
             signs.append(
                 WarningSign(
                     run,
@@ -191,6 +194,21 @@ def warning_signs(summary: LoopSummary, label: str | None = None) -> list[Warnin
                     "better eval queries or a different approach might",
                 )
             )
+    flat = flat_tail(its)
+    if len(flat) >= 2 and not (never_beaten and flat[0] is its[0]):
+        rates = [it.full_pass_rate for it in flat]
+        signs.append(
+            WarningSign(
+                run,
+                summary.skill_name,
+                "plateau",
+                f"{flat[0].round}→{flat[-1].round}",
+                f"the last {len(flat)} rounds ({flat[0].round}–{flat[-1].round}) have full pass "
+                f"rates within one query of each other ({min(rates):.2f}–{max(rates):.2f}): the "
+                "description has stopped improving — more rounds will not help, better eval "
+                "queries or a different approach might",
+            )
+        )
     errors = [it.errors for it in its if it.errors is not None]
     if len(errors) >= 2 and errors[-1] > errors[0] and max(errors) > 0:
         signs.append(
@@ -204,6 +222,26 @@ def warning_signs(summary: LoopSummary, label: str | None = None) -> list[Warnin
             )
         )
     return signs
+
+
+def flat_tail(iterations: Sequence[LoopIteration]) -> list[LoopIteration]:
+    """The longest run (k >= 2) of final rounds whose full pass rates differ by less than one
+    query, i.e. that pass the same number of queries (rates compared to within half of
+    1 / full_total, so the 4-decimal rounding of a stored rate cannot blur one query; identical
+    rates when no total is known). Empty when there is none, or when every query passes in it
+    (nothing is left to gain, so it is no plateau)."""
+    tail: list[LoopIteration] = []
+    for it in reversed(iterations):
+        group = [it, *tail]
+        rates = [g.full_pass_rate for g in group]
+        totals = [g.full_total for g in group if g.full_total]
+        tolerance = 0.5 / max(totals) if totals else 1e-6
+        if max(rates) - min(rates) >= tolerance:
+            break
+        tail = group
+    if len(tail) < 2 or all(it.full_pass_rate >= 1.0 for it in tail):
+        return []
+    return tail
 
 
 def warnings_frame(

@@ -7,6 +7,7 @@ class, by `family` when present; each split gets at least one positive and one n
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -102,10 +103,12 @@ def stratified_split(
 ) -> Split:
     """Split queries three ways, stratified by class and family, reproducibly from `seed`.
 
-    Each class first gives one query to every split (so every split has a positive and a
-    negative), then the rest go to whichever split is furthest below its target share. Within a
+    Sizes are decided on the whole set first (largest remainder of fraction × n, at least two per
+    split), then shared between the classes (largest remainder of each split's proportional share,
+    at least one positive and one negative per split), so both classes together hit the totals.
+    Ties in either step go by a seeded order of the splits, not always to the same one. Within a
     class the order is: families shuffled, queries shuffled within a family, then families
-    interleaved, so a family's queries spread over the splits instead of landing in one.
+    interleaved and dealt evenly over the splits, so a family's queries spread out.
     """
     check_fractions(fractions)
     seen: set[str] = set()
@@ -115,31 +118,34 @@ def stratified_split(
                 f"query {query.text!r} appears more than once", path=source, field=f"[{index}]"
             )
         seen.add(query.text)
-    rng = random.Random(seed)
-    assignment: dict[SplitName, list[str]] = {name: [] for name in SPLIT_NAMES}
-    for positive in (True, False):
-        members = [q for q in queries if q.should_trigger is positive]
-        label = "positive" if positive else "negative"
+    classes = {
+        positive: [q for q in queries if q.should_trigger is positive] for positive in (True, False)
+    }
+    for positive, members in classes.items():
         if len(members) < len(SPLIT_NAMES):
+            label = "positive" if positive else "negative"
             raise InputError(
                 f"a train/selection/test split needs at least 3 {label} queries "
                 f"(one per split); the set has {len(members)}",
                 path=source,
                 field="should_trigger",
             )
+    rng = random.Random(seed)
+    ties = rng.sample(range(len(SPLIT_NAMES)), len(SPLIT_NAMES))
+    totals = split_sizes(len(queries), fractions, ties=ties)
+    positives = apportion(
+        [t * len(classes[True]) / len(queries) for t in totals],
+        len(classes[True]),
+        low=[1] * len(totals),
+        high=[t - 1 for t in totals],
+        ties=ties,
+    )
+    assignment: dict[SplitName, list[str]] = {name: [] for name in SPLIT_NAMES}
+    for positive, members in classes.items():
+        counts = positives if positive else [t - p for t, p in zip(totals, positives, strict=True)]
         ordered = _interleave_families(members, rng)
-        counts = dict.fromkeys(SPLIT_NAMES, 0)
-        for index, query in enumerate(ordered):
-            if index < len(SPLIT_NAMES):
-                target: SplitName = SPLIT_NAMES[index]
-            else:
-                placed = index + 1
-                target = max(
-                    SPLIT_NAMES,
-                    key=lambda n: fractions[SPLIT_NAMES.index(n)] * placed - counts[n],
-                )
-            counts[target] += 1
-            assignment[target].append(query.text)
+        for query, name in zip(ordered, _deal(counts, ties), strict=True):
+            assignment[name].append(query.text)
     return Split(
         seed=seed,
         fractions=fractions,
@@ -147,6 +153,66 @@ def stratified_split(
         selection=assignment["selection"],
         test=assignment["test"],
     )
+
+
+def split_sizes(
+    n: int, fractions: tuple[float, float, float], *, ties: Sequence[int] = (0, 1, 2)
+) -> list[int]:
+    """Train, selection and test sizes for n queries: largest remainder of fraction × n, each at
+    least 2 (a positive and a negative); `ties` ranks the splits for equal remainders."""
+    if n < 2 * len(SPLIT_NAMES):
+        raise InputError(f"a train/selection/test split needs at least 6 queries, got {n}")
+    return apportion([f * n for f in fractions], n, low=[2] * 3, high=[n] * 3, ties=ties)
+
+
+def apportion(
+    targets: Sequence[float],
+    total: int,
+    *,
+    low: Sequence[int],
+    high: Sequence[int],
+    ties: Sequence[int],
+) -> list[int]:
+    """Integers summing to `total`, each within [low, high], as close to `targets` as the bounds
+    allow (largest remainder: start from the floors, then add where the target is furthest
+    above the count, or take where it is furthest below). Equal gaps go to the lower `ties` rank.
+    The caller guarantees sum(low) <= total <= sum(high)."""
+    counts = [
+        min(max(math.floor(t + _EPS), lo), hi) for t, lo, hi in zip(targets, low, high, strict=True)
+    ]
+    slots = range(len(counts))
+    while sum(counts) < total:
+        i = max(
+            (i for i in slots if counts[i] < high[i]),
+            key=lambda i: (round(targets[i] - counts[i], 9), -ties[i]),
+        )
+        counts[i] += 1
+    while sum(counts) > total:
+        i = max(
+            (i for i in slots if counts[i] > low[i]),
+            key=lambda i: (round(counts[i] - targets[i], 9), -ties[i]),
+        )
+        counts[i] -= 1
+    return counts
+
+
+_EPS = 1e-9
+
+
+def _deal(counts: Sequence[int], ties: Sequence[int]) -> list[SplitName]:
+    """Which split each of sum(counts) ordered queries goes to: every step gives the next query
+    to the split furthest below its even share so far, so neighbours spread over the splits."""
+    n = sum(counts)
+    dealt = [0] * len(counts)
+    order: list[SplitName] = []
+    for placed in range(1, n + 1):
+        i = max(
+            (i for i in range(len(counts)) if dealt[i] < counts[i]),
+            key=lambda i: (round(counts[i] * placed / n - dealt[i], 9), -ties[i]),
+        )
+        dealt[i] += 1
+        order.append(SPLIT_NAMES[i])
+    return order
 
 
 def _interleave_families(

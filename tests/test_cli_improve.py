@@ -14,6 +14,7 @@ from skillbench.backends import registry
 from skillbench.cli import main
 from skillbench.improve_run import load_history, load_loop_summary
 from skillbench.skill import Skill
+from skillbench.splits import SPLIT_NAMES, stratified_split
 
 BACKEND = "fake-improve"
 SKILL_MD = (
@@ -152,3 +153,83 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert "few.json" in err and "negative" in err
     assert not (tmp_path / "out").exists()
     assert made.judge_calls == 0
+
+
+@pytest.mark.parametrize("out", ["taken.txt", "taken.txt/sub"])
+def test_out_onto_or_below_a_file_exits_2_before_any_call(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str], out: str
+) -> None:
+    skill, evals = setup(tmp_path)
+    (tmp_path / "taken.txt").write_text("keep me", encoding="utf-8")
+    code = main(
+        ["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs", "1",
+         "--cache", "cache.sqlite", "--out", out]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "taken.txt" in err and "Traceback" not in err
+    assert made.judge_calls == 0 and made.model_calls == 0  # checked before the loop
+    assert (tmp_path / "taken.txt").read_text(encoding="utf-8") == "keep me"
+    assert not (tmp_path / "cache.sqlite").exists()
+
+
+def split_queries(summary_dir: Path) -> tuple[list[str], list[str], list[str]]:
+    split = load_loop_summary(summary_dir).split
+    assert split is not None
+    train, selection, test = ([q.text for q in getattr(split, n)] for n in SPLIT_NAMES)
+    return train, selection, test
+
+
+def test_split_from_reuses_the_recorded_split_with_another_backend_seed(
+    tmp_path: Path, made: Made
+) -> None:
+    skill, evals = setup(tmp_path)
+    first, drawn, reused = tmp_path / "first", tmp_path / "drawn", tmp_path / "reused"
+    assert improve(skill, evals, "--rounds", "1", "--seed", "3", "--out", str(first)) == 0
+    assert improve(skill, evals, "--rounds", "1", "--seed", "9", "--out", str(drawn)) == 0
+    assert split_queries(drawn) != split_queries(first)  # the seed alone would move the split
+    for source in (first, first / "loop_summary.json"):  # a folder or the file itself
+        code = improve(
+            skill, evals, "--rounds", "1", "--seed", "9", "--split-from", str(source),
+            "--out", str(reused),
+        )  # fmt: skip
+        assert code == 0
+        assert split_queries(reused) == split_queries(first)
+        again = load_loop_summary(reused)
+        assert again.split is not None and again.split.seed == 3
+        assert again.settings is not None and again.settings.seed == 9
+
+
+def test_split_seed_is_separate_from_the_backend_seed(tmp_path: Path, made: Made) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "1", "--seed", "0", "--split-seed", "4") == 0
+    summary = load_loop_summary(tmp_path / "out")
+    expected = stratified_split(sample_queries(), seed=4)
+    assert split_queries(tmp_path / "out") == (expected.train, expected.selection, expected.test)
+    assert summary.split is not None and summary.split.seed == 4
+    assert summary.settings is not None and summary.settings.seed == 0
+
+
+def test_split_from_must_match_the_eval_set_and_stand_alone(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "1") == 0
+    (tmp_path / "out").rename(tmp_path / "before")
+    calls = made.judge_calls
+    other = tmp_path / "other.json"
+    items = json.loads(evals.read_text(encoding="utf-8"))
+    items[0]["query"] = "a query the recorded split never saw"
+    other.write_text(json.dumps(items), encoding="utf-8")
+    capsys.readouterr()
+    assert improve(skill, other, "--split-from", str(tmp_path / "before")) == 2
+    err = capsys.readouterr().err
+    assert "loop_summary.json" in err and "never saw" in err and "split" in err
+    assert (
+        improve(skill, evals, "--split-from", str(tmp_path / "before"), "--split", "0.5,0.25,0.25")
+        == 2
+    )
+    assert "--split" in capsys.readouterr().err
+    assert improve(skill, evals, "--split-from", str(tmp_path / "before"), "--split-seed", "2") == 2
+    assert improve(skill, evals, "--split-from", str(tmp_path / "missing.json")) == 2
+    assert made.judge_calls == calls and not (tmp_path / "out").exists()

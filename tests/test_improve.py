@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from improve_fakes import BASE, KeywordJudge, RecordingTextModel, sample_queries, tagged
@@ -220,3 +221,27 @@ def test_history_entry_counts_train_only() -> None:
     it = build_iteration(1, report, split)
     entry = history_entry(it)
     assert entry.passed_total == (it.train_passed, len(split.train))
+
+
+async def test_split_seed_draws_the_split_and_seed_drives_the_backend() -> None:
+    queries = sample_queries()
+    result = await run_improve_loop(
+        "tidy", BASE, queries, KeywordJudge(), HeuristicProposer(), rounds=1, seed=0, split_seed=6
+    )
+    assert result.split == stratified_split(queries, seed=6)
+    assert result.summary.split is not None and result.summary.split.seed == 6
+    assert result.summary.settings is not None and result.summary.settings.seed == 0
+
+
+def test_check_out_dir_accepts_folders_to_be_and_refuses_files(tmp_path: Path) -> None:
+    from skillbench.errors import InputError
+    from skillbench.improve_run import check_out_dir
+
+    assert check_out_dir(tmp_path) == tmp_path
+    assert check_out_dir(tmp_path / "a" / "b") == tmp_path / "a" / "b"
+    assert not (tmp_path / "a").exists()  # checking creates nothing
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    for bad in (tmp_path / "file", tmp_path / "file" / "sub" / "deeper"):
+        with pytest.raises(InputError) as err:
+            check_out_dir(bad, label="--out")
+        assert err.value.path == "--out"

@@ -89,6 +89,61 @@ def test_plateau_and_infrastructure_signs() -> None:
     assert signs == {"plateau", "infrastructure"}
 
 
+def plateaus(its: list[LoopIteration]) -> list[tuple[str, str]]:
+    frame = overfit.warnings_frame(summary(its))
+    rows = frame[frame["sign"] == "plateau"]
+    return list(zip(rows["rounds"], rows["explanation"], strict=True))
+
+
+def test_plateau_when_the_last_rounds_stop_moving_after_an_early_gain() -> None:
+    its = [
+        iteration(1, [F, F, F, F], [F, F]),
+        iteration(2, [T, T, F, F], [T, F]),  # better than the original
+        iteration(3, [T, F, T, F], [F, T]),  # other queries, same count as round 2
+    ]
+    found = plateaus(its)
+    assert [rounds for rounds, _ in found] == ["2→3"]
+    assert "last 2 rounds (2–3)" in found[0][1]
+    its.append(iteration(4, [F, T, T, F], [T, F]))
+    assert [rounds for rounds, _ in plateaus(its)] == ["2→4"]
+    assert "last 3 rounds (2–4)" in plateaus(its)[0][1]
+
+
+def test_no_plateau_while_the_last_round_still_gains_a_query() -> None:
+    its = [
+        iteration(1, [F, F, F, F, F, F], [F, F]),
+        iteration(2, [T, T, F, F, F, F], [F, F]),
+        iteration(3, [T, T, T, F, F, F], [F, F]),  # 5/10 vs 4/10: one query is not "less than"
+    ]
+    assert plateaus(its) == []
+    assert plateaus(its[:1]) == []  # one round: nothing to compare
+
+
+def test_plateau_counts_queries_not_rounded_rates() -> None:
+    # 7 queries: stored rates 0.1429 / 0.2857 differ by 0.1428 < 1/7, yet by exactly one query
+    seven = [
+        iteration(1, [F, F, F, F, F], [F], selection=[F]),
+        iteration(2, [T, F, F, F, F], [F], selection=[F]),
+        iteration(3, [T, T, F, F, F], [F], selection=[F]),
+    ]
+    assert [it.full_pass_rate for it in seven] == [0.0, 0.1429, 0.2857]
+    assert plateaus(seven) == []
+
+
+def test_no_plateau_once_every_query_passes() -> None:
+    its = [
+        iteration(1, [F, F], [F, F]),
+        iteration(2, [T, T], [T, T], selection=[T]),
+        iteration(3, [T, T], [T, T], selection=[T]),
+    ]
+    assert plateaus(its) == []
+
+
+def test_flat_from_the_start_is_reported_once() -> None:
+    its = [iteration(1, [T, F], [T, F]), iteration(2, [F, T], [F, T])]
+    assert [rounds for rounds, _ in plateaus(its)] == ["1→2"]
+
+
 def test_no_sign_on_a_clean_improvement() -> None:
     its = [iteration(1, [T, F, F], [T, F]), iteration(2, [T, T, F], [T, T])]
     assert overfit.warnings_frame(summary(its)).empty

@@ -8,9 +8,11 @@ from improve_fakes import sample_queries
 from skillbench.errors import InputError
 from skillbench.splits import (
     SPLIT_NAMES,
+    Split,
     parse_fractions,
     split_from_record,
     split_record,
+    split_sizes,
     stratified_split,
 )
 from skillbench.trigger_evalset import EvalQuery, load_eval_set
@@ -72,3 +74,66 @@ def test_custom_fractions_and_record_round_trip() -> None:
     assert record.fractions == {"train": 0.4, "selection": 0.3, "test": 0.3}
     assert all(q.family for q in record.test)
     assert split_from_record(record) == split
+
+
+def balanced(positives: int, negatives: int) -> list[EvalQuery]:
+    return [EvalQuery(f"p{i}", True, f"f{i % 3}") for i in range(positives)] + [
+        EvalQuery(f"n{i}", False, f"g{i % 2}") for i in range(negatives)
+    ]
+
+
+def sizes(split: Split) -> tuple[int, int, int]:
+    return len(split.train), len(split.selection), len(split.test)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_24_queries_split_14_5_5_not_14_6_4(seed: int) -> None:
+    assert sizes(stratified_split(balanced(12, 12), seed=seed)) == (14, 5, 5)
+    assert sizes(stratified_split(balanced(10, 10), seed=seed)) == (12, 4, 4)
+
+
+@pytest.mark.parametrize(
+    ("positives", "negatives", "fractions"),
+    [
+        (12, 12, (0.6, 0.2, 0.2)),
+        (11, 11, (0.6, 0.2, 0.2)),
+        (7, 9, (0.6, 0.2, 0.2)),
+        (5, 20, (0.6, 0.2, 0.2)),
+        (20, 5, (0.6, 0.2, 0.2)),
+        (13, 8, (0.5, 0.25, 0.25)),
+        (17, 16, (0.4, 0.3, 0.3)),
+        (50, 49, (0.7, 0.15, 0.15)),
+    ],
+)
+def test_totals_follow_the_fractions_within_one_and_classes_are_kept(
+    positives: int, negatives: int, fractions: tuple[float, float, float]
+) -> None:
+    n = positives + negatives
+    for seed in range(4):
+        split = stratified_split(balanced(positives, negatives), fractions, seed=seed)
+        for name, size, fraction in zip(SPLIT_NAMES, sizes(split), fractions, strict=True):
+            assert abs(size - fraction * n) < 1, (name, size, fraction * n)
+            members = split.members(name)
+            assert any(t.startswith("p") for t in members), name
+            assert any(t.startswith("n") for t in members), name
+            chosen = sum(t.startswith("p") for t in members)
+            assert abs(chosen - size * positives / n) < 1.5, name  # the class's fair share
+
+
+def test_equal_remainders_do_not_always_go_to_the_same_split() -> None:
+    # 22 queries: 13.2 / 4.4 / 4.4 — one query to give, selection and test tie
+    extra = {
+        "selection" if sizes(stratified_split(balanced(11, 11), seed=s))[1] == 5 else "test"
+        for s in range(12)
+    }
+    assert extra == {"selection", "test"}
+    # and the same seed always gives the same sizes
+    assert sizes(stratified_split(balanced(11, 11), seed=3)) == sizes(
+        stratified_split(balanced(11, 11), seed=3)
+    )
+
+
+def test_sizes_keep_two_per_split_even_when_a_fraction_is_tiny() -> None:
+    assert split_sizes(10, (0.9, 0.05, 0.05)) == [6, 2, 2]
+    assert split_sizes(40, (0.9, 0.05, 0.05)) == [36, 2, 2]
+    assert sum(split_sizes(23, (0.6, 0.2, 0.2))) == 23

@@ -32,12 +32,19 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--rounds", type=common.positive_int, default=5, help="evaluations incl. the original (5)"
     )
+    p.add_argument("--split", metavar="T,S,X", help="train,selection,test fractions (0.6,0.2,0.2)")
     p.add_argument(
-        "--split", default="0.6,0.2,0.2", metavar="T,S,X", help="train,selection,test fractions"
+        "--split-from",
+        metavar="LOOP_SUMMARY",
+        help="reuse the split recorded in a loop_summary.json (file or its folder) instead of "
+        "drawing one; its queries must be exactly the eval set's",
     )
     p.add_argument("--runs", type=common.positive_int, default=3, help="runs per query (3)")
     p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
-    p.add_argument("--seed", type=int, default=0, help="split and backend seed (0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="backend seed, and split seed by default (0)"
+    )
+    p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
     p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
@@ -51,15 +58,21 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the loop described by the parsed arguments; returns the exit code."""
     from skillbench.errors import InputError
-    from skillbench.improve_run import improve_skill_sync
+    from skillbench.improve import DEFAULT_FRACTIONS
+    from skillbench.improve_run import check_out_dir, improve_skill_sync
     from skillbench.skill import Skill
     from skillbench.splits import parse_fractions
 
-    fractions = parse_fractions(args.split)
+    if args.split_from is not None:
+        for flag, value in (("--split", args.split), ("--split-seed", args.split_seed)):
+            if value is not None:
+                raise InputError("cannot be combined with --split-from", path=flag)
+    fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
     catalog_dir = common.catalog_dir(args.catalog)
     out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
+    check_out_dir(out, label="--out")
     result = improve_skill_sync(
         args.skill_dir,
         args.evals,
@@ -70,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         runs=args.runs,
         threshold=args.threshold,
         seed=args.seed,
+        split_seed=args.split_seed,
+        split_from=args.split_from,
         workers=args.workers,
         catalog_dir=catalog_dir,
         out=out,
