@@ -12,6 +12,7 @@ from skillbench.behavior.benchmark import (
     RunNumbers,
     build_benchmark,
     choose_pair,
+    newcombe_interval,
     paired_differences,
     variance_split,
     write_benchmark,
@@ -159,3 +160,57 @@ def test_cli_grade_and_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture[s
         main(["benchmark", str(skill), "--candidate", "baseline", "--baseline", "with_skill"]) == 1
     )
     assert main(["benchmark", str(skill), "--candidate", "v9"]) == 2
+
+
+def test_newcombe_interval_matches_the_published_example() -> None:
+    # Newcombe (1998), Stat Med 17:873, example (a): 56/70 − 48/80, method 10: 0.0524 to 0.3339
+    low, high = newcombe_interval(56, 70, 48, 80)
+    assert (round(low, 4), round(high, 4)) == (0.0524, 0.3339)
+    assert newcombe_interval(10, 10, 0, 10)[1] == 1.0  # clipped to the possible range
+
+
+def test_paired_cases_carry_their_own_interval() -> None:
+    runs = [
+        numbers("a", "new", 1, 2),
+        numbers("a", "new", 2, 2),
+        numbers("a", "old", 1, 0),
+        numbers("a", "old", 2, 1),
+        numbers("b", "new", 1, 1),
+        numbers("b", "old", 1, 1),
+    ]
+    paired = paired_differences(runs, "new", "old")
+    by_case = {c["case_id"]: c for c in paired["cases"]}
+    a = by_case["a"]
+    assert (a["candidate_passed"], a["candidate_graded"]) == (4, 4)
+    assert (a["baseline_passed"], a["baseline_graded"]) == (1, 4)
+    low, high = a["ci"]
+    assert low < a["pooled_difference"] == 0.75 < high
+    assert [low, high] == [round(x, 4) for x in newcombe_interval(4, 4, 1, 4)]
+    b_low, b_high = by_case["b"]["ci"]
+    assert b_low < 0 < b_high  # 1/2 vs 1/2: no difference shown
+    assert paired["rough"] is True and "newcombe" in paired["case_ci_method"]
+
+
+def test_cli_headline_is_the_t_interval_and_says_rough(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, _space = standard_workspace(tmp_path)
+    grade_workspace_sync(skill)
+    capsys.readouterr()
+    assert main(["benchmark", str(skill)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "mean over n=2 cases: +0.62, 95% t interval" in out
+    assert "ROUGH: only 2 cases (< 10)" in out
+    assert "bootstrap" not in out
+    assert "case-one: +0.75 (95% Newcombe" in out
+
+
+def test_unknown_candidate_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, space = standard_workspace(tmp_path)
+    grade_workspace_sync(skill)
+    assert main(["benchmark", str(skill), "--candidate", "v7"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--candidate: configuration 'v7' has no runs in" in err and "<input>" not in err
+    assert str(space.runs_dir) in err

@@ -306,3 +306,50 @@ def test_cli_run_local_replay(
     assert "SAMPLE" in err and "18 replayed sample runs" in err
     assert main(["run", str(skill), "--workspace", str(ws), "--configs", "bogus"]) == 2
     assert main(["run", str(skill), "--workspace", str(ws), "--runs", "5"]) == 1
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--evals", "BAD_FILES"],  # a `files` entry climbing out of the skill
+        ["--evals", "MISSING_FILE"],  # a `files` entry that does not exist
+        ["--configs", "v3"],  # no snapshot v3 (a fresh workspace has only v0)
+        ["--samples", "NO_SAMPLES"],  # local backend, nothing to replay
+    ],
+)
+def test_cli_run_bad_input_creates_nothing(
+    skill: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    replace = {
+        "BAD_FILES": str(small_evals(skill, ["../secrets.csv"])),
+        "MISSING_FILE": str(small_evals(skill, ["evals/files/missing.csv"])),
+        "NO_SAMPLES": str(tmp_path / "no-samples"),
+    }
+    args = [replace.get(a, a) for a in extra]
+    ws = tmp_path / "ws"
+    before = sorted(p.relative_to(skill) for p in skill.rglob("*"))
+    assert main(["run", str(skill), "--workspace", str(ws), "--backend", "local", *args]) == 2
+    assert not ws.exists()  # validated before the workspace was initialised
+    assert sorted(p.relative_to(skill) for p in skill.rglob("*")) == before
+    assert "<input>" not in capsys.readouterr().err
+
+
+def test_cli_run_bad_evals_default_workspace_not_created(skill: Path) -> None:
+    evals = skill / "evals" / "evals.json"
+    data = json.loads(evals.read_text())
+    data["cases"][0]["files"] = ["/etc/passwd"]
+    evals.write_text(json.dumps(data))
+    assert main(["run", str(skill)]) == 2
+    assert not (skill.parent / "csv-cleanup-workspace").exists()
+
+
+def test_shipped_samples_cannot_pass_for_real_runs(skill: Path, tmp_path: Path) -> None:
+    shipped = list((ROOT / "data" / "runs" / "csv-cleanup").rglob("run.json"))
+    assert len(shipped) == 18
+    assert {read_run_record(p).backend for p in shipped} == {"local-sample"}
+    space = Workspace(tmp_path / "ws")
+    init_workspace(skill, space.root)
+    evals = read_evals(skill / "evals" / "evals.json")
+    batch = run_cases(space, evals, skill_dir=skill, runs=1, backend="local")
+    assert len(batch) == 6 and {r.backend for r in batch} == {"local-sample"}
+    assert all(load(r.run_json).kind == "run-record" for r in space.iter_runs())

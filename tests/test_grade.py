@@ -260,3 +260,21 @@ def test_evidence_is_escaped_in_the_report_table(tmp_path: Path) -> None:
         2,
         1.0,
     )
+
+
+def test_grading_files_mark_how_each_score_was_decided(tmp_path: Path) -> None:
+    skill, space = standard_workspace(tmp_path)
+    summary = grade_workspace_sync(skill, text_model=FakeTextModel(auto_reply))
+    good = _by_run(summary)[("with_skill", "case-one", 1)]
+    seed002 = json.loads((space.grading_dir / "case-one_v0_run1.json").read_text())
+    assert [(r["criterion"], r["score_source"]) for r in seed002["results"]] == [
+        ("file", "check"),
+        ("title", "check"),
+        ("tone", "model"),
+    ]
+    assert "placeholder" in seed002["score_note"]
+    seed004 = json.loads(good.run.grading_path.read_text())
+    marks = [(e["method"], e.get("score")) for e in seed004["expectations"]]
+    assert marks == [("check", None), ("check", None), ("model", 4)]
+    assert load(good.run.grading_path).dialect == "skill-creator"
+    assert load(space.grading_dir / "case-one_v0_run1.json").dialect == "writing-skills"

@@ -8,7 +8,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from grade_fixtures import (
+    FakeTextModel,
+    RunSpec,
+    auto_reply,
+    make_run,
+    make_skill,
+    standard_workspace,
+)
 
+from skillbench.behavior.benchmark import build_benchmark
+from skillbench.behavior.grade import grade_workspace_sync
 from skillbench.behavior.records import (
     RunRecord,
     expectation_checks,
@@ -23,6 +33,7 @@ from skillbench.behavior.workspace import (
     read_history,
     record_result,
     snapshot,
+    version_scores,
     write_history,
 )
 from skillbench.cli import main
@@ -223,3 +234,87 @@ def test_cli_init_and_snapshot(skill: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["snapshot", str(skill), "--description", "next"]) == 0
     assert "v1" in capsys.readouterr().err
     assert main(["snapshot", str(skill.parent / "nope")]) == 2
+
+
+def _marked(case: str, run: int, items: list[tuple[int, str]]) -> dict[str, object]:
+    """A seed 002 grading whose criteria carry `score_source` marks."""
+    data = _grading(case, 0, run, [score for score, _ in items])
+    for result, (_, source) in zip(data["results"], items, strict=True):  # type: ignore[arg-type]
+        result["score_source"] = source
+    return data
+
+
+def test_average_score_counts_model_scores_only(skill: Path) -> None:
+    space = init_workspace(skill).workspace
+    for run, items in ((1, [(3, "check"), (3, "check")]), (2, [(3, "check"), (1, "check")])):
+        space.grading_path("case-a", 0, run).write_text(json.dumps(_marked("case-a", run, items)))
+    scores = version_scores(space, 0)
+    assert scores.average_score is None  # check placeholders 3/1 are not judgements
+    assert scores.check_pass_rate() == {"rate": 0.75, "passed": 3, "n": 4, "runs": 2}
+    assert scores.pass_rate == 0.75
+    space.grading_path("case-b", 0, 1).write_text(
+        json.dumps(_marked("case-b", 1, [(5, "model"), (3, "check"), (2, "model")]))
+    )
+    assert version_scores(space, 0).average_score == 3.5  # (5 + 2) / 2, checks left out
+    snapshot(skill)
+    data = json.loads(space.history_path.read_text())["versions"][0]
+    assert data["average_score"] == 3.5
+    assert data["check_pass_rate"] == {"rate": 0.8, "passed": 4, "n": 5, "runs": 3}
+    assert data["score_basis"]["runs"] == 3 and data["score_basis"]["model_scores"] == 2
+    assert read_history(space).version("v0").extra["check_pass_rate"]["n"] == 5
+
+
+def test_check_only_history_has_null_average_and_separate_check_rate(tmp_path: Path) -> None:
+    skill, space = standard_workspace(tmp_path)
+    init_workspace(skill)
+    grade_workspace_sync(skill)  # local: checks only
+    snapshot(skill)
+    v0 = json.loads(space.history_path.read_text())["versions"][0]
+    assert v0["average_score"] is None  # every run passing every check no longer averages 3.0
+    assert v0["check_pass_rate"] == {"rate": 1.0, "passed": 6, "n": 6, "runs": 4}
+    assert v0["score_basis"]["configs"] == ["with_skill"]
+
+
+def test_history_average_uses_the_model_judgements(tmp_path: Path) -> None:
+    skill, space = standard_workspace(tmp_path)
+    init_workspace(skill)
+    grade_workspace_sync(skill, text_model=FakeTextModel(auto_reply))
+    snapshot(skill)
+    v0 = json.loads(space.history_path.read_text())["versions"][0]
+    assert v0["average_score"] == 4.0  # the two tone judgements (4), not mixed with 3/1 checks
+    assert v0["score_basis"]["model_scores"] == 2
+
+
+def test_history_and_benchmark_pass_rates_agree_despite_skipped_gradings(tmp_path: Path) -> None:
+    evals = {
+        "cases": [
+            {
+                "id": "only",
+                "prompt": "p",
+                "expectations": [
+                    {
+                        "criterion": "a",
+                        "description": "file made",
+                        "required": True,
+                        "check": {"type": "file_exists", "target": "outputs/x.md"},
+                    },
+                    {"criterion": "b", "description": "style is good", "required": True},
+                ],
+            }
+        ]
+    }
+    skill = make_skill(tmp_path, evals)
+    space = Workspace.for_skill(skill)
+    for config in ("with_skill", "baseline"):
+        make_run(space, RunSpec(config, "only", 1, {"x.md": "hi"}))  # seed 002 skipped
+        make_run(space, RunSpec(config, "only", 2))  # check fails: seed 002 written
+    init_workspace(skill)
+    summary = grade_workspace_sync(skill)
+    assert sum("writing-skills" in r.skipped for r in summary.runs) == 2
+    snapshot(skill)
+    v0 = json.loads(space.history_path.read_text())["versions"][0]
+    bench = build_benchmark(skill).run_summary["with_skill"]
+    assert not isinstance(bench, dict)
+    assert v0["expectation_pass_rate"] == bench.pass_rate.mean == 0.5  # not 0.0 (failures only)
+    assert v0["check_pass_rate"] == {"rate": 0.5, "passed": 1, "n": 2, "runs": 2}
+    assert v0["average_score"] is None

@@ -344,7 +344,7 @@ def build() -> None:
                     version=0 if config == "with_skill" else None,
                     run_number=run,
                     prompt=prompts[case_id],
-                    backend="claude-code",
+                    backend="local-sample",  # not a real backend: hand-written sample
                     model="hand-written-sample",
                     status="ok",
                     final_text=result.final_text,

@@ -3,8 +3,11 @@
 The delta is ALWAYS candidate minus baseline (with_skill − baseline, or newer version − older),
 never alphabetical. Added fields (extra keys of the seed model):
 - `comparison`: which configuration is the candidate and which the baseline;
-- `paired`: per-case differences of pass rate (runs averaged within a case first), with the mean
-  difference's paired-bootstrap and t intervals across cases;
+- `paired`: per-case differences of pass rate (runs averaged within a case first), each with a
+  Newcombe hybrid score interval (method 10) for the difference of the two pooled proportions
+  passed/graded over that case's runs (treats each verdict as an independent trial, so it is
+  optimistic when a run's expectations fail together); and the mean difference across cases
+  with its t interval (the headline; rough below 10 cases) and a paired bootstrap;
 - run_summary.<config>.pass_rate.stddev_between_cases / stddev_within_case (the seed's `stddev`
   pools runs of all cases; it is kept for compatibility);
 - `expectation_matrix`: per (case, expectation) × configuration pass counts;
@@ -30,6 +33,11 @@ from skillbench.schemas.loading import write
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 0
+ROUGH_BELOW_CASES = 10
+CASE_CI_METHOD = (
+    "newcombe-hybrid-score: difference of pooled passed/graded proportions over the case's runs "
+    "(Wilson limits of each side combined); verdicts treated as independent trials"
+)
 
 
 @dataclass
@@ -117,9 +125,16 @@ def _version_key(config: str) -> int:
     return int(found[1]) if found else -1
 
 
-def choose_pair(configs: list[str], baseline: str | None, candidate: str | None) -> tuple[str, str]:
+def choose_pair(
+    configs: list[str],
+    baseline: str | None,
+    candidate: str | None,
+    *,
+    runs_dir: Path | None = None,
+) -> tuple[str, str]:
     """(candidate, baseline): explicit names, else with_skill vs baseline, else the newest version
-    vs the one before it. InputError when no pair can be formed."""
+    vs the one before it. InputError (naming the option, and `runs_dir` when given) when no pair
+    can be formed."""
     if candidate is None and baseline is None:
         if {"with_skill", "baseline"} <= set(configs):
             return "with_skill", "baseline"
@@ -132,13 +147,15 @@ def choose_pair(configs: list[str], baseline: str | None, candidate: str | None)
         baseline = "baseline" if "baseline" in configs and candidate != "baseline" else None
     for name, label in ((candidate, "--candidate"), (baseline, "--baseline")):
         if name is None or name not in configs:
+            where = f" in {runs_dir}" if runs_dir is not None else ""
             raise InputError(
-                f"configuration {name!r} has no runs; found: {', '.join(configs) or 'none'}",
-                field=label,
+                f"configuration {name!r} has no runs{where}; found: {', '.join(configs) or 'none'}",
+                path=label,
+                rule="config-has-runs",
             )
     assert candidate is not None and baseline is not None
     if candidate == baseline:
-        raise InputError("candidate and baseline must differ", field="--candidate")
+        raise InputError("candidate and baseline must differ", path="--candidate")
     return candidate, baseline
 
 
@@ -209,17 +226,46 @@ def delta(candidate: sc.SCConfigSummary, baseline: sc.SCConfigSummary) -> dict[s
     return out
 
 
+def newcombe_interval(
+    passed_a: int, graded_a: int, passed_b: int, graded_b: int, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval (1998, method 10) for p_a − p_b of two independent
+    proportions: d ∓ sqrt((p − lower)² + (upper − p)²) from each side's Wilson limits."""
+    from skillbench.stats import wilson_interval
+
+    p_a = passed_a / graded_a if graded_a else 0.0
+    p_b = passed_b / graded_b if graded_b else 0.0
+    low_a, high_a = wilson_interval(passed_a, graded_a, confidence)
+    low_b, high_b = wilson_interval(passed_b, graded_b, confidence)
+    diff = p_a - p_b
+    low = diff - math.sqrt((p_a - low_a) ** 2 + (high_b - p_b) ** 2)
+    high = diff + math.sqrt((high_a - p_a) ** 2 + (p_b - low_b) ** 2)
+    return max(-1.0, low), min(1.0, high)
+
+
+def _pooled(runs: list[RunNumbers]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for r in runs:
+        if r.total:
+            passed, graded = out.get(r.case_id, (0, 0))
+            out[r.case_id] = (passed + r.passed, graded + r.total)
+    return out
+
+
 def paired_differences(
     runs: list[RunNumbers], candidate: str, baseline: str, *, confidence: float = CONFIDENCE
 ) -> dict[str, Any]:
-    """Per-case pass-rate differences (candidate − baseline, runs averaged within a case first)
-    and the interval of their mean across cases (paired bootstrap, and t for n ≥ 2)."""
+    """Per-case pass-rate differences (candidate − baseline, runs averaged within a case first),
+    each with a Newcombe interval over the case's runs, and the interval of their mean across
+    cases (t for n ≥ 2: the headline; paired bootstrap kept beside it)."""
     from scipy import stats as sp
 
     from skillbench.stats import paired_bootstrap_ci
 
-    cand = _by_case([r for r in runs if r.config == candidate])
-    base = _by_case([r for r in runs if r.config == baseline])
+    cand_runs = [r for r in runs if r.config == candidate]
+    base_runs = [r for r in runs if r.config == baseline]
+    cand, base = _by_case(cand_runs), _by_case(base_runs)
+    cand_pooled, base_pooled = _pooled(cand_runs), _pooled(base_runs)
     shared = sorted(set(cand) & set(base))
     cases: list[dict[str, Any]] = []
     a_means: list[float] = []
@@ -228,6 +274,8 @@ def paired_differences(
         a, b = statistics.fmean(cand[case]), statistics.fmean(base[case])
         a_means.append(a)
         b_means.append(b)
+        (pa, na), (pb, nb) = cand_pooled[case], base_pooled[case]
+        low, high = newcombe_interval(pa, na, pb, nb, confidence)
         cases.append(
             {
                 "case_id": case,
@@ -236,6 +284,12 @@ def paired_differences(
                 "difference": round(a - b, 4),
                 "candidate_runs": len(cand[case]),
                 "baseline_runs": len(base[case]),
+                "candidate_passed": pa,
+                "candidate_graded": na,
+                "baseline_passed": pb,
+                "baseline_graded": nb,
+                "pooled_difference": round(pa / na - pb / nb, 4),
+                "ci": [round(low, 4), round(high, 4)],
             }
         )
     boot = paired_bootstrap_ci(a_means, b_means, confidence=confidence, seed=BOOTSTRAP_SEED)
@@ -260,6 +314,8 @@ def paired_differences(
         "mean_difference": r4(boot.value),
         "bootstrap_ci": [r4(boot.low), r4(boot.high)],
         "t_ci": [r4(t_low), r4(t_high)],
+        "rough": len(cases) < ROUGH_BELOW_CASES,
+        "case_ci_method": CASE_CI_METHOD,
         "cases": cases,
         "unpaired_cases": unpaired,
     }
@@ -369,7 +425,7 @@ def build_benchmark(
 
     space = Workspace.for_skill(skill_dir, workspace)
     configs = space.configs()
-    cand, base = choose_pair(configs, baseline, candidate)
+    cand, base = choose_pair(configs, baseline, candidate, runs_dir=space.runs_dir)
     runs = [run_numbers(r) for config in configs for r in space.iter_runs(config)]
     ids = _eval_ids(sorted({r.case_id for r in runs}))
     by_config = {c: [r for r in runs if r.config == c] for c in configs}

@@ -137,6 +137,64 @@ def config_skill(
     return skill_source(folder), number, None
 
 
+def samples_source(skill_dir: Path, samples_dir: str | Path | None = None) -> Path:
+    """The recorded sample runs the local backend replays (default `data/runs/<skill name>/`)."""
+    return Path(samples_dir) if samples_dir else SAMPLES_DIR / skill_source(skill_dir).name
+
+
+def _missing_samples(source: Path) -> InputError:
+    return InputError(
+        "no recorded sample runs for this skill (the local backend only replays samples; "
+        "use --backend anthropic or claude-code to execute)",
+        path=source,
+        field="--backend",
+        rule="samples",
+    )
+
+
+def check_run_inputs(
+    workspace: Workspace,
+    evals: EvalsFile,
+    skill_dir: str | Path,
+    *,
+    configs: Sequence[str],
+    runs: int = 1,
+    backend: str = "local",
+    samples_dir: str | Path | None = None,
+) -> None:
+    """Every input of a `run` checked BEFORE anything is created (the CLI calls it before
+    initialising the workspace): run count, configuration names, each case's input files and
+    machine checks, the snapshots `v<N>` configurations need (only v0 exists before `init`) and,
+    for the local backend, the recorded samples. InputError names the file and the field."""
+    from skillbench.behavior.records import expectation_checks
+
+    folder = Path(skill_dir)
+    if runs < 1:
+        raise InputError("must be at least 1", path="--runs")
+    for config in configs:
+        check_config(config)
+    for index in range(len(evals.evals.cases)):
+        resolve_input_files(evals, index, folder)
+    expectation_checks(evals.model, path=evals.path)
+    initialised = workspace.history_path.is_file()
+    for config in configs:
+        number = config_version(config)
+        if number is None:
+            continue
+        exists = workspace.version_dir(number).is_dir() if initialised else number == 0
+        if not exists:
+            raise InputError(
+                f"no snapshot v{number} in the workspace",
+                path=workspace.version_dir(number),
+                field="--configs",
+                rule="version",
+            )
+    if backend == "local":
+        source = samples_source(folder, samples_dir)
+        if not source.is_dir():
+            raise _missing_samples(source)
+
+
 def plan_tasks(
     workspace: Workspace,
     evals: EvalsFile,
@@ -147,7 +205,7 @@ def plan_tasks(
 ) -> list[RunTask]:
     """Every (config, case, run) task, validated before anything runs."""
     if runs < 1:
-        raise InputError("must be at least 1", field="--runs")
+        raise InputError("must be at least 1", path="--runs")
     files = [resolve_input_files(evals, i, skill_dir) for i in range(len(evals.evals.cases))]
     tasks: list[RunTask] = []
     for config in configs:
@@ -253,13 +311,7 @@ def replay_samples(
 ) -> RunBatch:
     """Copy recorded sample run folders into the workspace (`is_sample: true`); no model runs."""
     if not source.is_dir():
-        raise InputError(
-            "no recorded sample runs for this skill (the local backend only replays samples; "
-            "use --backend anthropic or claude-code to execute)",
-            path=source,
-            field="--backend",
-            rule="samples",
-        )
+        raise _missing_samples(source)
     recorded = Workspace(source)
     batch.replayed_samples = True
     for done, task in enumerate(tasks, start=1):
@@ -313,7 +365,7 @@ def run_cases(
     tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
     name = resolve_backend_name(backend) if executor is None else executor.name
     if name == "local" and executor is None:
-        source = Path(samples_dir) if samples_dir else SAMPLES_DIR / skill_source(folder).name
+        source = samples_source(folder, samples_dir)
         return replay_samples(workspace, tasks, source, batch, progress)
     chosen = executor or make_executor(name, model=model, timeout=timeout, workers=workers)
     started = time.monotonic()

@@ -33,6 +33,9 @@ from skillbench.schemas.loading import format_errors, load
 Method = Literal["check", "model", "ungraded"]
 Dialect = Literal["all", "skill-creator", "writing-skills"]
 DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
+# Seed 002 needs a 1–5 score per criterion: a machine check gets these placeholders, marked
+# `score_source: "check"` in the file; they are never averaged as judgements (history counts
+# model scores only).
 CHECK_PASS_SCORE = 3
 CHECK_FAIL_SCORE = 1
 NO_MODEL = "not machine-checkable and no model grader (local backend): ungraded"
@@ -368,7 +371,7 @@ async def grade_workspace(
 
     if dialect not in DIALECTS:
         raise InputError(
-            f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", field="--dialect"
+            f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", path="--dialect"
         )
     space = Workspace.for_skill(skill_dir, workspace)
     if not space.runs_dir.is_dir():

@@ -1,10 +1,14 @@
 """One RunGrade → the three grading dialects, built from the existing schema models.
 
-- seed 004 `<run-dir>/grading.json` (SCGrading): graded expectations only; `ungraded` (extra key)
+- seed 004 `<run-dir>/grading.json` (SCGrading): graded expectations only, each marked with
+  `method` ("check" or "model") and, for a model verdict, its 1–5 `score`; `ungraded` (extra key)
   lists the rest; metrics and timing copied from the run's metrics.json / timing.json.
-- seed 002 `grading/<case>_v<N>_run<k>.json` (WSGrading): scored criteria; ungraded criteria are
-  listed under `ungraded`, never scored; skipped when no criterion is scored or when `overall`
-  cannot be decided (a required criterion ungraded while every scored required one passed).
+- seed 002 `grading/<case>_v<N>_run<k>.json` (WSGrading): scored criteria, each marked with
+  `score_source`: "model" (a 1–5 judgement) or "check" (a machine check mapped to the
+  placeholder 3 = pass / 1 = fail, not a judgement); ungraded criteria are listed under
+  `ungraded`, never scored; skipped when no criterion is scored or when `overall` cannot be
+  decided (a required criterion ungraded while every scored required one passed). History
+  numbers are therefore read from the seed 004 files, which every graded run has.
 - seed 001 `<run-dir>/behavior_grading.json` (BehaviorGrading): needs the model's four dimensions,
   so it is skipped when no model judged the run.
 """
@@ -20,10 +24,14 @@ from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.loading import write
 
 if TYPE_CHECKING:
-    from skillbench.behavior.grade import RunGrade
+    from skillbench.behavior.grade import GradedExpectation, RunGrade
     from skillbench.behavior.workspace import Workspace
 
 BEHAVIOR_GRADING_NAME = "behavior_grading.json"
+CHECK_SCORE_NOTE = (
+    "criteria with score_source 'check' carry placeholder scores (3 = check passed, 1 = failed), "
+    "not 1-5 judgements; history average_score counts model scores only"
+)
 
 
 def _ungraded(grade: RunGrade, label: str) -> list[dict[str, str]]:
@@ -59,10 +67,7 @@ def skill_creator_grading(grade: RunGrade) -> sc.SCGrading:
                 overall=fb.overall or None,
             )
     return sc.SCGrading(
-        expectations=[
-            sc.SCExpectation(text=i.text, passed=bool(i.passed), evidence=i.evidence)
-            for i in graded
-        ],
+        expectations=[_sc_expectation(i) for i in graded],
         summary=sc.SCSummary(
             passed=passed,
             failed=total - passed,
@@ -77,6 +82,21 @@ def skill_creator_grading(grade: RunGrade) -> sc.SCGrading:
         eval_feedback=feedback,
         **extra,
     )
+
+
+def _sc_expectation(item: GradedExpectation) -> sc.SCExpectation:
+    """A graded expectation with how it was decided (`method`) and a model's 1–5 `score`."""
+    marks: dict[str, Any] = {"method": item.method}
+    if item.method == "model" and item.score is not None:
+        marks["score"] = item.score
+    return sc.SCExpectation(
+        text=item.text, passed=bool(item.passed), evidence=item.evidence, **marks
+    )
+
+
+def score_source(item: GradedExpectation) -> str:
+    """ "check" for a machine check's placeholder score, "model" for a 1–5 judgement."""
+    return "check" if item.method == "check" else "model"
 
 
 def _mean(values: list[int]) -> float:
@@ -107,6 +127,8 @@ def writing_skills_grading(grade: RunGrade) -> tuple[ws.WSGrading | None, str | 
             k: v.to_json_dict() for k, v in grade.conventions.items()
         }
         extra["convention_compliance_ungraded"] = dict(grade.conventions_ungraded)
+    if any(i.method == "check" for i in scored):
+        extra["score_note"] = CHECK_SCORE_NOTE
     version = skill_version(grade)
     if version is None:
         extra["skill_version"] = None  # no skill: `version` 0 is only a placeholder the model needs
@@ -122,6 +144,7 @@ def writing_skills_grading(grade: RunGrade) -> tuple[ws.WSGrading | None, str | 
                 score=i.score or 0,
                 passed=(i.score or 0) >= ws.PASS_SCORE,
                 reasoning=i.evidence,
+                score_source=score_source(i),
             )
             for i in scored
         ],

@@ -37,6 +37,8 @@ HISTORY_DIALECTS = (WRITING_SKILLS, SKILL_CREATOR)
 # Fields one history dialect lacks, carried as extra keys so neither dialect loses the other's data.
 _WS_EXTRA_VERSION = ("parent", "expectation_pass_rate", "grading_result")
 _SC_EXTRA_VERSION = ("timestamp", "description", "git_hash", "path", "average_score")
+# skillbench's own version fields (either dialect): see `VersionScores`.
+SCORE_EXTRAS = ("check_pass_rate", "score_basis")
 
 
 def utc_now() -> str:
@@ -49,7 +51,7 @@ def check_config(config: str) -> str:
     if not CONFIG_PATTERN.match(config):
         raise InputError(
             f"unknown configuration {config!r}: use with_skill, baseline or v<N>",
-            field="--configs",
+            path="--configs",
             rule="config-name",
         )
     return config
@@ -250,6 +252,9 @@ def read_history(workspace: Workspace) -> HistoryFile:
     canonical, _ = to_canonical(loaded.model)
     assert isinstance(canonical, c.History)
     raw = dump(loaded.model)
+    listed = raw["versions"] if loaded.dialect == WRITING_SKILLS else raw["iterations"]
+    for version, item in zip(canonical.versions, listed, strict=True):
+        version.extra.update({k: item[k] for k in SCORE_EXTRAS if item.get(k) is not None})
     if loaded.dialect == WRITING_SKILLS:
         items = raw["versions"]
         for version, item in zip(canonical.versions, items, strict=True):
@@ -307,6 +312,9 @@ def _history_data(history: c.History, dialect: str) -> tuple[dict[str, Any], lis
         if history.current is not None and _number(history.current) is not None:
             data["current_version"] = _number(history.current)
         carried = (*_SC_EXTRA_VERSION, "current_version")
+    listed = data["versions"] if dialect == WRITING_SKILLS else data["iterations"]
+    for version, item in zip(history.versions, listed, strict=True):
+        item.update({k: version.extra[k] for k in SCORE_EXTRAS if version.extra.get(k) is not None})
     losses = [loss for loss in result.losses if not any(k in loss for k in carried)]
     return data, losses
 
@@ -406,23 +414,134 @@ def copy_skill(skill_dir: Path, target: Path, *, exclude: Path | None = None) ->
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def version_scores(workspace: Workspace, number: int) -> tuple[float | None, float | None]:
-    """(mean criterion score, criterion pass rate) over `grading/*_v<N>_run*.json`; None if none."""
-    scores: list[int] = []
-    passed = 0
-    if workspace.grading_dir.is_dir():
-        for path in sorted(workspace.grading_dir.glob(f"*_v{number}_run*.json")):
-            if not re.fullmatch(rf".+_v{number}_run\d+\.json", path.name):
-                continue
-            loaded = load(path)
-            if not isinstance(loaded.model, ws.WSGrading):
-                raise InputError("expected a writing-skills grading", path=path, rule="grading")
-            for result in loaded.model.results:
-                scores.append(result.score)
-                passed += result.passed
-    if not scores:
-        return None, None
-    return round(sum(scores) / len(scores), 2), round(passed / len(scores), 4)
+@dataclass
+class VersionScores:
+    """What history records about one version's graded runs.
+
+    - `average_score`: mean of MODEL scores (1–5 judgements) only; None when none exist (a
+      machine check's 3/1 placeholder is not a judgement).
+    - `pass_rate`: mean over graded runs of passed / graded (runs without a graded expectation
+      left out): the definition of benchmark `run_summary.<config>.pass_rate.mean`.
+    - check counts: machine-checked expectations, pooled (`checks_passed / checks`).
+    """
+
+    source: str | None = None
+    runs: int = 0
+    configs: list[str] = field(default_factory=list)
+    run_rates: list[float] = field(default_factory=list)
+    model_scores: list[int] = field(default_factory=list)
+    checks: int = 0
+    checks_passed: int = 0
+    check_runs: int = 0
+
+    @property
+    def average_score(self) -> float | None:
+        """Mean model score, None when no model judged anything."""
+        return (
+            round(sum(self.model_scores) / len(self.model_scores), 2) if self.model_scores else None
+        )
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Mean per-run pass rate over graded runs, None when no run was graded."""
+        return round(sum(self.run_rates) / len(self.run_rates), 4) if self.run_rates else None
+
+    def check_pass_rate(self) -> dict[str, Any] | None:
+        """`{rate, passed, n, runs}` of the machine checks, None when there were none."""
+        if not self.checks:
+            return None
+        return {
+            "rate": round(self.checks_passed / self.checks, 4),
+            "passed": self.checks_passed,
+            "n": self.checks,
+            "runs": self.check_runs,
+        }
+
+    def basis(self) -> dict[str, Any] | None:
+        """Which files and runs the numbers come from (None when nothing was graded)."""
+        if not self.runs:
+            return None
+        return {
+            "source": self.source,
+            "runs": self.runs,
+            "configs": self.configs,
+            "model_scores": len(self.model_scores),
+            "pass_rate": "mean over graded runs of passed/graded (as benchmark pass_rate.mean)",
+        }
+
+    def add_run(
+        self, config: str, rate: float | None, checks: list[bool], scores: list[int]
+    ) -> None:
+        """Count one graded run."""
+        self.runs += 1
+        if config not in self.configs:
+            self.configs.append(config)
+        if rate is not None:
+            self.run_rates.append(rate)
+        if checks:
+            self.check_runs += 1
+            self.checks += len(checks)
+            self.checks_passed += sum(checks)
+        self.model_scores.extend(scores)
+
+
+def run_version(record: RunRecord) -> int | None:
+    """The skill version a run used (None for a baseline run without skill)."""
+    if record.config == "baseline":
+        return None
+    return record.version if record.version is not None else config_version(record.config)
+
+
+def _scores_from_runs(workspace: Workspace, number: int) -> VersionScores:
+    found = VersionScores(source="runs/<config>/<case>/run-<k>/grading.json")
+    for run in workspace.iter_runs():
+        if run_version(run.record) != number or not run.grading_path.is_file():
+            continue
+        loaded = load(run.grading_path)
+        if not isinstance(loaded.model, sc.SCGrading):
+            raise InputError("expected a skill-creator grading", path=run.grading_path)
+        summary = loaded.model.summary
+        checks: list[bool] = []
+        scores: list[int] = []
+        for item in loaded.model.expectations:
+            marks = item.model_extra or {}
+            if marks.get("method") == "check":
+                checks.append(item.passed)
+            elif marks.get("method") == "model" and isinstance(marks.get("score"), int):
+                scores.append(marks["score"])
+        rate = summary.passed / summary.total if summary.total else None
+        found.add_run(run.record.config, rate, checks, scores)
+    return found
+
+
+def _scores_from_gradings(workspace: Workspace, number: int) -> VersionScores:
+    found = VersionScores(source=f"grading/*_v{number}_run*.json")
+    if not workspace.grading_dir.is_dir():
+        return found
+    for path in sorted(workspace.grading_dir.glob(f"*_v{number}_run*.json")):
+        if not re.fullmatch(rf".+_v{number}_run\d+\.json", path.name):
+            continue
+        loaded = load(path)
+        if not isinstance(loaded.model, ws.WSGrading):
+            raise InputError("expected a writing-skills grading", path=path, rule="grading")
+        results = loaded.model.results
+        checks = [r.passed for r in results if (r.model_extra or {}).get("score_source") == "check"]
+        scores = [r.score for r in results if (r.model_extra or {}).get("score_source") != "check"]
+        config = str((loaded.model.model_extra or {}).get("config") or f"v{number}")
+        found.add_run(config, sum(r.passed for r in results) / len(results), checks, scores)
+    return found
+
+
+def version_scores(workspace: Workspace, number: int) -> VersionScores:
+    """The numbers of version N from the seed 004 `grading.json` of its run folders (every graded
+    run of the version: the files the benchmark reads); from the seed 002
+    `grading/*_v<N>_run*.json` files only when no run folder of version N is graded.
+
+    Seed 002 criteria without a `score_source` mark count as model scores (seed 002's meaning);
+    seed 004 expectations without a `method` mark count in the pass rate only.
+    """
+    found = _scores_from_runs(workspace, number)
+    return found if found.runs else _scores_from_gradings(workspace, number)
 
 
 # ----- evals ---------------------------------------------------------------------------------
@@ -564,7 +683,8 @@ def snapshot(
     *,
     description: str | None = None,
 ) -> c.Version:
-    """Copy the current skill into v<N+1>, record its git commit and vN's average score."""
+    """Copy the current skill into v<N+1>, record its git commit and vN's scores
+    (`version_scores`: model average, pass rate, check pass rate and their basis)."""
     from skillbench.skill import Skill
 
     skill = Skill.load(skill_dir)
@@ -572,10 +692,18 @@ def snapshot(
     doc = read_history(space)
     latest = doc.latest()
     number = (latest.number if latest.number is not None else len(doc.history.versions) - 1) + 1
-    mean, rate = version_scores(space, number - 1)
-    latest.mean_score = mean
-    if rate is not None:
-        latest.pass_rate = rate
+    scores = version_scores(space, number - 1)
+    latest.mean_score = scores.average_score
+    if scores.pass_rate is not None:
+        latest.pass_rate = scores.pass_rate
+    for key, value in (
+        ("check_pass_rate", scores.check_pass_rate()),
+        ("score_basis", scores.basis()),
+    ):
+        if value is None:
+            latest.extra.pop(key, None)
+        else:
+            latest.extra[key] = value
     copy_skill(skill.path, space.version_dir(number), exclude=space.root)
     version = c.Version(
         label=f"v{number}",

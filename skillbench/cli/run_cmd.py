@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import resolve_backend_name
-    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.execute import check_run_inputs, run_cases
     from skillbench.behavior.workspace import (
         Workspace,
         check_config,
@@ -62,22 +62,33 @@ def run(args: argparse.Namespace) -> int:
     err = common.stderr_console()
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not configs:
-        raise InputError("no configuration given", field="--configs")
+        raise InputError("no configuration given", path="--configs")
     for config in configs:
         check_config(config)
     backend = resolve_backend_name(args.backend)
     evals_file = Path(args.evals) if args.evals else evals_path(args.skill_dir)
+    workspace = Workspace.for_skill(args.skill_dir, args.workspace)
     had_evals = evals_file.exists()
+    evals = None
+    if had_evals or args.evals:  # validate every input before anything is created
+        evals = read_evals(evals_file)
+        check_run_inputs(
+            workspace,
+            evals,
+            args.skill_dir,
+            configs=configs,
+            runs=args.runs,
+            backend=backend,
+            samples_dir=args.samples,
+        )
     init = init_workspace(args.skill_dir, args.workspace)
-    if not had_evals and not args.evals:
+    if evals is None:
         err.print(
             f"created {evals_file} with ONE EXAMPLE case: write real cases, then run again",
             style="bold yellow",
             markup=False,
         )
         return EXIT_FAILED
-    workspace = Workspace.for_skill(args.skill_dir, args.workspace)
-    evals = read_evals(evals_file)
     if init.created:
         err.print(f"initialised workspace {workspace.root}", markup=False)
     if backend == "local":
