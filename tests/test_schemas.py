@@ -513,7 +513,7 @@ def test_added_trigger_fields_are_checked_against_the_counts() -> None:
         "flaky": True,
     }
     TriggerResult.model_validate(good)
-    with pytest.raises(ValidationError, match="interval-contains-rate|must lie in"):
+    with pytest.raises(ValidationError, match=r"must lie in \[0, 1\]"):
         TriggerResult.model_validate({**good, "ci_low": 0.9})
     with pytest.raises(ValidationError, match="runs that disagree"):
         TriggerResult.model_validate(
