@@ -132,6 +132,34 @@ def check_parameters(notebook: Path, params: dict[str, Any], declared: dict[str,
             )
 
 
+OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out_dir"})
+INPUT_PATH_NAMES = frozenset({"evals", "workspace"})
+
+
+def is_input_path_param(name: str) -> bool:
+    """Parameters naming something the notebook reads: `*_dir`, `*_root`, `*_file`, `evals`,
+    `workspace` (outputs such as `report_dir` and `out_dir` excluded)."""
+    if name in OUTPUT_PATH_PARAMS:
+        return False
+    return name in INPUT_PATH_NAMES or name.endswith(("_dir", "_root", "_file"))
+
+
+def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None:
+    """A mistyped input path is bad input (exit 2) before anything runs, not a report about an
+    empty folder."""
+    for name, value in values.items():
+        if not is_input_path_param(name) or not isinstance(value, str) or not value.strip():
+            continue
+        path = Path(value).expanduser()
+        if not (path if path.is_absolute() else cwd / path).exists():
+            raise InputError(
+                f"{value!r} does not exist (relative paths are taken from {cwd})",
+                path=notebook,
+                field=name,
+                rule="input-path",
+            )
+
+
 def default_values(declared: dict[str, str]) -> dict[str, Any]:
     """Declared defaults evaluated as Python literals where possible (else kept as source text)."""
     values: dict[str, Any] = {}
@@ -223,6 +251,7 @@ def run_notebook(
     workdir = Path(cwd).resolve() if cwd is not None else repo_root()
     if not workdir.is_dir():
         raise InputError("working directory not found", path=workdir, field="cwd")
+    check_input_paths(notebook, default_values(declared) | params, workdir)
 
     name = notebook.stem
     run_id = new_run_id()

@@ -20,6 +20,7 @@ from skillbench.reports import (
     check_parameters,
     declared_parameters,
     default_values,
+    is_input_path_param,
     list_reports,
     new_run_id,
     render_html,
@@ -147,12 +148,13 @@ def test_helpers_save_artifacts_into_the_report_dir(tmp_path: Path) -> None:
     report = ValidationReport.from_findings(
         "s", [Finding(level="warning", code="W_X", message="m")]
     )
-    path = notebook_helpers.save_json("validation", [report])
-    assert path == tmp_path / "validation.json"
-    assert json.loads(path.read_text(encoding="utf-8"))[0]["summary"]["warning_count"] == 1
+    saved = notebook_helpers.save_json("validation", [report])
+    assert saved is not None and saved.path == tmp_path / "validation.json"
+    assert repr(saved) == "saved validation.json"  # displayed relative to the report folder
+    assert json.loads(saved.read_text(encoding="utf-8"))[0]["summary"]["warning_count"] == 1
     fig = findings_by_code_figure(pd.DataFrame({"code": ["W_X", None], "level": ["warning", None]}))
-    png = notebook_helpers.save_figure("by_code", fig, show=False)
-    assert png is not None and png.read_bytes().startswith(b"\x89PNG")
+    assert notebook_helpers.save_figure("by_code", fig, show=False) is None  # nothing to display
+    assert (tmp_path / "by_code.png").read_bytes().startswith(b"\x89PNG")
     with pytest.raises(InputError):
         notebook_helpers.save_json("../escape", {})
 
@@ -166,7 +168,8 @@ def test_helpers_use_the_environment_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(notebook_helpers.REPORT_DIR_ENV, str(tmp_path))
-    assert notebook_helpers.save_json("x", {"a": 1}) == tmp_path / "x.json"
+    saved = notebook_helpers.save_json("x", {"a": 1})
+    assert saved is not None and saved.path == tmp_path / "x.json"
 
 
 def test_findings_figure_counts_by_code_and_level() -> None:
@@ -218,3 +221,21 @@ def test_list_reports_skips_unfinished_folders(tmp_path: Path) -> None:
     (bad / "manifest.json").write_text("{}", encoding="utf-8")
     with pytest.raises(InputError, match="not a report manifest"):
         list_reports(tmp_path)
+
+
+def test_missing_input_path_is_rejected_before_execution(tmp_path: Path) -> None:
+    nb = _notebook(
+        tmp_path / "n.ipynb", "skills_dir = 'data/skills'\nreport_dir = None", "raise SystemExit(1)"
+    )
+    (tmp_path / "data" / "skills").mkdir(parents=True)
+    with pytest.raises(InputError) as info:
+        run_notebook(nb, {"skills_dir": "no/such/dir"}, out_root=tmp_path / "r", cwd=tmp_path)
+    assert info.value.field == "skills_dir" and "does not exist" in str(info.value)
+    assert not (tmp_path / "r").exists(), "nothing may be created for a rejected run"
+
+
+def test_output_and_optional_path_parameters_are_not_required_to_exist() -> None:
+    assert is_input_path_param("skill_dir") and is_input_path_param("evals")
+    assert is_input_path_param("catalog_dir") and is_input_path_param("skills_root")
+    assert not is_input_path_param("report_dir") and not is_input_path_param("out_dir")
+    assert not is_input_path_param("backend")
