@@ -12,10 +12,6 @@ from matplotlib.figure import Figure
 from skillbench.schemas import skill_creator as sc
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def paired_differences_figure(doc: sc.SCBenchmark) -> Figure:
     """Per-case pass-rate differences (candidate − baseline) and their mean with its bootstrap
     interval; the dashed line is no difference."""
@@ -44,8 +40,12 @@ def paired_differences_figure(doc: sc.SCBenchmark) -> Figure:
     return fig
 
 
-def expectation_matrix_figure(matrix: pd.DataFrame, *, max_label: int = 70) -> Figure:
-    """Heatmap of pass rate per expectation (rows) and configuration (columns); grey = ungraded."""
+def expectation_matrix_figure(matrix: pd.DataFrame, *, max_label: int = 90) -> Figure:
+    """Heatmap of pass rate per expectation (rows) and configuration (columns); grey = ungraded.
+
+    The figure grows with the table: about 1.3 in per configuration and 0.45 in per expectation;
+    labels are wrapped onto two lines (shortened beyond `max_label` characters).
+    """
     if matrix.empty:
         fig = Figure(figsize=(4, 1.5))
         fig.text(0.5, 0.5, "no graded expectations", ha="center")
@@ -54,21 +54,40 @@ def expectation_matrix_figure(matrix: pd.DataFrame, *, max_label: int = 70) -> F
         index="label", columns="config", values="pass rate", aggfunc="mean", dropna=False
     )
     values = table.to_numpy(dtype=float)
-    fig = Figure(figsize=(2.0 + 1.3 * len(table.columns), max(2.5, 0.3 * len(table) + 1.4)))
-    ax = fig.add_subplot()
+    n_rows, n_cols = values.shape
+    label_width = 4.2  # inches for two-line labels of ~45 characters at 8 pt
+    fig = Figure(figsize=(label_width + 1.3 * n_cols + 1.3, max(2.8, 0.45 * n_rows + 1.6)))
+    grid = fig.add_gridspec(
+        1,
+        2,
+        width_ratios=[1.3 * n_cols, 0.18],
+        left=label_width / (label_width + 1.3 * n_cols + 1.3),
+        right=0.86,
+        wspace=0.08,
+    )
+    ax = fig.add_subplot(grid[0, 0])
+    bar_ax = fig.add_subplot(grid[0, 1])
     masked = np.ma.masked_invalid(values)
     image = ax.imshow(masked, cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
     ax.set_facecolor("#cccccc")
     for (row, col), value in np.ndenumerate(values):
-        text = "–" if math.isnan(value) else f"{value:.2f}"
-        ax.text(col, row, text, ha="center", va="center", fontsize=7)
-    ax.set_xticks(range(len(table.columns)))
-    ax.set_xticklabels(list(table.columns), fontsize=8)
-    ax.set_yticks(range(len(table.index)))
-    ax.set_yticklabels(
-        [textwrap.shorten(_short(str(i), max_label), max_label) for i in table.index], fontsize=7
+        text = "not graded" if math.isnan(value) else f"{value:.2f}"
+        ax.text(col, row, text, ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(n_cols))
+    ax.set_xticklabels(list(table.columns), fontsize=9)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(n_rows))
+    ax.set_yticklabels([_wrap_label(str(i), max_label) for i in table.index], fontsize=8)
+    colorbar = fig.colorbar(image, cax=bar_ax)
+    colorbar.set_label("pass rate over graded runs", fontsize=9)
+    colorbar.ax.tick_params(labelsize=8)
+    ax.set_title(
+        "Pass rate per expectation and configuration (grey: never graded)", fontsize=10, pad=22
     )
-    fig.colorbar(image, ax=ax, label="pass rate (graded runs)")
-    ax.set_title("Expectation × configuration (grey: never graded)")
-    fig.tight_layout()
     return fig
+
+
+def _wrap_label(text: str, limit: int) -> str:
+    """Shorten to `limit` characters at a word boundary, then wrap onto lines of 48."""
+    short = textwrap.shorten(text, limit, placeholder="…")
+    return "\n".join(textwrap.wrap(short, 48)[:2])

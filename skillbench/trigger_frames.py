@@ -1,4 +1,4 @@
-"""A TriggerReport as pandas tables for notebooks: per query, confusion, fired instead, costs."""
+"""A TriggerReport as pandas tables for notebooks: per query, confusion, misses, costs."""
 
 from __future__ import annotations
 
@@ -51,6 +51,48 @@ def fired_instead_frame(report: TriggerReport) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query", "fired_instead", "runs"])
 
 
+def fired_instead_note(report: TriggerReport) -> str:
+    """One sentence on the missed positives: how many, and whether another skill took them."""
+    missed = [r for r in report.results if r.should_trigger and not r.passed and not r.unresolved]
+    if not missed:
+        return "No positive query was missed, so nothing fired instead."
+    taken = [r for r in missed if r.fired_instead]
+    counts: dict[str, int] = {}
+    for r in taken:
+        for skill, count in (r.fired_instead or {}).items():
+            counts[skill] = counts.get(skill, 0) + count
+    noun = "positive" if len(missed) == 1 else "positives"
+    if not counts:
+        return (
+            f"On the {len(missed)} missed {noun} no other skill fired: nothing was chosen instead."
+        )
+    listed = ", ".join(f"{skill} ({n} runs)" for skill, n in sorted(counts.items()))
+    return (
+        f"On {len(taken)} of the {len(missed)} missed {noun} another skill fired instead: {listed}."
+    )
+
+
+def false_triggers_frame(report: TriggerReport) -> pd.DataFrame:
+    """Negatives that failed (the skill fired when it should not), with family and rate."""
+    rows = [
+        {
+            "query": r.query,
+            "family": r.family,
+            "trigger_rate": r.trigger_rate,
+            "triggers": r.triggers,
+            "runs": r.runs,
+            "also_fired": ", ".join(
+                f"{k} ({v})" for k, v in sorted((r.fired_instead or {}).items())
+            ),
+        }
+        for r in report.results
+        if not r.should_trigger and not r.passed and not r.unresolved
+    ]
+    return pd.DataFrame(
+        rows, columns=["query", "family", "trigger_rate", "triggers", "runs", "also_fired"]
+    )
+
+
 def cost_frame(report: TriggerReport) -> pd.DataFrame:
     """Calls made, cache hits, runs saved, tokens, cost and wall time, as one column."""
     s = report.summary
@@ -67,14 +109,17 @@ def cost_frame(report: TriggerReport) -> pd.DataFrame:
         "backend": report.backend.name if report.backend else None,
         "model": report.backend.model if report.backend else None,
     }
-    return pd.DataFrame({"value": pd.Series(values, dtype=object)})
+    frame = pd.DataFrame({"value": pd.Series(values, dtype=object)})
+    frame.index.name = "metric"
+    return frame
 
 
 def metrics_frame(report: TriggerReport) -> pd.DataFrame:
-    """Pass rate, precision, recall, F1 and accuracy with their intervals."""
+    """Pass rate (and its family-clustered interval when present), precision, recall, F1 and
+    accuracy, each with its interval and method."""
     s = report.summary
     rows = []
-    for name in ("pass_rate", "precision", "recall", "f1", "accuracy"):
+    for name in ("pass_rate", "pass_rate_clustered", "precision", "recall", "f1", "accuracy"):
         est = getattr(s, name)
         if est is not None:
             rows.append(

@@ -15,7 +15,9 @@ from skillbench.trigger_evalset import EvalQuery
 from skillbench.trigger_frames import (
     confusion_frame,
     cost_frame,
+    false_triggers_frame,
     fired_instead_frame,
+    fired_instead_note,
     metrics_frame,
     results_frame,
 )
@@ -54,6 +56,34 @@ def test_frames(report: TriggerReport) -> None:
         "f1",
         "accuracy",
     ]
+
+
+def test_miss_and_false_trigger_context(report: TriggerReport) -> None:
+    assert fired_instead_note(report) == (
+        "On 1 of the 1 missed positive another skill fired instead: other-skill (2 runs)."
+    )
+    assert list(false_triggers_frame(report)["query"]) == ["false alarm"]
+    assert cost_frame(report).index.name == "metric"  # the names show in the report table
+    quiet = run_trigger_eval_sync(
+        "s", "d", [EvalQuery("a", True), EvalQuery("b", True)], ScriptedJudge({"a": "T"}), runs=3
+    )
+    assert fired_instead_note(quiet) == (
+        "On the 1 missed positive no other skill fired: nothing was chosen instead."
+    )
+    assert false_triggers_frame(quiet).empty
+
+
+def test_metrics_show_the_clustered_pass_rate_when_families_repeat() -> None:
+    queries = [
+        EvalQuery("a1", True, family="a"),
+        EvalQuery("a2", True, family="a"),
+        EvalQuery("b1", False, family="b"),
+        EvalQuery("b2", False, family="b"),
+    ]
+    judged = run_trigger_eval_sync("s", "d", queries, ScriptedJudge({"a1": "T", "b2": "T"}), runs=3)
+    metrics = metrics_frame(judged)
+    assert list(metrics["metric"][:2]) == ["pass_rate", "pass_rate_clustered"]
+    assert metrics["method"].iloc[1] == "clustered-se (2 families)"
 
 
 def test_figures(report: TriggerReport) -> None:

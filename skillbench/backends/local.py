@@ -20,6 +20,7 @@ import math
 import os
 import random
 import threading
+import warnings
 from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
@@ -81,12 +82,16 @@ def _load_uncached(model_name: str) -> Any:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        raise BackendError(
-            "the local backend needs sentence-transformers (pip install sentence-transformers)"
-        ) from None
+    with warnings.catch_warnings():
+        # Inside a Jupyter kernel without ipywidgets, importing tqdm.auto (pulled in by
+        # sentence-transformers) warns "IProgress not found"; no progress bar is ever shown.
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise BackendError(
+                "the local backend needs sentence-transformers (pip install sentence-transformers)"
+            ) from None
     try:
         from transformers.utils import logging as hf_logging
 

@@ -89,6 +89,7 @@ def diagnostics_frame(summary: CompareSummary) -> pd.DataFrame:
 def outcome_figure(summary: CompareSummary) -> Figure:
     """Stacked bars of wins / ties / losses of config_a per case and overall (run pairs)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     labels = [c.case_id for c in summary.cases] + ["all cases"]
     wins = [c.wins for c in summary.cases] + [summary.wins]
@@ -111,9 +112,10 @@ def outcome_figure(summary: CompareSummary) -> Figure:
         f"{summary.sign_test_p:.3g}",
         fontsize=10,
     )
-    height = 0.5 * len(labels) + 1.6
-    fig.subplots_adjust(bottom=0.75 / height + 0.1, top=1 - 0.7 / height)
-    fig.legend(loc="lower center", ncol=3, fontsize=8, frameon=False)
+    ax.axhline(len(labels) - 1.5, color="#555555", linewidth=0.8)  # cases above, total below
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout()
     return fig
 
 

@@ -81,10 +81,23 @@ def run_summary_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
         rows.append(row)
     delta = doc.run_summary.get("delta")
     if isinstance(delta, dict):
-        rows.append(
-            {"config": "delta (" + _comparison(doc) + ")", **{f"{k}": v for k, v in delta.items()}}
-        )
-    return pd.DataFrame(rows)
+        row = {"config": "delta (" + _comparison(doc) + ")"}
+        for key, change in delta.items():  # the delta lines up under the means it compares
+            row[_DELTA_COLUMNS.get(str(key), str(key))] = change
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    for column in ("runs", "cases"):
+        if column in frame.columns:
+            counts = [None if pd.isna(v) else int(v) for v in frame[column]]
+            frame[column] = pd.Series(counts, index=frame.index, dtype=object)
+    return frame
+
+
+_DELTA_COLUMNS = {
+    "pass_rate": "pass rate mean",
+    "time_seconds": "time s mean",
+    "tokens": "tokens mean",
+}
 
 
 def _comparison(doc: sc.SCBenchmark) -> str:
@@ -93,9 +106,22 @@ def _comparison(doc: sc.SCBenchmark) -> str:
 
 
 def paired_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
-    """Per-case paired differences (candidate − baseline) of the benchmark."""
+    """Per-case paired differences (candidate − baseline) of the benchmark: the means compared,
+    their difference and the runs behind each (further keys stay in benchmark.json)."""
     paired = (doc.model_extra or {}).get("paired") or {}
-    return pd.DataFrame(paired.get("cases", []))
+    frame = pd.DataFrame(paired.get("cases", []))
+    shown = [c for c in _PAIRED_COLUMNS if c in frame.columns]
+    return frame[shown] if shown else frame
+
+
+_PAIRED_COLUMNS = (
+    "case_id",
+    "candidate_mean",
+    "baseline_mean",
+    "difference",
+    "candidate_runs",
+    "baseline_runs",
+)
 
 
 def matrix_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
