@@ -88,3 +88,17 @@ async def test_baseline_side_is_labelled_as_no_skill(tmp_path: Path) -> None:
     data = load(space.analysis_path).model.to_json_dict()
     assert data["comparison_summary"]["loser_skill"] == "(no skill)"
     assert "baseline failed" in " ".join(data["loser_weaknesses"])
+
+
+def test_deterministic_lines_name_the_configuration_beside_the_version() -> None:
+    from skillbench.behavior.analyze import ExpectationDiff, Side, deterministic_lists
+
+    with_skill = Side("with_skill", 0, "v0", "v0/skill", "text")
+    baseline = Side("baseline", None, "baseline", "(no skill)", "")
+    diff = ExpectationDiff("case-1", "writes the file", winner_only=["run 1"])
+    strengths, weaknesses = deterministic_lists([diff], with_skill, baseline)
+    assert strengths == [
+        "[deterministic check] v0 (with_skill) passed 'writes the file' where baseline failed "
+        "(case case-1, run 1)"
+    ]
+    assert weaknesses[0].startswith("[deterministic check] baseline failed 'writes the file'")

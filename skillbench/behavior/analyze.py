@@ -183,22 +183,23 @@ def deterministic_lists(
 ) -> tuple[list[str], list[str]]:
     """(strengths of the winner, weaknesses of the loser), each line labelled as a check."""
     strengths, weaknesses = [], []
+    won, lost = _named(winner), _named(loser)  # "v0 (with_skill)", not a bare "v0"
     for diff in diffs:
         if diff.winner_only:
             runs = ", ".join(diff.winner_only)
             strengths.append(
-                f"[deterministic check] {winner.label} passed '{diff.text}' where {loser.label} "
+                f"[deterministic check] {won} passed '{diff.text}' where {lost} "
                 f"failed (case {diff.case_id}, {runs})"
             )
             weaknesses.append(
-                f"[deterministic check] {loser.label} failed '{diff.text}' where {winner.label} "
+                f"[deterministic check] {lost} failed '{diff.text}' where {won} "
                 f"passed (case {diff.case_id}, {runs})"
             )
         if diff.loser_only:
             runs = ", ".join(diff.loser_only)
             weaknesses.append(
-                f"[deterministic check, against the winner] {winner.label} failed '{diff.text}' "
-                f"where {loser.label} passed (case {diff.case_id}, {runs})"
+                f"[deterministic check, against the winner] {won} failed '{diff.text}' "
+                f"where {lost} passed (case {diff.case_id}, {runs})"
             )
     return strengths, weaknesses
 
