@@ -86,8 +86,8 @@ class Judgement(Document):
     document: dict[str, Any]
 
 
-class SwapRecord(Document):
-    """The `skillbench` key of a comparison file: both orders and the consistent verdict."""
+class JudgeProvenance(Document):
+    """Who judged and how: shared by every comparison record and summary."""
 
     judge: JudgeKind
     note: str | None
@@ -95,6 +95,11 @@ class SwapRecord(Document):
     model: str | None
     dialect: str
     seed: int
+
+
+class SwapRecord(JudgeProvenance):
+    """The `skillbench` key of a comparison file: both orders and the consistent verdict."""
+
     case_id: str
     run_number: int
     config_a: str
@@ -130,7 +135,7 @@ class CaseTally(Document):
     verdict: Literal["a", "b", "tie", "none"]
 
 
-class CompareSummary(Document):
+class CompareSummary(JudgeProvenance):
     """`comparisons/<A>_vs_<B>_summary.json`: counts, bias diagnostics and the sign test.
 
     Counts are from config_a's side. The unit of the sign test and the win-rate interval is the
@@ -140,12 +145,6 @@ class CompareSummary(Document):
 
     config_a: str
     config_b: str
-    judge: JudgeKind
-    note: str | None
-    backend: str
-    model: str | None
-    dialect: str
-    seed: int
     pairs: int
     judged: int
     errors: int
