@@ -130,6 +130,26 @@ def make_run(space: Workspace, spec: RunSpec) -> Path:
     return folder
 
 
+CHECKED_AND_UNGRADED: dict[str, Any] = {
+    "cases": [
+        {
+            "id": "only",
+            "prompt": "p",
+            "expectations": [
+                {
+                    "criterion": "a",
+                    "description": "file made",
+                    "required": True,
+                    "check": {"type": "file_exists", "target": "outputs/x.md"},
+                },
+                {"criterion": "b", "description": "style is good", "required": True},
+            ],
+        }
+    ]
+}
+"""One case: a required machine check (outputs/x.md exists) and a required criterion only a model
+can grade, so the local backend leaves it ungraded."""
+
 GOOD = {"summary.md": "# Notes\nAll fine.\n"}
 UNTITLED = {"summary.md": "notes without a title\n"}
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from grade_fixtures import (
+    CHECKED_AND_UNGRADED,
     GOOD,
     FakeTextModel,
     RunSpec,
@@ -77,24 +78,7 @@ def test_local_writes_seed002_with_ungraded_criteria_stated(tmp_path: Path) -> N
 
 
 def test_seed002_skipped_when_required_criterion_is_ungraded(tmp_path: Path) -> None:
-    evals = {
-        "cases": [
-            {
-                "id": "only",
-                "prompt": "p",
-                "expectations": [
-                    {
-                        "criterion": "a",
-                        "description": "file made",
-                        "required": True,
-                        "check": {"type": "file_exists", "target": "outputs/x.md"},
-                    },
-                    {"criterion": "b", "description": "style is good", "required": True},
-                ],
-            }
-        ]
-    }
-    skill = make_skill(tmp_path, evals)
+    skill = make_skill(tmp_path, CHECKED_AND_UNGRADED)
     space = Workspace.for_skill(skill)
     make_run(space, RunSpec("with_skill", "only", 1, {"x.md": "hi"}))
     summary = grade_workspace_sync(skill)

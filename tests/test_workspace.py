@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from grade_fixtures import (
+    CHECKED_AND_UNGRADED,
     FakeTextModel,
     RunSpec,
     auto_reply,
@@ -286,24 +287,7 @@ def test_history_average_uses_the_model_judgements(tmp_path: Path) -> None:
 
 
 def test_history_and_benchmark_pass_rates_agree_despite_skipped_gradings(tmp_path: Path) -> None:
-    evals = {
-        "cases": [
-            {
-                "id": "only",
-                "prompt": "p",
-                "expectations": [
-                    {
-                        "criterion": "a",
-                        "description": "file made",
-                        "required": True,
-                        "check": {"type": "file_exists", "target": "outputs/x.md"},
-                    },
-                    {"criterion": "b", "description": "style is good", "required": True},
-                ],
-            }
-        ]
-    }
-    skill = make_skill(tmp_path, evals)
+    skill = make_skill(tmp_path, CHECKED_AND_UNGRADED)
     space = Workspace.for_skill(skill)
     for config in ("with_skill", "baseline"):
         make_run(space, RunSpec(config, "only", 1, {"x.md": "hi"}))  # seed 002 skipped
