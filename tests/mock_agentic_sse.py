@@ -15,10 +15,10 @@ import re
 import threading
 import uuid
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from mock_anthropic_sse import _sse, _texts, has_tool_result, json_message
+from mock_anthropic_sse import QuietHandler, _sse, _texts, has_tool_result, json_message
 
 FINAL_TEXT = "Cleaned the export: 7 rows in, 5 rows out."
 _CWD = re.compile(r"(?:Primary working directory|Working directory|cwd):\s*(\S+)", re.IGNORECASE)
@@ -156,20 +156,8 @@ def text_stream(model: str, text: str) -> bytes:
     )
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(QuietHandler):
     server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent."""
-
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
 
     def do_HEAD(self) -> None:
         self._send(200, b"", "text/plain")
@@ -179,11 +167,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(404, error, "application/json")
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except json.JSONDecodeError:
-            body = {}
+        body = self._read_body()
         path = self.path.split("?", 1)[0]
         if path.endswith("/v1/messages/count_tokens"):
             self._send(200, b'{"input_tokens": 100}', "application/json")

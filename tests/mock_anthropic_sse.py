@@ -222,9 +222,11 @@ def json_message(model: str, text: str) -> dict[str, Any]:
     }
 
 
-class _Handler(BaseHTTPRequestHandler):
+class QuietHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 handler basics shared by the loopback mocks: no access log, sized replies,
+    a JSON request body read defensively."""
+
     protocol_version = "HTTP/1.1"
-    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the default stderr access log."""
@@ -245,6 +247,10 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             return {}
         return data if isinstance(data, dict) else {}
+
+
+class _Handler(QuietHandler):
+    server: _Server
 
     def do_HEAD(self) -> None:
         self.server.record(RecordedRequest(self.command, self.path))
