@@ -13,29 +13,36 @@ from skillbench.schemas import skill_creator as sc
 
 
 def paired_differences_figure(doc: sc.SCBenchmark) -> Figure:
-    """Per-case pass-rate differences (candidate − baseline) and their mean with its bootstrap
-    interval; the dashed line is no difference."""
+    """Per-case pass-rate differences (candidate − baseline) with each case's interval, and their
+    mean with its t interval (the headline; marked rough under 10 cases); the dashed line is no
+    difference."""
     paired = (doc.model_extra or {}).get("paired") or {}
     cases = paired.get("cases", [])
     fig = Figure(figsize=(7.5, max(2.5, 0.4 * len(cases) + 1.6)))
     ax = fig.add_subplot()
     labels = [str(c["case_id"]) for c in cases]
-    ax.scatter([c["difference"] for c in cases], range(len(cases)), color="#0072b2", zorder=3)
+    for y, case in enumerate(cases):
+        diff = case["difference"]
+        low, high = case.get("ci") or [None, None]
+        xerr = None if low is None or high is None else [[diff - low], [high - diff]]
+        ax.errorbar([diff], [y], xerr=xerr, fmt="o", color="#0072b2", capsize=3, zorder=3)
     mean = paired.get("mean_difference")
-    low, high = paired.get("bootstrap_ci", [None, None])
+    low, high = paired.get("t_ci") or [None, None]
     y = len(cases)
     if mean is not None and low is not None and high is not None:
         ax.errorbar(
             [mean], [y], xerr=[[mean - low], [high - mean]], fmt="D", color="#d55e00", capsize=4
         )
-    labels.append("mean (95% bootstrap CI)")
+    level = round(100 * float(paired.get("confidence", 0.95)))
+    rough = ", rough" if paired.get("rough") else ""
+    labels.append(f"mean ({level}% t CI, n={paired.get('n_cases')}{rough})")
     ax.axvline(0.0, color="#555555", linestyle="--", linewidth=1)
     ax.set_yticks(range(len(labels)))
     ax.set_yticklabels(labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel(f"pass-rate difference: {paired.get('candidate')} − {paired.get('baseline')}")
-    ax.set_title("Paired per-case differences (runs averaged within each case)")
+    ax.set_title("Paired per-case differences (cases: Newcombe interval over their runs)")
     fig.tight_layout()
     return fig
 

@@ -214,3 +214,21 @@ def test_unknown_candidate_names_the_option(
     err = " ".join(capsys.readouterr().err.split())
     assert "--candidate: configuration 'v7' has no runs in" in err and "<input>" not in err
     assert str(space.runs_dir) in err
+
+
+def test_paired_frame_and_lines_show_each_cases_interval(tmp_path: Path) -> None:
+    from skillbench.behavior.benchmark import paired_lines
+    from skillbench.behavior.grade_frames import paired_frame
+
+    skill, _space = standard_workspace(tmp_path)
+    grade_workspace_sync(skill)
+    doc, _path = write_benchmark(skill)
+    paired = (doc.model_extra or {})["paired"]
+    frame = paired_frame(doc)
+    for row, case in zip(frame.itertuples(), paired["cases"], strict=True):
+        assert [row.ci_low, row.ci_high] == case["ci"]
+        assert row.ci_low <= row.difference <= row.ci_high
+    lines = paired_lines(paired)
+    assert "t interval" in lines[0] and f"n={paired['n_cases']}" in lines[0]
+    assert "ROUGH" in lines[0]  # fewer than 10 cases
+    assert all("Newcombe" in line for line in lines[1:]) and len(lines) == 1 + len(frame)

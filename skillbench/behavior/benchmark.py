@@ -485,3 +485,35 @@ def write_benchmark(
         else Workspace.for_skill(skill_dir, options.get("workspace")).benchmark_path
     )
     return doc, write(doc, target)
+
+
+def _fmt(value: Any) -> str:
+    return "n/a" if value is None else f"{value:+.2f}"
+
+
+def paired_lines(paired: dict[str, Any]) -> list[str]:
+    """The headline (mean paired difference with its t interval and n) and one line per case
+    (difference with its Newcombe interval); says plainly when fewer than 10 cases make the
+    interval rough."""
+    n = paired.get("n_cases") or 0
+    level = round(100 * float(paired.get("confidence", 0.95)))
+    low, high = paired.get("t_ci") or [None, None]
+    head = (
+        f"paired pass-rate difference ({paired.get('candidate')} - {paired.get('baseline')}), "
+        f"mean over n={n} cases: {_fmt(paired.get('mean_difference'))}"
+    )
+    if low is None or high is None:
+        head += " (no interval: fewer than 2 paired cases)"
+    else:
+        head += f", {level}% t interval {_fmt(low)}..{_fmt(high)}"
+        if n < ROUGH_BELOW_CASES:
+            head += f" - ROUGH: only {n} cases (< {ROUGH_BELOW_CASES}); add cases to trust it"
+    lines = [head]
+    for case in paired.get("cases", []):
+        ci_low, ci_high = case.get("ci") or [None, None]
+        lines.append(
+            f"  {case['case_id']}: {_fmt(case['difference'])} "
+            f"({level}% Newcombe {_fmt(ci_low)}..{_fmt(ci_high)}; "
+            f"{case['candidate_runs']} vs {case['baseline_runs']} runs)"
+        )
+    return lines

@@ -107,9 +107,14 @@ def _comparison(doc: sc.SCBenchmark) -> str:
 
 def paired_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
     """Per-case paired differences (candidate − baseline) of the benchmark: the means compared,
-    their difference and the runs behind each (further keys stay in benchmark.json)."""
+    their difference with the case's interval, and the runs behind each (further keys stay in
+    benchmark.json)."""
     paired = (doc.model_extra or {}).get("paired") or {}
     frame = pd.DataFrame(paired.get("cases", []))
+    if "ci" in frame.columns:  # the case's own interval (Newcombe, over its runs)
+        bounds = [ci if isinstance(ci, list) and len(ci) == 2 else [None, None] for ci in frame.ci]
+        frame["ci_low"] = [b[0] for b in bounds]
+        frame["ci_high"] = [b[1] for b in bounds]
     shown = [c for c in _PAIRED_COLUMNS if c in frame.columns]
     return frame[shown] if shown else frame
 
@@ -119,6 +124,8 @@ _PAIRED_COLUMNS = (
     "candidate_mean",
     "baseline_mean",
     "difference",
+    "ci_low",
+    "ci_high",
     "candidate_runs",
     "baseline_runs",
 )
