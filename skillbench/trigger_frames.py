@@ -22,6 +22,7 @@ def results_frame(report: TriggerReport) -> pd.DataFrame:
             "errors": r.errors,
             "pass": r.passed,
             "flaky": bool(r.flaky),
+            "settled": bool(r.settled),
             "unresolved": bool(r.unresolved),
             "family": r.family,
         }

@@ -69,10 +69,10 @@ def build_result(
 ) -> TriggerResult:
     """The seed 001 result for one query, plus its Wilson interval and diagnostics.
 
-    ``flaky`` means the runs disagree and the Wilson interval of the rate straddles the threshold
-    (low < t ≤ high): another series could flip the verdict. A unanimous short series is not
-    called flaky even when its interval is wide; the report notes when the run count is too small
-    to settle any query.
+    ``settled`` is the issue's literal test: the Wilson interval lies entirely on one side of the
+    threshold, so more runs are unlikely to flip the verdict. ``flaky`` is narrower: unsettled
+    AND the runs disagree. A unanimous short series (3/3, 0/3) is unsettled but not flaky — 3 runs
+    can never settle a verdict at 95 %, which the report notes.
     """
     n, k = tally.completed, tally.triggers
     rate = k / n if n else 0.0
@@ -91,6 +91,7 @@ def build_result(
         ci_low=None if unresolved else round(low, 4),
         ci_high=None if unresolved else round(high, 4),
         flaky=None if unresolved else bool(mixed and low < threshold <= high),
+        settled=None if unresolved else not (low < threshold <= high),
         unresolved=True if unresolved else None,
         fired_instead=dict(tally.fired_instead.most_common()) or None,
         runs_planned=runs_planned,

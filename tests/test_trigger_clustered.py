@@ -43,3 +43,20 @@ def test_families_that_fail_together_widen_the_interval() -> None:
     independent = 2 * stats.z_value(0.95) * (0.25 / 12) ** 0.5
     assert (wide.high - wide.low) > independent  # type: ignore[operator]
     assert wide.method.startswith("clustered-se (4 families)")
+
+
+def test_settled_is_the_literal_interval_test_and_flaky_needs_disagreement() -> None:
+    from skillbench.trigger_evalset import EvalQuery
+    from skillbench.trigger_report import QueryTally, build_result
+
+    def result(triggers: int, runs: int) -> TriggerResult:
+        tally = QueryTally(EvalQuery(text="q", should_trigger=True))
+        tally.completed, tally.triggers = runs, triggers
+        return build_result(tally, threshold=0.5, confidence=0.95)
+
+    unanimous_short = result(3, 3)  # Wilson [0.44, 1.0] straddles 0.5
+    assert unanimous_short.settled is False and unanimous_short.flaky is False
+    mixed = result(2, 3)
+    assert mixed.settled is False and mixed.flaky is True
+    unanimous_long = result(10, 10)  # Wilson [0.72, 1.0]
+    assert unanimous_long.settled is True and unanimous_long.flaky is False

@@ -85,6 +85,7 @@ class TriggerResult(Document):
             "ci_low",
             "ci_high",
             "flaky",
+            "settled",
             "unresolved",
             "fired_instead",
             "runs_planned",
@@ -103,7 +104,12 @@ class TriggerResult(Document):
     family: str | None = None
     ci_low: float | None = Field(default=None, description="Wilson 95% lower bound of the rate")
     ci_high: float | None = Field(default=None, description="Wilson 95% upper bound of the rate")
-    flaky: bool | None = Field(default=None, description="interval straddles the threshold")
+    flaky: bool | None = Field(
+        default=None, description="runs disagree and the interval straddles the threshold"
+    )
+    settled: bool | None = Field(
+        default=None, description="the interval lies entirely on one side of the threshold"
+    )
     unresolved: bool | None = Field(default=None, description="no completed run: not decided")
     fired_instead: dict[str, int] | None = Field(
         default=None, description="other skills that fired on this query, with counts"
@@ -136,6 +142,10 @@ class TriggerResult(Document):
                     f"trigger_rate {rate}",
                     "ci_low",
                 )
+        if self.flaky and self.settled:
+            raise rule_error(
+                "flaky-is-unsettled", "a flaky query cannot also be settled", "settled"
+            )
         if self.flaky and not 0 < self.triggers < self.runs:
             raise rule_error(
                 "flaky-needs-disagreement",
