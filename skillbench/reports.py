@@ -301,6 +301,9 @@ def run_notebook(
             cwd=str(workdir),
             progress_bar=False,
             execution_timeout=timeout,
+            # the kernel's own log (e.g. "running over TCP without encryption" on loopback)
+            # is noise in a report run; its errors still show, and cell errors are recorded
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except Exception as exc:
         error = _run_error(exc, executed)
