@@ -348,6 +348,7 @@ async def run_improve_loop(
     check_split_covers(split, labelled, source)
     catalog = tuple(catalog)
     guarded = guard_proposer(proposer, forbidden_texts(split, [skill_name, body, description]))
+    proposer_name = getattr(proposer, "name", type(proposer).__name__)
     emit = progress or (lambda event: None)
 
     async def evaluate(text: str, round_no: int) -> TriggerReport:
@@ -405,7 +406,7 @@ async def run_improve_loop(
             round_no,
             report,
             split,
-            proposer=getattr(proposer, "name", type(proposer).__name__),
+            proposer=proposer_name,
             note=candidate.note,
             warnings=candidate.warnings,
         )
@@ -438,7 +439,7 @@ async def run_improve_loop(
             evals_sha256=reports[0].config.evals_sha256 if reports[0].config else None,
             backend=backend.name if backend else None,
             model=backend.model if backend else None,
-            proposer=getattr(proposer, "name", type(proposer).__name__),
+            proposer=proposer_name,
             proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
         ),
     )

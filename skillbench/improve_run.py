@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
+from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.improve import (
     DEFAULT_FRACTIONS,
@@ -23,7 +22,7 @@ from skillbench.improve import (
     check_split_covers,
     run_improve_loop,
 )
-from skillbench.io import read_json, write_json
+from skillbench.io import write_json
 from skillbench.proposers import HeuristicProposer, ModelProposer, Proposer
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
 from skillbench.splits import Split, split_from_record
@@ -89,29 +88,12 @@ def summary_file(path: str | Path) -> Path:
 def load_loop_summary(path: str | Path) -> LoopSummary:
     """Read a loop summary (a file, or a folder holding `loop_summary.json`); InputError names
     the file and the field of any problem."""
-    from skillbench.schemas.loading import format_errors
-
-    source = summary_file(path)
-    data = read_json(source)
-    try:
-        return LoopSummary.model_validate(data)
-    except ValidationError as exc:
-        where, message, rule = format_errors(exc, LoopSummary)[0]
-        raise InputError(
-            f"invalid loop summary: {message}", path=source, field=where, rule=rule
-        ) from None
+    return read_model(summary_file(path), LoopSummary, what="invalid loop summary")
 
 
 def load_history(path: str | Path) -> ImprovementHistory:
     """Read an Improvement History file (InputError on any problem)."""
-    from skillbench.schemas.loading import format_errors
-
-    data = read_json(path)
-    try:
-        return ImprovementHistory.model_validate(data)
-    except ValidationError as exc:
-        where, message, rule = format_errors(exc, ImprovementHistory)[0]
-        raise InputError(f"invalid history: {message}", path=path, field=where, rule=rule) from None
+    return read_model(path, ImprovementHistory, what="invalid history")
 
 
 def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:

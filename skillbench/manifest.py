@@ -118,22 +118,23 @@ def software_versions() -> Software:
     )
 
 
+def run_git(cwd: str | Path, *args: str, timeout: float = 10) -> str | None:
+    """Stdout of `git ARGS` run in `cwd`, or None when git is missing, fails or times out."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
 def git_state(cwd: str | Path) -> GitState:
     """HEAD commit and dirty flag of the git work tree at `cwd`; None when not a repository."""
-
-    def run(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=False
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    commit = run("rev-parse", "HEAD")
+    commit = run_git(cwd, "rev-parse", "HEAD")
     if commit is None:
         return GitState(commit=None, dirty=None)
-    status = run("status", "--porcelain")
+    status = run_git(cwd, "status", "--porcelain")
     return GitState(commit=commit.strip(), dirty=None if status is None else bool(status.strip()))
 
 

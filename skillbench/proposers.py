@@ -365,7 +365,7 @@ class HeuristicProposer:
 
 
 def _worth_adding(in_missed: int, in_negatives: int) -> bool:
-    """A word is worth adding when missed positives use it at least as often as negatives."""
+    """A word is worth adding when missed positives use it more often than negatives do."""
     return in_missed > in_negatives
 
 

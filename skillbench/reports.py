@@ -17,10 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import atomic_write_text, read_json, write_json
+from skillbench.io import atomic_write_text, write_json
 from skillbench.manifest import (
     MANIFEST_NAME,
     SECRET_NAME,
@@ -251,7 +252,8 @@ def run_notebook(
     workdir = Path(cwd).resolve() if cwd is not None else repo_root()
     if not workdir.is_dir():
         raise InputError("working directory not found", path=workdir, field="cwd")
-    check_input_paths(notebook, default_values(declared) | params, workdir)
+    effective = default_values(declared) | params
+    check_input_paths(notebook, effective, workdir)
 
     name = notebook.stem
     run_id = new_run_id()
@@ -260,7 +262,6 @@ def run_notebook(
     staging = parent / f".{run_id}.partial"
     staging.mkdir(parents=True)
 
-    effective = default_values(declared) | params
     injected = dict(params)
     if REPORT_DIR_PARAM in declared:
         injected[REPORT_DIR_PARAM] = str(staging)
@@ -352,12 +353,6 @@ def list_reports(out_root: str | Path = "reports") -> list[tuple[Path, Manifest]
     for path in sorted(root.glob(f"*/*/{MANIFEST_NAME}")):
         if path.parent.name.startswith("."):
             continue
-        try:
-            manifest = Manifest.model_validate(read_json(path))
-        except ValidationError as exc:
-            raise InputError(
-                f"not a report manifest: {exc.errors()[0]['msg']}", path=path
-            ) from None
-        found.append((path.parent, manifest))
+        found.append((path.parent, read_model(path, Manifest, what="not a report manifest")))
     found.sort(key=lambda item: (item[1].started_utc, str(item[0])))
     return found

@@ -232,3 +232,17 @@ def test_paired_frame_and_lines_show_each_cases_interval(tmp_path: Path) -> None
     assert "t interval" in lines[0] and f"n={paired['n_cases']}" in lines[0]
     assert "ROUGH" in lines[0]  # fewer than 10 cases
     assert all("Newcombe" in line for line in lines[1:]) and len(lines) == 1 + len(frame)
+
+
+def test_malformed_timing_file_is_an_input_error(tmp_path: Path) -> None:
+    skill, space = standard_workspace(tmp_path)
+    grade_workspace_sync(skill)
+    run = next(iter(space.iter_runs()))
+    grading = json.loads(run.grading_path.read_text())
+    grading.pop("timing", None)
+    run.grading_path.write_text(json.dumps(grading), encoding="utf-8")
+    run.timing_path.write_text('{"total_tokens": "many"}', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        build_benchmark(skill)
+    assert caught.value.path == str(run.timing_path)
+    assert caught.value.field == "total_tokens"

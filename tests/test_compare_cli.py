@@ -87,3 +87,18 @@ def test_failed_judgements_exit_1(
     out = capsys.readouterr().out
     assert code == 1  # nothing could be judged: every case is missing from the evals
     assert "skipped: case case-1 run 1: case not in evals/evals.json" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "skill", "--a", "with_skill", "--b", "baseline", "--workers", "0"],
+        ["run", "skill", "--workers", "0"],
+        ["run", "skill", "--runs", "x"],
+    ],
+)
+def test_non_positive_counts_are_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert "expected a positive integer" in capsys.readouterr().err

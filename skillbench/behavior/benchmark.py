@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import read_json
 from skillbench.schemas import skill_creator as sc
@@ -100,7 +101,7 @@ def run_numbers(run: StoredRun) -> RunNumbers:
     grading = _grading(run)
     timing = grading.timing
     if timing is None and run.timing_path.is_file():
-        timing = sc.SCTiming.model_validate(read_json(run.timing_path))
+        timing = read_model(run.timing_path, sc.SCTiming)
     metrics = grading.execution_metrics
     raw_ungraded = (grading.model_extra or {}).get("ungraded") or []
     texts = [str(u.get("text", "")) for u in raw_ungraded if isinstance(u, dict)]

@@ -633,16 +633,9 @@ def summary_path(workspace: Workspace, config_a: str, config_b: str) -> Path:
 
 def read_summary(path: str | Path) -> CompareSummary:
     """Load a `CompareSummary`; InputError names the file and the field."""
-    from pydantic import ValidationError
+    from skillbench.documents import read_model
 
-    from skillbench.io import read_json
-
-    try:
-        return CompareSummary.model_validate(read_json(path))
-    except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or None
-        raise InputError(first["msg"], path=path, field=where, rule="compare-summary") from None
+    return read_model(path, CompareSummary, rule="compare-summary")
 
 
 @dataclass

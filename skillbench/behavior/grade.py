@@ -14,21 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from skillbench.backends.base import TextModel
 from skillbench.behavior.checks import RunMaterial, run_check
 from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
 from skillbench.behavior.grade_prompt import quote_found as _quote_found
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import read_json
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.convert import to_canonical
-from skillbench.schemas.loading import format_errors, load
+from skillbench.schemas.loading import load
 
 Method = Literal["check", "model", "ungraded"]
 Dialect = Literal["all", "skill-creator", "writing-skills"]
@@ -147,13 +145,7 @@ def load_cases(skill_dir: str | Path) -> EvalCases:
 
 
 def _read_model(path: Path, model: type[sc.SCMetrics] | type[sc.SCTiming]) -> Any:
-    if not path.is_file():
-        return None
-    try:
-        return model.model_validate(read_json(path))
-    except ValidationError as exc:
-        where, message, rule = format_errors(exc, model)[0]
-        raise InputError(message, path=path, field=where, rule=rule) from None
+    return read_model(path, model) if path.is_file() else None
 
 
 def _is_text(data: bytes) -> bool:

@@ -22,8 +22,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validator
 
+from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import read_json, write_json
+from skillbench.io import write_json
 from skillbench.schemas.base import Document
 
 RunStatus = Literal["ok", "error"]
@@ -127,13 +128,7 @@ def expectation_checks(
 
 def read_run_record(path: str | Path) -> RunRecord:
     """Load a `run.json`; InputError names the file and the field."""
-    data = read_json(path)
-    try:
-        return RunRecord.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise InputError(first["msg"], path=path, field=loc or None, rule="run-record") from None
+    return read_model(path, RunRecord, rule="run-record")
 
 
 def write_run_record(record: RunRecord, path: str | Path) -> Path:

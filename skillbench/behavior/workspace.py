@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from skillbench.behavior.records import RunRecord, read_run_record
 from skillbench.errors import InputError
 from skillbench.io import write_json
+from skillbench.manifest import run_git
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
@@ -369,26 +369,15 @@ def git_hash(skill_dir: str | Path) -> str | None:
     """HEAD of the repository holding the skill; None without a repo or with uncommitted changes
     (modified, staged or untracked files under the skill folder)."""
     folder = Path(skill_dir).resolve()
-
-    def git(*args: str) -> subprocess.CompletedProcess[str] | None:
-        try:
-            return subprocess.run(
-                ["git", "-C", str(folder), *args],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-
-    head = git("rev-parse", "HEAD")
-    if head is None or head.returncode != 0:
+    head = run_git(folder, "rev-parse", "HEAD", timeout=30)
+    if head is None:
         return None
-    status = git("status", "--porcelain", "--untracked-files=all", "--", ".")
-    if status is None or status.returncode != 0 or status.stdout.strip():
+    status = run_git(
+        folder, "status", "--porcelain", "--untracked-files=all", "--", ".", timeout=30
+    )
+    if status is None or status.strip():
         return None
-    return head.stdout.strip() or None
+    return head.strip() or None
 
 
 def copy_skill(skill_dir: Path, target: Path, *, exclude: Path | None = None) -> None:

@@ -36,7 +36,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--dialect", choices=DIALECTS, default="writing-skills", help="comparison/analysis shape"
     )
-    p.add_argument("--workers", type=int, default=4, help="pairs judged at once (4)")
+    p.add_argument(
+        "--workers", type=common.positive_int, default=4, help="pairs judged at once (4)"
+    )
     p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
@@ -87,11 +89,8 @@ def _pct(value: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
     from skillbench.behavior.compare import compare_sync
-    from skillbench.errors import InputError
     from skillbench.io import dumps_json
 
-    if args.workers < 1:
-        raise InputError("must be at least 1", field="--workers")
     err = common.stderr_console()
     with common.progress_bar(err, "blind comparison") as on_progress:
         outcome = compare_sync(

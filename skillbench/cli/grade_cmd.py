@@ -102,7 +102,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     """Build and write benchmark.json; print the summary and the paired difference."""
     from rich.console import Console
 
-    from skillbench.behavior.benchmark import write_benchmark
+    from skillbench.behavior.benchmark import paired_lines, write_benchmark
 
     err = common.stderr_console()
     with err.status("benchmark"):
@@ -117,8 +117,6 @@ def run_benchmark(args: argparse.Namespace) -> int:
     paired = extra.get("paired", {})
     out = Console(highlight=False)
     out.print(f"delta ({extra['comparison']['delta']}): {doc.run_summary['delta']}", markup=False)
-    from skillbench.behavior.benchmark import paired_lines
-
     for line in paired_lines(paired):
         out.print(line, markup=False)
     out.print(

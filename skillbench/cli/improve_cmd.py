@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
         "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input.",
     )
-    common.add_skill_dir(p, help="folder holding SKILL.md")
+    common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(
         p, backend_help="local (default, heuristic proposer), anthropic, claude-code"

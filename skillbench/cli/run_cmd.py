@@ -10,13 +10,6 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add the `run` subcommand."""
     p = subparsers.add_parser(
@@ -35,11 +28,13 @@ def register(subparsers: Any) -> None:
         default="with_skill,baseline",
         help="comma-separated configurations: with_skill,baseline (default) or v0,v1",
     )
-    p.add_argument("--runs", type=_positive_int, default=3, help="runs per case and config (3)")
+    p.add_argument(
+        "--runs", type=common.positive_int, default=3, help="runs per case and config (3)"
+    )
     common.add_backend_options(
         p, backend_help="local (default: replay samples), anthropic, claude-code"
     )
-    p.add_argument("--workers", type=_positive_int, default=2, help="concurrent runs (2)")
+    p.add_argument("--workers", type=common.positive_int, default=2, help="concurrent runs (2)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
