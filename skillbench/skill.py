@@ -186,30 +186,50 @@ def parse_frontmatter(text: str) -> Frontmatter:
     FRONTMATTER_PARSE (no delimiters, invalid YAML, over a bound) or FRONTMATTER_INVALID (the
     YAML is not a mapping).
     """
-    text = text.removeprefix("\ufeff")
-    span = frontmatter_span(text)
+    return _split_frontmatter(text)[0]
+
+
+def _split_frontmatter(text: str) -> tuple[Frontmatter, tuple[int, int] | None]:
+    """`parse_frontmatter` plus the YAML's (start, end) offsets in `text` as given (a leading
+    U+FEFF included), or None when the delimiters are missing."""
+    stripped = text.removeprefix("\ufeff")
+    span = frontmatter_span(stripped)
     if isinstance(span, FrontmatterProblem):
-        return Frontmatter(None, text, span)
+        return Frontmatter(None, stripped, span), None
     start, end, body_start = span
-    body = text[body_start:]
+    body = stripped[body_start:]
+    shift = len(text) - len(stripped)
+    offsets = (start + shift, end + shift)
     try:
-        data = load_yaml_bounded(text[start:end])
+        data = load_yaml_bounded(stripped[start:end])
     except YamlBoundError as exc:
-        return Frontmatter(None, body, FrontmatterProblem("FRONTMATTER_PARSE", str(exc)))
+        problem = FrontmatterProblem("FRONTMATTER_PARSE", str(exc))
+        return Frontmatter(None, body, problem), offsets
     except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
-        return Frontmatter(None, body, FrontmatterProblem("FRONTMATTER_PARSE", _yaml_message(exc)))
+        problem = FrontmatterProblem("FRONTMATTER_PARSE", _yaml_message(exc))
+        return Frontmatter(None, body, problem), offsets
     if data is None:
         problem = FrontmatterProblem(
             "FRONTMATTER_INVALID", "frontmatter is empty, expected a mapping"
         )
-        return Frontmatter(None, body, problem)
+        return Frontmatter(None, body, problem), offsets
     if not isinstance(data, dict):
         problem = FrontmatterProblem(
             "FRONTMATTER_INVALID",
             f"frontmatter is a {type(data).__name__}, expected a mapping of keys",
         )
-        return Frontmatter(None, body, problem)
-    return Frontmatter(data, body, None)
+        return Frontmatter(None, body, problem), offsets
+    return Frontmatter(data, body, None), offsets
+
+
+def _usable_frontmatter(text: str, path: str | Path) -> tuple[dict[str, Any], str, tuple[int, int]]:
+    """The frontmatter mapping, the body and the YAML's offsets in `text`; InputError (the
+    validation code as ``rule``) when the frontmatter is unusable."""
+    (mapping, body, problem), offsets = _split_frontmatter(text)
+    if problem is not None or mapping is None or offsets is None:
+        problem = problem or FrontmatterProblem("FRONTMATTER_INVALID", "unusable frontmatter")
+        raise InputError(problem.message, path=path, rule=problem.code)
+    return mapping, body, offsets
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,6 +279,12 @@ def locate_skill_md(folder: str | Path) -> Path:
             rule="FRONTMATTER_PARSE",
         )
     return skill_md
+
+
+def _skill_folder(path: str | Path) -> Path:
+    """The skill folder for `path`, which may name the folder or its SKILL.md."""
+    folder = Path(path)
+    return folder.parent if folder.name == SKILL_MD and folder.is_file() else folder
 
 
 def read_skill_md(folder: str | Path) -> tuple[Path, bytes]:
@@ -383,9 +409,7 @@ class Skill:
     @classmethod
     def load(cls, path: str | Path) -> Skill:
         """Load a skill folder (or its SKILL.md path); InputError for unusable input."""
-        folder = Path(path)
-        if folder.name == SKILL_MD and folder.is_file():
-            folder = folder.parent
+        folder = _skill_folder(path)
         skill_md, raw = read_skill_md(folder)
         digests = {
             rel: _file_digest(folder / rel) for rel in sorted(iter_files(folder)) if rel != SKILL_MD
@@ -402,13 +426,7 @@ class Skill:
     ) -> Skill:
         """Parse `raw` and assemble the Skill (shared by `load` and `with_description`)."""
         _, text = decode_skill_md(raw, skill_md)
-        mapping, body, problem = parse_frontmatter(text)
-        if problem is not None or mapping is None:
-            detail = problem.message if problem else "unusable frontmatter"
-            rule = problem.code if problem else "FRONTMATTER_INVALID"
-            raise InputError(detail, path=skill_md, rule=rule)
-        span = frontmatter_span(text)
-        assert not isinstance(span, FrontmatterProblem)
+        mapping, body, span = _usable_frontmatter(text, skill_md)
         name = mapping.get("name", os.path.basename(os.path.abspath(folder)))
         if not isinstance(name, str):
             raise InputError(
@@ -436,7 +454,7 @@ class Skill:
             skill_md=skill_md,
             raw=raw,
             frontmatter=mapping,
-            frontmatter_span=(span[0], span[1]),
+            frontmatter_span=span,
             body=body,
             name=name,
             description=description,
@@ -458,9 +476,7 @@ def write_description(path: str | Path, text: str) -> Path:
     key order, other keys, the body) is preserved, the file mode too; the new file re-parses to
     exactly `text` or nothing is written (InputError).
     """
-    folder = Path(path)
-    if folder.name == SKILL_MD and folder.is_file():
-        folder = folder.parent
+    folder = _skill_folder(path)
     skill_md, raw = read_skill_md(folder)
     new_raw = replace_description(raw, text, path=skill_md)
     target = Path(os.path.realpath(skill_md))
@@ -595,13 +611,7 @@ def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -
             field="description",
         ) from None
     has_bom, source = decode_skill_md(raw, path)
-    old, _, problem = parse_frontmatter(source)
-    if problem is not None or old is None:
-        detail = problem.message if problem else "unusable frontmatter"
-        raise InputError(detail, path=path, rule=problem.code if problem else None)
-    span = frontmatter_span(source)
-    assert not isinstance(span, FrontmatterProblem)
-    start, end, _ = span
+    old, _, (start, end) = _usable_frontmatter(source, path)
     yaml_text = source[start:end]
     newline = "\r\n" if "\r\n" in yaml_text else "\n"
     try:

@@ -181,3 +181,19 @@ def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
     write_description(path, NEW)
     assert (path / "SKILL.md").is_symlink()
     assert Skill.load(path).description == NEW
+
+
+def test_second_bom_agrees_with_the_validator(tmp_path: Path) -> None:
+    """A U+FEFF after the byte-order mark is skipped by the validator; loading and rewriting
+    must accept the same file (they raised AssertionError), with offsets into `text`."""
+    raw = (
+        b"\xef\xbb\xbf\xef\xbb\xbf---\nname: csv-tidy\ndescription: Old. Use when old.\n---\nbody\n"
+    )
+    path = make_skill(tmp_path, raw=raw)
+    skill = Skill.load(path)
+    assert skill.description == "Old. Use when old."
+    assert skill.text[slice(*skill.frontmatter_span)].startswith("name: csv-tidy")
+    write_description(path, "New. Use when new.")
+    assert (path / "SKILL.md").read_bytes() == raw.replace(
+        b"Old. Use when old.", b"New. Use when new."
+    )

@@ -43,30 +43,42 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _is_library(path: Path) -> bool:
-    """A folder without SKILL.md that holds skills further down."""
+def _library_skills(path: Path, forced: bool) -> list[Path] | None:
+    """The skill folders of `path` when it is validated as a library, else None.
+
+    A library is a folder without SKILL.md that holds skills further down, or any PATH under
+    --library (`forced`), which must then be a folder holding skills.
+    """
     from skillbench.validate import find_skills
 
-    return path.is_dir() and not (path / "SKILL.md").exists() and bool(find_skills(path))
+    if not forced and (not path.is_dir() or (path / "SKILL.md").exists()):
+        return None
+    if not path.is_dir():
+        raise InputError("library folder does not exist or is not a folder", path=path)
+    skills = find_skills(path)
+    if skills:
+        return skills
+    if forced:
+        raise InputError("no skill folders (with a SKILL.md) found", path=path)
+    return None
 
 
 def collect(args: argparse.Namespace) -> tuple[list[ValidationReport], bool]:
     """The reports for every PATH, and whether the JSON output must be an array."""
-    from skillbench.validate import find_skills, validate_library, validate_skill
+    from skillbench.validate import validate_skill
 
     reports: list[ValidationReport] = []
     as_array = len(args.paths) > 1
     for raw in args.paths:
         path = Path(raw)
-        if args.library or _is_library(path):
-            if not path.is_dir():
-                raise InputError("library folder does not exist or is not a folder", path=path)
-            if not find_skills(path):
-                raise InputError("no skill folders (with a SKILL.md) found", path=path)
-            as_array = True
-            reports.extend(validate_library(path, profile=args.profile, strict=args.strict))
-        else:
+        skills = _library_skills(path, args.library)
+        if skills is None:
             reports.append(validate_skill(path, profile=args.profile, strict=args.strict))
+        else:
+            as_array = True
+            reports.extend(
+                validate_skill(p, profile=args.profile, strict=args.strict) for p in skills
+            )
     return reports, as_array
 
 

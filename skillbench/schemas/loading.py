@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,7 +128,7 @@ def _model_names() -> set[str]:
     return names
 
 
-def _plain_loc(loc: tuple[str | int, ...], model: type[BaseModel]) -> tuple[str | int, ...]:
+def _plain_loc(loc: tuple[str | int, ...], model_names: set[str]) -> tuple[str | int, ...]:
     # pydantic puts the union member or the root-model tag in the location; drop them
     cleaned: list[str | int] = []
     for part in loc:
@@ -137,7 +136,7 @@ def _plain_loc(loc: tuple[str | int, ...], model: type[BaseModel]) -> tuple[str 
             part.startswith(("function-", "tagged-union", "json-or-python"))
             or part in {"str", "int", "float", "bool", "list", "dict", "none"}
             or part.endswith("]")
-            or part in _model_names()
+            or part in model_names
         ):
             continue
         cleaned.append(part)
@@ -148,9 +147,10 @@ def format_errors(exc: ValidationError, model: type[BaseModel]) -> list[tuple[st
     """(json path, message, rule) for each pydantic error, without the input values."""
     found: list[tuple[str, str, str]] = []
     seen: set[tuple[str, str]] = set()
+    model_names = _model_names()
     for error in exc.errors(include_url=False, include_input=False):
         ctx = error.get("ctx") or {}
-        loc = _plain_loc(tuple(error["loc"]), model)
+        loc = _plain_loc(tuple(error["loc"]), model_names)
         where = json_path(loc, str(ctx.get("subpath", "")))
         message = str(error["msg"])
         rule = str(ctx.get("rule") or error["type"])
@@ -250,8 +250,3 @@ def check(path: str | Path) -> CheckResult:
     if callable(soft):
         result.warnings.extend(soft())
     return result
-
-
-def canonical_json(data: Any) -> str:
-    """Sorted-key JSON text, for byte-stable comparisons."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False)

@@ -11,20 +11,6 @@ from skillbench.schemas.common import Doc, Number, Score5, Score10, close, rule_
 
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 PASS_SCORE = 3
-CONVENTION_KEYS = (
-    "frontmatter",
-    "description_field",
-    "token_efficiency",
-    "progressive_disclosure",
-    "type_alignment",
-)
-COMPARISON_DIMENSIONS = (
-    "description_quality",
-    "convention_compliance",
-    "type_specific_quality",
-    "token_efficiency",
-    "content_value",
-)
 
 
 class WSExpectation(Doc):
@@ -166,6 +152,10 @@ class WSConventions(Doc):
                 key,
             )
         return self
+
+
+CONVENTION_KEYS: tuple[str, ...] = tuple(WSConventions.model_fields)
+"""The five convention check names, in the seed's order."""
 
 
 class WSClaim(Doc):
