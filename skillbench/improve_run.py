@@ -111,12 +111,11 @@ def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
 def make_proposer(backend: str, *, model: str | None, cache: Any) -> Proposer:
     """`local` → the offline HeuristicProposer; any other backend → ModelProposer over the
     backend's TextModel behind the call cache."""
-    from skillbench.backends.cache import CachingTextModel
-    from skillbench.backends.registry import get_text_model
+    from skillbench.backends.registry import cached_text_model
 
     if backend == "local":
         return HeuristicProposer()
-    return ModelProposer(CachingTextModel(get_text_model(backend, model=model), cache))
+    return ModelProposer(cached_text_model(backend, model=model, cache=cache))
 
 
 async def improve_skill(
@@ -146,8 +145,7 @@ async def improve_skill(
     `seed` drives the backend; `split_seed` (default `seed`) the split. `split_from` reuses a
     recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
     hold exactly the eval set's queries. `out` is checked before any call is made."""
-    from skillbench.backends.cache import CachingJudge, CallCache
-    from skillbench.backends.registry import get_judge, resolve_backend_name
+    from skillbench.backends.registry import cached_judge, open_cache, resolve_backend_name
     from skillbench.skill import Skill
 
     if out is not None:
@@ -163,8 +161,8 @@ async def improve_skill(
         check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
     name = resolve_backend_name(backend)
-    cache = CallCache(cache_path) if use_cache else None
-    judge = CachingJudge(get_judge(name, model=model), cache)
+    cache = open_cache(cache_path, enabled=use_cache)
+    judge = cached_judge(name, model=model, cache=cache)
     chosen = proposer or make_proposer(name, model=model, cache=cache)
     try:
         result = await run_improve_loop(

@@ -254,8 +254,7 @@ async def evaluate_skill(
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
     ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
     """
-    from skillbench.backends.cache import CachingJudge, CallCache
-    from skillbench.backends.registry import get_judge
+    from skillbench.backends.registry import cached_judge, open_cache
     from skillbench.skill import Skill
 
     skill = Skill.load(skill_dir)
@@ -272,9 +271,8 @@ async def evaluate_skill(
         options.get("workers", 8),
         options.get("timeout"),
     )
-    judge = get_judge(backend, model=model, **(backend_options or {}))
-    cache = CallCache(cache_path) if use_cache else None
-    cached = CachingJudge(judge, cache)
+    cache = open_cache(cache_path, enabled=use_cache)
+    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
     try:
         return await run_trigger_eval(
             skill.name,

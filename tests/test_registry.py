@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +102,15 @@ def test_importing_registry_imports_no_backend() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_cached_helpers_wrap_the_named_backend(tmp_path: Path) -> None:
+    from skillbench.backends.cache import CachingJudge, CallCache
+    from skillbench.backends.registry import cached_judge, open_cache
+
+    assert open_cache(tmp_path / "c.sqlite", enabled=False) is None
+    cache = open_cache(tmp_path / "c.sqlite")
+    assert isinstance(cache, CallCache)
+    judge = cached_judge("local", cache=cache)
+    assert isinstance(judge, CachingJudge) and judge.inner.name == "local"
+    cache.close()

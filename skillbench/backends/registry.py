@@ -10,10 +10,14 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import TextModel, TriggerJudge
 from skillbench.errors import BackendError, InputError
+
+if TYPE_CHECKING:
+    from skillbench.backends.cache import CachingJudge, CachingTextModel, CallCache
 
 BACKEND_ENV = "SKILLBENCH_BACKEND"
 DEFAULT_BACKEND = "local"
@@ -125,3 +129,28 @@ def get_text_model(
         raise BackendError(f"backend {backend!r} has no text model")
     text_model: TextModel = _construct(factory, model, options, "model")
     return text_model
+
+
+def open_cache(path: str | Path | None = None, *, enabled: bool = True) -> CallCache | None:
+    """The call cache at `path` (its default location when None), or None for `--no-cache`."""
+    from skillbench.backends.cache import CallCache
+
+    return CallCache(path) if enabled else None
+
+
+def cached_judge(
+    name: str | None, *, model: str | None = None, cache: CallCache | None, **options: Any
+) -> CachingJudge:
+    """The named backend's TriggerJudge behind the call cache (`cache=None`: counted only)."""
+    from skillbench.backends.cache import CachingJudge
+
+    return CachingJudge(get_judge(name, model=model, **options), cache)
+
+
+def cached_text_model(
+    name: str | None, *, model: str | None = None, cache: CallCache | None, **options: Any
+) -> CachingTextModel:
+    """The named backend's TextModel behind the call cache (`cache=None`: counted only)."""
+    from skillbench.backends.cache import CachingTextModel
+
+    return CachingTextModel(get_text_model(name, model=model, **options), cache)

@@ -666,8 +666,7 @@ async def compare(
     """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
     behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
     `text_model` replaces the backend's model (tests, plugins)."""
-    from skillbench.backends.cache import CachingTextModel, CallCache
-    from skillbench.backends.registry import get_text_model, resolve_backend_name
+    from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
     from skillbench.behavior.analyze import analyze as run_analyzer
 
     space = Workspace.for_skill(skill_dir, workspace)
@@ -682,8 +681,8 @@ async def compare(
     cache = None
     judge: TextModel | None = text_model
     if judge is None and name != "local":
-        cache = CallCache(cache_path) if use_cache else None
-        judge = CachingTextModel(get_text_model(name, model=model), cache)
+        cache = open_cache(cache_path, enabled=use_cache)
+        judge = cached_text_model(name, model=model, cache=cache)
     comparator = Comparator(
         workspace=space,
         cases=cases,

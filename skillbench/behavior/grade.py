@@ -331,14 +331,13 @@ async def grade_run(
 def _text_model(
     backend: str | None, model: str | None, use_cache: bool, cache_path: str | Path | None
 ) -> tuple[str, TextModel | None, Any]:
-    from skillbench.backends.cache import CachingTextModel, CallCache
-    from skillbench.backends.registry import get_text_model, resolve_backend_name
+    from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
 
     name = resolve_backend_name(backend)
     if name == "local":
         return name, None, None
-    cache = CallCache(cache_path) if use_cache else None
-    return name, CachingTextModel(get_text_model(name, model=model), cache), cache
+    cache = open_cache(cache_path, enabled=use_cache)
+    return name, cached_text_model(name, model=model, cache=cache), cache
 
 
 async def grade_workspace(
