@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from skillbench.schemas.loop import (
 from skillbench.schemas.trigger import TriggerQuery, TriggerReport
 from skillbench.splits import SPLIT_NAMES, Split, split_record, stratified_split
 from skillbench.stats import wilson_interval
+from skillbench.timestamps import utc_timestamp
 from skillbench.trigger import run_sync, run_trigger_eval
 from skillbench.trigger_evalset import EvalQuery
 from skillbench.validate import validate_description
@@ -272,7 +272,7 @@ def build_iteration(
     return LoopIteration(
         round=round_no,
         description=report.description,
-        timestamp=report.created_at or _now(),
+        timestamp=report.created_at or utc_timestamp(),
         errors=sum(r.errors for r in results),
         proposer=proposer,
         proposal_note=note or None,
@@ -297,17 +297,13 @@ def history_entry(iteration: LoopIteration) -> ImprovementRound:
     train = [r for r in iteration.results or [] if r.split == "train"]
     return ImprovementRound(
         round=iteration.round,
-        timestamp=iteration.timestamp or _now(),
+        timestamp=iteration.timestamp or utc_timestamp(),
         description=iteration.description,
         pass_rate=f"{iteration.train_passed or 0}/{iteration.train_total or 0}",
         under_triggers=sum(1 for r in train if r.should_trigger and not r.passed),
         over_triggers=sum(1 for r in train if not r.should_trigger and not r.passed),
         split="train",
     )
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -22,6 +21,7 @@ from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, T
 from skillbench.errors import InputError
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
 from skillbench.stats import SequentialRule
+from skillbench.timestamps import utc_timestamp
 from skillbench.trigger_evalset import EvalQuery, file_sha256, load_eval_set
 from skillbench.trigger_report import (
     QueryTally,
@@ -175,7 +175,7 @@ async def run_trigger_eval(
         config=config,
         warnings=harness_warnings(results) or None,
         notes=notes or None,
-        created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_at=utc_timestamp(),
         skillbench_version=__version__,
     )
 

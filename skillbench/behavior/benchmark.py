@@ -21,7 +21,6 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from skillbench.errors import InputError
 from skillbench.io import read_json
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas.loading import write
+from skillbench.timestamps import utc_timestamp
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 0
@@ -460,7 +460,7 @@ def build_benchmark(
             skill_name=skill_name,
             skill_path=str(Path(skill_dir)),
             executor_model=", ".join(models) or None,
-            timestamp=datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            timestamp=utc_timestamp(),
             evals_run=[ids[c] for c in sorted(ids, key=lambda k: ids[k])],
             runs_per_configuration=max(per_case.values(), default=1) or 1,
         ),

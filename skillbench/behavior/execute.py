@@ -26,10 +26,10 @@ from skillbench.behavior.workspace import (
     check_config,
     config_version,
     read_history,
-    utc_now,
 )
 from skillbench.errors import InputError
 from skillbench.schemas.registry import WRITING_SKILLS
+from skillbench.timestamps import utc_timestamp
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "runs"
 DEFAULT_CONFIGS = ("with_skill", "baseline")
@@ -274,7 +274,7 @@ async def execute_tasks(
     async def one(task: RunTask) -> RunRecord:
         nonlocal done
         async with limit:
-            started = utc_now()
+            started = utc_timestamp()
             key = cache_key(identity, task.cache_fields())
             cached = cache.get(key) if cache is not None else None
             if cached is not None:

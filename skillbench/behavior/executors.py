@@ -35,9 +35,10 @@ from skillbench.behavior.run_files import (
     render_stream_transcript,
     session_metrics,
 )
-from skillbench.behavior.workspace import SNAPSHOT_IGNORE, utc_now
+from skillbench.behavior.workspace import SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, SkillbenchError
 from skillbench.schemas.skill_creator import SCMetrics
+from skillbench.timestamps import utc_timestamp
 
 DEFAULT_AGENT_TOOLS = ("Read", "Write", "Edit", "Glob", "Grep", "Bash")
 MAX_INPUT_CHARS = 100_000
@@ -105,7 +106,7 @@ class Executor(Protocol):
 def failed_result(error: str, prompt: str, duration_s: float = 0.0) -> ExecutionResult:
     """An error result with an empty transcript and zero metrics."""
     md = render_conversation("", prompt, f"(run failed: {error})")
-    now = utc_now()
+    now = utc_timestamp()
     return ExecutionResult(
         status="error",
         final_text="",
@@ -186,7 +187,7 @@ class TextModelExecutor:
     async def execute(self, task: RunTask) -> ExecutionResult:
         """Ask once; the reply becomes `outputs/response.md`."""
         request = self.request(task)
-        started_at = utc_now()
+        started_at = utc_timestamp()
         started = time.monotonic()
         try:
             response = await self.inner.complete(request)
@@ -215,7 +216,7 @@ class TextModelExecutor:
                 output_chars=output_chars(outputs),
                 transcript_chars=len(md),
             ),
-            timing=make_timing(response.usage, duration, started_at, utc_now()),
+            timing=make_timing(response.usage, duration, started_at, utc_timestamp()),
             usage=response.usage,
             duration_s=duration,
         )
@@ -338,7 +339,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
 
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""
-        started_at = utc_now()
+        started_at = utc_timestamp()
         with self.workdir() as (_, project, home):
             before = self._prepare(task, project)
             parser = RecordingParser()
@@ -367,7 +368,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             transcript_md=md,
             outputs=outputs,
             metrics=session_metrics(session, outputs, md),
-            timing=make_timing(usage, duration, started_at, utc_now()),
+            timing=make_timing(usage, duration, started_at, utc_timestamp()),
             usage=usage,
             duration_s=duration,
             error=error,

@@ -12,7 +12,6 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.convert import from_canonical, to_canonical
 from skillbench.schemas.loading import dump, format_errors, load
 from skillbench.schemas.registry import SKILL_CREATOR, WRITING_SKILLS
+from skillbench.timestamps import utc_timestamp
 
 CONFIG_PATTERN = re.compile(r"^(with_skill|baseline|v\d+)$")
 RUN_DIR_PATTERN = re.compile(r"^run-(\d+)$")
@@ -39,11 +39,6 @@ _WS_EXTRA_VERSION = ("parent", "expectation_pass_rate", "grading_result")
 _SC_EXTRA_VERSION = ("timestamp", "description", "git_hash", "path", "average_score")
 # skillbench's own version fields (either dialect): see `VersionScores`.
 SCORE_EXTRAS = ("check_pass_rate", "score_basis")
-
-
-def utc_now() -> str:
-    """The current time as ISO 8601 UTC with a Z (seed 002 timestamps)."""
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def check_config(config: str) -> str:
@@ -646,12 +641,12 @@ def init_workspace(
         result.created.append(space.grading_dir)
     history = c.History(
         skill_name=skill.name,
-        started_at=utc_now(),
+        started_at=utc_timestamp(),
         versions=[
             c.Version(
                 label="v0",
                 number=0,
-                timestamp=utc_now(),
+                timestamp=utc_timestamp(),
                 description="baseline",
                 git_hash=git_hash(folder),
                 path="v0/skill",
@@ -698,7 +693,7 @@ def snapshot(
         label=f"v{number}",
         number=number,
         parent=latest.label,
-        timestamp=utc_now(),
+        timestamp=utc_timestamp(),
         description=description or f"snapshot v{number}",
         git_hash=git_hash(skill.path),
         path=f"v{number}/skill",
