@@ -662,3 +662,18 @@ def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -
         path=path,
         field="description",
     )
+
+
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
+
+
+def find_skills(root: str | Path) -> list[Path]:
+    """Every folder under `root` (root included) holding a SKILL.md, sorted; hidden folders,
+    node_modules and symlinked folders are not entered."""
+    base = Path(root)
+    found: list[Path] = []
+    for current, dirs, files in os.walk(base, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        if SKILL_MD in files:
+            found.append(Path(current))
+    return sorted(found, key=lambda p: p.as_posix())

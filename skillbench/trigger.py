@@ -298,16 +298,16 @@ def evaluate_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any
 
 
 def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillEntry]:
-    """Every skill folder (one holding SKILL.md) under ``root``, as catalog entries, sorted by
-    name; a skill named ``exclude`` (the target) is left out."""
-    from skillbench.skill import Skill
+    """Every skill folder under ``root`` (see `skillbench.skill.find_skills`), as catalog
+    entries, sorted by name; a skill named ``exclude`` (the target) is left out."""
+    from skillbench.skill import Skill, find_skills
 
     base = Path(root)
     if not base.is_dir():
         raise InputError("catalog folder not found", path=base)
     entries: dict[str, SkillEntry] = {}
-    for skill_md in sorted(base.rglob("SKILL.md")):
-        skill = Skill.load(skill_md.parent)
+    for folder in find_skills(base):  # hidden folders, node_modules and links are not entered
+        skill = Skill.load(folder)
         if skill.name == exclude or skill.name in entries:
             continue
         entries[skill.name] = SkillEntry(skill.name, skill.description, skill.body)

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from skillbench.errors import InputError
 from skillbench.schemas.validation import Finding, ValidationReport
 from skillbench.skill import (
-    SKILL_MD,
     FrontmatterProblem,
     decode_skill_md,
+    find_skills,
     iter_files,
     parse_frontmatter,
     read_skill_md,
@@ -523,21 +523,6 @@ def validate_description(text: object, *, name: str | None = None) -> list[Findi
     if name is not None:
         frontmatter["name"] = name
     return _run(DESCRIPTION_RULES, Ctx(".", frontmatter=frontmatter))
-
-
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
-
-
-def find_skills(root: str | Path) -> list[Path]:
-    """Every folder under `root` (root included) holding a SKILL.md, sorted; hidden folders,
-    node_modules and symlinked folders are not entered."""
-    base = Path(root)
-    found: list[Path] = []
-    for current, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        if SKILL_MD in files:
-            found.append(Path(current))
-    return sorted(found, key=lambda p: p.as_posix())
 
 
 def validate_library(

@@ -94,3 +94,19 @@ def test_not_json_or_missing(tmp_path: Path) -> None:
         load_eval_set(tmp_path / "missing.json")
     with pytest.raises(InputError, match="Format A"):
         load_eval_set(write(tmp_path, "just a string"))
+
+
+def test_catalog_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
+    from skillbench.trigger import load_catalog
+
+    def skill(folder: Path, name: str) -> None:
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Use when testing {name}.\n---\nBody.\n",
+            encoding="utf-8",
+        )
+
+    skill(tmp_path / "real-one", "real-one")
+    skill(tmp_path / "node_modules" / "pkg" / "vendored", "vendored")
+    skill(tmp_path / ".cache" / "hidden", "hidden")
+    assert [e.name for e in load_catalog(tmp_path)] == ["real-one"]

@@ -49,7 +49,7 @@ def _library_skills(path: Path, forced: bool) -> list[Path] | None:
     A library is a folder without SKILL.md that holds skills further down, or any PATH under
     --library (`forced`), which must then be a folder holding skills.
     """
-    from skillbench.validate import find_skills
+    from skillbench.skill import find_skills
 
     if not forced and (not path.is_dir() or (path / "SKILL.md").exists()):
         return None
