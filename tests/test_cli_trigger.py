@@ -44,6 +44,11 @@ def judges(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Scr
     registry.unregister(BACKEND)
 
 
+def run_trigger(skill: Path, evals_file: str, *extra: str) -> int:
+    """`skillbench trigger SKILL --evals FILE --backend <the scripted test backend> EXTRA...`."""
+    return main(["trigger", str(skill), "--evals", evals_file, "--backend", BACKEND, *extra])
+
+
 def evals(tmp_path: Path, items: list[dict[str, object]]) -> Path:
     path = tmp_path / "evals.json"
     path.write_text(json.dumps(items), encoding="utf-8")
@@ -61,19 +66,7 @@ def test_all_pass_exit_0_and_out_file(
 ) -> None:
     skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
     out = tmp_path / "out" / "report.json"
-    code = main(
-        [
-            "trigger",
-            str(skill),
-            "--evals",
-            str(evals(tmp_path, GOOD)),
-            "--backend",
-            BACKEND,
-            "--out",
-            str(out),
-            "--no-cache",
-        ]
-    )
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--out", str(out), "--no-cache")
     assert code == 0
     report = TriggerReport.model_validate_json(out.read_text(encoding="utf-8"))
     assert report.summary.passed == 2 and report.skill_name == "pdf-maker"
@@ -91,20 +84,7 @@ def test_a_failing_query_exits_1_and_json_goes_to_stdout(
         {"query": "weather", "should_trigger": False},
         {"query": "x", "should_trigger": True},
     ]
-    code = main(
-        [
-            "trigger",
-            str(skill),
-            "--evals",
-            str(evals(tmp_path, items)),
-            "--backend",
-            BACKEND,
-            "--json",
-            "--runs",
-            "2",
-            "--no-cache",
-        ]
-    )
+    code = run_trigger(skill, str(evals(tmp_path, items)), "--json", "--runs", "2", "--no-cache")
     assert code == 1
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["failed"] == 1 and data["config"]["runs"] == 2
@@ -119,17 +99,7 @@ def test_broken_signature_warning_is_printed(
         {"query": "never fires", "should_trigger": True},
         {"query": "weather", "should_trigger": False},
     ]
-    code = main(
-        [
-            "trigger",
-            str(skill),
-            "--evals",
-            str(evals(tmp_path, items)),
-            "--backend",
-            BACKEND,
-            "--no-cache",
-        ]
-    )
+    code = run_trigger(skill, str(evals(tmp_path, items)), "--no-cache")
     assert code == 1
     assert "BROKEN-HARNESS SIGNATURE" in capsys.readouterr().err
 
@@ -143,12 +113,6 @@ def test_description_override_catalog_batch_and_cache(
     make_skill(catalog, "weather-skill", "Forecasts. Use when weather is asked.")
     make_skill(catalog, "pdf-maker", "An installed copy of the target.")
     args = [
-        "trigger",
-        str(skill),
-        "--evals",
-        str(evals(tmp_path, GOOD)),
-        "--backend",
-        BACKEND,
         "--description",
         "Candidate text. Use when testing.",
         "--batch",
@@ -156,7 +120,8 @@ def test_description_override_catalog_batch_and_cache(
         "--cache",
         str(tmp_path / "c.sqlite"),
     ]
-    assert main(args) == 0
+    eval_file = str(evals(tmp_path, GOOD))
+    assert run_trigger(skill, eval_file, *args) == 0
     first = json.loads(capsys.readouterr().out)
     assert first["description"] == "Candidate text. Use when testing."
     assert first["config"]["catalog"] == ["weather-skill"]
@@ -164,7 +129,7 @@ def test_description_override_catalog_batch_and_cache(
     assert [s.name for s in judges[0].requests[0].catalog] == ["weather-skill"]
     assert (skill / "SKILL.md").read_bytes() == original
     assert first["summary"]["calls"] == 6 and first["summary"]["cache_hits"] == 0
-    assert main(args) == 0  # unchanged eval: served by the cache, zero calls
+    assert run_trigger(skill, eval_file, *args) == 0  # unchanged: served by the cache, 0 calls
     second = json.loads(capsys.readouterr().out)
     assert second["summary"]["calls"] == 0 and second["summary"]["cache_hits"] == 6
 
@@ -188,19 +153,8 @@ def test_bad_input_exits_2(
 ) -> None:
     skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
     out = tmp_path / "report.json"
-    code = main(
-        [
-            "trigger",
-            str(skill),
-            "--evals",
-            str(evals(tmp_path, content)),
-            "--backend",
-            BACKEND,
-            "--no-cache",
-            "--out",
-            str(out),
-            *extra,
-        ]
+    code = run_trigger(
+        skill, str(evals(tmp_path, content)), "--no-cache", "--out", str(out), *extra
     )
     assert code == 2
     assert not out.exists()
@@ -208,14 +162,4 @@ def test_bad_input_exits_2(
 
 
 def test_missing_skill_dir_exits_2(tmp_path: Path, judges: list[ScriptedJudge]) -> None:
-    code = main(
-        [
-            "trigger",
-            str(tmp_path / "nope"),
-            "--evals",
-            str(evals(tmp_path, GOOD)),
-            "--backend",
-            BACKEND,
-        ]
-    )
-    assert code == 2
+    assert run_trigger(tmp_path / "nope", str(evals(tmp_path, GOOD))) == 2
