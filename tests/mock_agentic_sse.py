@@ -13,12 +13,18 @@ from __future__ import annotations
 import json
 import re
 import threading
-import uuid
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from mock_anthropic_sse import QuietHandler, _sse, _texts, has_tool_result, json_message
+from mock_anthropic_sse import (
+    QuietHandler,
+    _texts,
+    has_tool_result,
+    json_message,
+    text_stream,
+    tool_use_stream,
+)
 
 FINAL_TEXT = "Cleaned the export: 7 rows in, 5 rows out."
 _CWD = re.compile(r"(?:Primary working directory|Working directory|cwd):\s*(\S+)", re.IGNORECASE)
@@ -61,99 +67,6 @@ def last_tool_result(body: dict[str, Any]) -> str:
             if block.get("is_error"):
                 parts.append("[is_error]")
     return "\n".join(parts)
-
-
-def _start(model: str) -> bytes:
-    return _sse(
-        "message_start",
-        {
-            "type": "message_start",
-            "message": {
-                "id": "msg_mock_" + uuid.uuid4().hex[:12],
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": [],
-                "stop_reason": None,
-                "stop_sequence": None,
-                "usage": {"input_tokens": 300, "output_tokens": 1},
-            },
-        },
-    )
-
-
-def _end(stop_reason: str, output_tokens: int) -> bytes:
-    return _sse(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": output_tokens},
-        },
-    ) + _sse("message_stop", {"type": "message_stop"})
-
-
-def tool_use_stream(model: str, name: str, tool_input: dict[str, Any]) -> bytes:
-    """A streamed reply holding one tool_use, its input split over two json deltas."""
-    raw = json.dumps(tool_input)
-    half = len(raw) // 2
-    chunks = [
-        _start(model),
-        _sse(
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {
-                    "type": "tool_use",
-                    "id": "toolu_mock_" + uuid.uuid4().hex[:12],
-                    "name": name,
-                    "input": {},
-                },
-            },
-        ),
-    ]
-    for part in (raw[:half], raw[half:]):
-        chunks.append(
-            _sse(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "input_json_delta", "partial_json": part},
-                },
-            )
-        )
-    chunks.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
-    chunks.append(_end("tool_use", 42))
-    return b"".join(chunks)
-
-
-def text_stream(model: str, text: str) -> bytes:
-    """A streamed end_turn text reply."""
-    return b"".join(
-        [
-            _start(model),
-            _sse(
-                "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
-            ),
-            _sse(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": text},
-                },
-            ),
-            _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            _end("end_turn", 12),
-        ]
-    )
 
 
 class _Handler(QuietHandler):

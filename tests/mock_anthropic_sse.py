@@ -120,59 +120,88 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def sse_body(model: str, skill: str | None, text: str) -> bytes:
-    """A full streamed reply: a Skill tool_use naming `skill`, or else a text block."""
-    msg_id = "msg_mock_" + uuid.uuid4().hex[:12]
+def message_start_event(model: str, input_tokens: int) -> bytes:
+    """The `message_start` event of a streamed reply."""
+    return _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_mock_" + uuid.uuid4().hex[:12],
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": input_tokens, "output_tokens": 1},
+            },
+        },
+    )
+
+
+def message_end_events(stop_reason: str, output_tokens: int) -> bytes:
+    """`message_delta` (stop reason, output tokens) and `message_stop`."""
+    return _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
+    ) + _sse("message_stop", {"type": "message_stop"})
+
+
+def tool_use_stream(
+    model: str,
+    name: str,
+    tool_input: dict[str, Any],
+    *,
+    input_tokens: int = 300,
+    output_tokens: int = 42,
+) -> bytes:
+    """A streamed reply holding one tool_use, its input split over two json deltas."""
+    raw = json.dumps(tool_input)
+    half = len(raw) // 2
     chunks = [
+        message_start_event(model, input_tokens),
         _sse(
-            "message_start",
+            "content_block_start",
             {
-                "type": "message_start",
-                "message": {
-                    "id": msg_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": 120, "output_tokens": 1},
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_mock_" + uuid.uuid4().hex[:12],
+                    "name": name,
+                    "input": {},
                 },
             },
-        )
+        ),
     ]
-    if skill is not None:
-        tool_input = json.dumps({"skill": skill})
-        half = len(tool_input) // 2
+    for part in (raw[:half], raw[half:]):
         chunks.append(
             _sse(
-                "content_block_start",
+                "content_block_delta",
                 {
-                    "type": "content_block_start",
+                    "type": "content_block_delta",
                     "index": 0,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": "toolu_mock_" + uuid.uuid4().hex[:12],
-                        "name": "Skill",
-                        "input": {},
-                    },
+                    "delta": {"type": "input_json_delta", "partial_json": part},
                 },
             )
         )
-        for part in (tool_input[:half], tool_input[half:]):
-            chunks.append(
-                _sse(
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": 0,
-                        "delta": {"type": "input_json_delta", "partial_json": part},
-                    },
-                )
-            )
-        stop_reason = "tool_use"
-    else:
-        chunks.append(
+    chunks.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    chunks.append(message_end_events("tool_use", output_tokens))
+    return b"".join(chunks)
+
+
+def text_stream(
+    model: str, text: str, *, input_tokens: int = 300, output_tokens: int = 12
+) -> bytes:
+    """A streamed end_turn text reply."""
+    return b"".join(
+        [
+            message_start_event(model, input_tokens),
             _sse(
                 "content_block_start",
                 {
@@ -180,9 +209,7 @@ def sse_body(model: str, skill: str | None, text: str) -> bytes:
                     "index": 0,
                     "content_block": {"type": "text", "text": ""},
                 },
-            )
-        )
-        chunks.append(
+            ),
             _sse(
                 "content_block_delta",
                 {
@@ -190,22 +217,18 @@ def sse_body(model: str, skill: str | None, text: str) -> bytes:
                     "index": 0,
                     "delta": {"type": "text_delta", "text": text},
                 },
-            )
-        )
-        stop_reason = "end_turn"
-    chunks.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
-    chunks.append(
-        _sse(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": 17},
-            },
-        )
+            ),
+            _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            message_end_events("end_turn", output_tokens),
+        ]
     )
-    chunks.append(_sse("message_stop", {"type": "message_stop"}))
-    return b"".join(chunks)
+
+
+def sse_body(model: str, skill: str | None, text: str) -> bytes:
+    """A full streamed reply: a Skill tool_use naming `skill`, or else a text block."""
+    if skill is not None:
+        return tool_use_stream(model, "Skill", {"skill": skill}, input_tokens=120, output_tokens=17)
+    return text_stream(model, text, input_tokens=120, output_tokens=17)
 
 
 def json_message(model: str, text: str) -> dict[str, Any]:
