@@ -32,6 +32,7 @@ demo: install
 lint: install
 	$(BIN)/ruff check skillbench tests benchmarks
 	$(BIN)/ruff format --check skillbench tests benchmarks
+	$(BIN)/lint-imports --no-logo --no-cache
 
 typecheck: install
 	$(BIN)/mypy

@@ -1,5 +1,210 @@
-"""skillbench: measure Agent Skills — validation, trigger evals, description improvement, behavior evals."""
+"""skillbench: measure Agent Skills — validation, trigger evals, description improvement, behavior evals.
 
-__version__ = "0.1.0"
+This module is the public API that notebooks use (``from skillbench import validate_library``).
+Names load lazily (PEP 562), so ``import skillbench`` stays light: nothing heavy (pandas, the SDK,
+matplotlib) is imported until a name that needs it is first used.
+"""
 
-__all__ = ["__version__"]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from skillbench.version import __version__
+
+# public name -> the module that defines it ("" = the module itself is the public name)
+_EXPORTS: dict[str, str] = {
+    # shared ground
+    "Skill": "skillbench.skill",
+    "schemas": "",
+    "notebook": "",
+    # validate
+    "validate_skill": "skillbench.validate.rules",
+    "validate_library": "skillbench.validate.rules",
+    "findings_frame": "skillbench.validate.rules",
+    "summary_frame": "skillbench.validate.rules",
+    "findings_by_code_figure": "skillbench.validate.plots",
+    # trigger
+    "evaluate_skill": "skillbench.trigger.run",
+    "evaluate_skill_sync": "skillbench.trigger.run",
+    "run_trigger_eval": "skillbench.trigger.run",
+    "confusion_frame": "skillbench.trigger.frames",
+    "cost_frame": "skillbench.trigger.frames",
+    "false_triggers_frame": "skillbench.trigger.frames",
+    "fired_instead_frame": "skillbench.trigger.frames",
+    "fired_instead_note": "skillbench.trigger.frames",
+    "metrics_frame": "skillbench.trigger.frames",
+    "results_frame": "skillbench.trigger.frames",
+    "confusion_figure": "skillbench.trigger.plots",
+    "trigger_rates_figure": "skillbench.trigger.plots",
+    # improve
+    "improve_skill_sync": "skillbench.improve.run",
+    "parse_fractions": "skillbench.improve.splits",
+    "gap_frame": "skillbench.improve.overfit",
+    "load_summaries": "skillbench.improve.overfit",
+    "rounds_frame": "skillbench.improve.overfit",
+    "split_frame": "skillbench.improve.overfit",
+    "verdict_frame": "skillbench.improve.overfit",
+    "warnings_frame": "skillbench.improve.overfit",
+    "gap_figure": "skillbench.improve.plots",
+    "round_diffs_html": "skillbench.improve.plots",
+    "split_rates_figure": "skillbench.improve.plots",
+    # behavior
+    "Workspace": "skillbench.behavior.workspace",
+    "init_workspace": "skillbench.behavior.workspace",
+    "read_evals": "skillbench.behavior.workspace",
+    "evals_path": "skillbench.behavior.workspace",
+    "sample_workspace": "skillbench.behavior.demo",
+    "run_cases": "skillbench.behavior.execute",
+    "grade_workspace_sync": "skillbench.behavior.grade",
+    "expectations_frame": "skillbench.behavior.grade_frames",
+    "pass_rate_frame": "skillbench.behavior.grade_frames",
+    "flags_frame": "skillbench.behavior.grade_frames",
+    "matrix_frame": "skillbench.behavior.grade_frames",
+    "paired_frame": "skillbench.behavior.grade_frames",
+    "run_summary_frame": "skillbench.behavior.grade_frames",
+    "paired_lines": "skillbench.behavior.benchmark",
+    "write_benchmark": "skillbench.behavior.benchmark",
+    "expectation_matrix_figure": "skillbench.behavior.plots",
+    "paired_differences_figure": "skillbench.behavior.plots",
+    "compare_sync": "skillbench.behavior.compare_run",
+    "cases_frame": "skillbench.behavior.compare_report",
+    "diagnostics_frame": "skillbench.behavior.compare_report",
+    "findings_html": "skillbench.behavior.compare_report",
+    "outcome_figure": "skillbench.behavior.compare_report",
+    "verdicts_frame": "skillbench.behavior.compare_report",
+}
+_MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
+
+__all__ = [  # every public name; tests check it against _EXPORTS
+    "Skill",
+    "Workspace",
+    "__version__",
+    "cases_frame",
+    "compare_sync",
+    "confusion_figure",
+    "confusion_frame",
+    "cost_frame",
+    "diagnostics_frame",
+    "evals_path",
+    "evaluate_skill",
+    "evaluate_skill_sync",
+    "expectation_matrix_figure",
+    "expectations_frame",
+    "false_triggers_frame",
+    "findings_by_code_figure",
+    "findings_frame",
+    "findings_html",
+    "fired_instead_frame",
+    "fired_instead_note",
+    "flags_frame",
+    "gap_figure",
+    "gap_frame",
+    "grade_workspace_sync",
+    "improve_skill_sync",
+    "init_workspace",
+    "load_summaries",
+    "matrix_frame",
+    "metrics_frame",
+    "notebook",
+    "outcome_figure",
+    "paired_differences_figure",
+    "paired_frame",
+    "paired_lines",
+    "parse_fractions",
+    "pass_rate_frame",
+    "read_evals",
+    "results_frame",
+    "round_diffs_html",
+    "rounds_frame",
+    "run_cases",
+    "run_summary_frame",
+    "run_trigger_eval",
+    "sample_workspace",
+    "schemas",
+    "split_frame",
+    "split_rates_figure",
+    "summary_frame",
+    "trigger_rates_figure",
+    "validate_library",
+    "validate_skill",
+    "verdict_frame",
+    "verdicts_frame",
+    "warnings_frame",
+    "write_benchmark",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and cache the name here."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'skillbench' has no attribute {name!r}")
+    source = _EXPORTS[name]
+    value = (
+        importlib.import_module(_MODULES[name])
+        if not source
+        else getattr(importlib.import_module(source), name)
+    )
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
+    from skillbench import schemas as schemas
+    from skillbench.behavior.benchmark import paired_lines, write_benchmark
+    from skillbench.behavior.compare_report import (
+        cases_frame,
+        diagnostics_frame,
+        findings_html,
+        outcome_figure,
+        verdicts_frame,
+    )
+    from skillbench.behavior.compare_run import compare_sync
+    from skillbench.behavior.demo import sample_workspace
+    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.grade_frames import (
+        expectations_frame,
+        flags_frame,
+        matrix_frame,
+        paired_frame,
+        pass_rate_frame,
+        run_summary_frame,
+    )
+    from skillbench.behavior.plots import expectation_matrix_figure, paired_differences_figure
+    from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.improve.overfit import (
+        gap_frame,
+        load_summaries,
+        rounds_frame,
+        split_frame,
+        verdict_frame,
+        warnings_frame,
+    )
+    from skillbench.improve.plots import gap_figure, round_diffs_html, split_rates_figure
+    from skillbench.improve.run import improve_skill_sync
+    from skillbench.improve.splits import parse_fractions
+    from skillbench.reports import notebook as notebook
+    from skillbench.skill import Skill
+    from skillbench.trigger.frames import (
+        confusion_frame,
+        cost_frame,
+        false_triggers_frame,
+        fired_instead_frame,
+        fired_instead_note,
+        metrics_frame,
+        results_frame,
+    )
+    from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
+    from skillbench.trigger.run import evaluate_skill, evaluate_skill_sync, run_trigger_eval
+    from skillbench.validate.plots import findings_by_code_figure
+    from skillbench.validate.rules import (
+        findings_frame,
+        summary_frame,
+        validate_library,
+        validate_skill,
+    )

@@ -133,6 +133,10 @@ def _depth_problem(yaml_text: str) -> str | None:
                     return f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep"
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
+    except yaml.YAMLError as exc:  # PyYAML >= 6.0.3 enforces a nesting limit of its own
+        if "nesting depth" in str(exc):
+            return f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep"
+        raise
     finally:
         loader.dispose()
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
-from skillbench.trigger_evalset import EvalQuery
+from skillbench.trigger.evalset import EvalQuery
 
 
 class KeywordJudge:
@@ -113,3 +114,16 @@ def sample_queries() -> list[EvalQuery]:
 
 def tagged(text: str) -> str:
     return f"Here you go.\n<new_description>{text}</new_description>"
+
+
+MISSED = re.compile(r'- "please sort out the (\w+)"')
+
+
+def learner(request: TextRequest) -> str:
+    """A fake improver that adds the last word of every missed query listed in the prompt."""
+    section = request.prompt.split("Queries that SHOULD have triggered")[1].split("Queries that")[0]
+    current = request.prompt.split("<current_description>\n")[1].split("\n</current_description>")[
+        0
+    ]
+    words = MISSED.findall(section)
+    return tagged(f"{current} {' '.join(words)}." if words else current)

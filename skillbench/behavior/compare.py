@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -55,10 +55,8 @@ from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.base import Document
 from skillbench.schemas.loading import write
+from skillbench.schemas.registry import native_entry
 from skillbench.stats import binomial_test, wilson_interval
-
-if TYPE_CHECKING:
-    from skillbench.behavior.analyze import AnalysisResult
 
 Label = Literal["A", "B", "TIE"]
 Verdict = Literal["a", "b", "tie"]
@@ -638,97 +636,16 @@ def read_summary(path: str | Path) -> CompareSummary:
     return read_model(path, CompareSummary, rule="compare-summary")
 
 
-@dataclass
-class CompareRun:
-    """What `compare` produced: the summary and, unless skipped, the analyzer's result."""
-
-    summary: CompareSummary
-    analysis: AnalysisResult | None
-
-
-async def compare(
-    skill_dir: str | Path,
-    config_a: str,
-    config_b: str,
-    *,
-    workspace: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    dialect: str = WRITING_SKILLS,
-    seed: int = 0,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    workers: int = 4,
-    progress: ProgressFn | None = None,
-    analyze: bool = True,
-    text_model: TextModel | None = None,
-) -> CompareRun:
-    """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
-    behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
-    `text_model` replaces the backend's model (tests, plugins)."""
-    from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
-    from skillbench.behavior.analyze import analyze as run_analyzer
-
-    space = Workspace.for_skill(skill_dir, workspace)
-    if not space.root.is_dir():
-        raise InputError(
-            "workspace not found: run `skillbench init` and `skillbench run` first",
-            path=space.root,
-            field="--workspace",
-        )
-    cases = load_cases(skill_dir)
-    name = resolve_backend_name(backend) if text_model is None else text_model.name
-    cache = None
-    judge: TextModel | None = text_model
-    if judge is None and name != "local":
-        cache = open_cache(cache_path, enabled=use_cache)
-        judge = cached_text_model(name, model=model, cache=cache)
-    comparator = Comparator(
-        workspace=space,
-        cases=cases,
-        config_a=config_a,
-        config_b=config_b,
-        judge=judge,
-        backend=name,
-        model=judge.model if judge is not None else None,
-        dialect=dialect,
-        seed=seed,
-    )
-    try:
-        summary = await compare_workspace(comparator, workers=workers, progress=progress)
-        result = None
-        if analyze:
-            result = await run_analyzer(space, summary, cases, model=judge, dialect=dialect)
-        return CompareRun(summary, result)
-    finally:
-        try:
-            if judge is not None and text_model is None:
-                await judge.aclose()
-        finally:
-            if cache is not None:
-                cache.close()
-
-
-def compare_sync(skill_dir: str | Path, config_a: str, config_b: str, **options: Any) -> CompareRun:
-    """Blocking form of `compare`; safe inside a running Jupyter kernel."""
-    from skillbench.trigger import run_sync
-
-    return run_sync(lambda: compare(skill_dir, config_a, config_b, **options))
-
-
 __all__ = [
     "SKILL_CREATOR",
     "WRITING_SKILLS",
     "CaseSpec",
     "CaseTally",
     "Comparator",
-    "CompareRun",
     "CompareSummary",
     "Judgement",
     "PairResult",
     "SwapRecord",
-    "compare",
-    "compare_sync",
     "compare_workspace",
     "comparison_document",
     "load_cases",
@@ -737,3 +654,9 @@ __all__ = [
     "summarise",
     "update_history",
 ]
+
+
+COMPARE_SUMMARY_DOCUMENT = native_entry(
+    "compare-summary", CompareSummary, ("config_a", "config_b", "swap_consistency", "pair_results")
+)
+"""Registered with the schema registry through the `skillbench.documents` entry point."""

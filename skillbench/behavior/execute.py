@@ -357,8 +357,8 @@ def run_cases(
     recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
     Blocking; safe inside a running Jupyter kernel.
     """
+    from skillbench.aio import run_sync
     from skillbench.backends.registry import resolve_backend_name
-    from skillbench.trigger import run_sync
 
     folder = Path(skill_dir)
     batch = RunBatch()

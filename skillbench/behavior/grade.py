@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import TextModel
 from skillbench.behavior.checks import RunMaterial, run_check
+from skillbench.behavior.grade_dialects import write_gradings
 from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
 from skillbench.behavior.grade_prompt import quote_found as _quote_found
+from skillbench.behavior.grade_records import GradedExpectation, GradeSummary, RunGrade
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.documents import read_model
@@ -28,7 +30,6 @@ from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.convert import to_canonical
 from skillbench.schemas.loading import load
 
-Method = Literal["check", "model", "ungraded"]
 Dialect = Literal["all", "skill-creator", "writing-skills"]
 DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
 # Seed 002 needs a 1–5 score per criterion: a machine check gets these placeholders, marked
@@ -40,79 +41,6 @@ NO_MODEL = "not machine-checkable and no model grader (local backend): ungraded"
 MODEL_CONVENTIONS = ("description_field", "progressive_disclosure", "type_alignment")
 MAX_CONCURRENT = 4
 ProgressFn = Callable[[int, int], None]
-
-
-@dataclass
-class GradedExpectation:
-    """One expectation of one run, with how it was decided (or why it was not)."""
-
-    number: int
-    text: str
-    criterion: str
-    required: bool
-    method: Method
-    passed: bool | None = None
-    score: int | None = None
-    evidence: str = ""
-    quote_verified: bool | None = None
-
-
-@dataclass
-class RunGrade:
-    """The grading of one run folder, and what was written for it."""
-
-    run: StoredRun
-    items: list[GradedExpectation]
-    reply: GraderReply | None = None
-    grader_note: str | None = None
-    grader: dict[str, str | None] = field(default_factory=dict)
-    metrics: sc.SCMetrics | None = None
-    timing: sc.SCTiming | None = None
-    conventions: dict[str, ws.WSCheck] = field(default_factory=dict)
-    conventions_ungraded: dict[str, str] = field(default_factory=dict)
-    written: dict[str, Path] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def graded(self) -> list[GradedExpectation]:
-        """Expectations with a verdict."""
-        return [i for i in self.items if i.passed is not None]
-
-    @property
-    def ungraded(self) -> list[GradedExpectation]:
-        """Expectations left without a verdict."""
-        return [i for i in self.items if i.passed is None]
-
-    @property
-    def passed(self) -> int:
-        """Graded expectations that passed."""
-        return sum(1 for i in self.graded if i.passed)
-
-    @property
-    def pass_rate(self) -> float | None:
-        """passed / graded, or None when nothing was graded."""
-        return self.passed / len(self.graded) if self.graded else None
-
-
-@dataclass
-class GradeSummary:
-    """Every run graded in one call."""
-
-    workspace: Workspace
-    backend: str
-    model: str | None
-    runs: list[RunGrade]
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def ungraded(self) -> int:
-        """Ungraded expectations over all runs."""
-        return sum(len(r.ungraded) for r in self.runs)
-
-    @property
-    def graded(self) -> int:
-        """Graded expectations over all runs."""
-        return sum(len(r.graded) for r in self.runs)
 
 
 # ----- loading ------------------------------------------------------------------------------
@@ -183,7 +111,7 @@ def output_skill_dir(run: StoredRun) -> Path | None:
 
 def validator_conventions(skill_dir: Path) -> tuple[dict[str, ws.WSCheck], list[str]]:
     """(conventions the validator decides, conventions left to a model)."""
-    from skillbench.validate import validate_skill
+    from skillbench.validate.rules import validate_skill
 
     report = validate_skill(skill_dir)
     findings = [*report.errors, *report.warnings]
@@ -358,8 +286,6 @@ async def grade_workspace(
     `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
     default) grades machine checks only and reports the rest UNGRADED.
     """
-    from skillbench.behavior.grade_dialects import write_gradings
-
     if dialect not in DIALECTS:
         raise InputError(
             f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", path="--dialect"
@@ -407,6 +333,6 @@ async def grade_workspace(
 
 def grade_workspace_sync(skill_dir: str | Path, **options: Any) -> GradeSummary:
     """Blocking form of grade_workspace; safe inside a running Jupyter kernel."""
-    from skillbench.trigger import run_sync
+    from skillbench.aio import run_sync
 
     return run_sync(lambda: grade_workspace(skill_dir, **options))

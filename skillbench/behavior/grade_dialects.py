@@ -16,16 +16,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from skillbench.behavior.grade_records import GradedExpectation, RunGrade
+from skillbench.behavior.workspace import Workspace, config_version
 from skillbench.schemas import grader as g
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.loading import write
-
-if TYPE_CHECKING:
-    from skillbench.behavior.grade import GradedExpectation, RunGrade
-    from skillbench.behavior.workspace import Workspace
 
 BEHAVIOR_GRADING_NAME = "behavior_grading.json"
 CHECK_SCORE_NOTE = (
@@ -205,7 +203,6 @@ def behavior_grading(grade: RunGrade) -> tuple[g.BehaviorGrading | None, str | N
 def skill_version(grade: RunGrade) -> int | None:
     """The skill version a run used: its record's, else the N of a "v<N>" config; None for
     baseline (no skill)."""
-    from skillbench.behavior.workspace import config_version
 
     record = grade.run.record
     if record.config == "baseline":

@@ -6,13 +6,13 @@ from typing import Any
 
 import pandas as pd
 
-from skillbench.behavior.grade import GradeSummary
+from skillbench.behavior.grade_records import GradeSummary
 from skillbench.schemas import skill_creator as sc
 
 
 def expectations_frame(summary: GradeSummary) -> pd.DataFrame:
     """One row per (run, expectation): verdict, method, score and evidence (raw text; display it
-    through an escaping renderer such as `notebook_helpers.show_table`)."""
+    through an escaping renderer such as `reports.notebook.show_table`)."""
     rows = []
     for r in summary.runs:
         rec = r.run.record

@@ -26,6 +26,7 @@ from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import write_json
 from skillbench.schemas.base import Document
+from skillbench.schemas.registry import native_entry
 
 RunStatus = Literal["ok", "error"]
 CheckType = Literal["file_exists", "regex", "json_valid", "max_lines", "contains"]
@@ -134,3 +135,12 @@ def read_run_record(path: str | Path) -> RunRecord:
 def write_run_record(record: RunRecord, path: str | Path) -> Path:
     """Write a `run.json` atomically."""
     return write_json(path, record)
+
+
+RUN_RECORD_DOCUMENT = native_entry(
+    "run-record",
+    RunRecord,
+    ("case_id", "config", "run_number", "backend", "status", "started_at"),
+    ("run.json",),
+)
+"""Registered with the schema registry through the `skillbench.documents` entry point."""

@@ -19,8 +19,8 @@ from pydantic import ValidationError
 
 from skillbench.behavior.records import RunRecord, read_run_record
 from skillbench.errors import InputError
+from skillbench.gitinfo import run_git
 from skillbench.io import write_json
-from skillbench.manifest import run_git
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws

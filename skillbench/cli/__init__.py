@@ -13,8 +13,8 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from skillbench import __version__
 from skillbench.errors import EXIT_USAGE, SkillbenchError
+from skillbench.version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:

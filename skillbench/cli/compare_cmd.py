@@ -88,7 +88,7 @@ def _pct(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
-    from skillbench.behavior.compare import compare_sync
+    from skillbench.behavior.compare_run import compare_sync
     from skillbench.io import dumps_json
 
     err = common.stderr_console()

@@ -11,7 +11,7 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_OK
 
 if TYPE_CHECKING:
-    from skillbench.improve import LoopResult, RoundEvent
+    from skillbench.improve.loop import LoopResult, RoundEvent
 
 
 def register(subparsers: Any) -> None:
@@ -58,10 +58,10 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the loop described by the parsed arguments; returns the exit code."""
     from skillbench.errors import InputError
-    from skillbench.improve import DEFAULT_FRACTIONS
-    from skillbench.improve_run import check_out_dir, improve_skill_sync
+    from skillbench.improve.loop import DEFAULT_FRACTIONS
+    from skillbench.improve.run import check_out_dir, improve_skill_sync
+    from skillbench.improve.splits import parse_fractions
     from skillbench.skill import Skill
-    from skillbench.splits import parse_fractions
 
     if args.split_from is not None:
         for flag, value in (("--split", args.split), ("--split-seed", args.split_seed)):

@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _report(args: argparse.Namespace) -> int:
-    from skillbench.reports import list_reports, run_notebook
+    from skillbench.reports.runner import list_reports, run_notebook
 
     if args.notebook == "list":
         if args.parameter:
@@ -80,7 +80,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from skillbench.reports import DEMO_NOTEBOOKS, run_notebook
+    from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
 
     status = EXIT_OK
     for name in DEMO_NOTEBOOKS:

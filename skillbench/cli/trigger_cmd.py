@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from skillbench.io import dumps_json, write_json
-    from skillbench.trigger import evaluate_skill_sync
+    from skillbench.trigger.run import evaluate_skill_sync
 
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()

@@ -65,7 +65,7 @@ def _library_skills(path: Path, forced: bool) -> list[Path] | None:
 
 def collect(args: argparse.Namespace) -> tuple[list[ValidationReport], bool]:
     """The reports for every PATH, and whether the JSON output must be an array."""
-    from skillbench.validate import validate_skill
+    from skillbench.validate.rules import validate_skill
 
     reports: list[ValidationReport] = []
     as_array = len(args.paths) > 1
@@ -86,7 +86,7 @@ def _print_human(reports: list[ValidationReport]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from skillbench.validate import summary_frame
+    from skillbench.validate.rules import summary_frame
 
     console = Console()
     for report in reports:

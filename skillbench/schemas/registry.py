@@ -216,42 +216,47 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
-@functools.cache
-def native_entries() -> tuple[Entry, ...]:
-    """skillbench's own documents. Without them a comparison summary (it has `cases`) would be
-    taken for a broken writing-skills evals file. Imported on first use: their modules import
-    this package."""
-    from skillbench.behavior.compare import CompareSummary
-    from skillbench.behavior.records import RunRecord
-    from skillbench.manifest import Manifest
+DOCUMENT_ENTRY_POINTS = "skillbench.documents"
+"""The entry-point group through which a package registers documents it owns (pyproject.toml).
 
-    return (
-        Entry(
-            "run-record",
-            SKILLBENCH,
-            RunRecord,
-            (_keys("case_id", "config", "run_number", "backend", "status", "started_at"),),
-            file_names=("run.json",),
-        ),
-        Entry(
-            "compare-summary",
-            SKILLBENCH,
-            CompareSummary,
-            (_keys("config_a", "config_b", "swap_consistency", "pair_results"),),
-        ),
-        Entry(
-            "report-manifest",
-            SKILLBENCH,
-            Manifest,
-            (_keys("notebook", "run_id", "kernel_name", "software", "git"),),
-            file_names=("manifest.json",),
-        ),
-    )
+skillbench's own files (run records, comparison summaries, report manifests) are registered this
+way by the packages that define them, so this package never imports the packages above it. Without
+them a comparison summary (it has `cases`) would be taken for a broken writing-skills evals file."""
+
+_registered: list[Entry] = []
+
+
+def register(entry: Entry) -> Entry:
+    """Register one more document type at run time (plugins, tests); returns it."""
+    if entry not in _registered:
+        _registered.append(entry)
+    return entry
+
+
+@functools.cache
+def plugin_entries() -> tuple[Entry, ...]:
+    """Documents registered through the `skillbench.documents` entry points, loaded on first use."""
+    from importlib.metadata import entry_points
+
+    found: list[Entry] = []
+    for point in sorted(entry_points(group=DOCUMENT_ENTRY_POINTS), key=lambda p: p.name):
+        entry = point.load()
+        if not isinstance(entry, Entry):
+            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a schemas Entry")
+        found.append(entry)
+    return tuple(found)
+
+
+def native_entry(
+    kind: str, model: type[BaseModel], keys: tuple[str, ...], file_names: tuple[str, ...] = ()
+) -> Entry:
+    """The Entry of one of skillbench's own documents, recognised by its top-level keys."""
+    return Entry(kind, SKILLBENCH, model, (frozenset(keys),), file_names=file_names)
 
 
 def all_entries() -> tuple[Entry, ...]:
     """Every document skillbench recognises: the seed dialects' and its own."""
-    return ENTRIES + native_entries()
+    return ENTRIES + plugin_entries() + tuple(_registered)
 
 
 def entries_for(kind: str, dialect: str) -> list[Entry]:

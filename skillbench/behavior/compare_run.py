@@ -1,0 +1,100 @@
+"""One `compare` call end to end: resolve the judge, compare blind in both orders, then analyze.
+
+Kept apart from `compare` (the comparison itself) because the analyzer reads comparison results:
+`analyze` imports `compare`, and this module imports both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillbench.aio import run_sync
+from skillbench.backends.base import TextModel
+from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
+from skillbench.behavior.analyze import AnalysisResult
+from skillbench.behavior.analyze import analyze as run_analyzer
+from skillbench.behavior.compare import (
+    WRITING_SKILLS,
+    Comparator,
+    CompareSummary,
+    ProgressFn,
+    compare_workspace,
+    load_cases,
+)
+from skillbench.behavior.workspace import Workspace
+from skillbench.errors import InputError
+
+
+@dataclass
+class CompareRun:
+    """What `compare` produced: the summary and, unless skipped, the analyzer's result."""
+
+    summary: CompareSummary
+    analysis: AnalysisResult | None
+
+
+async def compare(
+    skill_dir: str | Path,
+    config_a: str,
+    config_b: str,
+    *,
+    workspace: str | Path | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    dialect: str = WRITING_SKILLS,
+    seed: int = 0,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    workers: int = 4,
+    progress: ProgressFn | None = None,
+    analyze: bool = True,
+    text_model: TextModel | None = None,
+) -> CompareRun:
+    """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
+    behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
+    `text_model` replaces the backend's model (tests, plugins)."""
+    space = Workspace.for_skill(skill_dir, workspace)
+    if not space.root.is_dir():
+        raise InputError(
+            "workspace not found: run `skillbench init` and `skillbench run` first",
+            path=space.root,
+            field="--workspace",
+        )
+    cases = load_cases(skill_dir)
+    name = resolve_backend_name(backend) if text_model is None else text_model.name
+    cache = None
+    judge: TextModel | None = text_model
+    if judge is None and name != "local":
+        cache = open_cache(cache_path, enabled=use_cache)
+        judge = cached_text_model(name, model=model, cache=cache)
+    comparator = Comparator(
+        workspace=space,
+        cases=cases,
+        config_a=config_a,
+        config_b=config_b,
+        judge=judge,
+        backend=name,
+        model=judge.model if judge is not None else None,
+        dialect=dialect,
+        seed=seed,
+    )
+    try:
+        summary = await compare_workspace(comparator, workers=workers, progress=progress)
+        result = None
+        if analyze:
+            result = await run_analyzer(space, summary, cases, model=judge, dialect=dialect)
+        return CompareRun(summary, result)
+    finally:
+        try:
+            if judge is not None and text_model is None:
+                await judge.aclose()
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def compare_sync(skill_dir: str | Path, config_a: str, config_b: str, **options: Any) -> CompareRun:
+    """Blocking form of `compare`; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: compare(skill_dir, config_a, config_b, **options))

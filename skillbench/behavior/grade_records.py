@@ -1,0 +1,90 @@
+"""What grading produces, in memory: one expectation's verdict, one run's grading, a whole call's.
+
+Kept apart from `grade` (which computes them) so the dialect writers can use them without a cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from skillbench.behavior.grade_prompt import GraderReply
+from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.schemas import skill_creator as sc
+from skillbench.schemas import writing_skills as ws
+
+Method = Literal["check", "model", "ungraded"]
+
+
+@dataclass
+class GradedExpectation:
+    """One expectation of one run, with how it was decided (or why it was not)."""
+
+    number: int
+    text: str
+    criterion: str
+    required: bool
+    method: Method
+    passed: bool | None = None
+    score: int | None = None
+    evidence: str = ""
+    quote_verified: bool | None = None
+
+
+@dataclass
+class RunGrade:
+    """The grading of one run folder, and what was written for it."""
+
+    run: StoredRun
+    items: list[GradedExpectation]
+    reply: GraderReply | None = None
+    grader_note: str | None = None
+    grader: dict[str, str | None] = field(default_factory=dict)
+    metrics: sc.SCMetrics | None = None
+    timing: sc.SCTiming | None = None
+    conventions: dict[str, ws.WSCheck] = field(default_factory=dict)
+    conventions_ungraded: dict[str, str] = field(default_factory=dict)
+    written: dict[str, Path] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def graded(self) -> list[GradedExpectation]:
+        """Expectations with a verdict."""
+        return [i for i in self.items if i.passed is not None]
+
+    @property
+    def ungraded(self) -> list[GradedExpectation]:
+        """Expectations left without a verdict."""
+        return [i for i in self.items if i.passed is None]
+
+    @property
+    def passed(self) -> int:
+        """Graded expectations that passed."""
+        return sum(1 for i in self.graded if i.passed)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """passed / graded, or None when nothing was graded."""
+        return self.passed / len(self.graded) if self.graded else None
+
+
+@dataclass
+class GradeSummary:
+    """Every run graded in one call."""
+
+    workspace: Workspace
+    backend: str
+    model: str | None
+    runs: list[RunGrade]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ungraded(self) -> int:
+        """Ungraded expectations over all runs."""
+        return sum(len(r.ungraded) for r in self.runs)
+
+    @property
+    def graded(self) -> int:
+        """Graded expectations over all runs."""
+        return sum(len(r.graded) for r in self.runs)

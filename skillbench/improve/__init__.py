@@ -1,0 +1,1 @@
+"""Can the description be improved without overfitting? Splits, proposers, the loop, overfitting."""

@@ -1,0 +1,494 @@
+"""The description improvement loop, with a truly held-out test set.
+
+Round 1 evaluates the ORIGINAL description. Each later round asks a proposer for a candidate built
+from train results only (a `TrainView`), validates it (an invalid candidate is retried once with the
+validator's messages, then repaired, never evaluated as-is), evaluates it on every query through the
+(cached) trigger judge, and records train / selection / test / full figures with Wilson intervals.
+The loop stops at the round limit, when every train query passes, or when a proposal repeats an
+earlier description. The best round is the one with the highest SELECTION pass rate (ties: the
+shorter description, then the earlier round); the test split takes part in no decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillbench.aio import run_sync
+from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextResponse, TriggerJudge
+from skillbench.errors import InputError
+from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
+from skillbench.improve.proposers import ModelProposer, Proposer
+from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
+from skillbench.schemas.loop import (
+    ImprovementHistory,
+    ImprovementRound,
+    LoopIteration,
+    LoopQueryResult,
+    LoopSettings,
+    LoopSummary,
+)
+from skillbench.schemas.trigger import TriggerQuery, TriggerReport
+from skillbench.stats import wilson_interval
+from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.run import run_trigger_eval
+from skillbench.validate.rules import validate_description
+
+DEFAULT_ROUNDS = 5
+DEFAULT_FRACTIONS = (0.6, 0.2, 0.2)
+
+
+class LeakError(RuntimeError):
+    """A held-out (selection or test) query was about to reach the improver."""
+
+
+@dataclass(frozen=True)
+class RoundEvent:
+    """Progress of the loop, for a CLI or a notebook: one event per stage of a round."""
+
+    round: int
+    rounds: int
+    stage: str  # "evaluating", "proposing", "evaluated", "stopped"
+    message: str
+    iteration: LoopIteration | None = None
+
+
+ProgressHook = Callable[[RoundEvent], None]
+
+
+@dataclass
+class LoopResult:
+    """Everything a loop produced: the seed documents, the per-round reports, the prompts sent."""
+
+    summary: LoopSummary
+    history: ImprovementHistory
+    reports: list[TriggerReport]
+    split: Split
+    prompts: list[str] = field(default_factory=list)
+    applied: bool = False
+
+    @property
+    def best(self) -> LoopIteration:
+        """The iteration chosen on the selection split."""
+        assert self.summary.best_iteration is not None
+        return self.summary.best_iteration
+
+
+# ---------------------------------------------------------------------------------------------
+# What the improver may see
+
+
+def train_attempt(round_no: int, report: TriggerReport, split: Split) -> Attempt:
+    """One round's description with its TRAIN results only."""
+    train = set(split.train)
+    results = tuple(
+        QueryFeedback(
+            query=r.query,
+            should_trigger=r.should_trigger,
+            trigger_rate=r.trigger_rate,
+            passed=r.passed,
+            runs=r.runs,
+            fired_instead=tuple(sorted(r.fired_instead or {})),
+        )
+        for r in report.results
+        if r.query in train
+    )
+    return Attempt(
+        round=round_no,
+        description=report.description,
+        train_passed=sum(1 for r in results if r.passed),
+        train_total=len(results),
+        results=results,
+    )
+
+
+def check_view(view: TrainView, split: Split) -> None:
+    """Raise LeakError unless every query in the view belongs to the train split."""
+    train = set(split.train)
+    for attempt in (*view.earlier, view.current):
+        for result in attempt.results:
+            if result.query not in train:
+                raise LeakError(
+                    f"round {attempt.round}: a {split.split_of(result.query)} query reached the "
+                    "improver's view"
+                )
+
+
+def forbidden_texts(split: Split, allowed_context: Iterable[str]) -> tuple[str, ...]:
+    """Held-out query texts that must never appear in a prompt (those already present in the
+    skill's own text, which the improver legitimately sees, cannot be told apart and are skipped)."""
+    context = "\n".join(allowed_context)
+    held_out = [*split.selection, *split.test]
+    return tuple(t for t in held_out if t.strip() and t.strip() not in context)
+
+
+class HeldOutGuard:
+    """A TextModel wrapper that refuses to send a prompt containing a held-out query."""
+
+    def __init__(self, inner: TextModel, forbidden: Sequence[str]) -> None:
+        self.inner = inner
+        self.forbidden = tuple(t.strip() for t in forbidden if t.strip())
+        self.name = inner.name
+        self.model = inner.model
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped model's identity."""
+        return self.inner.identity()
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """Check the prompt, then ask the wrapped model."""
+        for text in self.forbidden:
+            if text in request.prompt or text in request.system:
+                raise LeakError("a held-out query appeared in an improver prompt; not sent")
+        return await self.inner.complete(request)
+
+    async def aclose(self) -> None:
+        """Close the wrapped model."""
+        await self.inner.aclose()
+
+
+def guard_proposer(proposer: Proposer, forbidden: Sequence[str]) -> Proposer:
+    """A model proposer whose every prompt passes through HeldOutGuard (others unchanged)."""
+    if isinstance(proposer, ModelProposer) and not isinstance(proposer.model, HeldOutGuard):
+        return proposer.with_model(HeldOutGuard(proposer.model, forbidden))
+    return proposer
+
+
+# ---------------------------------------------------------------------------------------------
+# Candidates
+
+
+@dataclass
+class Candidate:
+    """A validated candidate (or None) and how it was obtained."""
+
+    description: str | None
+    note: str
+    warnings: list[str] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
+
+
+def candidate_problems(text: str, name: str) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of the validator's description rules, as "CODE: message" lines."""
+    findings = validate_description(text, name=name)
+    errors = [f"{f.code}: {f.message}" for f in findings if f.level == "error"]
+    warnings = [f"{f.code}: {f.message}" for f in findings if f.level == "warning"]
+    return errors, warnings
+
+
+def repair_description(text: str) -> str:
+    """Mechanical repair: drop angle brackets, normalise spaces, cut to the length limit at a
+    sentence end (else a word end)."""
+    clean = " ".join(text.replace("<", " ").replace(">", " ").split())
+    if len(clean) <= MAX_DESCRIPTION_CHARS:
+        return clean
+    cut = clean[:MAX_DESCRIPTION_CHARS]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if end >= MAX_DESCRIPTION_CHARS // 2:
+        return cut[: end + 1]
+    return cut[: MAX_DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "."
+
+
+async def propose_candidate(proposer: Proposer, view: TrainView, name: str) -> Candidate:
+    """Ask for a candidate; retry once with the validator's messages when it has problems; repair
+    what still has errors; give up (None) rather than return an invalid description."""
+    first = await proposer.propose(view)
+    prompts = list(first.prompts)
+    if first.description is None:
+        return Candidate(None, first.note or "the proposer returned no description", [], prompts)
+    text, note = first.description, first.note
+    errors, warnings = candidate_problems(text, name)
+    if errors or warnings:
+        feedback = "; ".join(errors + warnings)
+        retry = await proposer.propose(view, attempt=1, feedback=feedback)
+        prompts.extend(retry.prompts)
+        if retry.description is not None:
+            r_errors, r_warnings = candidate_problems(retry.description, name)
+            if not r_errors and (errors or len(r_warnings) < len(warnings)):
+                text, errors, warnings = retry.description, r_errors, r_warnings
+                note = f"{retry.note}; retried with the validator's messages".lstrip("; ")
+    if errors:
+        repaired = repair_description(text)
+        r_errors, r_warnings = candidate_problems(repaired, name)
+        if r_errors:
+            return Candidate(None, "no valid candidate: " + "; ".join(r_errors), [], prompts)
+        text, warnings = repaired, r_warnings
+        note = f"{note}; repaired ({'; '.join(errors)})".lstrip("; ")
+    return Candidate(text, note, warnings, prompts)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording
+
+
+def _ci(passed: int, total: int) -> list[float] | None:
+    if total == 0:
+        return None
+    low, high = wilson_interval(passed, total)
+    return [round(low, 4), round(high, 4)]
+
+
+def _rate(passed: int, total: int) -> float:
+    return round(passed / total, 4) if total else 0.0
+
+
+def build_iteration(
+    round_no: int,
+    report: TriggerReport,
+    split: Split,
+    *,
+    proposer: str | None = None,
+    note: str | None = None,
+    warnings: Sequence[str] = (),
+) -> LoopIteration:
+    """The loop summary's record of one round, with per-split counts, intervals and results."""
+    results = [
+        LoopQueryResult(
+            query=r.query,
+            split=split.split_of(r.query),
+            should_trigger=r.should_trigger,
+            trigger_rate=r.trigger_rate,
+            triggers=r.triggers,
+            runs=r.runs,
+            errors=r.errors,
+            passed=r.passed,
+        )
+        for r in report.results
+    ]
+    fields: dict[str, Any] = {}
+    for name in ("full", *SPLIT_NAMES):
+        chosen = [r for r in results if name == "full" or r.split == name]
+        passed, total = sum(1 for r in chosen if r.passed), len(chosen)
+        fields[f"{name}_pass_rate"] = _rate(passed, total)
+        fields[f"{name}_passed"] = passed
+        fields[f"{name}_total"] = total
+        fields[f"{name}_ci"] = _ci(passed, total)
+    return LoopIteration(
+        round=round_no,
+        description=report.description,
+        timestamp=report.created_at or utc_timestamp(),
+        errors=sum(r.errors for r in results),
+        proposer=proposer,
+        proposal_note=note or None,
+        validation_warnings=list(warnings) or None,
+        results=results,
+        **fields,
+    )
+
+
+def choose_best(iterations: Sequence[LoopIteration]) -> LoopIteration:
+    """Highest selection pass rate; ties: shorter description, then earlier round. Never test."""
+    if not iterations:
+        raise ValueError("no iterations to choose from")
+    return min(
+        iterations,
+        key=lambda it: (-(it.selection_pass_rate or 0.0), len(it.description), it.round),
+    )
+
+
+def history_entry(iteration: LoopIteration) -> ImprovementRound:
+    """Seed 001 Improvement History entry: `pass_rate` counts the TRAIN split."""
+    train = [r for r in iteration.results or [] if r.split == "train"]
+    return ImprovementRound(
+        round=iteration.round,
+        timestamp=iteration.timestamp or utc_timestamp(),
+        description=iteration.description,
+        pass_rate=f"{iteration.train_passed or 0}/{iteration.train_total or 0}",
+        under_triggers=sum(1 for r in train if r.should_trigger and not r.passed),
+        over_triggers=sum(1 for r in train if not r.should_trigger and not r.passed),
+        split="train",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+
+async def run_improve_loop(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    proposer: Proposer,
+    *,
+    body: str = "",
+    rounds: int = DEFAULT_ROUNDS,
+    split: Split | None = None,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    runs: int = 3,
+    threshold: float = 0.5,
+    seed: int = 0,
+    split_seed: int | None = None,
+    workers: int = 8,
+    catalog: Iterable[SkillEntry] = (),
+    progress: ProgressHook | None = None,
+    evals_file: str | Path | None = None,
+    source: str = "eval set",
+) -> LoopResult:
+    """Run the loop (see the module docstring); nothing is written. The judge is not closed.
+
+    `seed` drives the backend and, unless `split_seed` is given, the split; a given `split` is
+    used as is (it must hold exactly the eval set's queries)."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise InputError("must be a positive integer", field="rounds")
+    labelled = [_labelled(q) for q in queries]
+    if split is None:
+        split_seed = seed if split_seed is None else split_seed
+        split = stratified_split(labelled, fractions, seed=split_seed, source=source)
+    check_split_covers(split, labelled, source)
+    catalog = tuple(catalog)
+    guarded = guard_proposer(proposer, forbidden_texts(split, [skill_name, body, description]))
+    proposer_name = getattr(proposer, "name", type(proposer).__name__)
+    emit = progress or (lambda event: None)
+
+    async def evaluate(text: str, round_no: int) -> TriggerReport:
+        emit(RoundEvent(round_no, rounds, "evaluating", f"round {round_no}/{rounds}: evaluating"))
+        return await run_trigger_eval(
+            skill_name,
+            text,
+            labelled,
+            judge,
+            runs=runs,
+            threshold=threshold,
+            seed=seed,
+            workers=workers,
+            catalog=catalog,
+            body=body,
+            evals_file=evals_file,
+        )
+
+    reports = [await evaluate(description, 1)]
+    iterations = [build_iteration(1, reports[0], split, proposer="original")]
+    emit(_evaluated(iterations[0], rounds))
+    attempts = [train_attempt(1, reports[0], split)]
+    prompts: list[str] = []
+    stop = f"round limit reached ({rounds} evaluations)"
+    while True:
+        last = iterations[-1]
+        if last.train_passed == last.train_total:
+            stop = "all train queries pass"
+            break
+        if len(iterations) >= rounds:
+            break
+        round_no = last.round + 1
+        view = TrainView(skill_name, body, current=attempts[-1], earlier=tuple(attempts[:-1]))
+        check_view(view, split)
+        emit(RoundEvent(round_no, rounds, "proposing", f"round {round_no}/{rounds}: proposing"))
+        candidate = await propose_candidate(guarded, view, skill_name)
+        prompts.extend(candidate.prompts)
+        if candidate.description is None:
+            stop = f"no candidate in round {round_no}: {candidate.note}"
+            break
+        repeat = next(
+            (
+                it.round
+                for it in iterations
+                if _normal(it.description) == _normal(candidate.description)
+            ),
+            None,
+        )
+        if repeat is not None:
+            stop = f"round {round_no} proposal repeats round {repeat}"
+            break
+        report = await evaluate(candidate.description, round_no)
+        reports.append(report)
+        iteration = build_iteration(
+            round_no,
+            report,
+            split,
+            proposer=proposer_name,
+            note=candidate.note,
+            warnings=candidate.warnings,
+        )
+        iterations.append(iteration)
+        attempts.append(train_attempt(round_no, report, split))
+        emit(_evaluated(iteration, rounds))
+    best = choose_best(iterations)
+    emit(
+        RoundEvent(len(iterations), rounds, "stopped", f"stopped: {stop}; best round {best.round}")
+    )
+    backend = reports[0].backend
+    summary = LoopSummary(
+        skill_name=skill_name,
+        original_description=description,
+        iterations=iterations,
+        best_iteration=best,
+        final_description=best.description,
+        total_rounds=len(iterations),
+        split=split_record(split, labelled),
+        selected_by="selection",
+        stop_reason=stop,
+        settings=LoopSettings(
+            rounds=rounds,
+            runs=runs,
+            threshold=threshold,
+            seed=seed,
+            workers=workers,
+            catalog=[entry.name for entry in catalog if entry.name != skill_name],
+            evals_file=str(evals_file) if evals_file is not None else None,
+            evals_sha256=reports[0].config.evals_sha256 if reports[0].config else None,
+            backend=backend.name if backend else None,
+            model=backend.model if backend else None,
+            proposer=proposer_name,
+            proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
+        ),
+    )
+    history = ImprovementHistory([history_entry(it) for it in iterations])
+    return LoopResult(summary, history, reports, split, prompts)
+
+
+def run_improve_loop_sync(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    proposer: Proposer,
+    **options: Any,
+) -> LoopResult:
+    """Blocking form of run_improve_loop; safe inside a running Jupyter kernel."""
+    return run_sync(
+        lambda: run_improve_loop(skill_name, description, queries, judge, proposer, **options)
+    )
+
+
+def _evaluated(iteration: LoopIteration, rounds: int) -> RoundEvent:
+    it = iteration
+    message = (
+        f"round {it.round}/{rounds}: train {it.train_passed}/{it.train_total}, "
+        f"selection {it.selection_passed}/{it.selection_total}, "
+        f"test {it.test_passed}/{it.test_total}, errors {it.errors}"
+    )
+    return RoundEvent(it.round, rounds, "evaluated", message, iteration)
+
+
+def _labelled(query: EvalQuery | TriggerQuery) -> EvalQuery:
+    if isinstance(query, EvalQuery):
+        return query
+    return EvalQuery(query.text, query.should_trigger, query.family)
+
+
+def check_split_covers(
+    split: Split,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    source: str,
+    *,
+    against: str = "the eval set",
+) -> None:
+    """A given split must hold exactly the eval set's queries (InputError naming `source`)."""
+    texts = {q.text for q in queries}
+    members = {t for name in SPLIT_NAMES for t in split.members(name)}
+    if members != texts:
+        missing = sorted(texts - members)[:3]
+        extra = sorted(members - texts)[:3]
+        raise InputError(
+            f"the split does not match {against} (missing {missing}, unknown {extra})",
+            path=source,
+            field="split",
+        )

@@ -1,0 +1,207 @@
+"""Running the improvement loop end to end: backend, cache, outputs on disk, `--apply`.
+
+`improve_skill` is what the CLI and the notebooks call: it loads the skill, the eval set and the
+catalog, builds the backend's judge and proposer behind the call cache (so a re-run makes zero
+calls), runs the loop, writes the outputs atomically and, with `apply=True`, writes the best
+description into SKILL.md (only when it differs from the original; every other byte kept).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from skillbench.aio import run_sync
+from skillbench.documents import read_model
+from skillbench.errors import InputError
+from skillbench.improve.loop import (
+    DEFAULT_FRACTIONS,
+    DEFAULT_ROUNDS,
+    LoopResult,
+    ProgressHook,
+    check_split_covers,
+    run_improve_loop,
+)
+from skillbench.improve.proposers import HeuristicProposer, ModelProposer, Proposer
+from skillbench.improve.splits import Split, split_from_record
+from skillbench.io import write_json
+from skillbench.schemas.loop import ImprovementHistory, LoopSummary
+from skillbench.trigger.evalset import load_eval_set
+from skillbench.trigger.run import load_catalog
+
+HISTORY_FILE = "history.json"
+SUMMARY_FILE = "loop_summary.json"
+ROUND_REPORT = "round_{round:02d}.trigger.json"
+
+
+def check_out_dir(out: str | Path, *, label: str = "out") -> Path:
+    """Check, before any work, that `out` can become the output folder: it is not an existing
+    file and no part of its path is one, and its nearest existing ancestor is a writable folder.
+    InputError(path=label) otherwise; nothing is created."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{str(folder)!r} is an existing file, not a folder", path=label)
+    ancestor = folder.absolute()
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(
+            f"cannot create {str(folder)!r}: {str(ancestor)!r} is a file, not a folder", path=label
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(
+            f"cannot create {str(folder)!r}: {str(ancestor)!r} is not writable", path=label
+        )
+    return folder
+
+
+def load_recorded_split(path: str | Path) -> Split:
+    """The split recorded in a loop summary (a file, or a folder holding `loop_summary.json`),
+    to rerun on exactly the same train / selection / test queries."""
+    source = summary_file(path)
+    summary = load_loop_summary(source)
+    if summary.split is None:
+        raise InputError("this loop summary records no split", path=source, field="split")
+    return split_from_record(summary.split)
+
+
+def write_loop_outputs(result: LoopResult, out_dir: str | Path) -> list[Path]:
+    """Write each round's trigger report, `history.json`, then `loop_summary.json` (last, so a
+    folder with a summary is complete); every write is atomic. Returns the paths written."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [
+        write_json(folder / ROUND_REPORT.format(round=it.round), report)
+        for it, report in zip(result.summary.iterations, result.reports, strict=True)
+    ]
+    written.append(write_json(folder / HISTORY_FILE, result.history))
+    written.append(write_json(folder / SUMMARY_FILE, result.summary))
+    return written
+
+
+def summary_file(path: str | Path) -> Path:
+    """A loop summary's file: `path` itself, or `loop_summary.json` when it is a folder."""
+    source = Path(path)
+    return source / SUMMARY_FILE if source.is_dir() else source
+
+
+def load_loop_summary(path: str | Path) -> LoopSummary:
+    """Read a loop summary (a file, or a folder holding `loop_summary.json`); InputError names
+    the file and the field of any problem."""
+    return read_model(summary_file(path), LoopSummary, what="invalid loop summary")
+
+
+def load_history(path: str | Path) -> ImprovementHistory:
+    """Read an Improvement History file (InputError on any problem)."""
+    return read_model(path, ImprovementHistory, what="invalid history")
+
+
+def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
+    """Write the best description into SKILL.md when it differs from the original; returns
+    whether the file was changed."""
+    from skillbench.skill import write_description
+
+    summary = result.summary
+    if summary.final_description == summary.original_description:
+        return False
+    write_description(skill_dir, summary.final_description)
+    return True
+
+
+def make_proposer(backend: str, *, model: str | None, cache: Any) -> Proposer:
+    """`local` → the offline HeuristicProposer; any other backend → ModelProposer over the
+    backend's TextModel behind the call cache."""
+    from skillbench.backends.registry import cached_text_model
+
+    if backend == "local":
+        return HeuristicProposer()
+    return ModelProposer(cached_text_model(backend, model=model, cache=cache))
+
+
+async def improve_skill(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    runs: int = 3,
+    threshold: float = 0.5,
+    seed: int = 0,
+    split_seed: int | None = None,
+    split_from: str | Path | Split | None = None,
+    workers: int = 8,
+    catalog_dir: str | Path | None = None,
+    out: str | Path | None = None,
+    apply: bool = False,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    proposer: Proposer | None = None,
+    progress: ProgressHook | None = None,
+) -> LoopResult:
+    """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
+
+    `seed` drives the backend; `split_seed` (default `seed`) the split. `split_from` reuses a
+    recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
+    hold exactly the eval set's queries. `out` is checked before any call is made."""
+    from skillbench.backends.registry import cached_judge, open_cache, resolve_backend_name
+    from skillbench.skill import Skill
+
+    if out is not None:
+        check_out_dir(out)
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    split: Split | None = None
+    if isinstance(split_from, Split):
+        split = split_from
+        check_split_covers(split, queries, str(evals))
+    elif split_from is not None:
+        split = load_recorded_split(split_from)
+        check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
+    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    name = resolve_backend_name(backend)
+    cache = open_cache(cache_path, enabled=use_cache)
+    judge = cached_judge(name, model=model, cache=cache)
+    chosen = proposer or make_proposer(name, model=model, cache=cache)
+    try:
+        result = await run_improve_loop(
+            skill.name,
+            skill.description,
+            queries,
+            judge,
+            chosen,
+            body=skill.body,
+            rounds=rounds,
+            split=split,
+            fractions=fractions,
+            runs=runs,
+            threshold=threshold,
+            seed=seed,
+            split_seed=split_seed,
+            workers=workers,
+            catalog=catalog,
+            progress=progress,
+            evals_file=evals,
+            source=str(evals),
+        )
+    finally:
+        try:
+            await judge.aclose()
+            model_obj = getattr(chosen, "model", None)
+            if proposer is None and model_obj is not None:
+                await model_obj.aclose()
+        finally:
+            if cache is not None:
+                cache.close()
+    if out is not None:
+        write_loop_outputs(result, out)
+    if apply:
+        result.applied = apply_best(result, skill.path)
+    return result
+
+
+def improve_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> LoopResult:
+    """Blocking form of improve_skill; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: improve_skill(skill_dir, evals, **options))

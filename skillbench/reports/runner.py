@@ -1,0 +1,346 @@
+"""Run a notebook with papermill into a versioned, self-describing report folder.
+
+``run_notebook("validate_library", {...})`` writes
+``reports/<notebook>/<YYYYmmddTHHMMSSZ>-<id>/`` holding the executed notebook, ``index.html``
+(rendered in-process without code cells), every JSON/PNG artifact the notebook saved through
+`skillbench.reports.notebook`, and ``manifest.json`` (`skillbench.reports.manifest.Manifest`).
+The folder is built under a hidden temporary name and renamed into place at the end, so a
+half-run never looks finished; a failed run is renamed too and its manifest says ``failed``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from skillbench.documents import read_model
+from skillbench.errors import InputError
+from skillbench.io import atomic_write_text, write_json
+from skillbench.reports.html import render_html
+from skillbench.reports.manifest import (
+    MANIFEST_NAME,
+    SECRET_NAME,
+    GitState,
+    Manifest,
+    RunError,
+    git_state,
+    input_hashes,
+    list_artifacts,
+    redact,
+    software_versions,
+    utc_now,
+)
+
+DEMO_NOTEBOOKS: list[str] = [
+    "validate_library",
+    "trigger_eval",
+    "improve_description",
+    "overfitting_analysis",
+    "grading_report",
+    "benchmark",
+    "blind_comparison",
+]
+"""Notebooks `skillbench demo` runs, in this order, with their default (offline) parameters."""
+
+REPORT_DIR_PARAM = "report_dir"
+HTML_NAME = "index.html"
+DEFAULT_TIMEOUT = 600.0
+
+
+class ReportResult(BaseModel):
+    """Where a run's report folder is and how it ended."""
+
+    folder: Path
+    notebook: Path
+    html: Path | None
+    manifest: Manifest
+
+    @property
+    def ok(self) -> bool:
+        """True when the notebook ran to the end and the HTML was rendered."""
+        return self.manifest.status == "ok"
+
+
+def repo_root() -> Path:
+    """The project folder (holding notebooks/), used as the notebooks' working directory."""
+    candidate = Path(__file__).resolve().parents[1]
+    return candidate if (candidate / "notebooks").is_dir() else Path.cwd()
+
+
+def notebooks_dir() -> Path:
+    """The folder of the project's notebooks."""
+    return repo_root() / "notebooks"
+
+
+def available_notebooks() -> list[str]:
+    """Names of the project's notebooks (without .ipynb)."""
+    folder = notebooks_dir()
+    return sorted(p.stem for p in folder.glob("*.ipynb")) if folder.is_dir() else []
+
+
+def resolve_notebook(name_or_path: str | Path) -> Path:
+    """A notebook file path, or a name looked up as ``notebooks/<name>.ipynb``."""
+    given = Path(name_or_path)
+    if given.suffix == ".ipynb" or given.parent != Path("."):
+        if given.is_file():
+            return given.resolve()
+        raise InputError("notebook not found", path=given)
+    candidate = notebooks_dir() / f"{given.name}.ipynb"
+    if candidate.is_file():
+        return candidate
+    known = ", ".join(available_notebooks()) or "none"
+    raise InputError(f"no such notebook (available: {known})", path=candidate)
+
+
+def declared_parameters(notebook: Path) -> dict[str, str]:
+    """Names and default source text of the notebook's ``parameters``-tagged cell."""
+    import papermill
+
+    try:
+        inspected = papermill.inspect_notebook(str(notebook))
+    except Exception as exc:  # nbformat / JSON errors: the file is unusable
+        raise InputError(
+            f"cannot read notebook: {type(exc).__name__}: {exc}", path=notebook
+        ) from None
+    return {name: str(info.get("default", "")) for name, info in inspected.items()}
+
+
+def check_parameters(notebook: Path, params: dict[str, Any], declared: dict[str, str]) -> None:
+    """Reject unknown, runner-owned or secret-looking parameters before anything executes."""
+    for name in params:
+        if name == REPORT_DIR_PARAM:
+            raise InputError(
+                "is set by the report runner, do not pass it", path=notebook, field=name
+            )
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            raise InputError(
+                f"unknown parameter (the notebook declares: {known})",
+                path=notebook,
+                field=name,
+                rule="unknown-parameter",
+            )
+        if SECRET_NAME.search(name):
+            raise InputError(
+                "looks like a secret; secrets come from the environment, never from parameters",
+                path=notebook,
+                field=name,
+            )
+
+
+OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out_dir"})
+INPUT_PATH_NAMES = frozenset({"evals", "workspace"})
+
+
+def is_input_path_param(name: str) -> bool:
+    """Parameters naming something the notebook reads: `*_dir`, `*_root`, `*_file`, `evals`,
+    `workspace` (outputs such as `report_dir` and `out_dir` excluded)."""
+    if name in OUTPUT_PATH_PARAMS:
+        return False
+    return name in INPUT_PATH_NAMES or name.endswith(("_dir", "_root", "_file"))
+
+
+def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None:
+    """A mistyped input path is bad input (exit 2) before anything runs, not a report about an
+    empty folder."""
+    for name, value in values.items():
+        if not is_input_path_param(name) or not isinstance(value, str) or not value.strip():
+            continue
+        path = Path(value).expanduser()
+        if not (path if path.is_absolute() else cwd / path).exists():
+            raise InputError(
+                f"{value!r} does not exist (relative paths are taken from {cwd})",
+                path=notebook,
+                field=name,
+                rule="input-path",
+            )
+
+
+def default_values(declared: dict[str, str]) -> dict[str, Any]:
+    """Declared defaults evaluated as Python literals where possible (else kept as source text)."""
+    values: dict[str, Any] = {}
+    for name, source in declared.items():
+        try:
+            values[name] = ast.literal_eval(source)
+        except (ValueError, SyntaxError):
+            values[name] = source
+    return values
+
+
+def new_run_id() -> str:
+    """``YYYYmmddTHHMMSSZ-<6 hex>``: sortable by time, unique across parallel runs."""
+    return f"{utc_now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+PAPERMILL_TAGS = frozenset({"injected-parameters", "papermill-error-cell-tag"})
+
+
+def locate_failed_cell(executed: Path) -> tuple[int, int] | None:
+    """(source index, executed index) of the first cell with an error output, if any."""
+    import nbformat
+
+    try:
+        notebook = nbformat.read(str(executed), as_version=4)
+    except Exception:
+        return None
+    source_index = 0
+    for index, cell in enumerate(notebook.cells):
+        if PAPERMILL_TAGS.intersection(cell.get("metadata", {}).get("tags", [])):
+            continue
+        if any(out.get("output_type") == "error" for out in cell.get("outputs", [])):
+            return source_index, index
+        source_index += 1
+    return None
+
+
+def _run_error(exc: Exception, executed: Path) -> RunError:
+    from papermill.exceptions import PapermillExecutionError
+
+    if not isinstance(exc, PapermillExecutionError):
+        return RunError(type=type(exc).__name__, message=redact(str(exc)))
+    located = locate_failed_cell(executed)
+    return RunError(
+        type=str(exc.ename),
+        message=redact(str(exc.evalue)),
+        cell_index=located[0] if located else None,
+        executed_cell_index=located[1] if located else None,
+        execution_count=exc.exec_count,
+    )
+
+
+def run_notebook(
+    name_or_path: str | Path,
+    params: dict[str, Any] | None = None,
+    *,
+    out_root: str | Path = "reports",
+    kernel_name: str = "python3",
+    cwd: str | Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> ReportResult:
+    """Execute a notebook with papermill into ``<out_root>/<notebook>/<run id>/``.
+
+    `params` must name parameters the notebook declares (InputError, before execution,
+    otherwise). ``report_dir`` is injected when declared. `cwd` (default: the repo root) is the
+    kernel's working directory, so relative defaults such as ``data/skills`` resolve there;
+    a relative `out_root` is relative to the calling process. `timeout` is per cell, in seconds.
+    A failing notebook still yields its folder, with ``status="failed"`` and the error.
+    """
+    import papermill
+
+    params = dict(params or {})
+    notebook = resolve_notebook(name_or_path)
+    declared = declared_parameters(notebook)
+    check_parameters(notebook, params, declared)
+    workdir = Path(cwd).resolve() if cwd is not None else repo_root()
+    if not workdir.is_dir():
+        raise InputError("working directory not found", path=workdir, field="cwd")
+    effective = default_values(declared) | params
+    check_input_paths(notebook, effective, workdir)
+
+    name = notebook.stem
+    run_id = new_run_id()
+    parent = Path(out_root).resolve() / name
+    final = parent / run_id
+    staging = parent / f".{run_id}.partial"
+    staging.mkdir(parents=True)
+
+    injected = dict(params)
+    if REPORT_DIR_PARAM in declared:
+        injected[REPORT_DIR_PARAM] = str(staging)
+    recorded = dict(params)
+    if REPORT_DIR_PARAM in declared:
+        recorded[REPORT_DIR_PARAM] = str(final)
+    manifest = Manifest(
+        notebook=name,
+        notebook_path=str(notebook),
+        run_id=run_id,
+        status="running",
+        parameters=recorded,
+        defaults=declared,
+        backend=_as_text(effective.get("backend")),
+        model=_as_text(effective.get("model")),
+        kernel_name=kernel_name,
+        cwd=str(workdir),
+        software=software_versions(),
+        git=git_state(workdir)
+        if (workdir / ".git").exists()
+        else GitState(commit=None, dirty=None),
+        inputs=input_hashes(effective, workdir, skip=frozenset({REPORT_DIR_PARAM})),
+        started_utc=utc_now(),
+    )
+    write_json(staging / MANIFEST_NAME, manifest)
+
+    executed = staging / f"{name}.ipynb"
+    error: RunError | None = None
+    clock = time.monotonic()
+    previous_env = os.environ.get("SKILLBENCH_REPORT_DIR")
+    os.environ["SKILLBENCH_REPORT_DIR"] = str(staging)
+    try:
+        papermill.execute_notebook(
+            str(notebook),
+            str(executed),
+            parameters=injected,
+            kernel_name=kernel_name,
+            cwd=str(workdir),
+            progress_bar=False,
+            execution_timeout=timeout,
+            # the kernel's own log (e.g. "running over TCP without encryption" on loopback)
+            # is noise in a report run; its errors still show, and cell errors are recorded
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        )
+    except Exception as exc:
+        error = _run_error(exc, executed)
+    finally:
+        if previous_env is None:
+            os.environ.pop("SKILLBENCH_REPORT_DIR", None)
+        else:
+            os.environ["SKILLBENCH_REPORT_DIR"] = previous_env
+    wall = time.monotonic() - clock
+
+    html: Path | None = None
+    if executed.is_file():
+        try:
+            html = render_html(executed, staging / HTML_NAME, title=f"{name} {run_id}")
+        except Exception as exc:
+            error = error or RunError(
+                type=type(exc).__name__, message=redact(f"HTML rendering failed: {exc}")
+            )
+    manifest = manifest.model_copy(
+        update={
+            "status": "failed" if error else "ok",
+            "error": error,
+            "finished_utc": utc_now(),
+            "wall_seconds": round(wall, 3),
+            "artifacts": list_artifacts(staging),
+        }
+    )
+    write_json(staging / MANIFEST_NAME, manifest)
+    os.replace(staging, final)
+    return ReportResult(
+        folder=final,
+        notebook=final / executed.name,
+        html=final / HTML_NAME if html else None,
+        manifest=manifest,
+    )
+
+
+def _as_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def list_reports(out_root: str | Path = "reports") -> list[tuple[Path, Manifest]]:
+    """Finished report folders under `out_root` (oldest first) with their manifests."""
+    root = Path(out_root)
+    found: list[tuple[Path, Manifest]] = []
+    for path in sorted(root.glob(f"*/*/{MANIFEST_NAME}")):
+        if path.parent.name.startswith("."):
+            continue
+        found.append((path.parent, read_model(path, Manifest, what="not a report manifest")))
+    found.sort(key=lambda item: (item[1].started_utc, str(item[0])))
+    return found

@@ -1,0 +1,494 @@
+"""The trigger eval: does the model pick the skill for the queries it should, and only those?
+
+Each (query, run) becomes a ``TriggerRequest`` for a ``TriggerJudge``; runs go out concurrently
+(bounded by ``workers``). A run that errors, raises or times out is counted in ``errors`` and never
+as "not triggered"; ``runs`` counts completed runs; a query with no completed run is unresolved
+and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialRule`` settles it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeVar
+
+from skillbench.aio import run_sync
+from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
+from skillbench.errors import InputError
+from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
+from skillbench.stats import SequentialRule
+from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
+from skillbench.trigger.report import (
+    QueryTally,
+    build_result,
+    build_summary,
+    harness_warnings,
+    runs_needed_to_settle,
+)
+from skillbench.version import __version__
+
+__all__ = [
+    "EvalQuery",
+    "evaluate_description",
+    "evaluate_description_sync",
+    "evaluate_skill",
+    "evaluate_skill_sync",
+    "load_catalog",
+    "load_eval_set",
+    "run_sync",
+    "run_trigger_eval",
+    "run_trigger_eval_sync",
+]
+
+Runs = int | Literal["auto"]
+ProgressCallback = Callable[[int, int], None]
+"""Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
+
+PROXY_NOTE = (
+    "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
+    "approximate how Claude would route these queries"
+)
+_SECRET = re.compile(r"sk-ant-[A-Za-z0-9_\-]+")
+T = TypeVar("T")
+
+
+class SkillLike(Protocol):
+    """What evaluate_description needs from a skill (skillbench.skill.Skill fits)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def body(self) -> str: ...
+
+
+async def run_trigger_eval(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    *,
+    runs: Runs = 3,
+    max_runs: int = 10,
+    confidence: float = 0.95,
+    threshold: float = 0.5,
+    workers: int = 8,
+    seed: int = 0,
+    timeout: float | None = None,
+    catalog: Iterable[SkillEntry] = (),
+    body: str = "",
+    progress: ProgressCallback | None = None,
+    evals_file: str | Path | None = None,
+) -> TriggerReport:
+    """Run every query ``runs`` times (or adaptively) against ``description`` and report.
+
+    The description evaluated may differ from the skill's SKILL.md (a candidate); nothing is
+    written. The judge is not closed here: its owner closes it.
+    """
+    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    if timeout is not None and getattr(_innermost(judge), "batch", False):
+        raise InputError(
+            "a per-run timeout cannot apply to a Message Batch, which is awaited as a whole: "
+            "drop --timeout, or drop --batch to run live calls with a timeout each",
+            path="--timeout",
+        )
+    items = [_as_eval_query(q, i) for i, q in enumerate(queries)]
+    if not items:
+        raise InputError("no queries to evaluate", field="queries")
+    target = SkillEntry(name=skill_name, description=description, body=body)
+    catalog = tuple(catalog)
+    others = tuple(entry for entry in catalog if entry.name != skill_name)
+    auto = runs == "auto"
+    per_query = max_runs if auto else int(runs)
+    tallies = [QueryTally(query) for query in items]
+    tracker = _Progress(progress, per_query * len(items))
+    rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
+    started = time.perf_counter()
+    pending = list(tallies)
+    while pending:
+        wave: list[tuple[QueryTally, TriggerRequest]] = []
+        for tally in pending:
+            size = rule.next_wave(tally.attempted) if auto else per_query - tally.attempted
+            wave.extend(
+                (tally, TriggerRequest(target, others, tally.query.text, tally.attempted + i, seed))
+                for i in range(size)
+            )
+        if not wave:
+            break
+        requests = [request for _, request in wave]
+        outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
+        for (tally, _), outcome in zip(wave, outcomes, strict=True):
+            tally.record(outcome, skill_name)
+        if not auto:
+            break
+        still: list[QueryTally] = []
+        for tally in pending:
+            if tally.attempted < max_runs and not rule.settled(
+                tally.triggers, tally.completed, tally.attempted
+            ):
+                still.append(tally)
+            else:
+                tracker.shrink(max_runs - tally.attempted)
+        pending = still
+    wall = time.perf_counter() - started
+
+    results = [
+        build_result(
+            t, threshold=threshold, confidence=confidence, runs_planned=max_runs if auto else None
+        )
+        for t in tallies
+    ]
+    calls_saved = sum(max_runs - t.attempted for t in tallies) if auto else None
+    summary = build_summary(
+        results,
+        tallies,
+        threshold=threshold,
+        confidence=confidence,
+        seed=seed,
+        calls_saved=calls_saved,
+        wall_seconds=wall,
+    )
+    backend = backend_info(judge)
+    notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
+    config = RunConfig(
+        runs=runs,
+        max_runs=max_runs if auto else None,
+        confidence=confidence,
+        threshold=threshold,
+        seed=seed,
+        workers=workers,
+        timeout_seconds=timeout,
+        catalog=[entry.name for entry in others],
+        evals_file=str(evals_file) if evals_file is not None else None,
+        evals_sha256=_sha_or_none(evals_file),
+    )
+    return TriggerReport(
+        skill_name=skill_name,
+        description=description,
+        summary=summary,
+        results=results,
+        backend=backend,
+        config=config,
+        warnings=harness_warnings(results) or None,
+        notes=notes or None,
+        created_at=utc_timestamp(),
+        skillbench_version=__version__,
+    )
+
+
+def run_trigger_eval_sync(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    **options: Any,
+) -> TriggerReport:
+    """Blocking form of run_trigger_eval; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: run_trigger_eval(skill_name, description, queries, judge, **options))
+
+
+async def evaluate_description(
+    skill: SkillLike,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    **options: Any,
+) -> TriggerReport:
+    """Evaluate a candidate ``description`` for ``skill`` (SKILL.md is not touched).
+
+    Options are those of run_trigger_eval; the skill's body is passed unless ``body`` is given.
+    """
+    options.setdefault("body", skill.body)
+    return await run_trigger_eval(skill.name, description, queries, judge, **options)
+
+
+def evaluate_description_sync(
+    skill: SkillLike,
+    description: str,
+    queries: Sequence[EvalQuery | TriggerQuery],
+    judge: TriggerJudge,
+    **options: Any,
+) -> TriggerReport:
+    """Blocking form of evaluate_description; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: evaluate_description(skill, description, queries, judge, **options))
+
+
+async def evaluate_skill(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    description: str | None = None,
+    catalog_dir: str | Path | None = None,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    backend_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> TriggerReport:
+    """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
+    build the backend's judge behind the call cache, run, close.
+
+    ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
+    ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
+    """
+    from skillbench.backends.registry import cached_judge, open_cache
+    from skillbench.skill import Skill
+
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    text = skill.description if description is None else description
+    if not text.strip():
+        raise InputError("must be a non-empty string", field="description")
+    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    _check_options(
+        options.get("runs", 3),
+        options.get("max_runs", 10),
+        options.get("confidence", 0.95),
+        options.get("threshold", 0.5),
+        options.get("workers", 8),
+        options.get("timeout"),
+    )
+    cache = open_cache(cache_path, enabled=use_cache)
+    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
+    try:
+        return await run_trigger_eval(
+            skill.name,
+            text,
+            queries,
+            cached,
+            catalog=catalog,
+            body=skill.body,
+            evals_file=evals,
+            **options,
+        )
+    finally:
+        try:
+            await cached.aclose()
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def evaluate_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> TriggerReport:
+    """Blocking form of evaluate_skill; safe inside a running Jupyter kernel."""
+    return run_sync(lambda: evaluate_skill(skill_dir, evals, **options))
+
+
+def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillEntry]:
+    """Every skill folder under ``root`` (see `skillbench.skill.find_skills`), as catalog
+    entries, sorted by name; a skill named ``exclude`` (the target) is left out."""
+    from skillbench.skill import Skill, find_skills
+
+    base = Path(root)
+    if not base.is_dir():
+        raise InputError("catalog folder not found", path=base)
+    entries: dict[str, SkillEntry] = {}
+    for folder in find_skills(base):  # hidden folders, node_modules and links are not entered
+        skill = Skill.load(folder)
+        if skill.name == exclude or skill.name in entries:
+            continue
+        entries[skill.name] = SkillEntry(skill.name, skill.description, skill.body)
+    return [entries[name] for name in sorted(entries)]
+
+
+def backend_info(judge: TriggerJudge) -> BackendInfo:
+    """Name, model, harness versions and proxy flag of the judge, for the report."""
+    try:
+        versions = {str(k): str(v) for k, v in judge.versions().items()}
+    except Exception:  # a report must not fail because a version probe did
+        versions = {}
+    is_proxy = bool(getattr(judge, "is_proxy", False))
+    return BackendInfo(
+        name=str(getattr(judge, "name", type(judge).__name__)),
+        model=getattr(judge, "model", None),
+        versions=versions,
+        is_proxy=is_proxy,
+        notes=PROXY_NOTE if is_proxy else None,
+    )
+
+
+async def _run_wave(
+    judge: TriggerJudge,
+    requests: list[TriggerRequest],
+    workers: int,
+    timeout: float | None,
+    on_done: Callable[[int], None],
+) -> list[TriggerOutcome]:
+    """Run one wave of requests.
+
+    When ``_wants_many(judge)`` and no per-run timeout is set, the whole wave goes to
+    ``judge_many`` in one call (one embedding batch for the local proxy, one Message Batch with
+    ``batch=True``; the call cache serves hits); a failure of that call turns every run of the wave
+    into an error. Otherwise each run is its own task, at most ``workers`` at a time, each bounded
+    by ``timeout``.
+    """
+    many = getattr(judge, "judge_many", None)
+    if many is not None and timeout is None and _wants_many(judge):
+        try:
+            outcomes = list(await many(requests))
+        except Exception as exc:
+            message = redact(f"{type(exc).__name__}: {exc}")
+            outcomes = [TriggerOutcome(triggered=False, error=message) for _ in requests]
+        if len(outcomes) != len(requests):
+            message = f"backend returned {len(outcomes)} outcomes for {len(requests)} requests"
+            outcomes = [TriggerOutcome(triggered=False, error=message) for _ in requests]
+        on_done(len(requests))
+        return [_checked(outcome) for outcome in outcomes]
+    gate = asyncio.Semaphore(workers)
+
+    async def one(request: TriggerRequest) -> TriggerOutcome:
+        async with gate:
+            outcome = await _judge_once(judge, request, timeout)
+        on_done(1)
+        return outcome
+
+    return list(await asyncio.gather(*(one(request) for request in requests)))
+
+
+def _wants_many(judge: object) -> bool:
+    """Whether a whole wave should go to ``judge_many``: only when the innermost judge (through
+    cache wrappers' ``inner``) has its own ``judge_many`` and batches for real — the offline
+    proxy (one embedding batch) or a backend with ``batch`` on. Live API and CLI backends get
+    one task per run, so ``workers`` and ``timeout`` apply."""
+    inner = _innermost(judge)
+    if getattr(inner, "judge_many", None) is None:
+        return False
+    return bool(getattr(inner, "is_proxy", False) or getattr(inner, "batch", False))
+
+
+def _innermost(judge: object) -> object:
+    """The judge under any cache wrappers (followed through their ``inner``)."""
+    while getattr(judge, "inner", None) is not None:
+        judge = judge.inner  # type: ignore[attr-defined]
+    return judge
+
+
+async def _judge_once(
+    judge: TriggerJudge, request: TriggerRequest, timeout: float | None
+) -> TriggerOutcome:
+    """One run; exceptions and timeouts become error outcomes (never "not triggered")."""
+    try:
+        if timeout is None:
+            outcome = await judge.judge(request)
+        else:
+            outcome = await asyncio.wait_for(judge.judge(request), timeout)
+    except TimeoutError:
+        return TriggerOutcome(triggered=False, error=f"timeout after {timeout:g} s")
+    except Exception as exc:
+        return TriggerOutcome(triggered=False, error=redact(f"{type(exc).__name__}: {exc}"))
+    return _checked(outcome)
+
+
+def _checked(outcome: object) -> TriggerOutcome:
+    """The outcome itself if well-formed (its error message redacted), else an error outcome."""
+    if not isinstance(outcome, TriggerOutcome):
+        return TriggerOutcome(
+            triggered=False, error=f"backend returned {type(outcome).__name__}, not an outcome"
+        )
+    if outcome.error is not None:
+        outcome.error = redact(outcome.error)
+    return outcome
+
+
+def redact(text: str, limit: int = 300) -> str:
+    """Shorten a message and mask anything shaped like an Anthropic API key."""
+    text = _SECRET.sub("sk-ant-***", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Progress:
+    """Counts finished runs for the optional progress callback."""
+
+    def __init__(self, callback: ProgressCallback | None, planned: int) -> None:
+        self.callback, self.done, self.planned = callback, 0, planned
+
+    def advance(self, runs: int = 1) -> None:
+        self.done += runs
+        self._emit()
+
+    def shrink(self, skipped: int) -> None:
+        if skipped > 0:
+            self.planned -= skipped
+            self._emit()
+
+    def _emit(self) -> None:
+        if self.callback is not None:
+            self.callback(self.done, self.planned)
+
+
+def _as_eval_query(query: EvalQuery | TriggerQuery, index: int) -> EvalQuery:
+    if isinstance(query, EvalQuery):
+        return query
+    if isinstance(query, TriggerQuery):
+        return EvalQuery(query.text, query.should_trigger, query.family, (index,))
+    raise InputError(
+        f"expected EvalQuery or TriggerQuery, got {type(query).__name__}", field=f"queries[{index}]"
+    )
+
+
+def _check_options(
+    runs: Runs,
+    max_runs: int,
+    confidence: float,
+    threshold: float,
+    workers: int,
+    timeout: float | None,
+) -> None:
+    if runs != "auto" and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
+        raise InputError("must be a positive integer or 'auto'", field="runs")
+    if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
+        raise InputError("must be a positive integer", field="max_runs")
+    if not 0.0 < confidence < 1.0:
+        raise InputError("must be between 0 and 1 (exclusive)", field="confidence")
+    if not 0.0 <= threshold <= 1.0:
+        raise InputError("must be between 0 and 1", field="threshold")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError("must be a positive integer", field="workers")
+    if timeout is not None and timeout <= 0:
+        raise InputError("must be a positive number of seconds", field="timeout")
+
+
+def _notes(
+    items: Sequence[EvalQuery],
+    backend: BackendInfo,
+    runs: Runs,
+    threshold: float,
+    confidence: float,
+    skill_name: str,
+    catalog: Iterable[SkillEntry],
+) -> list[str]:
+    notes: list[str] = []
+    if backend.is_proxy:
+        notes.append(f"backend {backend.name!r}: {PROXY_NOTE}.")
+    for query in items:
+        if query.merged:
+            positions = ", ".join(str(i) for i in query.sources)
+            notes.append(
+                f"query {query.text!r} appeared {len(query.sources)} times (items {positions}); "
+                "merged into one."
+            )
+    if any(entry.name == skill_name for entry in catalog):
+        notes.append(f"the catalog held a skill named {skill_name!r}; it was left out.")
+    if runs != "auto":
+        needed = runs_needed_to_settle(threshold, confidence)
+        if needed is not None and runs < needed:
+            notes.append(
+                f"{runs} run(s) per query cannot settle a verdict at {confidence:.0%} confidence: "
+                f"even a unanimous series has a Wilson interval crossing the threshold {threshold:g} "
+                f"(that takes {needed} runs). Use --runs auto or more runs."
+            )
+    return notes
+
+
+def _sha_or_none(path: str | Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None

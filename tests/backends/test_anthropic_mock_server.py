@@ -1,0 +1,60 @@
+"""AnthropicJudge end to end against benchmarks/mock_messages_server.py on 127.0.0.1 (no latency)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from mock_messages_server import MockMessagesServer, choose_skill
+
+from skillbench.backends.anthropic import AnthropicJudge
+from skillbench.backends.base import SkillEntry, TriggerRequest
+
+TARGET = SkillEntry(
+    "csv-cleanup", "Repairs messy CSV exports: encodings, delimiters and broken quoting."
+)
+CATALOG = (SkillEntry("regex-builder", "Builds regular expressions from examples."),)
+
+
+@pytest.fixture
+def server() -> Iterator[MockMessagesServer]:
+    with MockMessagesServer(latency=0.0) as mock:
+        yield mock
+
+
+def req(query: str, run: int = 0) -> TriggerRequest:
+    return TriggerRequest(TARGET, CATALOG, query, run_index=run)
+
+
+def test_mock_choice_is_deterministic() -> None:
+    skills = {TARGET.name: TARGET.description, "regex-builder": "Builds regular expressions"}
+    assert choose_skill("fix the broken quoting in my csv exports", skills) == "csv-cleanup"
+    assert choose_skill("what time is it", skills) is None
+
+
+async def test_judge_through_base_url_env(
+    server: MockMessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    judge = AnthropicJudge(api_key="dummy-key", max_retries=0)
+    hit = await judge.judge(req("my csv exports have broken quoting and odd encodings"))
+    miss = await judge.judge(req("what is the capital of France"))
+    again = await judge.judge(req("and another question about France"))
+    await judge.aclose()
+    assert hit.error is None and hit.triggered and hit.fired == "csv-cleanup"
+    assert miss.error is None and not miss.triggered and miss.fired is None
+    assert hit.usage.cache_creation_input_tokens > 0  # first request with this prefix
+    assert again.usage.cache_read_input_tokens > 0  # same run → same prefix → cache read
+    assert server.count() == 3
+
+
+async def test_batch_round_trip(server: MockMessagesServer) -> None:
+    judge = AnthropicJudge(api_key="dummy-key", base_url=server.url, batch=True, max_retries=0)
+    judge.batch_poll_seconds = 0.0
+    queries = ["clean the broken quoting in these csv exports", "tell me a joke"]
+    outcomes = await judge.judge_many([req(q, run) for run in range(2) for q in queries])
+    await judge.aclose()
+    assert [o.triggered for o in outcomes] == [True, False, True, False]
+    assert all(o.error is None and o.detail.get("batch") for o in outcomes)
+    assert server.count("batches") == 1 and server.count("batch_requests") == 4
+    assert server.count("messages") == 0

@@ -1,0 +1,315 @@
+"""ClaudeCodeJudge / ClaudeCodeTextModel against the fake `claude` (tests/fake_claude/claude).
+
+The fake checks its flags, the installed skill and the HOME isolation itself and fails loudly
+(exit 97), so every "error is None" assertion below also asserts the harness called it right.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbench.backends import claude_code
+from skillbench.backends.base import (
+    SkillEntry,
+    TextRequest,
+    TriggerJudge,
+    TriggerRequest,
+)
+from skillbench.backends.claude_code import (
+    ClaudeCodeJudge,
+    ClaudeCodeTextModel,
+    resolve_claude_bin,
+    skill_markdown,
+)
+from skillbench.errors import BackendError, InputError
+
+FAKE = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"
+SECRET = "sk-ant-test-SECRET-0123456789"
+TARGET = SkillEntry(
+    name="pdf-tools",
+    description="Use when merging, splitting or filling PDF files: forms, pages, text.",
+    body="# PDF tools\n\nMerge with pypdf.\n",
+)
+CATALOG = (
+    SkillEntry("csv-cleaner", "Use when cleaning CSV tables.", "# CSV\n"),
+    SkillEntry("pdf-tools", "An installed older copy that must not compete.", "# old\n"),
+)
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    return folder
+
+
+def judge(record: Path, scenario: str, **kwargs: Any) -> ClaudeCodeJudge:
+    env = {
+        "FAKE_CLAUDE_SCENARIO": scenario,
+        "FAKE_CLAUDE_SKILL": TARGET.name,
+        "FAKE_CLAUDE_OTHER": "csv-cleaner",
+        "FAKE_CLAUDE_RECORD": str(record),
+        "FAKE_CLAUDE_EXPECT_DESCRIPTION": TARGET.description,
+        "FAKE_CLAUDE_EXPECT_BODY": "Merge with pypdf.",
+        **kwargs.pop("env", {}),
+    }
+    return ClaudeCodeJudge(claude_bin=FAKE, env=env, timeout=kwargs.pop("timeout", 20), **kwargs)
+
+
+def request(query: str = "merge these two PDFs", run_index: int = 0) -> TriggerRequest:
+    return TriggerRequest(target=TARGET, catalog=CATALOG, query=query, run_index=run_index)
+
+
+def calls(record: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(record.glob("call-*.json"))]
+
+
+@pytest.fixture(autouse=True)
+def _caller_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller's environment: a key to pass through, a canary that must not leak."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    monkeypatch.setenv("SKILLBENCH_CANARY", "must-not-reach-the-cli")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv(claude_code.BIN_ENV, raising=False)
+
+
+def test_is_a_trigger_judge(record: Path) -> None:
+    assert isinstance(judge(record, "skill_first"), TriggerJudge)
+
+
+async def test_skill_call_is_a_trigger_with_usage_and_cost(record: Path) -> None:
+    outcome = await judge(record, "skill_first").judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.triggered is True
+    assert outcome.fired == "pdf-tools"
+    assert outcome.usage.input_tokens == 1500
+    assert outcome.usage.output_tokens == 80
+    assert outcome.usage.cache_read_input_tokens == 300
+    assert outcome.usage.cost_usd == pytest.approx(0.0125)
+    assert outcome.duration_seconds > 0
+    assert outcome.detail["bad_lines"] == 1  # the fake's non-JSON debug line
+    assert outcome.detail["num_turns"] == 3
+    assert outcome.detail["skills_available"] == ["csv-cleaner", "pdf-tools"]
+
+
+async def test_skill_after_a_first_bash_call_still_counts(record: Path) -> None:
+    outcome = await judge(record, "bash_then_skill").judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.detail["first_tool"] == "Bash"
+    assert outcome.triggered is True
+    assert outcome.fired == "pdf-tools"
+    assert outcome.detail["tool_calls"] == {"Bash": 1, "Skill": 1}
+
+
+async def test_read_of_the_skill_md_counts(record: Path) -> None:
+    outcome = await judge(record, "read_skill_md").judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.triggered is True
+    assert outcome.detail["tool_calls"] == {"Read": 1}
+
+
+async def test_another_skill_firing_is_recorded(record: Path) -> None:
+    outcome = await judge(record, "other_skill").judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.triggered is False
+    assert outcome.fired == "csv-cleaner"
+
+
+async def test_no_tool_is_a_clean_not_triggered(record: Path) -> None:
+    outcome = await judge(record, "no_tool").judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.triggered is False
+    assert outcome.fired is None
+
+
+async def test_timeout_is_an_error_and_kills_the_process_group(record: Path) -> None:
+    outcome = await judge(record, "hang", timeout=1.0).judge(request())
+    assert outcome.triggered is False
+    assert outcome.error is not None and outcome.error.startswith("timeout")
+    assert outcome.duration_seconds < 10
+    child = int((record / "child.pid").read_text())
+    for _ in range(50):  # the orphaned grandchild must be gone (or a zombie awaiting reaping)
+        stat = Path(f"/proc/{child}/stat")
+        if not stat.exists() or stat.read_text().split(") ")[1].startswith("Z"):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail(f"child process {child} of the hung CLI survived the timeout")
+
+
+async def test_authentication_failure_is_an_error(record: Path) -> None:
+    outcome = await judge(record, "auth_failed").judge(request())
+    assert outcome.triggered is False
+    assert outcome.error is not None and outcome.error.startswith("authentication_failed")
+    assert outcome.detail["exit_code"] == 1
+
+
+async def test_is_error_result_is_an_error(record: Path) -> None:
+    outcome = await judge(record, "is_error").judge(request())
+    assert outcome.triggered is False
+    assert outcome.error is not None
+    assert "error_during_execution" in outcome.error
+
+
+async def test_missing_result_event_is_an_error(record: Path) -> None:
+    outcome = await judge(record, "no_result").judge(request())
+    assert outcome.error is not None and outcome.error.startswith("no result event")
+
+
+async def test_max_turns_after_a_skill_fired_is_a_valid_outcome(record: Path) -> None:
+    fired = await judge(record, "max_turns_after_skill").judge(request())
+    assert fired.error is None and fired.triggered is True
+    wandered = await judge(record, "max_turns_no_skill").judge(request())
+    assert wandered.error is not None and "error_max_turns" in wandered.error
+
+
+async def test_flags_skill_install_and_isolation(record: Path, tmp_path: Path) -> None:
+    j = judge(
+        record,
+        "skill_first",
+        model="claude-sonnet-x",
+        max_turns=6,
+        env={"FAKE_CLAUDE_EXPECT_MODEL": "claude-sonnet-x"},
+    )
+    outcome = await j.judge(request("a query with 'quotes' and --dashes"))
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    (call,) = calls(record)
+    argv = call["argv"]
+    assert argv[:2] == ["-p", "a query with 'quotes' and --dashes"]
+    assert argv[argv.index("--max-turns") + 1] == "6"
+    assert call["has_api_key"] is True
+    assert "SKILLBENCH_CANARY" not in call["env_keys"]
+    assert call["skills"] == ["csv-cleaner", "pdf-tools"]  # the duplicate copy was skipped
+    assert not Path(call["cwd"]).exists(), "the temporary project must be removed"
+
+
+async def test_without_isolation_the_fake_sees_the_real_environment(record: Path) -> None:
+    """Control for the isolation check: the fake's check can fail, and the failure is an error."""
+    outcome = await judge(record, "skill_first", isolate_home=False).judge(request())
+    assert outcome.triggered is False
+    assert outcome.error is not None
+    assert "fake claude:" in outcome.error
+
+
+async def test_keep_workdirs_keeps_the_project(record: Path) -> None:
+    j = judge(record, "skill_first", keep_workdirs=True)
+    outcome = await j.judge(request())
+    workdir = Path(outcome.detail["workdir"])
+    try:
+        skill_md = workdir / "project" / ".claude" / "skills" / "pdf-tools" / "SKILL.md"
+        assert skill_md.read_text(encoding="utf-8") == skill_markdown(TARGET)
+    finally:
+        import shutil
+
+        shutil.rmtree(workdir)
+
+
+async def test_secrets_never_reach_outcome_or_identity(record: Path) -> None:
+    j = judge(record, "is_error", env={"FAKE_CLAUDE_LEAK": "1"})
+    outcome = await j.judge(request())
+    assert outcome.error is not None and "***" in outcome.error
+    blob = json.dumps(outcome.to_cache()) + json.dumps(j.identity()) + json.dumps(j.versions())
+    assert SECRET not in blob
+    assert "***" in outcome.detail["stderr_tail"]
+
+
+def test_identity_and_versions(record: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://user:pw@proxy.example:8443/api?k=1")
+    j = judge(record, "skill_first", model="claude-x", extra_args=["--effort", "low"])
+    ident = j.identity()
+    assert ident["cli_version"] == "2.1.197-fake"
+    assert ident["model"] == "claude-x"
+    assert ident["base_url"] == "https://proxy.example:8443/api"
+    assert ident["flags"][-2:] == ["--effort", "low"]
+    assert "--include-partial-messages" in ident["flags"]
+    assert j.versions() == {"claude_code": "2.1.197-fake"}
+    assert "pw" not in json.dumps(ident)
+
+
+async def test_concurrency_is_bounded(record: Path) -> None:
+    j = judge(record, "skill_first", max_concurrency=2, env={"FAKE_CLAUDE_SLEEP": "0.4"})
+    outcomes = await asyncio.gather(*(j.judge(request(run_index=i)) for i in range(5)))
+    assert all(o.error is None and o.triggered for o in outcomes)
+    spans = [(c["start"], c["end"]) for c in calls(record)]
+    assert len(spans) == 5
+    peak = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
+    assert peak == 2
+    assert len({c["cwd"] for c in calls(record)}) == 5  # every run had its own project
+
+
+async def test_aclose_removes_leftover_workdirs(record: Path) -> None:
+    j = judge(record, "hang", timeout=30)
+    task = asyncio.create_task(j.judge(request()))
+    for _ in range(100):
+        if (record / "child.pid").exists():
+            break
+        await asyncio.sleep(0.05)
+    roots = list(j._workdirs)
+    assert len(roots) == 1 and roots[0].exists()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await j.aclose()
+    assert not roots[0].exists()
+
+
+async def test_bad_skill_name_is_an_input_error(record: Path) -> None:
+    bad = TriggerRequest(target=SkillEntry("../escape", "d"), catalog=(), query="q", run_index=0)
+    with pytest.raises(InputError, match=r"target\.name"):
+        await judge(record, "skill_first").judge(bad)
+
+
+def test_binary_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(claude_code.BIN_ENV, str(FAKE))
+    assert resolve_claude_bin() == FAKE
+    assert resolve_claude_bin(FAKE) == FAKE
+    monkeypatch.setenv(claude_code.BIN_ENV, str(tmp_path / "nope"))
+    with pytest.raises(BackendError, match=claude_code.BIN_ENV):
+        resolve_claude_bin()
+    monkeypatch.delenv(claude_code.BIN_ENV)
+    monkeypatch.setattr(claude_code, "REPO_CLAUDE", tmp_path / "missing")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BackendError, match="make claude"):
+        resolve_claude_bin()
+
+
+def test_skill_markdown_quotes_awkward_descriptions() -> None:
+    import yaml
+
+    entry = SkillEntry("a-b", 'Use when: "quoted" #hash\nand a second line', "body")
+    text = skill_markdown(entry)
+    front = text.split("---\n")[1]
+    assert yaml.safe_load(front) == {"name": "a-b", "description": entry.description}
+    assert text.endswith("\n\nbody\n")
+
+
+async def test_text_model_complete(record: Path) -> None:
+    model = ClaudeCodeTextModel(claude_bin=FAKE, env={"FAKE_CLAUDE_RECORD": str(record)})
+    reply = await model.complete(TextRequest(prompt="improve this", system="be brief"))
+    assert reply.text == "echo[be brief]: improve this"
+    assert reply.usage.input_tokens == 40
+    assert reply.usage.cost_usd == pytest.approx(0.002)
+    (call,) = calls(record)
+    assert "SKILLBENCH_CANARY" not in call["env_keys"]
+    assert model.identity()["mode"] == "text"
+
+
+async def test_text_model_failure_raises_backend_error() -> None:
+    model = ClaudeCodeTextModel(claude_bin=FAKE, env={"FAKE_CLAUDE_SCENARIO": "text_error"})
+    with pytest.raises(BackendError, match="is_error") as info:
+        await model.complete(TextRequest(prompt="x"))
+    assert SECRET not in str(info.value)
+
+
+def test_settings_are_validated() -> None:
+    with pytest.raises(InputError, match="timeout"):
+        ClaudeCodeJudge(claude_bin=FAKE, timeout=0)
+    with pytest.raises(InputError, match="max_concurrency"):
+        ClaudeCodeJudge(claude_bin=FAKE, max_concurrency=0)
+    assert os.access(FAKE, os.X_OK)

@@ -1,0 +1,234 @@
+"""`skillbench improve` end to end with registered fake backends: files, progress, cache, apply."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from improve_fakes import BASE, KeywordJudge, RecordingTextModel, learner, sample_queries, tagged
+
+from skillbench.backends import registry
+from skillbench.cli import main
+from skillbench.improve.run import load_history, load_loop_summary
+from skillbench.improve.splits import SPLIT_NAMES, stratified_split
+from skillbench.skill import Skill
+
+BACKEND = "fake-improve"
+SKILL_MD = (
+    "---\r\n"
+    "# a comment that must survive\r\n"
+    "name: tidy\r\n"
+    f"description: {BASE}\r\n"
+    "license: MIT\r\n"
+    "---\r\n"
+    "# tidy\r\n\r\nBody text.\r\n"
+)
+
+
+class Made:
+    """Every fake judge and text model the CLI built."""
+
+    def __init__(self) -> None:
+        self.judges: list[KeywordJudge] = []
+        self.models: list[RecordingTextModel] = []
+        self.reply = learner
+
+    @property
+    def judge_calls(self) -> int:
+        return sum(len(j.requests) for j in self.judges)
+
+    @property
+    def model_calls(self) -> int:
+        return sum(len(m.requests) for m in self.models)
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Made]:
+    record = Made()
+
+    def judge(**options: object) -> KeywordJudge:
+        record.judges.append(KeywordJudge())
+        return record.judges[-1]
+
+    def model(**options: object) -> RecordingTextModel:
+        record.models.append(RecordingTextModel(record.reply))
+        return record.models[-1]
+
+    registry.register_judge(BACKEND, judge)
+    registry.register_text_model(BACKEND, model)
+    monkeypatch.chdir(tmp_path)
+    yield record
+    registry.unregister(BACKEND)
+
+
+def setup(tmp_path: Path) -> tuple[Path, Path]:
+    skill = tmp_path / "tidy"
+    skill.mkdir()
+    (skill / "SKILL.md").write_bytes(SKILL_MD.encode("utf-8"))
+    evals = tmp_path / "evals.json"
+    items = [
+        {"query": q.text, "should_trigger": q.should_trigger, "family": q.family}
+        for q in sample_queries()
+    ]
+    evals.write_text(json.dumps(items), encoding="utf-8")
+    return skill, evals
+
+
+def improve(skill: Path, evals: Path, *extra: str) -> int:
+    return main(
+        ["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs", "1",
+         "--cache", "cache.sqlite", "--out", "out", *extra]
+    )  # fmt: skip
+
+
+def test_writes_outputs_and_progress(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "3") == 0
+    err = capsys.readouterr().err
+    assert "round 1/3: train" in err and "stopped:" in err
+    summary = load_loop_summary(tmp_path / "out")
+    history = load_history(tmp_path / "out" / "history.json")
+    assert len(history.root) == summary.total_rounds
+    for it in summary.iterations:
+        assert (tmp_path / "out" / f"round_{it.round:02d}.trigger.json").is_file()
+    assert summary.split is not None and summary.settings is not None
+    assert summary.settings.backend == "keyword"
+    assert (skill / "SKILL.md").read_bytes() == SKILL_MD.encode(
+        "utf-8"
+    )  # untouched without --apply
+
+
+def test_rerun_makes_zero_calls(tmp_path: Path, made: Made) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "3") == 0
+    first = (made.judge_calls, made.model_calls)
+    assert first[0] > 0 and first[1] > 0
+    before = (tmp_path / "out" / "loop_summary.json").read_text(encoding="utf-8")
+    assert improve(skill, evals, "--rounds", "3") == 0
+    assert (made.judge_calls, made.model_calls) == first
+    after = json.loads((tmp_path / "out" / "loop_summary.json").read_text(encoding="utf-8"))
+    assert after["final_description"] == json.loads(before)["final_description"]
+    assert improve(skill, evals, "--rounds", "3", "--no-cache") == 0
+    assert made.judge_calls > first[0]
+
+
+def test_apply_writes_best_description_and_keeps_every_other_byte(
+    tmp_path: Path, made: Made
+) -> None:
+    skill, evals = setup(tmp_path)
+    words = [q.text.split()[-1] for q in sample_queries() if q.should_trigger]
+    made.reply = lambda request: tagged(f"{BASE}, {', '.join(words)}.")  # a domain expert
+    assert improve(skill, evals, "--rounds", "3", "--apply") == 0
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.final_description != BASE
+    raw = (skill / "SKILL.md").read_bytes().decode("utf-8")
+    assert Skill.load(skill).description == summary.final_description
+    expected = SKILL_MD.replace(BASE, summary.final_description)
+    assert raw == expected
+
+
+def test_apply_leaves_file_alone_when_original_is_best(tmp_path: Path, made: Made) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "1", "--apply") == 0
+    assert (skill / "SKILL.md").read_bytes() == SKILL_MD.encode("utf-8")
+
+
+def test_bad_input_exits_2_and_writes_nothing(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--split", "0.5,0.5") == 2
+    few = tmp_path / "few.json"
+    few.write_text(
+        json.dumps([{"query": f"q{i}", "should_trigger": i < 8} for i in range(10)]),
+        encoding="utf-8",
+    )
+    assert improve(skill, few) == 2
+    err = capsys.readouterr().err
+    assert "few.json" in err and "negative" in err
+    assert not (tmp_path / "out").exists()
+    assert made.judge_calls == 0
+
+
+@pytest.mark.parametrize("out", ["taken.txt", "taken.txt/sub"])
+def test_out_onto_or_below_a_file_exits_2_before_any_call(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str], out: str
+) -> None:
+    skill, evals = setup(tmp_path)
+    (tmp_path / "taken.txt").write_text("keep me", encoding="utf-8")
+    code = main(
+        ["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs", "1",
+         "--cache", "cache.sqlite", "--out", out]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "taken.txt" in err and "Traceback" not in err
+    assert made.judge_calls == 0 and made.model_calls == 0  # checked before the loop
+    assert (tmp_path / "taken.txt").read_text(encoding="utf-8") == "keep me"
+    assert not (tmp_path / "cache.sqlite").exists()
+
+
+def split_queries(summary_dir: Path) -> tuple[list[str], list[str], list[str]]:
+    split = load_loop_summary(summary_dir).split
+    assert split is not None
+    train, selection, test = ([q.text for q in getattr(split, n)] for n in SPLIT_NAMES)
+    return train, selection, test
+
+
+def test_split_from_reuses_the_recorded_split_with_another_backend_seed(
+    tmp_path: Path, made: Made
+) -> None:
+    skill, evals = setup(tmp_path)
+    first, drawn, reused = tmp_path / "first", tmp_path / "drawn", tmp_path / "reused"
+    assert improve(skill, evals, "--rounds", "1", "--seed", "3", "--out", str(first)) == 0
+    assert improve(skill, evals, "--rounds", "1", "--seed", "9", "--out", str(drawn)) == 0
+    assert split_queries(drawn) != split_queries(first)  # the seed alone would move the split
+    for source in (first, first / "loop_summary.json"):  # a folder or the file itself
+        code = improve(
+            skill, evals, "--rounds", "1", "--seed", "9", "--split-from", str(source),
+            "--out", str(reused),
+        )  # fmt: skip
+        assert code == 0
+        assert split_queries(reused) == split_queries(first)
+        again = load_loop_summary(reused)
+        assert again.split is not None and again.split.seed == 3
+        assert again.settings is not None and again.settings.seed == 9
+
+
+def test_split_seed_is_separate_from_the_backend_seed(tmp_path: Path, made: Made) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "1", "--seed", "0", "--split-seed", "4") == 0
+    summary = load_loop_summary(tmp_path / "out")
+    expected = stratified_split(sample_queries(), seed=4)
+    assert split_queries(tmp_path / "out") == (expected.train, expected.selection, expected.test)
+    assert summary.split is not None and summary.split.seed == 4
+    assert summary.settings is not None and summary.settings.seed == 0
+
+
+def test_split_from_must_match_the_eval_set_and_stand_alone(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "1") == 0
+    (tmp_path / "out").rename(tmp_path / "before")
+    calls = made.judge_calls
+    other = tmp_path / "other.json"
+    items = json.loads(evals.read_text(encoding="utf-8"))
+    items[0]["query"] = "a query the recorded split never saw"
+    other.write_text(json.dumps(items), encoding="utf-8")
+    capsys.readouterr()
+    assert improve(skill, other, "--split-from", str(tmp_path / "before")) == 2
+    err = capsys.readouterr().err
+    assert "loop_summary.json" in err and "never saw" in err and "split" in err
+    assert (
+        improve(skill, evals, "--split-from", str(tmp_path / "before"), "--split", "0.5,0.25,0.25")
+        == 2
+    )
+    assert "--split" in capsys.readouterr().err
+    assert improve(skill, evals, "--split-from", str(tmp_path / "before"), "--split-seed", "2") == 2
+    assert improve(skill, evals, "--split-from", str(tmp_path / "missing.json")) == 2
+    assert made.judge_calls == calls and not (tmp_path / "out").exists()

@@ -1,0 +1,51 @@
+"""Both improvement notebooks execute offline through run_notebook with small parameters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
+
+pytestmark = pytest.mark.slow
+
+
+def test_improve_description_notebook(tmp_path: Path) -> None:
+    result = run_notebook(
+        "improve_description",
+        {"rounds": 2, "runs": 1, "use_cache": False},
+        out_root=tmp_path / "reports",
+    )
+    assert result.ok, result.manifest.error
+    names = {a.name for a in result.manifest.artifacts}
+    assert {
+        "split_rates.png",
+        "verdict.json",
+        "loop/loop_summary.json",
+        "loop/history.json",
+    } <= names
+    html = result.html.read_text(encoding="utf-8") if result.html else ""
+    assert "Round 1 (original)" in html
+
+
+def test_overfitting_analysis_notebook(tmp_path: Path) -> None:
+    result = run_notebook(
+        "overfitting_analysis",
+        {
+            "rounds": 2,
+            "runs": 1,
+            "use_cache": False,
+            "skills": ["csv-cleanup", "sql-query-reviewer"],
+        },
+        out_root=tmp_path / "reports",
+    )
+    assert result.ok, result.manifest.error
+    verdicts = json.loads((result.folder / "verdicts.json").read_text(encoding="utf-8"))
+    assert [v["run"] for v in verdicts] == ["csv-cleanup", "sql-query-reviewer"]
+    assert all(v["n_test"] > 0 for v in verdicts)
+
+
+def test_both_are_demo_notebooks() -> None:
+    assert {"improve_description", "overfitting_analysis"} <= set(DEMO_NOTEBOOKS)
