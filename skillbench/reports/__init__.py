@@ -1,0 +1,1 @@
+"""Self-describing report folders: the papermill runner, manifests, HTML and notebook helpers."""
