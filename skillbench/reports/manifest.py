@@ -6,7 +6,6 @@ import hashlib
 import os
 import platform
 import re
-import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -14,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from skillbench.version import __version__
 from skillbench.gitinfo import run_git
 from skillbench.schemas.base import Document
 from skillbench.schemas.registry import native_entry
+from skillbench.version import __version__
 
 MANIFEST_NAME = "manifest.json"
 KEY_PACKAGES = ("pydantic", "pandas", "matplotlib", "papermill", "nbconvert", "anthropic")
@@ -118,8 +117,6 @@ def software_versions() -> Software:
         platform=platform.platform(terse=True),
         packages=packages,
     )
-
-
 
 
 def git_state(cwd: str | Path) -> GitState:

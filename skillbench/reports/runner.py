@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import atomic_write_text, write_json
+from skillbench.io import write_json
 from skillbench.reports.html import render_html
 from skillbench.reports.manifest import (
     MANIFEST_NAME,

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
-from skillbench.reports import notebook as nb
 from skillbench.behavior.plots import expectation_matrix_figure
+from skillbench.reports import notebook as nb
 
 
 @pytest.fixture(autouse=True)

@@ -11,12 +11,11 @@ import pytest
 from matplotlib.patches import Rectangle
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from skillbench.reports import notebook as notebook_helpers
 from skillbench.cli.report_cmd import parse_value
 from skillbench.errors import InputError
-from skillbench.reports.manifest import input_hashes, list_artifacts, redact
-from skillbench.validate.plots import findings_by_code_figure
+from skillbench.reports import notebook as notebook_helpers
 from skillbench.reports.html import render_html
+from skillbench.reports.manifest import input_hashes, list_artifacts, redact
 from skillbench.reports.runner import (
     check_parameters,
     declared_parameters,
@@ -27,6 +26,7 @@ from skillbench.reports.runner import (
     resolve_notebook,
     run_notebook,
 )
+from skillbench.validate.plots import findings_by_code_figure
 
 PAYLOAD = "</script><script>alert(1)"
 
