@@ -10,11 +10,9 @@ CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
 
 install: $(STAMP) $(CLAUDE_STAMP)
 
-# torch is installed first, pinned to the CPU build, so sentence-transformers never pulls CUDA wheels.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 

@@ -100,7 +100,7 @@ if __name__ == "__main__":
     rows = [
         ("import skillbench.backends.local", f"{result.import_seconds:.2f} s"),
         (
-            "model load (torch + sentence-transformers import, offline)",
+            "model load (onnxruntime + int8 MiniLM, offline)",
             f"{result.model_load_seconds:.2f} s",
         ),
         (

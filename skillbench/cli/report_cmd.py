@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
@@ -51,9 +53,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "demo",
         help="run every demo notebook offline with its defaults",
         description="Run each notebook of skillbench.reports.DEMO_NOTEBOOKS with its default "
-        "parameters and print every report folder and its HTML.",
+        "parameters and print every report folder and its HTML. The notebooks are independent: "
+        "--jobs of them run at once (each in its own kernel).",
     )
     demo.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
+    demo.add_argument(
+        "--jobs",
+        type=common.positive_int,
+        default=default_jobs(),
+        metavar="N",
+        help=f"notebooks run at once (min(2, CPU cores) = {default_jobs()})",
+    )
     demo.set_defaults(func=_demo)
 
 
@@ -79,12 +89,23 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def default_jobs() -> int:
+    """Demo notebooks run at once by default: two where there are two cores, else one."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 def _demo(args: argparse.Namespace) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
     from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
 
     status = EXIT_OK
-    for name in DEMO_NOTEBOOKS:
-        result = run_notebook(name, {}, out_root=args.out)
+    with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="skillbench-demo") as pool:
+        futures = [
+            pool.submit(run_notebook, name, {}, out_root=args.out) for name in DEMO_NOTEBOOKS
+        ]
+        results = [future.result() for future in futures]  # printed in DEMO_NOTEBOOKS order
+    for name, result in zip(DEMO_NOTEBOOKS, results, strict=True):
         print(f"{name}: {'ok' if result.ok else 'FAILED'}")
         print(f"  folder: {result.folder}")
         if result.html is not None:

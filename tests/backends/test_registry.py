@@ -76,7 +76,7 @@ def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     from skillbench.backends.local import LocalJudge
 
     assert isinstance(judge, LocalJudge)
-    assert judge.model == "all-MiniLM-L6-v2"
+    assert judge.model == "all-MiniLM-L6-v2-onnx-int8"
     assert registry.get_judge("local", model="/some/dir").model == "/some/dir"
 
 
