@@ -4,13 +4,15 @@
 triggered when the reply contains a `Skill` tool_use naming the target. `AnthropicTextModel`
 answers prompts with text or with a pydantic object (`messages.parse(output_format=...)`).
 
-Retries: the SDK retries 408/409/429/5xx/529 and connection errors itself (`max_retries`,
-exponential backoff 0.5 s → 8 s with jitter, honouring `retry-after` / `retry-after-ms`). On top
-of that, rate-limit (429) and overloaded (529) errors that survive the SDK's retries get a bounded
-outer retry (`overload_retries`, full-jitter backoff from 2 s capped at 30 s), because overload
-periods often outlast the SDK's ~15 s budget. Anything still failing becomes
-`TriggerOutcome(error=...)` — never "not triggered". Error texts are redacted: the API key never
-appears in them.
+Concurrency and retries: one `limiter.AdaptiveLimiter` per backend object (at most
+`max_concurrency` calls in flight — what `--workers` sets — adapting down when 429s persist). The
+SDK's own retries are off (`max_retries=0` on the client): the limiter retries
+408/409/429/5xx/529 and connection errors (`max_retries`, backoff 0.5 s → 8 s with jitter,
+honouring `retry-after` / `retry-after-ms`), then rate-limit and overload answers get
+`overload_retries` more (full-jitter backoff from 2 s capped at 30 s), and it gives the slot back
+while a call waits. The `anthropic-ratelimit-*` headers of every answer reach it through an httpx
+response hook. Anything still failing becomes `TriggerOutcome(error=...)` — never "not
+triggered". Error texts are redacted: the API key never appears in them.
 
 Sampling: SDK 2.x sends `anthropic-version: 2026-10-21`, which rejects `temperature`, `top_p`
 and `top_k` at ANY value (the SDK dropped them too), so requests carry none: the model samples
@@ -28,7 +30,6 @@ import asyncio
 import functools
 import importlib.util
 import os
-import random
 import re
 import time
 import warnings
@@ -48,6 +49,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
+from skillbench.backends.limiter import AdaptiveLimiter, Failure, RetryPolicy, parse_retry_after
 from skillbench.errors import BackendError
 
 if TYPE_CHECKING:
@@ -59,8 +61,7 @@ DEFAULT_MODEL = "claude-haiku-4-5"
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
 BATCH_CHUNK = 10_000  # requests per Message Batch (the API allows up to 100,000 / 256 MB)
-_OUTER_BACKOFF_BASE = 2.0
-_OUTER_BACKOFF_CAP = 30.0
+DEFAULT_WORKERS = 16  # calls in flight when neither --workers nor max_concurrency says
 _API_VERSION = re.compile(
     r"^ANTHROPIC_API_VERSION\s*(?::[^=]*)?=\s*[\x27\"]([^\x27\"]+)[\x27\"]", re.MULTILINE
 )
@@ -170,12 +171,27 @@ def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dic
     return triggered, fired, detail
 
 
-def _is_overloaded(exc: BaseException) -> bool:
+def classify_failure(exc: BaseException) -> Failure | None:
+    """How the limiter treats an SDK exception: retryable as the SDK would retry it (timeouts,
+    connection errors, 408/409/429/5xx, or `x-should-retry`), rate-limited for 429/529, with the
+    server's `retry-after`. None for anything that is not an API failure."""
     import anthropic
 
-    if isinstance(exc, anthropic.RateLimitError):
-        return True
-    return isinstance(exc, anthropic.APIStatusError) and exc.status_code == 529
+    if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+        return Failure(retryable=True)
+    if not isinstance(exc, anthropic.APIStatusError):
+        return None
+    headers = exc.response.headers
+    status = exc.status_code
+    should = headers.get("x-should-retry")
+    retryable = should == "true" or (
+        should != "false" and (status in (408, 409, 429) or status >= 500)
+    )
+    return Failure(
+        retryable=retryable,
+        rate_limited=status in (429, 529),
+        retry_after=parse_retry_after(headers),
+    )
 
 
 def _describe(exc: BaseException) -> str:
@@ -230,16 +246,15 @@ class _AnthropicBase:
         self._model = model
         self._key = resolve_api_key(api_key)
         self._base_url = base_url
-        self._max_retries = max_retries
-        self._overload_retries = overload_retries
         self._http_client = http_client
         self._timeout = timeout
         self._max_concurrency = max_concurrency
         self._client: anthropic.AsyncAnthropic | None = None
-        self._semaphore: asyncio.Semaphore | None = None
-        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self.limiter = AdaptiveLimiter(
+            max_concurrency,
+            policy=RetryPolicy(max_retries=max_retries, overload_retries=overload_retries),
+        )
         self.sleep: Sleep = asyncio.sleep  # patched by tests to keep backoff instant
-        self.attempts = 0  # outer attempts made (SDK-internal retries not included)
 
     def __repr__(self) -> str:
         return (
@@ -254,46 +269,43 @@ class _AnthropicBase:
         return public_endpoint(url) or DEFAULT_ENDPOINT
 
     @property
+    def max_concurrency(self) -> int:
+        """Calls in flight at most (what `--workers` sets)."""
+        return self._max_concurrency
+
+    @property
+    def attempts(self) -> int:
+        """HTTP attempts made so far, retries included."""
+        return self.limiter.attempts
+
+    @property
     def client(self) -> anthropic.AsyncAnthropic:
-        """The SDK client, created on first use."""
+        """The SDK client, created on first use, with its own retries off (the limiter
+        retries) and a response hook that shows the limiter every answer's headers."""
         if self._client is None:
             import anthropic
 
+            http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
+            http_client.event_hooks["response"].append(self._observe)
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._key,
                 base_url=self._base_url,  # None → ANTHROPIC_BASE_URL or the public API
-                max_retries=self._max_retries,
+                max_retries=0,
                 timeout=self._timeout,
-                http_client=self._http_client,
+                http_client=http_client,
             )
         return self._client
 
-    def _limit(self) -> asyncio.Semaphore:
-        """The concurrency semaphore of the running event loop (notebooks may switch loops)."""
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._semaphore_loop is not loop:
-            self._semaphore = asyncio.Semaphore(self._max_concurrency)
-            self._semaphore_loop = loop
-        return self._semaphore
+    async def _observe(self, response: httpx2.Response) -> None:
+        self.limiter.observe_headers(response.headers)
 
     def _error_text(self, exc: BaseException) -> str:
         return redact(_describe(exc), self._key)
 
     async def _call(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        """Run one SDK call under the semaphore, with the outer retry for 429/529."""
-        import anthropic
-
-        for attempt in range(self._overload_retries + 1):
-            try:
-                async with self._limit():
-                    self.attempts += 1
-                    return await make()
-            except anthropic.APIStatusError as exc:
-                if not _is_overloaded(exc) or attempt >= self._overload_retries:
-                    raise
-                cap = min(_OUTER_BACKOFF_CAP, _OUTER_BACKOFF_BASE * 2**attempt)
-                await self.sleep(random.uniform(cap / 2, cap))
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Run one SDK call through the limiter (slot, retries, backoff, rate-limit headers)."""
+        self.limiter.sleep = self.sleep
+        return await self.limiter.run(make, classify_failure)
 
     def versions(self) -> dict[str, str]:
         """SDK and HTTP client versions (from package metadata: no SDK import)."""
@@ -314,7 +326,7 @@ class AnthropicJudge(_AnthropicBase):
     """TriggerJudge over the Messages API, routing like Claude Code's `Skill` tool."""
 
     is_proxy = False
-    default_max_concurrency = 8
+    default_max_concurrency = DEFAULT_WORKERS
     default_timeout = 120.0
 
     def __init__(

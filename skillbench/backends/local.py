@@ -197,6 +197,11 @@ class LocalJudge:
         self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
 
+    @property
+    def max_concurrency(self) -> int:
+        """What `--workers` sets: onnxruntime's intra-op threads."""
+        return self.threads
+
     def identity(self) -> dict[str, Any]:
         """Model and calibration constants: everything that changes a decision."""
         return {

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 
 BACKEND_ENV = "SKILLBENCH_BACKEND"
 DEFAULT_BACKEND = "local"
+DEFAULT_WORKERS: dict[str, int] = {"local": 1, "anthropic": 16, "claude-code": 4}
+"""Calls in flight when `--workers` is not given: local = onnxruntime threads (one leaves a core
+for the rest), anthropic = HTTP calls (the limiter adapts down on persistent 429s), claude-code
+= CLI processes (each a Node process of a few hundred MB)."""
+FALLBACK_WORKERS = 8  # registered (test / plugin) backends
 
 JudgeFactory = Callable[..., TriggerJudge]
 TextModelFactory = Callable[..., TextModel]
@@ -62,6 +67,11 @@ def resolve_backend_name(name: str | None) -> str:
     return normal
 
 
+def default_workers(name: str | None = None) -> int:
+    """The default `--workers` of the named backend (see `DEFAULT_WORKERS`)."""
+    return DEFAULT_WORKERS.get(resolve_backend_name(name), FALLBACK_WORKERS)
+
+
 def register_judge(name: str, factory: JudgeFactory) -> None:
     """Make `get_judge(name)` call `factory(model=..., **options)` (tests, plugins)."""
     _judges[name.strip().lower()] = factory
@@ -100,9 +110,20 @@ def _construct(
     return factory(**options)
 
 
-def get_judge(name: str | None = None, *, model: str | None = None, **options: Any) -> TriggerJudge:
-    """A TriggerJudge for the named backend (see `resolve_backend_name`)."""
+def get_judge(
+    name: str | None = None,
+    *,
+    model: str | None = None,
+    workers: int | None = None,
+    **options: Any,
+) -> TriggerJudge:
+    """A TriggerJudge for the named backend (see `resolve_backend_name`).
+
+    `workers` becomes a built-in backend's `max_concurrency` (calls in flight; the local
+    backend's onnxruntime threads); registered backends do not get it."""
     backend = resolve_backend_name(name)
+    if workers is not None and backend in _BUILTIN and backend not in _judges:
+        options = {**options, "max_concurrency": workers}
     model_param = "model"
     if backend in _judges:
         factory: Callable[..., Any] = _judges[backend]
@@ -139,12 +160,17 @@ def open_cache(path: str | Path | None = None, *, enabled: bool = True) -> CallC
 
 
 def cached_judge(
-    name: str | None, *, model: str | None = None, cache: CallCache | None, **options: Any
+    name: str | None,
+    *,
+    model: str | None = None,
+    cache: CallCache | None,
+    workers: int | None = None,
+    **options: Any,
 ) -> CachingJudge:
     """The named backend's TriggerJudge behind the call cache (`cache=None`: counted only)."""
     from skillbench.backends.cache import CachingJudge
 
-    return CachingJudge(get_judge(name, model=model, **options), cache)
+    return CachingJudge(get_judge(name, model=model, workers=workers, **options), cache)
 
 
 def cached_text_model(

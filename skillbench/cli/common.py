@@ -55,6 +55,16 @@ def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACH
     parser.add_argument("--cache", metavar="PATH", help=cache_help)
 
 
+WORKERS_HELP = (
+    "calls in flight (default per backend: local 1 onnxruntime thread, anthropic 16, claude-code 4)"
+)
+
+
+def add_workers_option(parser: argparse.ArgumentParser) -> None:
+    """`--workers N`: calls in flight, handed to the backend (None: the backend's default)."""
+    parser.add_argument("--workers", type=positive_int, metavar="N", help=WORKERS_HELP)
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     try:

@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
         "--seed", type=int, default=0, help="backend seed, and split seed by default (0)"
     )
     p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
-    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
+    common.add_workers_option(p)
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )

@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
-    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
+    common.add_workers_option(p)
     p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
@@ -152,7 +152,8 @@ def summary_lines(report: TriggerReport) -> list[str]:
         )
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""
-        lines.append(f"backend {report.backend.name}{model}")
+        workers = f", {report.config.workers} workers" if report.config is not None else ""
+        lines.append(f"backend {report.backend.name}{model}{workers}")
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
 

@@ -34,7 +34,7 @@ from skillbench.schemas.trigger import TriggerQuery, TriggerReport
 from skillbench.stats import wilson_interval
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.evalset import EvalQuery
-from skillbench.trigger.run import run_trigger_eval
+from skillbench.trigger.run import backend_workers, run_trigger_eval
 from skillbench.validate.rules import validate_description
 
 DEFAULT_ROUNDS = 5
@@ -326,7 +326,7 @@ async def run_improve_loop(
     threshold: float = 0.5,
     seed: int = 0,
     split_seed: int | None = None,
-    workers: int = 8,
+    workers: int | None = None,
     catalog: Iterable[SkillEntry] = (),
     progress: ProgressHook | None = None,
     evals_file: str | Path | None = None,
@@ -338,6 +338,8 @@ async def run_improve_loop(
     used as is (it must hold exactly the eval set's queries)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InputError("must be a positive integer", field="rounds")
+    if workers is None:
+        workers = backend_workers(judge)
     labelled = [_labelled(q) for q in queries]
     if split is None:
         split_seed = seed if split_seed is None else split_seed

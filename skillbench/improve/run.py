@@ -132,7 +132,7 @@ async def improve_skill(
     seed: int = 0,
     split_seed: int | None = None,
     split_from: str | Path | Split | None = None,
-    workers: int = 8,
+    workers: int | None = None,
     catalog_dir: str | Path | None = None,
     out: str | Path | None = None,
     apply: bool = False,
@@ -163,7 +163,7 @@ async def improve_skill(
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
     name = resolve_backend_name(backend)
     cache = open_cache(cache_path, enabled=use_cache)
-    judge = cached_judge(name, model=model, cache=cache)
+    judge = cached_judge(name, model=model, cache=cache, workers=workers)
     chosen = proposer or make_proposer(name, model=model, cache=cache)
     try:
         result = await run_improve_loop(

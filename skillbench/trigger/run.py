@@ -76,7 +76,7 @@ async def run_trigger_eval(
     max_runs: int = 10,
     confidence: float = 0.95,
     threshold: float = 0.5,
-    workers: int = 8,
+    workers: int | None = None,
     seed: int = 0,
     timeout: float | None = None,
     catalog: Iterable[SkillEntry] = (),
@@ -87,8 +87,11 @@ async def run_trigger_eval(
     """Run every query ``runs`` times (or adaptively) against ``description`` and report.
 
     The description evaluated may differ from the skill's SKILL.md (a candidate); nothing is
-    written. The judge is not closed here: its owner closes it.
+    written. The judge is not closed here: its owner closes it. ``workers`` None means the
+    judge's own ``max_concurrency`` (see `backend_workers`).
     """
+    if workers is None:
+        workers = backend_workers(judge)
     _check_options(runs, max_runs, confidence, threshold, workers, timeout)
     if timeout is not None and getattr(_innermost(judge), "batch", False):
         raise InputError(
@@ -236,7 +239,7 @@ async def evaluate_skill(
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
     ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
     """
-    from skillbench.backends.registry import cached_judge, open_cache
+    from skillbench.backends.registry import cached_judge, default_workers, open_cache
     from skillbench.skill import Skill
 
     skill = Skill.load(skill_dir)
@@ -245,16 +248,20 @@ async def evaluate_skill(
     if not text.strip():
         raise InputError("must be a non-empty string", field="description")
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    if options.get("workers") is None:
+        options["workers"] = default_workers(backend)
     _check_options(
         options.get("runs", 3),
         options.get("max_runs", 10),
         options.get("confidence", 0.95),
         options.get("threshold", 0.5),
-        options.get("workers", 8),
+        options["workers"],
         options.get("timeout"),
     )
     cache = open_cache(cache_path, enabled=use_cache)
-    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
+    cached = cached_judge(
+        backend, model=model, cache=cache, workers=options["workers"], **(backend_options or {})
+    )
     try:
         return await run_trigger_eval(
             skill.name,
@@ -294,6 +301,14 @@ def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillE
             continue
         entries[skill.name] = SkillEntry(skill.name, skill.description, skill.body)
     return [entries[name] for name in sorted(entries)]
+
+
+def backend_workers(judge: TriggerJudge, fallback: int = 8) -> int:
+    """The innermost judge's `max_concurrency` (through cache wrappers), else `fallback`."""
+    value = getattr(_innermost(judge), "max_concurrency", None)
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else fallback
+    )
 
 
 def backend_info(judge: TriggerJudge) -> BackendInfo:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anthropic._base_client as sdk_base
@@ -75,6 +75,15 @@ def client(handler: Handler) -> httpx2.AsyncClient:
 
 def judge_for(handler: Handler, **kwargs: Any) -> AnthropicJudge:
     return AnthropicJudge(api_key=KEY, http_client=client(handler), **kwargs)
+
+
+def recorder(slept: list[float]) -> Callable[[float], Awaitable[None]]:
+    """A sleep that records its argument and returns at once."""
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    return record
 
 
 @pytest.fixture
@@ -210,9 +219,13 @@ async def test_429_with_retry_after_then_success(sdk_sleeps: list[float]) -> Non
         return httpx2.Response(200, json=message([skill_use("csv-cleanup")]))
 
     judge = judge_for(handler)
+    slept: list[float] = []
+    judge.sleep = recorder(slept)
     outcome = await judge.judge(request())
-    assert attempts == 2
-    assert sdk_sleeps == [7.0]  # the server's retry-after was honoured
+    assert attempts == 2 and judge.attempts == 2
+    assert slept == [7.0]  # the server's retry-after was honoured, by the limiter
+    assert sdk_sleeps == []  # the SDK's own retries are off
+    assert judge.limiter.rate_limited == 1 and judge.limiter.in_flight == 0
     assert outcome.error is None and outcome.triggered
     await judge.aclose()
 
@@ -227,9 +240,11 @@ async def test_persistent_500_is_an_error_not_a_miss(sdk_sleeps: list[float]) ->
         return httpx2.Response(500, json=error)
 
     judge = judge_for(handler, max_retries=3)
+    slept: list[float] = []
+    judge.sleep = recorder(slept)
     outcome = await judge.judge(request())
     assert attempts == 4
-    assert len(sdk_sleeps) == 3
+    assert len(slept) == 3 and all(0 < s <= 8 for s in slept)  # backoff, no overload tail
     assert outcome.error is not None and "500" in outcome.error
     assert outcome.fired is None
     await judge.aclose()
@@ -505,4 +520,28 @@ async def test_real_api_smoke() -> None:
     )
     assert outcome.error is None
     assert outcome.usage.input_tokens > 0
+    await judge.aclose()
+
+
+async def test_ratelimit_headers_reach_the_limiter_and_pause_the_next_call() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    reset = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+    answered = 0
+
+    def handler(req: httpx2.Request) -> httpx2.Response:
+        nonlocal answered
+        answered += 1
+        headers = {"anthropic-ratelimit-requests-remaining": "0" if answered == 1 else "9"}
+        headers["anthropic-ratelimit-requests-reset"] = reset
+        return httpx2.Response(200, json=message([skill_use("csv-cleanup")]), headers=headers)
+
+    judge = judge_for(handler, max_concurrency=4)
+    slept: list[float] = []
+    judge.sleep = recorder(slept)
+    first = await judge.judge(request())
+    assert slept == []
+    second = await judge.judge(request(run_index=1))
+    assert first.triggered and second.triggered
+    assert len(slept) >= 1 and 1.0 < slept[0] <= 2.0  # waited for the budget's reset
     await judge.aclose()

@@ -114,3 +114,19 @@ def test_cached_helpers_wrap_the_named_backend(tmp_path: Path) -> None:
     judge = cached_judge("local", cache=cache)
     assert isinstance(judge, CachingJudge) and judge.inner.name == "local"
     cache.close()
+
+
+def test_workers_reach_the_builtin_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-for-test")
+    assert registry.DEFAULT_WORKERS == {"local": 1, "anthropic": 16, "claude-code": 4}
+    assert registry.default_workers("anthropic") == 16 and registry.default_workers("api") == 16
+    assert registry.get_judge("anthropic", workers=32).max_concurrency == 32  # type: ignore[attr-defined]
+    assert registry.get_judge("anthropic").max_concurrency == 16  # type: ignore[attr-defined]
+    assert registry.get_judge("local", workers=2).max_concurrency == 2  # type: ignore[attr-defined]
+    assert registry.get_judge("local").max_concurrency == 1  # type: ignore[attr-defined]
+
+
+def test_registered_backends_do_not_get_workers(fake_backend: str) -> None:
+    judge = registry.get_judge(fake_backend, workers=5)
+    assert registry.default_workers(fake_backend) == registry.FALLBACK_WORKERS
+    assert not hasattr(judge, "max_concurrency")

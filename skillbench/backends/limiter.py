@@ -1,0 +1,275 @@
+"""One concurrency limiter for API backends: AIMD on the number of calls in flight.
+
+`AdaptiveLimiter(limit)` lets at most `window` calls run at once, `window` starting at `limit`
+(the `--workers` the user asked for) and never above it. `run(make, classify)` makes one call
+with retries:
+
+- A slot is held only while a request is on the wire. A call that waits out `retry-after` or a
+  backoff gives its slot back first, so the other calls keep the pipe full meanwhile.
+- `retry-after-ms` / `retry-after` (seconds or an HTTP date) is honoured up to
+  `RetryPolicy.max_retry_after` seconds; without it the wait is an exponential backoff with
+  jitter (0.5 s doubling to 8 s, like the SDK's own), and past `max_retries` rate-limit and
+  overload answers get `overload_retries` more tries with full-jitter backoff from 2 s up to 30 s.
+- The `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-remaining` /
+  `-reset` headers of any answer (fed through `observe_headers`): when one says nothing is
+  left, no new request starts before its reset time.
+- AIMD: when rate-limit answers persist — at least half of the last `max(8, limit)` finished
+  attempts were 429/529 — the window halves (once per `cooldown`, at least 1); every success
+  then adds 1/window, so the window regrows by one per window's worth of successes. Scattered
+  429s (a fifth of the answers, say) do not shrink it: they cost one retry-after each, not
+  the throughput of every other call.
+- What still fails after the last retry is raised to the caller (which reports an error,
+  never an outcome).
+
+Why AIMD on concurrency rather than a token bucket on request rate: the user's knob is the
+number of calls in flight, latency varies by prompt and model (a rate that fits one eval
+starves or floods the next), and the API's limits answer with 429 + `retry-after` rather than
+a rate to follow. `benchmarks/bench_limiter.py` measures both against a loopback fake; the
+figures are in docs/backends.md.
+
+The limiter uses no loop-bound asyncio primitives: waiters are futures of the running loop, so
+one backend object serves notebooks that switch event loops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TypeVar
+
+T = TypeVar("T")
+Sleep = Callable[[float], Awaitable[None]]
+
+RATELIMIT_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
+RATELIMIT_PREFIX = "anthropic-ratelimit-"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How `classify` sees one failed attempt."""
+
+    retryable: bool
+    """Whether another attempt may succeed (timeouts, 408/409/429/5xx, connection errors)."""
+    rate_limited: bool = False
+    """A 429 (rate limit) or 529 (overloaded): a congestion signal for the window."""
+    retry_after: float | None = None
+    """Seconds the server asked to wait, if it said."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retry budget and backoff shape (defaults follow the SDK's, plus the overload tail)."""
+
+    max_retries: int = 4
+    overload_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    overload_base: float = 2.0
+    overload_cap: float = 30.0
+    max_retry_after: float = 60.0
+
+    def delay(self, retry: int, failure: Failure) -> float:
+        """Seconds to wait before retry number `retry` (0-based)."""
+        if failure.retry_after is not None and 0 <= failure.retry_after <= self.max_retry_after:
+            return failure.retry_after
+        if retry < self.max_retries:
+            cap = min(self.backoff_cap, self.backoff_base * 2**retry)
+            return cap * (1 - 0.25 * random.random())
+        cap = min(self.overload_cap, self.overload_base * 2 ** (retry - self.max_retries))
+        return random.uniform(cap / 2, cap)
+
+    def allows(self, retry: int, failure: Failure) -> bool:
+        """Whether retry number `retry` (0-based) may be made after `failure`."""
+        if not failure.retryable:
+            return False
+        budget = self.max_retries + (self.overload_retries if failure.rate_limited else 0)
+        return retry < budget
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from `retry-after-ms`, else `retry-after` (seconds or an HTTP date)."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    current = datetime.now(UTC).timestamp() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def ratelimit_wait(headers: Mapping[str, str], *, now: float | None = None) -> float:
+    """Seconds until the first exhausted `anthropic-ratelimit-*` budget resets (0 if none is)."""
+    current = datetime.now(UTC).timestamp() if now is None else now
+    wait = 0.0
+    for kind in RATELIMIT_KINDS:
+        remaining = headers.get(f"{RATELIMIT_PREFIX}{kind}-remaining")
+        reset = headers.get(f"{RATELIMIT_PREFIX}{kind}-reset")
+        if remaining is None or reset is None:
+            continue
+        try:
+            if int(remaining) > 0:
+                continue
+            when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        wait = max(wait, when.timestamp() - current)
+    return wait
+
+
+class AdaptiveLimiter:
+    """At most `window` calls in flight (AIMD between 1 and `limit`); see the module docstring."""
+
+    def __init__(
+        self,
+        limit: int,
+        *,
+        policy: RetryPolicy | None = None,
+        adaptive: bool = True,
+        cooldown: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError("limit must be a positive integer")
+        self.limit = limit
+        self.policy = policy or RetryPolicy()
+        self.adaptive = adaptive
+        self.cooldown = cooldown
+        self.clock = clock
+        self.sleep: Sleep = asyncio.sleep
+        self.window = float(limit)
+        self.in_flight = 0
+        self.peak = 0
+        self.attempts = 0
+        self.rate_limited = 0
+        self.decreases = 0
+        self._paused_until = 0.0
+        self._last_decrease = float("-inf")
+        self._recent: deque[bool] = deque(maxlen=max(8, limit))
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def __repr__(self) -> str:
+        return f"AdaptiveLimiter(limit={self.limit}, window={self.window:.1f})"
+
+    # slots -------------------------------------------------------------------------------
+
+    def _free(self) -> bool:
+        return self.in_flight < max(1, int(self.window))
+
+    async def acquire(self) -> None:
+        """Wait for a free slot (and for any rate-limit pause to end), then take it."""
+        woken = False
+        waited_for: float | None = (
+            None  # the pause already slept out (a later, longer one is honoured too)
+        )
+        while True:
+            until = self._paused_until
+            if until != waited_for and until > self.clock():
+                await self.sleep(until - self.clock())
+                waited_for = until
+                continue
+            if self._free() and (woken or not self._waiters):
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+                self._wake()
+                raise
+            woken = True
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+
+    def release(self) -> None:
+        """Give a slot back and wake the next waiter."""
+        self.in_flight -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self._free():
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    # feedback ----------------------------------------------------------------------------
+
+    def succeeded(self) -> None:
+        """An attempt got an answer: the window grows by 1/window (up to `limit`)."""
+        self._recent.append(False)
+        if self.adaptive and self.window < self.limit:
+            self.window = min(float(self.limit), self.window + 1.0 / self.window)
+            self._wake()
+
+    def throttled(self) -> None:
+        """An attempt got 429/529: halve the window if such answers persist."""
+        self.rate_limited += 1
+        self._recent.append(True)
+        if not self.adaptive:
+            return
+        now = self.clock()
+        persistent = len(self._recent) >= 4 and 2 * sum(self._recent) >= len(self._recent)
+        if persistent and now - self._last_decrease >= self.cooldown:
+            self.window = max(1.0, self.window / 2)
+            self._last_decrease = now
+            self.decreases += 1
+            self._recent.clear()
+
+    def observe_headers(self, headers: Mapping[str, str]) -> None:
+        """Honour `anthropic-ratelimit-*`: no new request before an exhausted budget resets."""
+        wait = min(ratelimit_wait(headers), self.policy.max_retry_after)
+        if wait > 0:
+            self._paused_until = max(self._paused_until, self.clock() + wait)
+
+    # calls -------------------------------------------------------------------------------
+
+    async def run(
+        self,
+        make: Callable[[], Awaitable[T]],
+        classify: Callable[[BaseException], Failure | None],
+    ) -> T:
+        """One call with retries; `classify` says how an exception counts (None: not an API
+        failure, raised at once). The slot is free while waiting between attempts."""
+        retry = 0
+        while True:
+            await self.acquire()
+            try:
+                self.attempts += 1
+                result = await make()
+            except BaseException as exc:
+                self.release()
+                failure = classify(exc) if isinstance(exc, Exception) else None
+                if failure is None:
+                    raise
+                if failure.rate_limited:
+                    self.throttled()
+                if not self.policy.allows(retry, failure):
+                    raise
+                await self.sleep(self.policy.delay(retry, failure))
+                retry += 1
+                continue
+            self.release()
+            self.succeeded()
+            return result

@@ -1,0 +1,91 @@
+"""`workers` reaches the backend: calls in flight follow it, defaults come per backend, the
+report records the number used."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from skillbench.cli.trigger_cmd import summary_lines
+from skillbench.trigger.run import evaluate_skill
+
+KEY = "sk-ant-test-workers-0123456789"
+REPLY = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-haiku-4-5",
+    "content": [{"type": "text", "text": "no skill needed"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 10, "output_tokens": 2},
+}
+
+
+class InFlight:
+    """A MockTransport handler that answers after a short pause and records the peak in flight."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.peak = 0
+        self.calls = 0
+
+    async def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.now += 1
+        self.calls += 1
+        self.peak = max(self.peak, self.now)
+        await asyncio.sleep(0.02)
+        self.now -= 1
+        return httpx2.Response(200, json=REPLY)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    skill = tmp_path / "csv-cleanup"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: csv-cleanup\ndescription: Repairs messy CSV files. Use when a csv will not "
+        "load.\n---\n\nSteps.\n",
+        encoding="utf-8",
+    )
+    evals = tmp_path / "evals.json"
+    queries = [{"query": f"question number {i}", "should_trigger": i % 2 == 0} for i in range(20)]
+    evals.write_text(json.dumps(queries), encoding="utf-8")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    return skill, evals
+
+
+@pytest.mark.parametrize(("workers", "expected"), [(None, 16), (24, 24), (3, 3)])
+async def test_workers_set_the_anthropic_calls_in_flight(
+    project: tuple[Path, Path], workers: int | None, expected: int
+) -> None:
+    handler = InFlight()
+    options: dict[str, Any] = {
+        "http_client": httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    }
+    report = await evaluate_skill(
+        *project,
+        backend="anthropic",
+        use_cache=False,
+        backend_options=options,
+        runs=3,
+        workers=workers,
+    )
+    assert handler.calls == 60
+    assert handler.peak == expected  # 60 calls: every slot gets used
+    assert report.config is not None and report.config.workers == expected
+    assert any(line.endswith(f", {expected} workers") for line in summary_lines(report))
+
+
+async def test_local_default_is_one_thread(project: tuple[Path, Path]) -> None:
+    report = await evaluate_skill(*project, backend="local", use_cache=False, runs=1)
+    assert report.config is not None and report.config.workers == 1
+    assert report.backend is not None and report.backend.versions["workers"].startswith("1 ")
+    two = await evaluate_skill(*project, backend="local", use_cache=False, runs=1, workers=2)
+    assert two.backend is not None and two.backend.versions["workers"].startswith("2 ")
+    assert [r.trigger_rate for r in two.results] == [r.trigger_rate for r in report.results]
