@@ -14,7 +14,7 @@ with retries:
   `-reset` headers of any answer (fed through `observe_headers`): when one says nothing is
   left, no new request starts before its reset time.
 - AIMD: when rate-limit answers persist — at least half of the last `max(8, limit)` finished
-  attempts were 429/529 — the window halves (once per `cooldown`, at least 1); every success
+  attempts (a full such window, counted afresh after each cut) were 429/529 — the window halves (once per `cooldown`, at least 1); every success
   then adds 1/window, so the window regrows by one per window's worth of successes. Scattered
   429s (a fifth of the answers, say) do not shrink it: they cost one retry-after each, not
   the throughput of every other call.
@@ -175,8 +175,9 @@ class AdaptiveLimiter:
     def _free(self) -> bool:
         return self.in_flight < max(1, int(self.window))
 
-    async def acquire(self) -> None:
-        """Wait for a free slot (and for any rate-limit pause to end), then take it."""
+    async def acquire(self, *, first: bool = False) -> None:
+        """Wait for a free slot (and for any rate-limit pause to end), then take it; `first`
+        (a retry) queues ahead of calls not yet started, so retries do not pile up at the end."""
         woken = False
         waited_for: float | None = (
             None  # the pause already slept out (a later, longer one is honoured too)
@@ -190,7 +191,10 @@ class AdaptiveLimiter:
             if self._free() and (woken or not self._waiters):
                 break
             waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
+            if first:
+                self._waiters.appendleft(waiter)
+            else:
+                self._waiters.append(waiter)
             try:
                 await waiter
             except BaseException:
@@ -230,7 +234,8 @@ class AdaptiveLimiter:
         if not self.adaptive:
             return
         now = self.clock()
-        persistent = len(self._recent) >= 4 and 2 * sum(self._recent) >= len(self._recent)
+        full = len(self._recent) == self._recent.maxlen  # a 429 answers faster than a success:
+        persistent = full and 2 * sum(self._recent) >= len(self._recent)  # judge whole windows
         if persistent and now - self._last_decrease >= self.cooldown:
             self.window = max(1.0, self.window / 2)
             self._last_decrease = now
@@ -254,7 +259,7 @@ class AdaptiveLimiter:
         failure, raised at once). The slot is free while waiting between attempts."""
         retry = 0
         while True:
-            await self.acquire()
+            await self.acquire(first=retry > 0)
             try:
                 self.attempts += 1
                 result = await make()

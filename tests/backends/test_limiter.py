@@ -134,15 +134,16 @@ async def test_failures_after_the_last_retry_are_raised() -> None:
 async def test_window_halves_when_429s_persist_and_regrows() -> None:
     now = [0.0]
     limiter = AdaptiveLimiter(16, clock=lambda: now[0])
-    for _ in range(8):
+    for _ in range(15):  # a burst of fast 429s before any success: not yet a whole window
         limiter.throttled()
+    assert limiter.window == 16.0
+    limiter.throttled()
     assert limiter.window == 8.0 and limiter.decreases == 1
-    for _ in range(8):  # within the cooldown: no second cut
+    for _ in range(16):  # within the cooldown: no second cut
         limiter.throttled()
     assert limiter.window == 8.0
     now[0] = 5.0
-    for _ in range(8):
-        limiter.throttled()
+    limiter.throttled()
     assert limiter.window == 4.0
     for _ in range(40):
         limiter.succeeded()

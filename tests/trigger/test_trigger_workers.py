@@ -89,3 +89,46 @@ async def test_local_default_is_one_thread(project: tuple[Path, Path]) -> None:
     two = await evaluate_skill(*project, backend="local", use_cache=False, runs=1, workers=2)
     assert two.backend is not None and two.backend.versions["workers"].startswith("2 ")
     assert [r.trigger_rate for r in two.results] == [r.trigger_rate for r in report.results]
+
+
+async def test_a_run_waiting_out_retry_after_holds_no_worker() -> None:
+    """One worker: the throttled run waits while the other runs go through, then retries."""
+    from skillbench.backends.anthropic import AnthropicJudge
+    from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.run import run_trigger_eval
+
+    others_done = asyncio.Event()
+    answered: list[str] = []
+
+    async def handler(request: httpx2.Request) -> httpx2.Response:
+        query = json.loads(request.content)["messages"][0]["content"]
+        if query == "q0" and "q0" not in answered:
+            answered.append("q0")
+            error = {"type": "error", "error": {"type": "rate_limit_error", "message": "wait"}}
+            return httpx2.Response(429, json=error, headers={"retry-after": "30"})
+        answered.append(query)
+        if len(answered) == 4:
+            others_done.set()
+        return httpx2.Response(200, json=REPLY)
+
+    judge = AnthropicJudge(
+        api_key=KEY,
+        max_concurrency=1,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+    )
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await others_done.wait()
+
+    judge.sleep = sleep
+    queries = [EvalQuery(f"q{i}", True, None, (i,)) for i in range(4)]
+    report = await asyncio.wait_for(
+        run_trigger_eval("csv-cleanup", "Repairs CSV files.", queries, judge, runs=1, workers=1),
+        timeout=10,
+    )
+    assert waits == [30.0]
+    assert answered == ["q0", "q1", "q2", "q3", "q0"]  # the retry came after the others
+    assert all(r.errors == 0 and r.runs == 1 for r in report.results)
+    await judge.aclose()
