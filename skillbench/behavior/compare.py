@@ -56,7 +56,6 @@ from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.base import Document
 from skillbench.schemas.loading import write
 from skillbench.schemas.registry import native_entry
-from skillbench.stats import binomial_test, wilson_interval
 
 Label = Literal["A", "B", "TIE"]
 Verdict = Literal["a", "b", "tie"]
@@ -420,6 +419,8 @@ def summarise(comparator: Comparator, results: list[PairResult]) -> CompareSumma
     case_wins = sum(c.verdict == "a" for c in cases)
     case_losses = sum(c.verdict == "b" for c in cases)
     decided = case_wins + case_losses
+    from skillbench.stats import binomial_test, wilson_interval  # numpy: not at import time
+
     low, high = wilson_interval(case_wins, decided) if decided else (None, None)
     return CompareSummary(
         config_a=comparator.config_a,

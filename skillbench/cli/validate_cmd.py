@@ -86,7 +86,7 @@ def _print_human(reports: list[ValidationReport]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from skillbench.validate.rules import summary_frame
+    from skillbench.validate.rules import skill_label
 
     console = Console()
     for report in reports:
@@ -106,9 +106,12 @@ def _print_human(reports: list[ValidationReport]) -> None:
     summary = Table(title="summary", title_justify="left")
     for column in ("skill", "valid", "errors", "warnings"):
         summary.add_column(column)
-    for row in summary_frame(reports).itertuples(index=False):
+    for r in reports:  # no pandas frame here: `validate` starts without pandas
         summary.add_row(
-            str(row.skill), "yes" if row.valid else "no", str(row.errors), str(row.warnings)
+            skill_label(r),
+            "yes" if r.valid else "no",
+            str(r.summary.error_count),
+            str(r.summary.warning_count),
         )
     console.print(summary)
 

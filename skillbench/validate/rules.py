@@ -536,7 +536,8 @@ def validate_library(
     return [validate_skill(p, profile=profile, strict=strict) for p in skills]
 
 
-def _skill_label(report: ValidationReport) -> str:
+def skill_label(report: ValidationReport) -> str:
+    """The skill folder's name (the path itself when it has none)."""
     return os.path.basename(report.skill_path.rstrip("/\\")) or report.skill_path
 
 
@@ -548,7 +549,7 @@ def findings_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for report in reports:
         base = {
-            "skill": _skill_label(report),
+            "skill": skill_label(report),
             "skill_path": report.skill_path,
             "valid": report.valid,
         }
@@ -568,7 +569,7 @@ def summary_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
 
     rows = [
         {
-            "skill": _skill_label(r),
+            "skill": skill_label(r),
             "valid": r.valid,
             "errors": r.summary.error_count,
             "warnings": r.summary.warning_count,
