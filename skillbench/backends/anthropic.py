@@ -296,6 +296,11 @@ class _AnthropicBase:
             )
         return self._client
 
+    def warm_up(self) -> None:
+        """Import the SDK and build the client now (a second or two), so that timings of the
+        calls that follow (`wall_seconds`) do not include it."""
+        _ = self.client
+
     async def _observe(self, response: httpx2.Response) -> None:
         self.limiter.observe_headers(response.headers)
 

@@ -132,3 +132,35 @@ async def test_a_run_waiting_out_retry_after_holds_no_worker() -> None:
     assert answered == ["q0", "q1", "q2", "q3", "q0"]  # the retry came after the others
     assert all(r.errors == 0 and r.runs == 1 for r in report.results)
     await judge.aclose()
+
+
+async def test_warm_up_runs_before_the_clock_starts() -> None:
+    """A judge's `warm_up` (the SDK import, for the API backend) runs before any call."""
+    from skillbench.backends.anthropic import AnthropicJudge
+    from skillbench.backends.base import TriggerOutcome, TriggerRequest
+    from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.run import run_trigger_eval
+
+    events: list[str] = []
+
+    class Judge:
+        name = "warm"
+        max_concurrency = 2
+
+        def warm_up(self) -> None:
+            events.append("warm")
+
+        async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+            events.append("call")
+            return TriggerOutcome(triggered=False)
+
+        def versions(self) -> dict[str, str]:
+            return {}
+
+    queries = [EvalQuery("q", False, None, (0,))]
+    await run_trigger_eval("s", "d", queries, Judge(), runs=2)  # type: ignore[arg-type]
+    assert events == ["warm", "call", "call"]
+    api = AnthropicJudge(api_key=KEY)
+    api.warm_up()
+    assert api._client is not None  # the SDK was imported and the client built
+    await api.aclose()
