@@ -1,0 +1,73 @@
+"""`skillbench demo --jobs N`: notebooks run N at a time, reported in order, failures counted."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from skillbench.cli import main
+from skillbench.cli.report_cmd import default_jobs
+
+
+class FakeRunner:
+    """Stands in for run_notebook: records how many ran at once; `bad` fails."""
+
+    def __init__(self, bad: str | None = None) -> None:
+        self.bad = bad
+        self.now = 0
+        self.peak = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, name: str, params: dict[str, Any], *, out_root: str) -> Any:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        time.sleep(0.05)
+        with self.lock:
+            self.now -= 1
+        error = SimpleNamespace(cell_index=1, type="ValueError", message="boom")
+        return SimpleNamespace(
+            ok=name != self.bad,
+            folder=Path(out_root) / name,
+            html=None if name == self.bad else Path(out_root) / name / "index.html",
+            manifest=SimpleNamespace(error=error if name == self.bad else None),
+        )
+
+
+@pytest.fixture
+def notebooks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    names = ["one", "two", "three", "four", "five"]
+    monkeypatch.setattr("skillbench.reports.runner.DEMO_NOTEBOOKS", names)
+    return names
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_jobs_bound_the_notebooks_at_once_and_output_keeps_the_order(
+    jobs: int, notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    runner = FakeRunner()
+    monkeypatch.setattr("skillbench.reports.runner.run_notebook", runner)
+    assert main(["demo", "--out", "r", "--jobs", str(jobs)]) == 0
+    assert runner.peak == jobs
+    lines = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
+    assert [line for line in lines if not line.startswith(" ")] == notebooks
+
+
+def test_a_failed_notebook_fails_the_demo(
+    notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setattr("skillbench.reports.runner.run_notebook", FakeRunner(bad="three"))
+    assert main(["demo", "--out", "r"]) == 1
+    captured = capsys.readouterr()
+    assert "three: FAILED" in captured.out and "boom" in captured.err
+
+
+def test_default_and_bad_jobs(capsys: Any) -> None:
+    assert 1 <= default_jobs() <= 2
+    assert main(["demo", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err
