@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -206,6 +207,7 @@ class LimiterBench(BaseModel):
     """benchmarks/results/bench_limiter.json."""
 
     runs: int
+    load_average: float
     latency_seconds: float
     retry_after_seconds: float
     scenarios: list[Scenario]
@@ -336,6 +338,7 @@ def main() -> int:
     allowed = 1.3 * clean32.span_seconds + RETRY_AFTER
     result = LimiterBench(
         runs=QUERIES * RUNS,
+        load_average=round(os.getloadavg()[0], 2),
         latency_seconds=LATENCY,
         retry_after_seconds=RETRY_AFTER,
         scenarios=scenarios,
@@ -347,7 +350,11 @@ def main() -> int:
     )
     from skillbench.io import write_json
 
-    print(f"{QUERIES * RUNS} runs, fake API latency {LATENCY * 1000:.0f} ms, loopback")
+    print(
+        f"{QUERIES * RUNS} runs, fake API latency {LATENCY * 1000:.0f} ms, loopback; load average "
+        f"{result.load_average:.1f} on {os.cpu_count()} cores (the client's CPU per call shows "
+        "in the span when the cores are busy)"
+    )
     header = f"  {'scenario':<24} {'limiter':<13} {'workers':>7} {'span':>7} {'bound':>6} {'ratio':>6} {'peak':>5} {'429s':>5} {'err':>4}"
     print(header)
     for s in scenarios:

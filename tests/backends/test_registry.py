@@ -130,3 +130,11 @@ def test_registered_backends_do_not_get_workers(fake_backend: str) -> None:
     judge = registry.get_judge(fake_backend, workers=5)
     assert registry.default_workers(fake_backend) == registry.FALLBACK_WORKERS
     assert not hasattr(judge, "max_concurrency")
+
+
+def test_workers_reach_the_claude_code_backend() -> None:
+    fake = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"
+    judge = registry.get_judge("claude-code", workers=6, claude_bin=fake)
+    assert judge.max_concurrency == 6  # type: ignore[attr-defined]
+    default = registry.get_judge("claude-code", claude_bin=fake)
+    assert default.max_concurrency == registry.DEFAULT_WORKERS["claude-code"]  # type: ignore[attr-defined]
