@@ -342,11 +342,11 @@ async def _run_wave(
     When ``_wants_many(judge)`` and no per-run timeout is set, the whole wave goes to
     ``judge_many`` in one call (one embedding batch for the local proxy, one Message Batch with
     ``batch=True``; the call cache serves hits); a failure of that call turns every run of the wave
-    into an error. Otherwise each run is its own task, each bounded by ``timeout``. A judge that
-    bounds its own concurrency (it has ``max_concurrency``: the API and CLI backends) gets every
-    task at once when no ``timeout`` is set, so a run waiting out a ``retry-after`` gives its slot
-    to another; with a ``timeout`` (a run's clock starts when it gets a worker), and for other
-    judges, at most ``workers`` run at a time.
+    into an error. Otherwise each run is its own task, each bounded by ``timeout``. A judge with
+    its own ``limiter`` (`backends.limiter`: the API backend) gets every task at once when no
+    ``timeout`` is set, so a run waiting out a ``retry-after`` gives its slot to another; with a
+    ``timeout`` (a run's clock starts when it gets a worker), and for other judges, at most
+    ``workers`` run at a time.
     """
     many = getattr(judge, "judge_many", None)
     if many is not None and timeout is None and _wants_many(judge):
@@ -360,7 +360,7 @@ async def _run_wave(
             outcomes = [TriggerOutcome(triggered=False, error=message) for _ in requests]
         on_done(len(requests))
         return [_checked(outcome) for outcome in outcomes]
-    self_bounded = timeout is None and backend_workers(judge, fallback=0) > 0
+    self_bounded = timeout is None and getattr(_innermost(judge), "limiter", None) is not None
     gate = asyncio.Semaphore(len(requests) if self_bounded else workers)
 
     async def one(request: TriggerRequest) -> TriggerOutcome:
