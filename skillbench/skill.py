@@ -1,7 +1,7 @@
 """A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
 
-Reading is defensive: the SKILL.md must be a regular file inside the folder (a symlink pointing
-outside is refused, never read), at most `MAX_SKILL_MD_BYTES`; the frontmatter is at most
+Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one, as Claude
+Code does; a dangling link names its target), at most `MAX_SKILL_MD_BYTES`; the frontmatter is at most
 `MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with aliases expanded, at most
 `MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before it is built).
 
@@ -12,6 +12,7 @@ so the validator reports exactly what `Skill.load` would refuse.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -100,7 +101,7 @@ def frontmatter_span(text: str) -> tuple[int, int, int] | FrontmatterProblem:
     end = closing.start()
     if end - start > MAX_FRONTMATTER_CHARS:
         return FrontmatterProblem(
-            "FRONTMATTER_PARSE",
+            "FRONTMATTER_INVALID",
             f"frontmatter is {end - start} characters, over the {MAX_FRONTMATTER_CHARS} limit",
         )
     body_start = closing.end()
@@ -187,8 +188,10 @@ def parse_frontmatter(text: str) -> Frontmatter:
     """Split SKILL.md text into its frontmatter mapping and body, bounded and never raising.
 
     Returns ``(mapping, body, None)`` or ``(None, body_or_text, problem)``; the problem's code is
-    FRONTMATTER_PARSE (no delimiters, invalid YAML, over a bound) or FRONTMATTER_INVALID (the
-    YAML is not a mapping).
+    FRONTMATTER_PARSE only when the opening or closing ``---`` is missing, and FRONTMATTER_INVALID
+    for everything between them that is not a mapping (YAML syntax or construction errors, a
+    bound exceeded, a list or a scalar), as the v3 reference validator reports them. An empty
+    block is an empty mapping.
     """
     return _split_frontmatter(text)[0]
 
@@ -207,16 +210,13 @@ def _split_frontmatter(text: str) -> tuple[Frontmatter, tuple[int, int] | None]:
     try:
         data = load_yaml_bounded(stripped[start:end])
     except YamlBoundError as exc:
-        problem = FrontmatterProblem("FRONTMATTER_PARSE", str(exc))
+        problem = FrontmatterProblem("FRONTMATTER_INVALID", str(exc))
         return Frontmatter(None, body, problem), offsets
     except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
-        problem = FrontmatterProblem("FRONTMATTER_PARSE", _yaml_message(exc))
+        problem = FrontmatterProblem("FRONTMATTER_INVALID", _yaml_message(exc))
         return Frontmatter(None, body, problem), offsets
-    if data is None:
-        problem = FrontmatterProblem(
-            "FRONTMATTER_INVALID", "frontmatter is empty, expected a mapping"
-        )
-        return Frontmatter(None, body, problem), offsets
+    if data is None:  # an empty block (or only comments): an empty mapping, as the reference reads it
+        data = {}
     if not isinstance(data, dict):
         problem = FrontmatterProblem(
             "FRONTMATTER_INVALID",
@@ -241,7 +241,12 @@ def _usable_frontmatter(text: str, path: str | Path) -> tuple[dict[str, Any], st
 
 
 def locate_skill_md(folder: str | Path) -> Path:
-    """The folder's SKILL.md, checked to be a regular file inside the folder (never read here)."""
+    """The folder's SKILL.md, checked to be (or to link to) a regular file (never read here).
+
+    A symlink is followed wherever it points, as Claude Code follows it; whether the target
+    leaves the library is the validator's question (`link_outside`). A dangling or looping link
+    raises one SKILL_MD_MISSING naming the link and its target.
+    """
     root = Path(folder)
     if not os.path.lexists(root):
         raise InputError("skill folder does not exist", path=root, rule="SKILL_DIR_MISSING")
@@ -258,14 +263,7 @@ def locate_skill_md(folder: str | Path) -> Path:
             message += f" (found {near[0]!r}; the file must be named SKILL.md)"
         raise InputError(message, path=root, rule="SKILL_MD_MISSING")
     if skill_md.is_symlink():
-        real_root = os.path.realpath(root)
-        target = os.path.realpath(skill_md)
-        if os.path.commonpath([real_root, target]) != real_root:
-            raise InputError(
-                "SKILL.md is a symlink that escapes the skill folder; not read",
-                path=skill_md,
-                rule="SKILL_MD_MISSING",
-            )
+        _check_link(skill_md)
     try:
         info = skill_md.stat()
     except OSError as exc:
@@ -283,6 +281,51 @@ def locate_skill_md(folder: str | Path) -> Path:
             rule="FRONTMATTER_PARSE",
         )
     return skill_md
+
+
+def _check_link(skill_md: Path) -> None:
+    """InputError (SKILL_MD_MISSING) naming the link and its target when it cannot be followed."""
+    try:
+        target = os.readlink(skill_md)
+    except OSError:
+        target = "?"
+    try:
+        skill_md.stat()
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            why = "which does not exist"
+        else:
+            why = f"which cannot be followed: {exc.strerror or exc}"
+        raise InputError(
+            f"SKILL.md is a symlink to {target!r}, {why}", path=skill_md, rule="SKILL_MD_MISSING"
+        ) from None
+
+
+def enclosing_repository(folder: str | Path) -> Path | None:
+    """The nearest folder at or above `folder` holding a ``.git`` entry, or None."""
+    current = Path(os.path.realpath(folder))
+    for candidate in (current, *current.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def link_outside(folder: str | Path, library: str | Path | None = None) -> str | None:
+    """Where SKILL.md's symlink leads when that is outside the library, else None.
+
+    The library is `library` when given (library mode), else the enclosing git repository,
+    else the skill folder itself. Only a SKILL.md that is a symlink is examined.
+    """
+    skill_md = Path(folder) / SKILL_MD
+    if not skill_md.is_symlink():
+        return None
+    if library is None:
+        library = enclosing_repository(folder) or folder
+    boundary = os.path.realpath(library)
+    target = os.path.realpath(skill_md)
+    if os.path.commonpath([boundary, target]) == boundary:
+        return None
+    return os.readlink(skill_md)
 
 
 def _skill_folder(path: str | Path) -> Path:
@@ -668,16 +711,31 @@ def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -
     )
 
 
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
+"""Folders `find_skills` never enters (hidden folders such as .claude or .gemini are entered)."""
 
 
 def find_skills(root: str | Path) -> list[Path]:
-    """Every folder under `root` (root included) holding a SKILL.md, sorted; hidden folders,
-    node_modules and symlinked folders are not entered."""
+    """Every folder under `root` (root included) holding a SKILL.md (a file or a link), sorted.
+
+    Hidden folders are entered (``.claude/skills``, ``.gemini/skills``, ``.codex/skills``),
+    plugin layouts (``plugins/*/skills/*``) are found like any other; `SKIPPED_DIRS` are not.
+    A symlinked folder is listed when it holds a SKILL.md but never walked into (no loops).
+    """
     base = Path(root)
     found: list[Path] = []
     for current, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        if SKILL_MD in files:
-            found.append(Path(current))
+        here = Path(current)
+        if SKILL_MD in files or SKILL_MD in dirs:
+            found.append(here)
+        kept = []
+        for name in dirs:
+            if name in SKIPPED_DIRS:
+                continue
+            if os.path.islink(os.path.join(current, name)):
+                if os.path.lexists(os.path.join(current, name, SKILL_MD)):
+                    found.append(here / name)
+                continue
+            kept.append(name)
+        dirs[:] = kept
     return sorted(found, key=lambda p: p.as_posix())

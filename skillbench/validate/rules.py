@@ -25,6 +25,7 @@ from skillbench.skill import (
     decode_skill_md,
     find_skills,
     iter_files,
+    link_outside,
     parse_frontmatter,
     read_skill_md,
     shorten,
@@ -49,6 +50,7 @@ CLAUDE_CODE_KEYS = (
     "agent",
     "hooks",
     "version",
+    "when_to_use",
 )
 ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
@@ -100,10 +102,12 @@ class Ctx:
         profile: Profile = "claude-code",
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
+        library: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         self.profile = profile
         self.strict = strict
+        self.library = library
         self._frontmatter = frontmatter
 
     @cached_property
@@ -245,9 +249,28 @@ def _unknown_keys(ctx: Ctx) -> CheckResult:
     return f"unknown frontmatter keys for profile {ctx.profile}: {shown}{more}"
 
 
+def _link_outside(ctx: Ctx) -> CheckResult:
+    target = link_outside(ctx.path, ctx.library)
+    if target is None:
+        return None
+    return (
+        f"SKILL.md is a symlink to {shorten(target, 200)}, outside the library; followed (as Claude "
+        "Code does), but the skill is not self-contained"
+    )
+
+
+def _required(ctx: Ctx) -> tuple[str, ...]:
+    """Keys whose absence is an error of its own in this profile (the open standard requires a
+    description), so MISSING_RECOMMENDED_KEY does not report them twice."""
+    return ("description",) if ctx.profile == "agentskills" else ()
+
+
 def _missing_recommended(ctx: Ctx) -> CheckResult:
+    required = _required(ctx)
     return [
-        f"missing recommended key: {key}" for key in ("name", "description") if key not in ctx.fm
+        f"missing recommended key: {key}"
+        for key in ("name", "description")
+        if key not in ctx.fm and key not in required
     ]
 
 
@@ -325,6 +348,8 @@ def _description_type(ctx: Ctx) -> CheckResult:
 
 
 def _description_empty(ctx: Ctx) -> CheckResult:
+    if "description" in _required(ctx) and not _has(ctx, "description"):
+        return "description is missing; the Agent Skills specification requires one"
     return _empty(ctx, "description")
 
 
@@ -424,7 +449,11 @@ def _deep_links(ctx: Ctx) -> CheckResult:
     return [f"link target {shorten(t)} escapes the skill folder" for t in targets]
 
 
+MAX_NAMED_FILES = 5
+
+
 def _readme(ctx: Ctx) -> CheckResult:
+    """One finding per skill, naming every README.md found (the first few, then a count)."""
     try:
         found = sorted(
             rel for rel in iter_files(ctx.path) if rel.rsplit("/", 1)[-1].lower() == "readme.md"
@@ -433,7 +462,12 @@ def _readme(ctx: Ctx) -> CheckResult:
         return f"could not list the folder to look for README.md: {exc.detail}"
     except OSError as exc:
         return f"could not list the folder to look for README.md: {exc.strerror or exc}"
-    return [f"{rel} found: skill folders should not contain a README.md" for rel in found]
+    if not found:
+        return None
+    named = ", ".join(shorten(rel, 80) for rel in found[:MAX_NAMED_FILES])
+    more = f" and {len(found) - MAX_NAMED_FILES} more" if len(found) > MAX_NAMED_FILES else ""
+    files = "file" if len(found) == 1 else "files"
+    return f"README {files} in the skill folder: {named}{more} (skill folders should not hold one)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,6 +482,7 @@ RULES: tuple[Rule, ...] = (
     Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
     Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
     Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
+    Rule("SKILL_MD_LINK_OUTSIDE", "warning", ALL, _link_outside, "SKILL.md links outside the library"),
     Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
     Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
     Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
@@ -507,10 +542,19 @@ def _check_profile(profile: str) -> Profile:
 
 
 def validate_skill(
-    path: str | Path, *, profile: Profile = "claude-code", strict: bool = False
+    path: str | Path,
+    *,
+    profile: Profile = "claude-code",
+    strict: bool = False,
+    library: str | Path | None = None,
 ) -> ValidationReport:
-    """Validate one skill folder; never raises for bad skill content (findings instead)."""
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict)
+    """Validate one skill folder; never raises for bad skill content (findings instead).
+
+    `library` is the library root the skill was found in (library mode): a SKILL.md linking
+    outside it draws SKILL_MD_LINK_OUTSIDE. Without it the enclosing git repository (else the
+    skill folder) is the boundary.
+    """
+    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, library=library)
     return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
 
 
@@ -533,7 +577,8 @@ def validate_library(
     skills = find_skills(root) if Path(root).is_dir() else []
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
-    return [validate_skill(p, profile=profile, strict=strict) for p in skills]
+    profile = _check_profile(profile)
+    return [validate_skill(p, profile=profile, strict=strict, library=root) for p in skills]
 
 
 def _skill_label(report: ValidationReport) -> str:

@@ -9,6 +9,7 @@ import pytest
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.cli import main
+from skillbench.validate.rules import TRIGGER_HINT
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -94,9 +95,13 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run(capsys)[0] == 2
 
 
-def test_human_output_has_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_output_for_one_skill_lists_its_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = make_skill(tmp_path, frontmatter="name: csv-tidy\ndescription: No trigger words here.\n")
     code, out, _ = run(capsys, str(path))
     assert code == 0
-    assert "DESCRIPTION_TRIGGER_HINT" in out
-    assert "summary" in out and "csv-tidy" in out
+    assert out.splitlines() == [
+        f"{path}: valid (0 errors, 1 warning)",
+        f"  warning  DESCRIPTION_TRIGGER_HINT: {TRIGGER_HINT}",
+    ]
