@@ -215,7 +215,9 @@ def _split_frontmatter(text: str) -> tuple[Frontmatter, tuple[int, int] | None]:
     except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
         problem = FrontmatterProblem("FRONTMATTER_INVALID", _yaml_message(exc))
         return Frontmatter(None, body, problem), offsets
-    if data is None:  # an empty block (or only comments): an empty mapping, as the reference reads it
+    if (
+        data is None
+    ):  # an empty block (or only comments): an empty mapping, as the reference reads it
         data = {}
     if not isinstance(data, dict):
         problem = FrontmatterProblem(
