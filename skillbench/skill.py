@@ -318,8 +318,8 @@ def link_outside(folder: str | Path, library: str | Path | None = None) -> str |
     The library is `library` when given (library mode), else the enclosing git repository,
     else the skill folder itself. Only a SKILL.md that is a symlink is examined.
     """
-    skill_md = Path(folder) / SKILL_MD
-    if not skill_md.is_symlink():
+    skill_md = os.path.join(folder, SKILL_MD)
+    if not os.path.islink(skill_md):
         return None
     if library is None:
         library = enclosing_repository(folder) or folder
@@ -385,13 +385,15 @@ def decode_skill_md(raw: bytes, path: str | Path = SKILL_MD) -> tuple[bool, str]
 def iter_files(folder: str | Path, limit: int = MAX_FILES) -> Iterator[str]:
     """Relative POSIX paths of the files in `folder` (symlinks listed, never followed), unsorted.
 
-    Skips `IGNORED_NAMES`; raises InputError past `limit` entries.
+    Skips `IGNORED_NAMES`; raises InputError past `limit` entries. Works on plain strings
+    (it runs once or twice per skill when a library of thousands is validated).
     """
-    root = Path(folder)
+    root = os.fspath(folder)
     count = 0
     for current, dirs, files in os.walk(root, followlinks=False):
-        base = Path(current)
-        linked_dirs = [d for d in dirs if (base / d).is_symlink()]
+        prefix = os.path.relpath(current, root).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        linked_dirs = [d for d in dirs if os.path.islink(os.path.join(current, d))]
         dirs[:] = sorted(d for d in dirs if d not in IGNORED_NAMES and d not in linked_dirs)
         for name in [*files, *linked_dirs]:
             if name in IGNORED_NAMES:
@@ -399,7 +401,7 @@ def iter_files(folder: str | Path, limit: int = MAX_FILES) -> Iterator[str]:
             count += 1
             if count > limit:
                 raise InputError(f"more than {limit} files in the skill folder", path=root)
-            yield (base / name).relative_to(root).as_posix()
+            yield prefix + name
 
 
 def _file_digest(path: Path) -> str:
@@ -724,20 +726,19 @@ def find_skills(root: str | Path) -> list[Path]:
     plugin layouts (``plugins/*/skills/*``) are found like any other; `SKIPPED_DIRS` are not.
     A symlinked folder is listed when it holds a SKILL.md but never walked into (no loops).
     """
-    base = Path(root)
-    found: list[Path] = []
-    for current, dirs, files in os.walk(base, followlinks=False):
-        here = Path(current)
+    found: list[str] = []
+    for current, dirs, files in os.walk(os.fspath(root), followlinks=False):
         if SKILL_MD in files or SKILL_MD in dirs:
-            found.append(here)
+            found.append(current)
         kept = []
         for name in dirs:
             if name in SKIPPED_DIRS:
                 continue
-            if os.path.islink(os.path.join(current, name)):
-                if os.path.lexists(os.path.join(current, name, SKILL_MD)):
-                    found.append(here / name)
+            path = os.path.join(current, name)
+            if os.path.islink(path):
+                if os.path.lexists(os.path.join(path, SKILL_MD)):
+                    found.append(path)
                 continue
             kept.append(name)
         dirs[:] = kept
-    return sorted(found, key=lambda p: p.as_posix())
+    return sorted((Path(p) for p in found), key=lambda p: p.as_posix())

@@ -423,8 +423,7 @@ def _too_many_lines(ctx: Ctx) -> CheckResult:
 
 
 def _when_to_use(ctx: Ctx) -> CheckResult:
-    outside = ctx.body_outside_fences
-    headings = [m for m in WHEN_TO_USE_RE.finditer(ctx.body) if outside(m.start())]
+    headings = [m for m in WHEN_TO_USE_RE.finditer(ctx.body) if ctx.body_outside_fences(m.start())]
     if not headings:
         return None
     line = ctx.body[headings[0].start() :].split("\n", 1)[0].strip()
@@ -433,18 +432,19 @@ def _when_to_use(ctx: Ctx) -> CheckResult:
 
 def _escapes(target: str) -> bool:
     """Does a relative link target climb out of the skill folder (SKILL.md is at its top)?"""
-    if not target or target.startswith(("#", "/", "\\")) or SCHEME_RE.match(target):
+    if ".." not in target or target.startswith(("#", "/", "\\")) or SCHEME_RE.match(target):
         return False
     path = re.split(r"[?#]", target, maxsplit=1)[0].replace("\\", "/")
     return bool(path) and posixpath.normpath(path).split("/")[0] == ".."
 
 
 def _deep_links(ctx: Ctx) -> CheckResult:
-    outside = ctx.body_outside_fences
+    if ".." not in ctx.body:  # no link can climb out (the common case, checked cheaply)
+        return None
     targets: list[str] = []
     for pattern in (LINK_RE, REFERENCE_LINK_RE):
         for match in pattern.finditer(ctx.body):
-            if outside(match.start()) and _escapes(match.group(1)):
+            if _escapes(match.group(1)) and ctx.body_outside_fences(match.start()):
                 targets.append(match.group(1))
     return [f"link target {shorten(t)} escapes the skill folder" for t in targets]
 
