@@ -581,19 +581,27 @@ def validate_library(
     return [validate_skill(p, profile=profile, strict=strict, library=root) for p in skills]
 
 
-def _skill_label(report: ValidationReport) -> str:
+def _skill_label(report: ValidationReport, root: str | Path | None = None) -> str:
+    """The skill's path relative to the library `root` (POSIX), else its folder name."""
+    if root is not None:
+        rel = os.path.relpath(report.skill_path, os.path.abspath(root))
+        return Path(rel).as_posix()
     return os.path.basename(report.skill_path.rstrip("/\\")) or report.skill_path
 
 
-def findings_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
+def findings_frame(
+    reports: Iterable[ValidationReport], root: str | Path | None = None
+) -> pd.DataFrame:
     """One row per finding (skill, skill_path, valid, level, code, message); a skill with no
-    findings appears once with level/code/message None."""
+    findings appears once with level/code/message None. `skill` is the path relative to the
+    library `root` when given (two libraries' `.claude/skills/x` and `.gemini/skills/x` differ),
+    else the folder name."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
     for report in reports:
         base = {
-            "skill": _skill_label(report),
+            "skill": _skill_label(report, root),
             "skill_path": report.skill_path,
             "valid": report.valid,
         }
@@ -607,13 +615,15 @@ def findings_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def summary_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
-    """One row per skill: skill, valid, errors, warnings."""
+def summary_frame(
+    reports: Iterable[ValidationReport], root: str | Path | None = None
+) -> pd.DataFrame:
+    """One row per skill: skill (relative to `root` when given), valid, errors, warnings."""
     import pandas as pd
 
     rows = [
         {
-            "skill": _skill_label(r),
+            "skill": _skill_label(r, root),
             "valid": r.valid,
             "errors": r.summary.error_count,
             "warnings": r.summary.warning_count,

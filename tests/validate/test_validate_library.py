@@ -245,3 +245,20 @@ def test_detail_lines(tmp_path: Path) -> None:
     lines = detail_lines(Labelled(report, "x"))
     assert lines[0] == "x: valid (0 errors, 2 warnings)"
     assert lines[1].startswith("  warning  MISSING_RECOMMENDED_KEY: missing recommended key")
+
+
+def test_frames_label_skills_relative_to_the_library(tmp_path: Path) -> None:
+    from skillbench.validate.rules import findings_frame, summary_frame
+
+    root = link_library(tmp_path / "lib")
+    make_skill(
+        root / ".claude" / "skills", "changelog", frontmatter=f"name: changelog\ndescription: {D}\n"
+    )
+    reports = validate_library(root)
+    assert summary_frame(reports, root=root)["skill"].tolist() == [
+        ".claude/skills/changelog",
+        ".gemini/skills/changelog",
+        ".gemini/skills/release-notes",
+    ]
+    assert findings_frame(reports, root=root)["skill"].nunique() == 3
+    assert summary_frame(reports)["skill"].nunique() == 2  # folder names collide
