@@ -598,13 +598,16 @@ def _folded(text: str, indent: str, newline: str, comment: str) -> str | None:
     return f">-{comment}{newline}{indent}{text}"
 
 
-def _description_nodes(yaml_text: str) -> tuple[MappingNode, list[tuple[ScalarNode, Node]]]:
-    """The root mapping node and its `description` (key, value) pairs, with pure-Python marks."""
+def _description_nodes(yaml_text: str) -> tuple[MappingNode | None, list[tuple[ScalarNode, Node]]]:
+    """The root mapping node (None for an empty frontmatter) and its `description` (key, value)
+    pairs, with pure-Python marks."""
     loader = yaml.SafeLoader(yaml_text)
     try:
         root = loader.get_single_node()
     finally:
         loader.dispose()
+    if root is None:
+        return None, []
     if not isinstance(root, MappingNode):
         raise ValueError("frontmatter is not a mapping")
     pairs = [
