@@ -1,9 +1,10 @@
 """A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
 
-Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one, as Claude
-Code does; a dangling link names its target), at most `MAX_SKILL_MD_BYTES`; the frontmatter is at most
-`MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with aliases expanded, at most
-`MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before it is built).
+Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one, as
+Claude Code does; a dangling link names its target), at most `MAX_SKILL_MD_BYTES`; the
+frontmatter is at most `MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with
+aliases expanded, at most `MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before
+it is built).
 
 Every problem raises `InputError` whose ``rule`` is the seed-001 validation code it corresponds to
 (SKILL_DIR_MISSING, SKILL_PATH_NOT_DIR, SKILL_MD_MISSING, FRONTMATTER_PARSE, FRONTMATTER_INVALID, ...),
@@ -215,9 +216,7 @@ def _split_frontmatter(text: str) -> tuple[Frontmatter, tuple[int, int] | None]:
     except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
         problem = FrontmatterProblem("FRONTMATTER_INVALID", _yaml_message(exc))
         return Frontmatter(None, body, problem), offsets
-    if (
-        data is None
-    ):  # an empty block (or only comments): an empty mapping, as the reference reads it
+    if data is None:  # an empty block (or only comments): an empty mapping, as the reference
         data = {}
     if not isinstance(data, dict):
         problem = FrontmatterProblem(
