@@ -31,8 +31,15 @@ KEY_OF_CODE: dict[str, str] = {
 }
 """Code (or code prefix) → the frontmatter key whose line an annotation points at."""
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+when to use", re.IGNORECASE | re.MULTILINE)
 MAX_SNIPPET_BYTES = 256 * 1024
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as ``\\xNN``: a folder or file name must not drive
+    the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ def summary_lines(items: Sequence[Labelled], *, verbose: bool = False) -> list[s
         width = min(max(len(item.label) for item in invalid), 60)
         for item in invalid:
             codes = ", ".join(_unique(f.code for f in item.report.errors))
-            lines.append(f"  {item.label:<{width}}  {codes}")
+            lines.append(f"  {printable(item.label):<{width}}  {codes}")
     warning_codes = Counter(code for r in reports for code in _unique(f.code for f in r.warnings))
     if warning_codes:
         lines.append("")
@@ -113,8 +120,8 @@ def detail_lines(item: Labelled) -> list[str]:
         f"{_plural(report.summary.error_count, 'error')}, "
         f"{_plural(report.summary.warning_count, 'warning')}"
     )
-    lines = [f"{item.label}: {status} ({counts})"]
-    lines.extend(f"  {f.level:<7}  {f.code}: {f.message}" for f in _findings(report))
+    lines = [f"{printable(item.label)}: {status} ({counts})"]
+    lines.extend(f"  {f.level:<7}  {f.code}: {printable(f.message)}" for f in _findings(report))
     return lines
 
 
@@ -123,7 +130,8 @@ def detail_lines(item: Labelled) -> list[str]:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def _escape_property(text: str) -> str:

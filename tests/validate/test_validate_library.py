@@ -262,3 +262,14 @@ def test_frames_label_skills_relative_to_the_library(tmp_path: Path) -> None:
     ]
     assert findings_frame(reports, root=root)["skill"].nunique() == 3
     assert summary_frame(reports)["skill"].nunique() == 2  # folder names collide
+
+
+def test_control_characters_in_names_are_shown_escaped(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    make_skill(root, "evil\x1b[31m", frontmatter="name: Bad\ndescription: x\n")
+    items = label_reports(validate_library(root), root)
+    lines = summary_lines(items, verbose=True)
+    assert all("\x1b" not in line for line in lines)
+    assert "  evil\\x1b[31m  NAME_FORMAT" in lines
+    annotations = github_annotations([i.report for i in items], cwd=root)
+    assert annotations and all("\x1b" not in line for line in annotations)
