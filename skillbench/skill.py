@@ -717,8 +717,23 @@ def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -
     )
 
 
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
-"""Folders `find_skills` never enters (hidden folders such as .claude or .gemini are entered)."""
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".tox",
+        ".cache",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+"""Folders `find_skills` never enters: version control, vendored packages, virtual environments
+and tool caches. Other hidden folders (.claude, .gemini, .codex, …) are entered."""
 
 
 def find_skills(root: str | Path) -> list[Path]:

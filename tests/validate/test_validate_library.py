@@ -138,6 +138,8 @@ def test_discovery_of_hidden_and_plugin_layouts(tmp_path: Path) -> None:
         ".git/skills/skip-me",
         "node_modules/pkg/skills/skip-me-too",
         "tools/__pycache__/x",
+        ".venv/lib/site-packages/pkg",
+        ".cache/tool/y",
     ):
         folder = root / rel
         folder.mkdir(parents=True)
