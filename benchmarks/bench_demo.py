@@ -2,7 +2,7 @@
 
 Runs `python -m skillbench demo` as a whole process into a temporary report folder with an
 empty call cache (`SKILLBENCH_CACHE` in a temporary folder), once with `--jobs 1` and once with
-the default `--jobs` (two on a two-core machine), and compares both with the demo before issue
+the default `--jobs` (three on a two-core machine), and compares both with the demo before issue
 11 (torch + sentence-transformers embedder, notebooks one after another), measured on this
 project's two-core machine at commit 7afc747 with the same command: 48.2 s (GNU time, wall).
 Target: the default demo at least 2× faster than that. Writes benchmarks/results/bench_demo.json;

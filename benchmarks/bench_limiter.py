@@ -48,6 +48,7 @@ RUNS = 16
 RETRY_AFTER = 1.0
 DUMMY_KEY = "dummy-loopback-key"
 ID_HEADER = "x-bench-run"
+LIMITERS = ["aimd", "fixed", "token-bucket"]
 REPLY = {
     "id": "msg_bench",
     "type": "message",
@@ -234,7 +235,11 @@ def make_judge(url: str, workers: int, limiter: str) -> Any:
             return params
 
     judge = TaggedJudge(api_key=DUMMY_KEY, base_url=url, max_concurrency=workers)
-    if limiter == "fixed":
+    if limiter.startswith("aimd-"):
+        judge.limiter = AdaptiveLimiter(
+            workers, policy=judge.limiter.policy, decrease=float(limiter.split("-")[1])
+        )
+    elif limiter == "fixed":
         judge.limiter = AdaptiveLimiter(workers, policy=judge.limiter.policy, adaptive=False)
     elif limiter == "token-bucket":
         judge.limiter = TokenBucket(workers, rate=workers / LATENCY, policy=judge.limiter.policy)
@@ -317,22 +322,22 @@ def _stats(url: str) -> dict[str, Any]:
         return result
 
 
-async def run_all(url: str) -> list[Scenario]:
+async def run_all(url: str, limiters: list[str]) -> list[Scenario]:
     scenarios = []
     for workers in (8, 32, 64):
         control(url, "/control", {"first_429": 0.0, "cap": 0})
         scenarios.append(await measure(url, "clean", workers))
     control(url, "/control", {"first_429": 0.2, "cap": 0})
     scenarios.append(await measure(url, "20% first-attempt 429", 32))
-    for limiter in ("aimd", "fixed", "token-bucket"):
+    for limiter in limiters:
         control(url, "/control", {"first_429": 0.0, "cap": 16})
         scenarios.append(await measure(url, "fake admits 16 at once", 64, limiter, admitted=16))
     return scenarios
 
 
-def main() -> int:
+def main(limiters: list[str]) -> int:
     with fake_api() as url:
-        scenarios = asyncio.run(run_all(url))
+        scenarios = asyncio.run(run_all(url, limiters))
     clean32 = next(s for s in scenarios if s.name == "clean" and s.workers == 32)
     with429 = next(s for s in scenarios if s.name.startswith("20%"))
     allowed = 1.3 * clean32.span_seconds + RETRY_AFTER
@@ -380,8 +385,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--serve", action="store_true", help="run the fake API (child process)")
     parser.add_argument("--lifetime", type=float, default=600.0, help="fake API lifetime (s)")
+    parser.add_argument(
+        "--limiters",
+        nargs="+",
+        default=LIMITERS,
+        help="limiters for the capped scenario: aimd, aimd-<decrease factor>, fixed, token-bucket",
+    )
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve(args.lifetime))
     else:
-        raise SystemExit(main())
+        raise SystemExit(main(args.limiters))

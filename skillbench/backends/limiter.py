@@ -146,6 +146,7 @@ class AdaptiveLimiter:
         policy: RetryPolicy | None = None,
         adaptive: bool = True,
         cooldown: float = 1.0,
+        decrease: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -154,6 +155,7 @@ class AdaptiveLimiter:
         self.policy = policy or RetryPolicy()
         self.adaptive = adaptive
         self.cooldown = cooldown
+        self.decrease = decrease
         self.clock = clock
         self.sleep: Sleep = asyncio.sleep
         self.window = float(limit)
@@ -237,7 +239,7 @@ class AdaptiveLimiter:
         full = len(self._recent) == self._recent.maxlen  # a 429 answers faster than a success:
         persistent = full and 2 * sum(self._recent) >= len(self._recent)  # judge whole windows
         if persistent and now - self._last_decrease >= self.cooldown:
-            self.window = max(1.0, self.window / 2)
+            self.window = max(1.0, self.window * self.decrease)
             self._last_decrease = now
             self.decreases += 1
             self._recent.clear()

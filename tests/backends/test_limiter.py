@@ -165,6 +165,13 @@ def test_scattered_429s_do_not_shrink_the_window() -> None:
     assert limiter.window == 32.0 and limiter.decreases == 0 and limiter.rate_limited == 40
 
 
+def test_the_decrease_factor_is_a_parameter() -> None:
+    limiter = AdaptiveLimiter(16, decrease=0.75)
+    for _ in range(16):
+        limiter.throttled()
+    assert limiter.window == 12.0
+
+
 def test_fixed_limiter_never_adapts() -> None:
     limiter = AdaptiveLimiter(8, adaptive=False)
     for _ in range(20):

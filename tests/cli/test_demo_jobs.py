@@ -68,6 +68,6 @@ def test_a_failed_notebook_fails_the_demo(
 
 
 def test_default_and_bad_jobs(capsys: Any) -> None:
-    assert 1 <= default_jobs() <= 2
+    assert 1 <= default_jobs() <= 3
     assert main(["demo", "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err
