@@ -152,7 +152,10 @@ def summary_lines(report: TriggerReport) -> list[str]:
         )
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""
-        workers = f", {report.config.workers} workers" if report.config is not None else ""
+        workers = ""
+        if report.config is not None:
+            n = report.config.workers
+            workers = f", {n} worker{'' if n == 1 else 's'}"
         lines.append(f"backend {report.backend.name}{model}{workers}")
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
