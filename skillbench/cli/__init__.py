@@ -2,7 +2,7 @@
 
 Every module in this package whose name ends in ``_cmd`` exposes ``register(subparsers)``, which
 adds its subcommands and sets ``func`` on each parser; ``func(args)`` returns the exit code.
-Heavy imports (torch, papermill, the SDK) happen inside the command functions, never at import.
+Heavy imports (onnxruntime, papermill, the SDK) happen inside the command functions, never at import.
 """
 
 from __future__ import annotations
