@@ -95,7 +95,8 @@ def false_triggers_frame(report: TriggerReport) -> pd.DataFrame:
 
 
 def cost_frame(report: TriggerReport) -> pd.DataFrame:
-    """Calls made, cache hits, runs saved, tokens, cost and wall time, as one column."""
+    """Calls made, cache hits, runs saved, tokens, cost, wall time, backend, model and the
+    workers (calls in flight) used, as one column."""
     s = report.summary
     usage = s.usage
     values: dict[str, object] = {
@@ -109,6 +110,7 @@ def cost_frame(report: TriggerReport) -> pd.DataFrame:
         "wall_seconds": s.wall_seconds,
         "backend": report.backend.name if report.backend else None,
         "model": report.backend.model if report.backend else None,
+        "workers": report.config.workers if report.config else None,
     }
     frame = pd.DataFrame({"value": pd.Series(values, dtype=object)})
     frame.index.name = "metric"

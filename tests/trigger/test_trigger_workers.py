@@ -86,6 +86,9 @@ async def test_local_default_is_one_thread(project: tuple[Path, Path]) -> None:
     report = await evaluate_skill(*project, backend="local", use_cache=False, runs=1)
     assert report.config is not None and report.config.workers == 1
     assert any(line.endswith(", 1 worker") for line in summary_lines(report))
+    from skillbench.trigger.frames import cost_frame
+
+    assert cost_frame(report).loc["workers", "value"] == 1  # shown in the notebook report
     assert report.backend is not None and report.backend.versions["workers"].startswith("1 ")
     two = await evaluate_skill(*project, backend="local", use_cache=False, runs=1, workers=2)
     assert two.backend is not None and two.backend.versions["workers"].startswith("2 ")
