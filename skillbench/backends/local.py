@@ -121,9 +121,9 @@ class Embedder:
 
     def encode(self, texts: list[str]) -> NDArray[np.float32]:
         """Unit-norm embeddings (rows); each text runs alone (see the module docstring)."""
-        rows = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        rows: list[NDArray[np.float32]] = []
         with self.lock:
-            for i, encoding in enumerate(self.tokenizer.encode_batch(texts)):
+            for encoding in self.tokenizer.encode_batch(texts):
                 ids = np.asarray([encoding.ids], dtype=np.int64)
                 mask = np.asarray([encoding.attention_mask], dtype=np.int64)
                 feeds = {"input_ids": ids, "attention_mask": mask}
@@ -131,8 +131,8 @@ class Embedder:
                     feeds["token_type_ids"] = np.zeros_like(ids)
                 hidden = self.session.run(None, feeds)[0][0]
                 pooled = hidden.mean(axis=0)
-                rows[i] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
-        return rows
+                rows.append((pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32))
+        return np.vstack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
 
 
 def load_model(model_name: str = MODEL_NAME, *, threads: int = DEFAULT_THREADS) -> Embedder:
