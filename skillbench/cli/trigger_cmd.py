@@ -27,7 +27,14 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(p)
-    p.add_argument("--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3)")
+    p.add_argument(
+        "--runs",
+        type=_runs,
+        default=4,
+        metavar="N|auto",
+        help="runs per query, or auto to stop each query once its verdict is settled (default 4: "
+        "the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",
+    )
     p.add_argument(
         "--max-runs", type=common.positive_int, default=10, help="cap for --runs auto (10)"
     )

@@ -48,6 +48,10 @@ Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
+DEFAULT_RUNS = 4
+"""Runs per query by default: the fewest whose unanimous result settles a verdict at the default
+threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
+
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"
@@ -72,7 +76,7 @@ async def run_trigger_eval(
     queries: Sequence[EvalQuery | TriggerQuery],
     judge: TriggerJudge,
     *,
-    runs: Runs = 3,
+    runs: Runs = DEFAULT_RUNS,
     max_runs: int = 10,
     confidence: float = 0.95,
     threshold: float = 0.5,
@@ -246,7 +250,7 @@ async def evaluate_skill(
         raise InputError("must be a non-empty string", field="description")
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
     _check_options(
-        options.get("runs", 3),
+        options.get("runs", DEFAULT_RUNS),
         options.get("max_runs", 10),
         options.get("confidence", 0.95),
         options.get("threshold", 0.5),
