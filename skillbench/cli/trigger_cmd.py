@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--runs",
         type=_runs,
-        default=4,
+        default=4,  # skillbench.trigger.run.DEFAULT_RUNS (not imported: the CLI loads lazily)
         metavar="N|auto",
         help="runs per query, or auto to stop each query once its verdict is settled (default 4: "
         "the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",

@@ -49,7 +49,8 @@ ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
 DEFAULT_RUNS = 4
-"""Runs per query by default: the fewest whose unanimous result settles a verdict at the default
+"""Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
+when none is given): the fewest whose unanimous result settles a verdict at the default
 threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
 
 PROXY_NOTE = (
@@ -76,7 +77,7 @@ async def run_trigger_eval(
     queries: Sequence[EvalQuery | TriggerQuery],
     judge: TriggerJudge,
     *,
-    runs: Runs = DEFAULT_RUNS,
+    runs: Runs = 3,
     max_runs: int = 10,
     confidence: float = 0.95,
     threshold: float = 0.5,
@@ -250,7 +251,7 @@ async def evaluate_skill(
         raise InputError("must be a non-empty string", field="description")
     catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
     _check_options(
-        options.get("runs", DEFAULT_RUNS),
+        options.get("runs", 3),
         options.get("max_runs", 10),
         options.get("confidence", 0.95),
         options.get("threshold", 0.5),
