@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
-    p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
+    p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
