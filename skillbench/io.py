@@ -12,12 +12,20 @@ from typing import Any
 from pydantic import BaseModel
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared reports
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
