@@ -22,6 +22,7 @@ from skillbench.schemas.report import ReportHeader
 
 __all__ = [
     "HEADER_NAME",
+    "HEADER_OUTPUT_KEY",
     "ReportHeader",
     "Verdict",
     "commit_state",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 HEADER_NAME = "header.json"
+HEADER_OUTPUT_KEY = "skillbench_header"
+"""Metadata key of the header's display output inside a notebook (the runner moves it first)."""
 MAX_FAILURES_SHOWN = 5
 
 
@@ -134,8 +137,6 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
         ("runs", header.runs),
         ("date", header.date),
         ("commit", commit),
-        ("recorded", header.recorded),
-        ("proxy", header.proxy),
     ]
     return [(k, v) for k, v in rows if v]
 

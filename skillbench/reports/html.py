@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillbench.io import atomic_write_text
-from skillbench.reports.header import ReportHeader, header_html
+from skillbench.reports.header import HEADER_OUTPUT_KEY, ReportHeader, header_html
 
 HEADER_CELL_TAG = "skillbench-header"
 
@@ -33,6 +33,11 @@ def prepend_header(executed: Path, header: ReportHeader) -> Path:
     notebook.cells = [
         c for c in notebook.cells if HEADER_CELL_TAG not in c.get("metadata", {}).get("tags", [])
     ]
+    for cell in notebook.cells:  # the copy the notebook displayed where it was computed
+        if cell.get("outputs"):
+            cell.outputs = [
+                out for out in cell.outputs if not out.get("metadata", {}).get(HEADER_OUTPUT_KEY)
+            ]
     cell = new_code_cell(
         source="# report header (inserted by the skillbench report runner)",
         metadata={"tags": [HEADER_CELL_TAG], "jupyter": {"source_hidden": True}},

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from skillbench.errors import InputError
 from skillbench.io import atomic_write_bytes, write_json
-from skillbench.reports.header import HEADER_NAME, ReportHeader, header_html
+from skillbench.reports.header import HEADER_NAME, HEADER_OUTPUT_KEY, ReportHeader, header_html
 from skillbench.reports.paths import default_cache_path
 from skillbench.reports.paths import input_path as input_path  # re-exported for notebooks
 from skillbench.reports.paths import project_root as project_root
@@ -339,7 +339,8 @@ def show_header(header: ReportHeader) -> None:
 
     global _header
     _header = header
-    display(HTML(header_html(header)))
+    # marked, so the report runner can drop this copy when it puts the header first
+    display(HTML(header_html(header)), metadata={HEADER_OUTPUT_KEY: True})
     folder = current_report_dir()
     if folder is not None:
         write_json(folder / HEADER_NAME, header)

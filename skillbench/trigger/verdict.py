@@ -16,10 +16,15 @@ _HARNESS = {
 
 def _quoted(results: list[TriggerResult], limit: int = 2) -> str:
     shown = ", ".join(
-        repr(r.query[:60] + ("…" if len(r.query) > 60 else "")) for r in results[:limit]
+        repr(r.query[:40] + ("…" if len(r.query) > 40 else "")) for r in results[:limit]
     )
     more = len(results) - limit
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _named(results: list[TriggerResult]) -> str:
+    """': 'a', 'b'' for one or two queries; more are listed under the verdict, not in it."""
+    return f": {_quoted(results)}" if len(results) <= 2 else ""
 
 
 def failure_line(result: TriggerResult) -> str:
@@ -45,10 +50,10 @@ def trigger_verdict(report: TriggerReport) -> Verdict:
     parts = [f"{passed} of {total} queries pass"]
     if missed:
         noun = "query fails" if len(missed) == 1 else "queries fail"
-        parts.append(f"{len(missed)} should-trigger {noun}: {_quoted(missed)}")
+        parts.append(f"{len(missed)} should-trigger {noun}{_named(missed)}")
     if false:
         noun = "query fires" if len(false) == 1 else "queries fire"
-        parts.append(f"{len(false)} should-not-trigger {noun}: {_quoted(false)}")
+        parts.append(f"{len(false)} should-not-trigger {noun}{_named(false)}")
     if unresolved:
         parts.append(f"{len(unresolved)} unresolved (every run errored)")
     failures = [failure_line(r) for r in (*missed, *false, *unresolved)]
