@@ -216,7 +216,7 @@ def _unknown_keys(value: Any, where: str = "") -> list[str]:
     if isinstance(value, RootModel):
         return _unknown_keys(value.root, where)
     if isinstance(value, BaseModel):
-        known = getattr(type(value), "extension_keys", frozenset())
+        known: frozenset[str] = getattr(type(value), "extension_keys", frozenset())
         for key in value.model_extra or {}:
             if key in known:
                 continue
