@@ -16,23 +16,38 @@ SAMPLE_RUNS = (
 )
 
 
+BASELINES = frozenset({"baseline", "without_skill", "old_skill"})
+"""Configurations run without the skill: their failures are expected, not the skill's."""
+
+
 def grading_verdict(summary: GradeSummary) -> Verdict:
-    """ "31 of 40 graded expectations pass; 9 fail: ...; 12 UNGRADED"."""
-    graded = summary.graded
-    passed = sum(r.passed for r in summary.runs)
-    failures = [
-        f"{r.run.record.config} / {r.run.record.case_id} run {r.run.record.run_number}: {i.text}"
-        for r in summary.runs
-        for i in r.items
-        if i.passed is False
-    ]
+    """ "with_skill: 40 of 42 graded expectations pass (95%); baseline: 8 of 30 (27%); 18
+    UNGRADED"; fails (✗) when an expectation fails in a configuration that uses the skill."""
+    counts: dict[str, list[int]] = {}
+    failures: list[tuple[bool, str]] = []
+    for r in summary.runs:
+        rec = r.run.record
+        cell = counts.setdefault(rec.config, [0, 0])
+        cell[0] += r.passed
+        cell[1] += len(r.graded)
+        for i in r.items:
+            if i.passed is False:
+                text = f"{rec.config} / {rec.case_id} run {rec.run_number}: {i.text}"
+                failures.append((rec.config in BASELINES, text))
     ungraded = f"; {summary.ungraded} UNGRADED (no model grader)" if summary.ungraded else ""
-    if graded == 0:
+    if not any(total for _, total in counts.values()):
         return Verdict(ok=None, line=f"no expectation could be graded{ungraded}")
-    rate = f"{passed} of {graded} graded expectations pass ({passed / graded:.0%})"
-    if not failures:
-        return Verdict(ok=True, line=rate + ungraded)
-    return Verdict(ok=False, line=f"{rate}; {len(failures)} fail{ungraded}", failures=failures)
+    parts = []
+    for config in sorted(counts, key=lambda c: (c in BASELINES, c)):
+        passed, total = counts[config]
+        parts.append(
+            f"{config}: {passed} of {total} graded expectations pass ({passed / total:.0%})"
+            if total
+            else f"{config}: none graded"
+        )
+    failures.sort(key=lambda item: item[0])  # the skill's own failures first
+    ok = not any(not baseline for baseline, _ in failures)
+    return Verdict(ok=ok, line="; ".join(parts) + ungraded, failures=[t for _, t in failures])
 
 
 def grading_header(

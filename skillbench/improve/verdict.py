@@ -30,7 +30,14 @@ def improve_verdict(summary: LoopSummary) -> Verdict:
     chosen = chosen_iteration(summary)
     best = summary.best_iteration or original
     adoption = summary.adoption
-    why = f" ({adoption.reason})" if adoption is not None else ""
+    why = ""
+    if adoption is not None and adoption.p_value is not None:
+        sign = "<" if adoption.adopted else "≥"
+        why = (
+            f" ({adoption.improved} selection quer{'y' if adoption.improved == 1 else 'ies'} "
+            f"improved, {adoption.regressed} regressed; one-sided McNemar p = "
+            f"{adoption.p_value:.3g} {sign} {adoption.alpha:g})"
+        )
     failures = [
         f"{'should trigger' if r.should_trigger else 'should not trigger'}: {r.query}"
         for r in chosen.results or []
@@ -41,7 +48,10 @@ def improve_verdict(summary: LoopSummary) -> Verdict:
         if best.round == original.round:
             line = f"kept the original: no round beat it on selection; test {_test(original)}"
         else:
-            line = f"kept the original over round {best.round}{why}; test {_test(original)}"
+            line = (
+                f"kept the original: round {best.round} led on selection only by noise{why}; "
+                f"test {_test(original)}"
+            )
         return Verdict(ok=None, line=line, failures=failures)
     worse = (chosen.test_passed or 0) < (original.test_passed or 0)
     line = f"adopted round {chosen.round}{why}; {test}"

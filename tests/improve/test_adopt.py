@@ -7,7 +7,9 @@ import pytest
 
 from skillbench.errors import InputError
 from skillbench.improve.adopt import decide_adoption, selection_pairs
-from skillbench.schemas.loop import LoopIteration, LoopQueryResult
+from skillbench.improve.overfit import chosen_iteration
+from skillbench.improve.verdict import improve_verdict
+from skillbench.schemas.loop import LoopIteration, LoopQueryResult, LoopSummary
 from skillbench.stats import mcnemar_one_sided
 
 
@@ -73,3 +75,29 @@ def test_same_round_missing_results_and_bad_alpha() -> None:
     assert not decide_adoption(bare, _iteration(2, [True, True], [True])).adopted
     with pytest.raises(InputError):
         decide_adoption(original, original, alpha=1.5)
+
+
+def _summary(best: LoopIteration, original: LoopIteration) -> LoopSummary:
+    return LoopSummary(
+        skill_name="s",
+        original_description=original.description,
+        iterations=[original, best],
+        best_iteration=best,
+        final_description=best.description,
+        total_rounds=2,
+        adoption=decide_adoption(original, best),
+    )
+
+
+def test_improve_verdict_says_kept_or_adopted_with_the_test_figures() -> None:
+    original = _iteration(1, [True, True, True, False, False], [True] * 5)
+    noisy = _iteration(2, [True, True, True, True, False], [True, True, True, True, False])
+    kept = improve_verdict(_summary(noisy, original))
+    assert kept.ok is None and kept.line.startswith("kept the original: round 2 led on selection")
+    assert "p = 0.5 ≥ 0.05" in kept.line and kept.line.endswith("test 5/5")
+    assert chosen_iteration(_summary(noisy, original)).round == 1
+    bad = _iteration(1, [False] * 6, [True, True, True])
+    clear = _iteration(3, [True] * 6, [True, False, False])
+    adopted = improve_verdict(_summary(clear, bad))
+    assert adopted.ok is False and "adopted round 3" in adopted.line
+    assert "worse on the held-out test queries" in adopted.line and len(adopted.failures) == 2
