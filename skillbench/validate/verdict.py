@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas.validation import ValidationReport
+from skillbench.validate.rules import _skill_label
 
 
-def _label(report: ValidationReport) -> str:
-    return os.path.basename(report.skill_path.rstrip("/\\")) or report.skill_path
-
-
-def validate_verdict(reports: Sequence[ValidationReport]) -> Verdict:
+def validate_verdict(
+    reports: Sequence[ValidationReport], root: str | Path | None = None
+) -> Verdict:
     """ "9 of 11 skills valid; 2 have errors: a (NAME_MISMATCH), b (...)"."""
     if not reports:
         return Verdict(ok=None, line="no skill folder found")
@@ -23,7 +21,10 @@ def validate_verdict(reports: Sequence[ValidationReport]) -> Verdict:
     tail = f"; {warned} with warnings" if warned else ""
     if not invalid:
         return Verdict(ok=True, line=f"all {len(reports)} skills valid{tail}")
-    failures = [f"{_label(r)}: " + ", ".join(sorted({f.code for f in r.errors})) for r in invalid]
+    failures = [
+        f"{_skill_label(r, root)}: " + ", ".join(sorted({f.code for f in r.errors}))
+        for r in invalid
+    ]
     named = "; ".join(failures[:3]) + (f"; and {len(invalid) - 3} more" if len(invalid) > 3 else "")
     line = (
         f"{len(reports) - len(invalid)} of {len(reports)} skills valid{tail}; "
@@ -38,7 +39,7 @@ def validate_header(
     """The header of a library validation report."""
     return make_header(
         "Validate a skill library",
-        validate_verdict(reports),
+        validate_verdict(reports, root=library),
         skill=f"{len(reports)} skills under {library}",
         backend=None,
         harness=f"rules of the {profile} profile (no model)",
