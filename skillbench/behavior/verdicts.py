@@ -7,12 +7,13 @@ from typing import Any
 
 from skillbench.behavior.compare import CompareSummary
 from skillbench.behavior.grade_records import GradeSummary
+from skillbench.behavior.workspace import Workspace
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas import skill_creator as sc
 
 SAMPLE_RUNS = (
-    "hand-written SAMPLE runs from data/runs/, replayed into a temporary workspace: not model "
-    "output; times and tokens are the recorded values, not measurements"
+    "hand-written SAMPLE runs from data/runs/, replayed (not model output): their times and "
+    "tokens are recorded values, not measurements"
 )
 
 
@@ -64,7 +65,7 @@ def grading_header(
         harness="machine checks, then one model judgement per remaining expectation",
         model=summary.model,
         runs=f"{runs} graded run(s)",
-        recorded=SAMPLE_RUNS if recorded else None,
+        recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
         proxy="no model grader: what checks cannot decide is UNGRADED"
         if summary.backend == "local"
         else None,
@@ -104,6 +105,23 @@ def benchmark_verdict(doc: sc.SCBenchmark) -> Verdict:
         ok=None,
         line=f"no clear difference: {where} {interval}, the interval includes 0",
         failures=failures,
+    )
+
+
+def delta_text(doc: sc.SCBenchmark) -> str:
+    """The run_summary delta as words: "pass rate +0.55, time +16.8 s, tokens +17418"."""
+    delta = doc.run_summary.get("delta")
+    if not isinstance(delta, dict):
+        return "n/a"
+    names = {"pass_rate": "pass rate", "time_seconds": "time", "tokens": "tokens"}
+    units = {"time_seconds": " s"}
+    return ", ".join(f"{names.get(k, k)} {v}{units.get(k, '')}" for k, v in delta.items())
+
+
+def workspace_is_recorded(space: Workspace) -> bool:
+    """True when any run of the workspace is a replayed SAMPLE (recorded fixture)."""
+    return any(
+        run.record.is_sample for config in space.configs() for run in space.iter_runs(config)
     )
 
 

@@ -144,6 +144,10 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
 def header_lines(header: ReportHeader) -> list[str]:
     """The header as plain text lines (the CLI prints these)."""
     lines = [f"{mark(header.ok)} {header.title}: {header.verdict}"]
+    if header.recorded:
+        lines.append(f"  RECORDED FIXTURES: {header.recorded}")
+    if header.proxy:
+        lines.append(f"  NOT CLAUDE: {header.proxy}")
     lines += [f"  {key}: {value}" for key, value in _fields(header)]
     shown = header.failures[:MAX_FAILURES_SHOWN]
     if shown:

@@ -53,3 +53,17 @@ def test_benchmark_verdict_reads_the_paired_interval(graded: tuple[Path, object]
     assert "rough: fewer than 10 cases" in verdict.line
     header = benchmark_header(doc, backend="local", recorded=True)
     assert header.skill == "csv-cleanup" and header.recorded and "per case" in (header.runs or "")
+
+
+def test_benchmark_cli_opens_with_the_header_and_no_raw_dict(
+    graded: tuple[Path, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+
+    space, _ = graded
+    main(["benchmark", str(SKILL), "--workspace", str(space), "--out", str(space / "b.json")])
+    out = capsys.readouterr().out
+    assert out.startswith(("✓ Benchmark: ", "✗ Benchmark: ", "– Benchmark: "))
+    assert "RECORDED FIXTURES: hand-written SAMPLE runs" in out
+    assert "{" not in out and "None" not in out
+    assert "pass rate +" in out and " s, tokens " in out
