@@ -97,14 +97,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_report(console: Console, report: TriggerReport) -> None:
-    """A per-query table and the summary lines."""
+    """The header (verdict, failures, provenance), a per-query table (failures first) and the
+    summary lines."""
     from rich.table import Table
     from rich.text import Text
+
+    from skillbench.reports.header import header_lines
+    from skillbench.trigger.verdict import trigger_header
+
+    for line in header_lines(trigger_header(report), failures=False):  # the table lists them
+        console.print(line, markup=False)
 
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
     for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):
         table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
-    for r in report.results:
+    for r in sorted(report.results, key=lambda r: r.passed):  # failures first, order kept
         ci = "–" if r.ci_low is None else f"{r.ci_low:.2f}–{r.ci_high:.2f}"
         if r.unresolved:
             verdict = Text("UNRESOLVED", style="bold red")

@@ -141,15 +141,16 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
     return [(k, v) for k, v in rows if v]
 
 
-def header_lines(header: ReportHeader) -> list[str]:
-    """The header as plain text lines (the CLI prints these)."""
+def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
+    """The header as plain text lines (the CLI prints these); `failures=False` leaves out the
+    list of failures (for a CLI that prints them in its own table right after)."""
     lines = [f"{mark(header.ok)} {header.title}: {header.verdict}"]
     if header.recorded:
         lines.append(f"  RECORDED FIXTURES: {header.recorded}")
     if header.proxy:
         lines.append(f"  NOT CLAUDE: {header.proxy}")
     lines += [f"  {key}: {value}" for key, value in _fields(header)]
-    shown = header.failures[:MAX_FAILURES_SHOWN]
+    shown = header.failures[:MAX_FAILURES_SHOWN] if failures else []
     if shown:
         lines.append("  failures:")
         lines += [f"    ✗ {item}" for item in shown]
