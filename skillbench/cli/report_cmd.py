@@ -97,6 +97,11 @@ def _report(args: argparse.Namespace) -> int:
         params[name] = parse_value(value)
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
     print(result.folder)
+    header = result.manifest.header
+    if header is not None:
+        from skillbench.reports.header import mark
+
+        print(f"{mark(header.ok)} {header.verdict}")
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
@@ -143,6 +148,9 @@ def _demo(args: argparse.Namespace) -> int:
         if not result.ok:
             _print_failure(result.folder, result.manifest.error)
             status = EXIT_FAILED
+    index = Path(args.out) / "index.html"
+    if index.is_file():
+        print(f"index of every report, newest first: {index}")
     return status
 
 
