@@ -21,6 +21,17 @@ BASELINES = frozenset({"baseline", "without_skill", "old_skill"})
 """Configurations run without the skill: their failures are expected, not the skill's."""
 
 
+def skill_name(skill: str | Path) -> str:
+    """The skill's name from its SKILL.md when `skill` is a skill folder, else `skill` itself."""
+    from skillbench.errors import InputError
+    from skillbench.skill import Skill
+
+    try:
+        return Skill.load(skill).name if Path(skill).is_dir() else str(skill)
+    except (InputError, OSError):
+        return Path(skill).name or str(skill)
+
+
 def grading_verdict(summary: GradeSummary) -> Verdict:
     """ "with_skill: 40 of 42 graded expectations pass (95%); baseline: 8 of 30 (27%); 18
     UNGRADED"; fails (✗) when an expectation fails in a configuration that uses the skill."""
@@ -52,14 +63,18 @@ def grading_verdict(summary: GradeSummary) -> Verdict:
 
 
 def grading_header(
-    summary: GradeSummary, *, skill: str, recorded: bool, eval_set: str | Path | None = None
+    summary: GradeSummary,
+    *,
+    skill: str | Path,
+    recorded: bool,
+    eval_set: str | Path | None = None,
 ) -> ReportHeader:
-    """The grading report's header."""
+    """The grading report's header (`skill`: a name or the skill's folder)."""
     runs = len(summary.runs)
     return make_header(
         "Grading report",
         grading_verdict(summary),
-        skill=skill,
+        skill=skill_name(skill),
         eval_set=eval_set,
         backend=summary.backend,
         harness="machine checks, then one model judgement per remaining expectation",
@@ -163,13 +178,13 @@ def compare_verdict(summary: CompareSummary) -> Verdict:
 
 
 def compare_header(
-    summary: CompareSummary, *, skill: str, recorded: bool, runs: int | None = None
+    summary: CompareSummary, *, skill: str | Path, recorded: bool, runs: int | None = None
 ) -> ReportHeader:
-    """The blind comparison's header."""
+    """The blind comparison's header (`skill`: a name or the skill's folder)."""
     return make_header(
         "Blind A/B comparison",
         compare_verdict(summary),
-        skill=skill,
+        skill=skill_name(skill),
         backend=summary.backend,
         harness=f"{summary.judge} judge, both orders, seed {summary.seed}",
         model=summary.model,
