@@ -48,21 +48,23 @@ def notebooks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.parametrize("jobs", [1, 2, 3])
 def test_jobs_bound_the_notebooks_at_once_and_output_keeps_the_order(
-    jobs: int, notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any
+    jobs: int, notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
 ) -> None:
     runner = FakeRunner()
     monkeypatch.setattr("skillbench.reports.runner.run_notebook", runner)
-    assert main(["demo", "--out", "r", "--jobs", str(jobs)]) == 0
+    assert main(["demo", "--out", str(tmp_path / "r"), "--jobs", str(jobs)]) == 0
     assert runner.peak == jobs
     lines = [line.split(":")[0] for line in capsys.readouterr().out.splitlines()]
     assert [line for line in lines if not line.startswith(" ")] == notebooks
 
 
 def test_a_failed_notebook_fails_the_demo(
-    notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any
+    notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
 ) -> None:
     monkeypatch.setattr("skillbench.reports.runner.run_notebook", FakeRunner(bad="three"))
-    assert main(["demo", "--out", "r"]) == 1
+    (tmp_path / "r").mkdir()
+    assert main(["demo", "--out", str(tmp_path / "r")]) == 1
+    assert (tmp_path / "r" / "index.html").is_file()  # the index is written once all are done
     captured = capsys.readouterr()
     assert "three: FAILED" in captured.out and "boom" in captured.err
 
