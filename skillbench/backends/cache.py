@@ -52,6 +52,13 @@ CREATE TABLE IF NOT EXISTS calls (
     kind TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS superseded (
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS journal (
     run_id TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -138,12 +145,37 @@ class CallCache:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
-        self._retry(lambda conn: conn.executescript(_SCHEMA))
+        self._open()
+
+    def _open(self) -> None:
+        """Create or check the database; InputError naming --cache when it cannot be one."""
+        from skillbench.errors import InputError
+
+        def unusable(reason: str) -> InputError:
+            return InputError(
+                f"cannot be used as the call cache (--cache, ${CACHE_ENV}): {reason}; "
+                "pass another --cache file or --no-cache",
+                path=self.path,
+            )
+
+        from skillbench.io import output_problem
+
+        problem = output_problem(self.path)
+        if problem is not None:
+            raise unusable(problem)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._retry(lambda conn: conn.executescript(_SCHEMA))
+            self._retry(
+                lambda conn: conn.execute("SELECT key, value FROM calls LIMIT 1").fetchall()
+            )
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self.close()
+            raise unusable(str(getattr(exc, "strerror", None) or exc)) from None
 
     # connections -------------------------------------------------------------------------
 
@@ -201,16 +233,61 @@ class CallCache:
         value = json.loads(row[0])
         return value if isinstance(value, dict) else None
 
-    def put(self, key: str, value: dict[str, Any], *, backend: str, kind: str) -> None:
-        """Store (or replace) the answer for `key`, with secrets scrubbed."""
-        blob = json.dumps(scrub_secrets(value), sort_keys=True, ensure_ascii=False)
-        self._retry(
-            lambda conn: conn.execute(
-                "INSERT OR REPLACE INTO calls (key, value, backend, kind, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (key, blob, backend, kind, _now()),
-            )
-        )
+    def put(
+        self, key: str, value: dict[str, Any], *, backend: str, kind: str
+    ) -> dict[str, Any] | None:
+        """Store the answer for `key` (secrets scrubbed) unless one is already stored.
+
+        Returns None when this answer was stored, else the earlier answer, which callers
+        report instead of their own.
+
+        One writer per key: when two runs of the same eval race, the first answer stored wins
+        and the later run reports that answer too, so a re-run of either reproduces its report.
+        A losing answer that differs is kept in the `superseded` table, never dropped.
+        """
+        clean = scrub_secrets(value)
+        blob = json.dumps(clean, sort_keys=True, ensure_ascii=False)
+
+        def write(conn: sqlite3.Connection) -> str:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (key, blob, backend, kind, _now()),
+                )
+                stored = str(
+                    conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()[0]
+                )
+                if stored != blob:
+                    conn.execute(
+                        "INSERT INTO superseded (key, value, backend, kind, created_at)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (key, blob, backend, kind, _now()),
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return stored
+
+        stored = self._retry(write)
+        if stored == blob:
+            return None
+        kept = json.loads(stored)
+        return kept if isinstance(kept, dict) else None
+
+    def superseded(self, key: str | None = None) -> list[dict[str, Any]]:
+        """Answers that lost a race to an earlier writer of the same key (oldest first)."""
+        sql = "SELECT key, value, backend, kind, created_at FROM superseded"
+        params: tuple[str, ...] = ()
+        if key is not None:
+            sql, params = sql + " WHERE key = ?", (key,)
+        rows = self._retry(lambda conn: conn.execute(sql + " ORDER BY rowid", params).fetchall())
+        return [
+            {"key": k, "value": json.loads(v), "backend": b, "kind": kd, "created_at": at}
+            for k, v, b, kd, at in rows
+        ]
 
     # journal -----------------------------------------------------------------------------
 
@@ -373,13 +450,17 @@ class CachingJudge(_Counted):
             self.cache.mark(self.run_id, key, "done")
         return TriggerOutcome.from_cache(data)
 
-    def _store(self, key: str, outcome: TriggerOutcome) -> None:
+    def _store(self, key: str, outcome: TriggerOutcome) -> TriggerOutcome:
+        """Store an answer; the one reported (another run's when it stored the key first)."""
         if self.cache is None:
-            return
+            return outcome
         if outcome.error is None:
-            self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            earlier = self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            if earlier is not None:  # another run stored this key first: report its answer
+                outcome = TriggerOutcome.from_cache(earlier)
         if self.run_id:
             self.cache.mark(self.run_id, key, "done" if outcome.error is None else "error")
+        return outcome
 
     def _start(self, key: str) -> None:
         self._counter.call()
@@ -394,8 +475,7 @@ class CachingJudge(_Counted):
             return hit
         self._start(key)
         outcome = await self.inner.judge(request)
-        self._store(key, outcome)
-        return outcome
+        return self._store(key, outcome)
 
     async def judge_many(self, requests: list[TriggerRequest]) -> list[TriggerOutcome]:
         """Judge many requests; misses go to the wrapped judge's `judge_many` when it has one
@@ -411,8 +491,7 @@ class CachingJudge(_Counted):
         else:
             outcomes = [await self.inner.judge(requests[i]) for i in missing]
         for i, outcome in zip(missing, outcomes, strict=True):
-            self._store(keys[i], outcome)
-            results[i] = outcome
+            results[i] = self._store(keys[i], outcome)
         return [r for r in results if r is not None]
 
     async def aclose(self) -> None:
@@ -457,7 +536,14 @@ class CachingTextModel(_Counted):
                 "usage": asdict(response.usage),
                 "parsed": response.parsed,
             }
-            self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            earlier = self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            if earlier is not None:  # another run stored this key first: report its answer
+                return TextResponse(
+                    text=str(earlier["text"]),
+                    usage=CallUsage(**earlier.get("usage", {})),
+                    cached=True,
+                    parsed=earlier.get("parsed"),
+                )
         return response
 
     async def aclose(self) -> None:

@@ -285,7 +285,9 @@ async def execute_tasks(
                 result = await executor.execute(task)
                 data = result.to_cache()
                 if cache is not None and data is not None:
-                    cache.put(key, data, backend=executor.name, kind="behavior-run")
+                    earlier = cache.put(key, data, backend=executor.name, kind="behavior-run")
+                    if earlier is not None:  # a concurrent run stored this key first
+                        result = ExecutionResult.from_cache(earlier)
             record = _record(task, result, executor, started)
             write_run_folder(
                 workspace.run_dir(task.config, task.case_id, task.run_number), record, result

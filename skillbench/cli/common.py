@@ -6,10 +6,13 @@ Not a subcommand module (its name does not end in ``_cmd``); rich is imported la
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from skillbench import limits
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -56,14 +59,84 @@ def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACH
 
 
 def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
+    """An argparse type: an integer of at least 1 (no upper cap; prefer `int_in`)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {_shown(text)}"
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {_shown(text)}")
     return value
+
+
+def _shown(text: str) -> str:
+    """An option value as shown in an error: repr, clipped, control characters escaped."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (the caps are in skillbench.limits)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip()) if len(text) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from {low} to {high}, got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_in(low: float, high: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high] (or (low, high] with `low_open`)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text) if len(text) <= 40 else math.nan
+        except ValueError:
+            value = math.nan
+        above_low = low < value if low_open else low <= value
+        if not (math.isfinite(value) and above_low and value <= high):
+            bracket = "(" if low_open else "["
+            raise argparse.ArgumentTypeError(
+                f"expected a finite number in {bracket}{low:g}, {high:g}], got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def runs_option(max_runs: int = limits.MAX_RUNS) -> Callable[[str], int]:
+    """`--runs N`: 1 to MAX_RUNS runs per query or case."""
+    return int_in(1, max_runs)
+
+
+def workers_option() -> Callable[[str], int]:
+    """`--workers N`: 1 to MAX_WORKERS concurrent calls."""
+    return int_in(1, limits.MAX_WORKERS)
+
+
+def timeout_option() -> Callable[[str], float]:
+    """`--timeout SECONDS`: a finite number in (0, MAX_TIMEOUT_SECONDS]."""
+    return float_in(0.0, limits.MAX_TIMEOUT_SECONDS, low_open=True)
+
+
+def seed_option() -> Callable[[str], int]:
+    """`--seed N`: 0 to 2**63 - 1."""
+    return int_in(0, limits.MAX_SEED)
+
+
+def fraction_option() -> Callable[[str], float]:
+    """A probability-like option in [0, 1] (`--threshold`)."""
+    return float_in(0.0, 1.0)
 
 
 def catalog_dir(arg: str | None) -> Path | None:

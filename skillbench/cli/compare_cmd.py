@@ -32,12 +32,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--a", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
     p.add_argument("--b", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
     common.add_backend_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seed of the A/B order (0)")
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed of the A/B order (0)")
     p.add_argument(
         "--dialect", choices=DIALECTS, default="writing-skills", help="comparison/analysis shape"
     )
     p.add_argument(
-        "--workers", type=common.positive_int, default=4, help="pairs judged at once (4)"
+        "--workers", type=common.workers_option(), default=4, help="pairs judged at once (4)"
     )
     p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
     common.add_cache_options(p)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench import limits
 from skillbench.cli import common
 from skillbench.errors import EXIT_OK
 
@@ -30,7 +31,10 @@ def register(subparsers: Any) -> None:
         p, backend_help="local (default, heuristic proposer), anthropic, claude-code"
     )
     p.add_argument(
-        "--rounds", type=common.positive_int, default=5, help="evaluations incl. the original (5)"
+        "--rounds",
+        type=common.int_in(1, limits.MAX_ROUNDS),
+        default=5,
+        help="evaluations incl. the original (5, at most 50)",
     )
     p.add_argument("--split", metavar="T,S,X", help="train,selection,test fractions (0.6,0.2,0.2)")
     p.add_argument(
@@ -39,13 +43,22 @@ def register(subparsers: Any) -> None:
         help="reuse the split recorded in a loop_summary.json (file or its folder) instead of "
         "drawing one; its queries must be exactly the eval set's",
     )
-    p.add_argument("--runs", type=common.positive_int, default=3, help="runs per query (3)")
-    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
     p.add_argument(
-        "--seed", type=int, default=0, help="backend seed, and split seed by default (0)"
+        "--runs", type=common.runs_option(), default=3, help="runs per query (3, at most 100)"
     )
-    p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
-    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument(
+        "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
+    )
+    p.add_argument(
+        "--seed",
+        type=common.seed_option(),
+        default=0,
+        help="backend seed, and split seed by default (0)",
+    )
+    p.add_argument("--split-seed", type=common.seed_option(), help="split seed (default: --seed)")
+    p.add_argument(
+        "--workers", type=common.workers_option(), default=8, help="concurrent runs (8, max 64)"
+    )
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )

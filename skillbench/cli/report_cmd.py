@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
@@ -43,7 +44,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
     report.add_argument(
-        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per-cell timeout (600)"
+        "--timeout",
+        type=common.timeout_option(),
+        default=600.0,
+        metavar="SECONDS",
+        help="per-cell timeout (600, at most 3600)",
     )
     report.set_defaults(func=_report)
 

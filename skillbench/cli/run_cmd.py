@@ -29,13 +29,23 @@ def register(subparsers: Any) -> None:
         help="comma-separated configurations: with_skill,baseline (default) or v0,v1",
     )
     p.add_argument(
-        "--runs", type=common.positive_int, default=3, help="runs per case and config (3)"
+        "--runs",
+        type=common.runs_option(),
+        default=3,
+        help="runs per case and config (3, at most 100)",
     )
     common.add_backend_options(
         p, backend_help="local (default: replay samples), anthropic, claude-code"
     )
-    p.add_argument("--workers", type=common.positive_int, default=2, help="concurrent runs (2)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
+    p.add_argument(
+        "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=common.timeout_option(),
+        metavar="SECONDS",
+        help="per-run timeout (at most 3600)",
+    )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
     p.set_defaults(func=run)

@@ -27,15 +27,31 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(p)
-    p.add_argument("--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3)")
     p.add_argument(
-        "--max-runs", type=common.positive_int, default=10, help="cap for --runs auto (10)"
+        "--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3, at most 100)"
     )
-    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
-    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
-    p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
+    p.add_argument(
+        "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"
+    )
+    p.add_argument(
+        "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
+    )
+    p.add_argument(
+        "--confidence",
+        type=common.float_in(0.5, 0.9999),
+        default=0.95,
+        help="interval confidence (0.95)",
+    )
+    p.add_argument(
+        "--workers", type=common.workers_option(), default=8, help="concurrent runs (8, max 64)"
+    )
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed for the backend (0)")
+    p.add_argument(
+        "--timeout",
+        type=common.timeout_option(),
+        metavar="SECONDS",
+        help="per-run timeout (default: the backend's per-call timeout; at most 3600)",
+    )
     p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
@@ -51,9 +67,11 @@ def run(args: argparse.Namespace) -> int:
     """Execute the trigger eval described by the parsed arguments; returns the exit code."""
     from rich.console import Console
 
-    from skillbench.io import dumps_json, write_json
+    from skillbench.io import check_output, dumps_json, write_json
     from skillbench.trigger.run import evaluate_skill_sync
 
+    if args.out:  # before any model call: a bad --out must not cost a whole eval
+        check_output(args.out, "--out")
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
     with common.progress_bar(err, "trigger eval") as on_progress:
@@ -160,4 +178,4 @@ def summary_lines(report: TriggerReport) -> list[str]:
 def _runs(text: str) -> int | str:
     if text.strip().lower() == "auto":
         return "auto"
-    return common.positive_int(text)
+    return common.runs_option()(text)

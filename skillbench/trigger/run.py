@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
+from skillbench import limits
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
@@ -439,18 +440,16 @@ def _check_options(
     workers: int,
     timeout: float | None,
 ) -> None:
-    if runs != "auto" and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
-        raise InputError("must be a positive integer or 'auto'", field="runs")
-    if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
-        raise InputError("must be a positive integer", field="max_runs")
-    if not 0.0 < confidence < 1.0:
-        raise InputError("must be between 0 and 1 (exclusive)", field="confidence")
-    if not 0.0 <= threshold <= 1.0:
-        raise InputError("must be between 0 and 1", field="threshold")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("must be a positive integer", field="workers")
-    if timeout is not None and timeout <= 0:
-        raise InputError("must be a positive number of seconds", field="timeout")
+    """The numeric options, finite and within the documented caps of skillbench.limits."""
+    if runs != "auto":
+        limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
+    limits.check_int(max_runs, "--max-runs", 1, limits.MAX_RUNS)
+    limits.check_float(confidence, "--confidence", 0.0, 1.0, low_open=True)
+    if confidence >= 1.0:
+        raise InputError("must be below 1", path="--confidence")
+    limits.check_float(threshold, "--threshold", 0.0, 1.0)
+    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
+    limits.check_timeout(timeout)
 
 
 def _notes(
