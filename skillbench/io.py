@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from skillbench.redaction import redact
+
 #: Largest input file read (eval sets, documents, summaries): 64 MiB.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted in a JSON or YAML input.
@@ -60,8 +62,11 @@ def dumps_json(data: Any) -> str:
     """Serialise plain data as pretty, stable JSON with a trailing newline.
 
     Never fails on a lone surrogate: it is kept as a `\\uXXXX` escape, which reads back the same.
+    Secrets (key-shaped strings, secret environment values) are redacted: nothing skillbench
+    writes as JSON carries a credential.
     """
-    return escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return redact(escape_surrogates(text)) + "\n"
 
 
 def write_json(path: str | Path, data: Any) -> Path:

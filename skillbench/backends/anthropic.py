@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
+from skillbench import redaction
 from skillbench.backends import routing_prompt
 from skillbench.backends.base import (
     CallUsage,
@@ -111,12 +112,8 @@ def api_version() -> str:
 
 
 def redact(text: str, secret: str) -> str:
-    """`text` with every occurrence of `secret` (and its tail) replaced by `***`."""
-    if secret:
-        text = text.replace(secret, "***")
-        if len(secret) > 12:
-            text = text.replace(secret[-12:], "***")
-    return text
+    """`text` with `secret` (and its tail) and key-shaped strings redacted (skillbench.redaction)."""
+    return redaction.redact(text, (secret,))
 
 
 def usage_of(message: Message) -> CallUsage:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -35,13 +34,13 @@ from skillbench.backends.base import (
     TriggerRequest,
     cache_key,
 )
+from skillbench.errors import InputError
+from skillbench.redaction import redact_data
 
 CACHE_ENV = "SKILLBENCH_CACHE"
 DEFAULT_CACHE_PATH = Path(".skillbench") / "cache.sqlite"
-REDACTED = "[REDACTED]"
 BUSY_TIMEOUT_MS = 30_000
 
-_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
 
 _SCHEMA = """
@@ -69,8 +68,8 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 
 
-class SecretInCacheError(ValueError):
-    """An identity handed to the cache carries a credential."""
+class SecretInCacheError(InputError, ValueError):
+    """An identity handed to the cache carries a credential (a key typed as `--model`…)."""
 
 
 def default_cache_path() -> Path:
@@ -79,23 +78,9 @@ def default_cache_path() -> Path:
     return Path(env) if env else Path.cwd() / DEFAULT_CACHE_PATH
 
 
-def _secret_values() -> list[str]:
-    key = os.environ.get("ANTHROPIC_API_KEY", "")
-    return [key] if len(key) >= 8 else []
-
-
 def scrub_secrets(value: Any) -> Any:
-    """A copy of `value` with every API-key-looking string replaced by `[REDACTED]`."""
-    if isinstance(value, str):
-        text = _KEY_PATTERN.sub(REDACTED, value)
-        for secret in _secret_values():
-            text = text.replace(secret, REDACTED)
-        return text
-    if isinstance(value, dict):
-        return {k: scrub_secrets(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub_secrets(v) for v in value]
-    return value
+    """A copy of `value` with every secret redacted (skillbench.redaction)."""
+    return redact_data(value)
 
 
 def _is_secret_field(name: str) -> bool:

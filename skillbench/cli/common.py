@@ -47,7 +47,19 @@ def add_backend_options(
 ) -> None:
     """`--backend NAME` and `--model NAME`."""
     parser.add_argument("--backend", help=backend_help)
-    parser.add_argument("--model", help=model_help)
+    parser.add_argument("--model", type=model_name, help=model_help)
+
+
+def model_name(text: str) -> str:
+    """An argparse type: a model name, never a credential (it would land in reports)."""
+    from skillbench.redaction import looks_secret
+
+    if looks_secret(text):
+        raise argparse.ArgumentTypeError(
+            "looks like an API key, not a model name; keys come from the environment "
+            "(ANTHROPIC_API_KEY), never from options"
+        )
+    return text
 
 
 def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACHE_HELP) -> None:

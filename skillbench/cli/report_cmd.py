@@ -10,15 +10,29 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
-def parse_value(text: str) -> Any:
-    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text."""
+def parse_value(text: str, name: str = "VALUE") -> Any:
+    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text.
+
+    Parsed with the same bounds as SKILL.md frontmatter (size, nesting depth, aliases); a
+    key-shaped value is refused (it would be written into the report's notebook).
+    """
     import yaml
 
+    from skillbench.redaction import looks_secret
+    from skillbench.skill import YamlBoundError, load_yaml_bounded
+
+    if looks_secret(text):
+        raise InputError(
+            "looks like an API key; secrets come from the environment, never from parameters",
+            path=f"-p {name}",
+        )
     if text in ("None", "none"):
         return None
     try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
+        value = load_yaml_bounded(text)
+    except YamlBoundError as exc:
+        raise InputError(str(exc).replace("frontmatter", "the value"), path=f"-p {name}") from None
+    except (yaml.YAMLError, ValueError, TypeError):  # not YAML: the text itself
         return text
     return text if value is None and text.strip() not in ("null", "~", "Null", "NULL") else value
 
@@ -75,7 +89,7 @@ def _report(args: argparse.Namespace) -> int:
     for name, value in args.parameter:
         if name in params:
             raise InputError("given twice", field=f"-p {name}")
-        params[name] = parse_value(value)
+        params[name] = parse_value(value, name)
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
     print(result.folder)
     if not result.ok:

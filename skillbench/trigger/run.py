@@ -9,7 +9,6 @@ and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialR
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from skillbench import limits
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
+from skillbench.redaction import clip
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -53,7 +53,6 @@ PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"
 )
-_SECRET = re.compile(r"sk-ant-[A-Za-z0-9_\-]+")
 T = TypeVar("T")
 
 
@@ -397,9 +396,8 @@ def _checked(outcome: object) -> TriggerOutcome:
 
 
 def redact(text: str, limit: int = 300) -> str:
-    """Shorten a message and mask anything shaped like an Anthropic API key."""
-    text = _SECRET.sub("sk-ant-***", text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Shorten a message and mask secrets (see skillbench.redaction)."""
+    return clip(text, limit)
 
 
 class _Progress:

@@ -1,0 +1,85 @@
+"""One redactor for everything skillbench writes: files, cache rows, terminal lines, errors.
+
+Pattern-based (key-shaped strings such as ``sk-ant-…``, GitHub and AWS keys, bearer tokens),
+plus the values of secret-named environment variables and any secret a caller passes in, so a
+key typed as an option value (``--model sk-ant-…``, ``-p token sk-ant-…``) is caught too. Every
+redaction reads `REDACTED`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+REDACTED = "[REDACTED]"
+
+#: Shapes of credentials: Anthropic/OpenAI-style keys, GitHub, Slack, AWS, Google, JWT, bearer.
+KEY_PATTERN = re.compile(
+    r"sk-ant-[A-Za-z0-9_\-]{4,}"
+    r"|\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
+    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
+    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
+    r"|\bAIza[0-9A-Za-z_\-]{35}"
+    r"|\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"
+    r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"
+)
+#: Environment variable names whose values are secrets.
+SECRET_NAME = re.compile(
+    r"(api[_-]?key|token|secret|password|passwd|credential|private[_-]?key)", re.IGNORECASE
+)
+#: Values shorter than this are never treated as secrets (too likely to occur by chance).
+MIN_SECRET_LENGTH = 8
+#: A secret's last characters are redacted too (a truncated echo of a key).
+TAIL_LENGTH = 12
+
+
+def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
+    """Values of secret-named environment variables and `extra`, longest first."""
+    values = {v for name, v in os.environ.items() if SECRET_NAME.search(name)}
+    values.update(v for v in extra if v)
+    return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """`text` with key-shaped strings and every known secret value replaced by REDACTED."""
+    return _redact(text, secret_values(secrets)) if text else text
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+        if len(secret) > TAIL_LENGTH + 8 and secret[-TAIL_LENGTH:] in text:
+            text = text.replace(secret[-TAIL_LENGTH:], REDACTED)
+    return KEY_PATTERN.sub(REDACTED, text)
+
+
+def redact_data(value: Any, secrets: Iterable[str | None] = ()) -> Any:
+    """A copy of plain data (dicts, lists, tuples as lists) with every string redacted."""
+    known = secret_values(secrets)
+    return _walk(value, known)
+
+
+def _walk(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return _redact(value, secrets)
+    if isinstance(value, dict):
+        return {_walk(k, secrets): _walk(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_walk(v, secrets) for v in value]
+    return value
+
+
+def looks_secret(text: str) -> bool:
+    """Whether `text` holds something `redact` would hide."""
+    return redact(text) != text
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """Redact and shorten a message for a report or a log line."""
+    text = redact(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
