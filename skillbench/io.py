@@ -27,6 +27,13 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 MAX_NESTING = 100
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: What a terminal must never receive raw: C0 controls but tab and newline (ESC starts escape
+#: sequences), DEL, C1 controls (U+009B is a one-byte CSI), bidi overrides, lone surrogates.
+_TERMINAL_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+#: Characters JSON leaves raw with ensure_ascii=False that a terminal would act on.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
@@ -47,8 +54,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write UTF-8 text atomically (a lone surrogate is written as its `\\uXXXX` escape)."""
-    return atomic_write_bytes(path, escape_surrogates(text).encode("utf-8"))
+    """Write UTF-8 text atomically, secrets redacted (a lone surrogate becomes `\\uXXXX`)."""
+    return atomic_write_bytes(path, redact(escape_surrogates(text)).encode("utf-8"))
 
 
 def escape_surrogates(text: str) -> str:
@@ -58,15 +65,29 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: object) -> str:
+    """`text` fit for a terminal: control characters, bidi overrides and lone surrogates shown
+    as escapes (``\\x1b``), secrets redacted. Every CLI line built from input or model text
+    goes through it."""
+    return redact(_TERMINAL_UNSAFE.sub(_escape_char, str(text)))
+
+
 def dumps_json(data: Any) -> str:
     """Serialise plain data as pretty, stable JSON with a trailing newline.
 
-    Never fails on a lone surrogate: it is kept as a `\\uXXXX` escape, which reads back the same.
+    Never fails on a lone surrogate: it is kept as a `\\uXXXX` escape, which reads back the same
+    (so are C1 controls and bidi overrides, so the text is also safe to print on a terminal).
     Secrets (key-shaped strings, secret environment values) are redacted: nothing skillbench
     writes as JSON carries a credential.
     """
     text = json.dumps(data, indent=2, ensure_ascii=False)
-    return redact(escape_surrogates(text)) + "\n"
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return redact(text) + "\n"
 
 
 def write_json(path: str | Path, data: Any) -> Path:

@@ -158,6 +158,20 @@ def catalog_dir(arg: str | None) -> Path | None:
     return DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
 
 
+def safe(text: object) -> str:
+    """Input or model text fit for the terminal (see skillbench.io.terminal_safe)."""
+    from skillbench.io import terminal_safe
+
+    return terminal_safe(text)
+
+
+def safe_markup(text: object) -> str:
+    """`safe(text)` with rich markup escaped, for strings printed with markup on."""
+    from rich.markup import escape
+
+    return escape(safe(text))
+
+
 def stderr_console() -> Console:
     """The console for progress, notes and warnings (stderr, no highlighting)."""
     from rich.console import Console

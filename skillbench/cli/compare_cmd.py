@@ -113,11 +113,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps_json(summary.to_json_dict()))
     else:
         for line in summary_lines(summary):
-            print(line)
+            print(common.safe(line))
     analysis = outcome.analysis
     if analysis is not None:
         if analysis.path is not None:
             err.print(f"analysis ({analysis.analyzer}) written to {analysis.path}", markup=False)
         elif analysis.reason:
-            err.print(f"analysis not written: {analysis.reason}", markup=False)
+            err.print(common.safe(f"analysis not written: {analysis.reason}"), markup=False)
     return EXIT_OK if summary.errors == 0 and summary.judged > 0 else EXIT_FAILED

@@ -77,8 +77,8 @@ def run_grade(args: argparse.Namespace) -> int:
         failed += len(r.graded) - r.passed
         rate = "–" if r.pass_rate is None else f"{r.pass_rate:.2f}"
         table.add_row(
-            rec.config,
-            rec.case_id,
+            common.safe_markup(rec.config),
+            common.safe_markup(rec.case_id),
             str(rec.run_number),
             str(r.passed),
             str(len(r.graded)),
@@ -91,10 +91,10 @@ def run_grade(args: argparse.Namespace) -> int:
         f"(pass rates count graded ones only)"
     )
     for note in summary.notes:
-        err.print(f"note: {note}", markup=False)
+        err.print(common.safe(f"note: {note}"), markup=False)
     skipped = {why for r in summary.runs for why in r.skipped.values()}
     for why in sorted(skipped):
-        err.print(f"not written: {why}", markup=False)
+        err.print(common.safe(f"not written: {why}"), markup=False)
     return EXIT_OK if failed == 0 else EXIT_FAILED
 
 

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_event(event: RoundEvent) -> None:
     if event.stage in {"evaluated", "stopped"}:
-        print(event.message, file=sys.stderr, flush=True)
+        print(common.safe(event.message), file=sys.stderr, flush=True)
 
 
 def _print_result(result: LoopResult, out: Path) -> None:
@@ -130,8 +130,8 @@ def _print_result(result: LoopResult, out: Path) -> None:
         f"test {best.test_passed}/{best.test_total} {_ci(best.test_ci)}, "
         f"train {best.train_passed}/{best.train_total}"
     )
-    print(f"  description: {summary.final_description}")
-    print(f"outputs in {out}")
+    print(common.safe(f"  description: {summary.final_description}"))
+    print(common.safe(f"outputs in {out}"))
     if result.applied:
         print("SKILL.md updated with the best description")
     elif best.description == summary.original_description:

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     for note in batch.notes:
-        err.print(note, markup=False)
+        err.print(common.safe(note), markup=False)
     failed = [r for r in batch if r.status == "error"]
     kind = "replayed sample runs" if batch.replayed_samples else "runs"
     err.print(
@@ -135,10 +135,16 @@ def run(args: argparse.Namespace) -> int:
     )
     for record in failed:
         err.print(
-            f"FAILED {record.config}/{record.case_id}/run-{record.run_number}: {record.error}",
+            common.safe(
+                f"FAILED {record.config}/{record.case_id}/run-{record.run_number}: {record.error}"
+            ),
             style="red",
             markup=False,
         )
     if batch.missing:
-        err.print(f"no recorded sample for: {', '.join(batch.missing)}", style="red", markup=False)
+        err.print(
+            common.safe(f"no recorded sample for: {', '.join(batch.missing)}"),
+            style="red",
+            markup=False,
+        )
     return EXIT_OK if not failed and not batch.missing else EXIT_FAILED

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InputError
 
 
@@ -77,11 +78,11 @@ def _print_table(results: list[Any]) -> None:
     for r in results:
         notes = [*r.errors, *(f"warning: {w}" for w in r.warnings)]
         table.add_row(
-            r.path,
+            common.safe_markup(r.path),
             r.kind or "?",
             r.dialect or "?",
             "yes" if r.valid else "NO",
-            "\n".join(notes),
+            common.safe_markup("\n".join(notes)),
         )
     Console(soft_wrap=True).print(table)
 
@@ -103,7 +104,7 @@ def run_convert(args: argparse.Namespace) -> int:
             raise InputError(exc.detail, path=args.file, field=exc.field, rule=exc.rule) from None
         raise
     for loss in result.losses:
-        print(f"loss: {loss}", file=sys.stderr)
+        print(common.safe(f"loss: {loss}"), file=sys.stderr)
     if args.output:
         write(result.model, args.output)
     else:

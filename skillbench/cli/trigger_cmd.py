@@ -101,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(Console(highlight=False), report)
     for warning in report.warnings or []:
-        err.print(f"WARNING: {warning}", style="bold red", markup=False)
+        err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:
-        err.print(f"report written to {args.out}", markup=False)
+        err.print(common.safe(f"report written to {args.out}"), markup=False)
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
 
 
@@ -124,7 +124,7 @@ def _print_report(console: Console, report: TriggerReport) -> None:
         else:
             verdict = Text("FAIL" + (" (flaky)" if r.flaky else ""), style="red")
         instead = ", ".join(f"{k}×{v}" for k, v in (r.fired_instead or {}).items())
-        query = Text(r.query + (f"  [fired instead: {instead}]" if instead else ""))
+        query = Text(common.safe(r.query + (f"  [fired instead: {instead}]" if instead else "")))
         table.add_row(
             query,
             "trigger" if r.should_trigger else "no",
@@ -136,7 +136,7 @@ def _print_report(console: Console, report: TriggerReport) -> None:
         )
     console.print(table)
     for line in summary_lines(report):
-        console.print(line, markup=False)
+        console.print(common.safe(line), markup=False)
 
 
 def summary_lines(report: TriggerReport) -> list[str]:

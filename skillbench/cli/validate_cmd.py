@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
@@ -93,22 +94,30 @@ def _print_human(reports: list[ValidationReport]) -> None:
         status = "[green]valid[/]" if report.valid else "[red]invalid[/]"
         findings = [*report.errors, *report.warnings]
         if not findings:
-            console.print(f"{report.skill_path}: {status}, no findings")
+            console.print(f"{common.safe_markup(report.skill_path)}: {status}, no findings")
             continue
-        table = Table(title=f"{report.skill_path}: {status}", title_justify="left")
+        path = common.safe_markup(report.skill_path)
+        table = Table(title=f"{path}: {status}", title_justify="left")
         table.add_column("level")
         table.add_column("code")
         table.add_column("message", overflow="fold")
         for finding in findings:
             colour = "red" if finding.level == "error" else "yellow"
-            table.add_row(f"[{colour}]{finding.level}[/]", finding.code, finding.message)
+            table.add_row(
+                f"[{colour}]{finding.level}[/]",
+                common.safe_markup(finding.code),
+                common.safe_markup(finding.message),
+            )
         console.print(table)
     summary = Table(title="summary", title_justify="left")
     for column in ("skill", "valid", "errors", "warnings"):
         summary.add_column(column)
     for row in summary_frame(reports).itertuples(index=False):
         summary.add_row(
-            str(row.skill), "yes" if row.valid else "no", str(row.errors), str(row.warnings)
+            common.safe_markup(row.skill),
+            "yes" if row.valid else "no",
+            str(row.errors),
+            str(row.warnings),
         )
     console.print(summary)
 
