@@ -183,6 +183,20 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+async def within_deadline(call: Awaitable[Any], deadline: float, seconds: float) -> Any:
+    """Await `call` until the loop time `deadline`; then an `anthropic.APITimeoutError`-like
+    AnthropicError (callers turn it into an error outcome, never "not triggered")."""
+    import anthropic
+
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await call
+    except TimeoutError:
+        raise anthropic.AnthropicError(
+            f"call timed out after {seconds:g} s (whole call, retries included)"
+        ) from None
+
+
 class ClientOptions(TypedDict, total=False):
     """The keyword options every Messages API backend accepts (see `_AnthropicBase.__init__`)."""
 
@@ -277,14 +291,20 @@ class _AnthropicBase:
         return redact(_describe(exc), self._key)
 
     async def _call(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        """Run one SDK call under the semaphore, with the outer retry for 429/529."""
+        """Run one SDK call under the semaphore, with the outer retry for 429/529.
+
+        The timeout bounds the whole call, from its first attempt to its answer (SDK and outer
+        retries included, queueing for the semaphore not): the SDK's own timeout is per read.
+        """
         import anthropic
 
+        deadline: float | None = None
         for attempt in range(self._overload_retries + 1):
             try:
                 async with self._limit():
                     self.attempts += 1
-                    return await make()
+                    deadline = deadline or asyncio.get_running_loop().time() + self._timeout
+                    return await within_deadline(make(), deadline, self._timeout)
             except anthropic.APIStatusError as exc:
                 if not _is_overloaded(exc) or attempt >= self._overload_retries:
                     raise
