@@ -107,15 +107,23 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
 
 
+#: Rows of the per-query table printed; past it, failing rows first and a count of the rest
+#: (a 50,000-row table takes minutes to lay out; every row is in --out / --json).
+MAX_TABLE_ROWS = 200
+
+
 def _print_report(console: Console, report: TriggerReport) -> None:
-    """A per-query table and the summary lines."""
+    """A per-query table (at most MAX_TABLE_ROWS rows, failing ones first) and the summary."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
     for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):
         table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
-    for r in report.results:
+    rows = report.results
+    if len(rows) > MAX_TABLE_ROWS:
+        rows = sorted(rows, key=lambda r: r.passed and not r.unresolved)[:MAX_TABLE_ROWS]
+    for r in rows:
         ci = "–" if r.ci_low is None else f"{r.ci_low:.2f}–{r.ci_high:.2f}"
         if r.unresolved:
             verdict = Text("UNRESOLVED", style="bold red")
@@ -135,6 +143,12 @@ def _print_report(console: Console, report: TriggerReport) -> None:
             verdict,
         )
     console.print(table)
+    if len(rows) < len(report.results):
+        console.print(
+            f"… {len(report.results) - len(rows)} more queries not shown (failing ones first); "
+            "--out or --json has every row",
+            markup=False,
+        )
     for line in summary_lines(report):
         console.print(common.safe(line), markup=False)
 
