@@ -34,6 +34,9 @@ KEY_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(r"(?i:bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"),
     ),
 )
+_ANY_SHAPE = re.compile(
+    "|".join(re.escape(literal) for literals, _ in KEY_SHAPES for literal in literals)
+)
 #: Environment variable names whose values are secrets.
 SECRET_NAME = re.compile(
     r"(api[_-]?key|token|secret|password|passwd|credential|private[_-]?key)", re.IGNORECASE
@@ -44,9 +47,27 @@ MIN_SECRET_LENGTH = 8
 TAIL_LENGTH = 12
 
 
+_env_names: tuple[str, ...] = ()
+_env_size = -1
+_env_values: list[str | None] = []
+
+
+def _env_secrets() -> list[str]:
+    """Values of secret-named environment variables. The names are rescanned only when the
+    environment's size or one of those values changes, so a call costs a few lookups."""
+    global _env_names, _env_size, _env_values
+    current = [os.environ.get(name) for name in _env_names]
+    if len(os.environ) != _env_size or current != _env_values:
+        _env_names = tuple(name for name in os.environ if SECRET_NAME.search(name))
+        _env_size = len(os.environ)
+        current = [os.environ.get(name) for name in _env_names]
+        _env_values = current
+    return [value for value in current if value]
+
+
 def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
     """Values of secret-named environment variables and `extra`, longest first."""
-    values = {v for name, v in os.environ.items() if SECRET_NAME.search(name)}
+    values = set(_env_secrets())
     values.update(v for v in extra if v)
     return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
 
@@ -62,6 +83,8 @@ def _redact(text: str, secrets: list[str]) -> str:
             text = text.replace(secret, REDACTED)
         if len(secret) > TAIL_LENGTH + 8 and secret[-TAIL_LENGTH:] in text:
             text = text.replace(secret[-TAIL_LENGTH:], REDACTED)
+    if _ANY_SHAPE.search(text) is None:
+        return text
     for literals, pattern in KEY_SHAPES:
         if any(literal in text for literal in literals):
             text = pattern.sub(REDACTED, text)

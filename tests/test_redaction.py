@@ -68,3 +68,12 @@ def test_key_shaped_report_parameter_is_refused(capsys: pytest.CaptureFixture[st
     assert main(["report", "trigger_eval", "-p", "model", KEY]) == 2
     err = capsys.readouterr().err
     assert "-p model: looks like an API key" in err and KEY not in err
+
+
+def test_a_changed_secret_value_is_picked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "first-secret-value")
+    assert redaction.redact("first-secret-value") == "[REDACTED]"
+    monkeypatch.setenv("SOME_API_KEY", "second-secret-value")
+    assert redaction.redact("second-secret-value first-secret-value") == (
+        "[REDACTED] first-secret-value"
+    )
