@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -73,9 +74,17 @@ class SecretInCacheError(InputError, ValueError):
 
 
 def default_cache_path() -> Path:
-    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory."""
+    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory; inside
+    a notebook kernel (whose working directory is in the repository) the user's cache folder,
+    `$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…), so that notebooks and
+    kernels write nothing into the repository."""
     env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.cwd() / DEFAULT_CACHE_PATH
+    if env:
+        return Path(env)
+    if "ipykernel" in sys.modules:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "skillbench" / "cache.sqlite"
+    return Path.cwd() / DEFAULT_CACHE_PATH
 
 
 def scrub_secrets(value: Any) -> Any:

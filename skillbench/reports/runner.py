@@ -69,7 +69,7 @@ class ReportResult(BaseModel):
 
 def repo_root() -> Path:
     """The project folder (holding notebooks/), used as the notebooks' working directory."""
-    candidate = Path(__file__).resolve().parents[1]
+    candidate = Path(__file__).resolve().parents[2]
     return candidate if (candidate / "notebooks").is_dir() else Path.cwd()
 
 
@@ -162,6 +162,20 @@ def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None
             )
 
 
+def from_caller_cwd(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with relative input paths made absolute against the caller's working directory
+    (the kernel runs elsewhere: `report -p skill_dir rel/path` means the caller's rel/path)."""
+    return {
+        name: str(Path.cwd() / value)
+        if is_input_path_param(name)
+        and isinstance(value, str)
+        and value.strip()
+        and not Path(value).expanduser().is_absolute()
+        else value
+        for name, value in params.items()
+    }
+
+
 def default_values(declared: dict[str, str]) -> dict[str, Any]:
     """Declared defaults evaluated as Python literals where possible (else kept as source text)."""
     values: dict[str, Any] = {}
@@ -228,7 +242,7 @@ def run_notebook(
     `params` must name parameters the notebook declares (InputError, before execution,
     otherwise). ``report_dir`` is injected when declared. `cwd` (default: the repo root) is the
     kernel's working directory, so relative defaults such as ``data/skills`` resolve there;
-    a relative `out_root` is relative to the calling process. `timeout` is per cell, in seconds.
+    relative input paths given in `params` and a relative `out_root` are the calling process's. `timeout` is per cell, in seconds.
     A failing notebook still yields its folder, with ``status="failed"`` and the error.
     """
     import papermill
@@ -237,6 +251,7 @@ def run_notebook(
     notebook = resolve_notebook(name_or_path)
     declared = declared_parameters(notebook)
     check_parameters(notebook, params, declared)
+    params = from_caller_cwd(params)
     workdir = Path(cwd).resolve() if cwd is not None else repo_root()
     if not workdir.is_dir():
         raise InputError("working directory not found", path=workdir, field="cwd")

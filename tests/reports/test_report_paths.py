@@ -1,0 +1,47 @@
+"""Report parameters resolve against the caller's working directory; kernels keep their call
+cache out of the repository."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from skillbench.backends.cache import default_cache_path
+from skillbench.reports.runner import from_caller_cwd, run_notebook
+
+
+def test_relative_input_paths_are_the_callers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    params = {"skill_dir": "my/skill", "evals": "e.json", "runs": 3, "model": "m", "out_dir": "o"}
+    resolved = from_caller_cwd(params)
+    assert resolved["skill_dir"] == str(tmp_path / "my" / "skill")
+    assert resolved["evals"] == str(tmp_path / "e.json")
+    assert resolved["out_dir"] == "o" and resolved["runs"] == 3 and resolved["model"] == "m"
+    assert from_caller_cwd({"skill_dir": "/abs/skill"}) == {"skill_dir": "/abs/skill"}
+
+
+def test_report_checks_a_relative_path_against_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=str(tmp_path / "data" / "skills" / "csv-cleanup")):
+        # exists under the repository root, not under the caller's directory: refused
+        run_notebook("trigger_eval", {"skill_dir": "data/skills/csv-cleanup"}, out_root=tmp_path)
+
+
+def test_kernel_cache_goes_to_the_user_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKILLBENCH_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
