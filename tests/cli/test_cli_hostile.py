@@ -189,3 +189,19 @@ def test_json_output_escapes_terminal_controls(
 def test_html_stays_escaped() -> None:
     html = word_diff_html("<b>old</b>", "<script>alert(1)</script> new")
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_large_eval_sets_print_a_capped_table_failing_rows_first(
+    judges: list[ScriptedJudge], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli.trigger_cmd import MAX_TABLE_ROWS
+
+    items = [{"query": f"filler {i}", "should_trigger": False} for i in range(MAX_TABLE_ROWS + 50)]
+    items.append({"query": "the one failing query", "should_trigger": True})
+    out_file = tmp_path / "all.json"
+    assert trigger(make_skill(tmp_path), write_evals(tmp_path, items), "--out", str(out_file)) == 1
+    out = capsys.readouterr().out
+    assert "the one failing query" in out
+    assert "51 more queries not shown" in out
+    assert out.count("filler ") == MAX_TABLE_ROWS - 1
+    assert len(json.loads(out_file.read_text())["results"]) == len(items)
