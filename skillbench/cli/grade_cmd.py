@@ -103,7 +103,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
+    from skillbench.io import check_output
 
+    if args.out:
+        check_output(args.out, "--out")
     err = common.stderr_console()
     with err.status("benchmark"):
         doc, path = write_benchmark(

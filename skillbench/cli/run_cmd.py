@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         init_workspace,
         read_evals,
     )
+    from skillbench.io import check_output
 
     err = common.stderr_console()
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     backend = resolve_backend_name(args.backend)
     evals_file = Path(args.evals) if args.evals else evals_path(args.skill_dir)
     workspace = Workspace.for_skill(args.skill_dir, args.workspace)
+    check_output(workspace.root, "--workspace", folder=True)  # before any run or model call
     had_evals = evals_file.exists()
     evals = None
     if had_evals or args.evals:  # validate every input before anything is created

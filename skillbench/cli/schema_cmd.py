@@ -97,6 +97,10 @@ def run_convert(args: argparse.Namespace) -> int:
             field="--to",
             rule="known-dialect",
         )
+    if args.output:
+        from skillbench.io import check_output
+
+        check_output(args.output, "--output")
     try:
         result = convert(load(args.file), args.to_dialect)
     except InputError as exc:

@@ -205,3 +205,14 @@ def test_large_eval_sets_print_a_capped_table_failing_rows_first(
     assert "51 more queries not shown" in out
     assert out.count("filler ") == MAX_TABLE_ROWS - 1
     assert len(json.loads(out_file.read_text())["results"]) == len(items)
+
+
+@pytest.mark.parametrize("under", [True, False])
+def test_run_workspace_that_is_a_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], under: bool
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    workspace = blocker / "ws" if under else blocker
+    assert main(["run", str(make_skill(tmp_path)), "--workspace", str(workspace)]) == 2
+    assert "(--workspace)" in capsys.readouterr().err
