@@ -242,31 +242,26 @@ class CallCache:
         clean = scrub_secrets(value)
         blob = json.dumps(clean, sort_keys=True, ensure_ascii=False)
 
-        def write(conn: sqlite3.Connection) -> str:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+        def write(conn: sqlite3.Connection) -> str | None:
+            inserted = conn.execute(
+                "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (key, blob, backend, kind, _now()),
+            ).rowcount
+            if inserted == 1:  # the common case: one statement, this answer is the answer
+                return None
+            row = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+            stored = str(row[0]) if row is not None else blob
+            if stored != blob:
                 conn.execute(
-                    "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at)"
+                    "INSERT INTO superseded (key, value, backend, kind, created_at)"
                     " VALUES (?, ?, ?, ?, ?)",
                     (key, blob, backend, kind, _now()),
                 )
-                stored = str(
-                    conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()[0]
-                )
-                if stored != blob:
-                    conn.execute(
-                        "INSERT INTO superseded (key, value, backend, kind, created_at)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (key, blob, backend, kind, _now()),
-                    )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             return stored
 
         stored = self._retry(write)
-        if stored == blob:
+        if stored is None or stored == blob:
             return None
         kept = json.loads(stored)
         return kept if isinstance(kept, dict) else None
