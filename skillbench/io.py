@@ -250,3 +250,18 @@ def check_output(path: str | Path, option: str, *, folder: bool = False) -> Path
     if problem is not None:
         raise InputError(f"{problem} ({option})", path=path)
     return Path(path)
+
+
+def redact_file(path: str | Path) -> bool:
+    """Rewrite a UTF-8 text file written by another tool (papermill's executed notebook) with
+    its secrets redacted, atomically; True when something was redacted."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    clean = redact(text)
+    if clean == text:
+        return False
+    atomic_write_text(source, clean)
+    return True

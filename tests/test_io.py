@@ -94,3 +94,13 @@ def test_output_problem_names_the_blocking_file(tmp_path: Path) -> None:
     assert io.output_problem(tmp_path / "new" / "r.json") is None
     with pytest.raises(InputError, match=r"\(--out\)"):
         io.check_output(blocker / "r.json", "--out")
+
+
+def test_redact_file_rewrites_only_when_a_secret_is_found(tmp_path: Path) -> None:
+    key = "sk-ant-api03-" + "Z9" * 20
+    notebook = tmp_path / "executed.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"source": f"model = '{key}'"}]}))
+    assert io.redact_file(notebook) is True
+    assert key not in notebook.read_text() and "[REDACTED]" in notebook.read_text()
+    assert io.redact_file(notebook) is False
+    assert io.redact_file(tmp_path / "missing.ipynb") is False

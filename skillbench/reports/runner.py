@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import write_json
+from skillbench.io import redact_file, write_json
 from skillbench.reports.html import render_html
 from skillbench.reports.manifest import (
     MANIFEST_NAME,
@@ -317,6 +317,7 @@ def run_notebook(
         else:
             os.environ["SKILLBENCH_REPORT_DIR"] = previous_env
     wall = time.monotonic() - clock
+    redact_file(executed)  # papermill wrote it: parameters and outputs may echo a secret
 
     html: Path | None = None
     if executed.is_file():
