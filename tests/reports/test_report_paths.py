@@ -45,3 +45,25 @@ def test_kernel_cache_goes_to_the_user_cache_folder(
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
+
+
+@pytest.mark.slow
+def test_kernel_run_from_elsewhere_reads_the_callers_paths_and_writes_nothing_in_the_repo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "data" / "skills" / "csv-cleanup", tmp_path / "mine" / "csv-cleanup")
+    shutil.copy(root / "data" / "evals" / "csv-cleanup.trigger.json", tmp_path / "mine" / "e.json")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLBENCH_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    before = {p for p in (root / ".skillbench", root / "notebooks" / ".skillbench") if p.exists()}
+    params = {"skill_dir": "mine/csv-cleanup", "evals": "mine/e.json", "runs": 1}
+    result = run_notebook("trigger_eval", params, out_root=tmp_path / "reports")
+    assert result.ok, result.manifest.error
+    assert result.manifest.parameters["skill_dir"] == str(tmp_path / "mine" / "csv-cleanup")
+    assert (tmp_path / "xdg" / "skillbench" / "cache.sqlite").is_file()
+    after = {p for p in (root / ".skillbench", root / "notebooks" / ".skillbench") if p.exists()}
+    assert after == before
