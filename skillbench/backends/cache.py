@@ -73,6 +73,13 @@ class SecretInCacheError(InputError, ValueError):
     """An identity handed to the cache carries a credential (a key typed as `--model`…)."""
 
 
+def _in_kernel() -> bool:
+    """True inside a running Jupyter kernel (its app is initialised), not merely after an
+    import of ipykernel."""
+    app = sys.modules.get("ipykernel.kernelapp")
+    return bool(app is not None and app.IPKernelApp.initialized())
+
+
 def default_cache_path() -> Path:
     """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory; inside
     a notebook kernel (whose working directory is in the repository) the user's cache folder,
@@ -81,7 +88,7 @@ def default_cache_path() -> Path:
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
-    if "ipykernel" in sys.modules:
+    if _in_kernel():
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         return Path(base) / "skillbench" / "cache.sqlite"
     return Path.cwd() / DEFAULT_CACHE_PATH

@@ -42,7 +42,11 @@ def test_kernel_cache_goes_to_the_user_cache_folder(
     monkeypatch.delenv("SKILLBENCH_CACHE", raising=False)
     monkeypatch.chdir(tmp_path)
     assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"
-    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    kernelapp = types.ModuleType("ipykernel.kernelapp")
+    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: False)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", kernelapp)
+    assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"  # imported only
+    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: True)  # type: ignore[attr-defined]
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
 
