@@ -83,7 +83,8 @@ def _report(args: argparse.Namespace) -> int:
         if args.parameter:
             raise InputError("`report list` takes no parameters", field="-p")
         for folder, manifest in list_reports(args.out):
-            print(f"{manifest.status:7} {manifest.started_utc:%Y-%m-%d %H:%M:%S}Z  {folder}")
+            when = f"{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z"
+            print(common.safe(f"{manifest.status:7} {when}  {folder}"))
         return EXIT_OK
     params: dict[str, Any] = {}
     for name, value in args.parameter:
@@ -91,7 +92,7 @@ def _report(args: argparse.Namespace) -> int:
             raise InputError("given twice", field=f"-p {name}")
         params[name] = parse_value(value, name)
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
-    print(result.folder)
+    print(common.safe(result.folder))
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
@@ -105,9 +106,9 @@ def _demo(args: argparse.Namespace) -> int:
     for name in DEMO_NOTEBOOKS:
         result = run_notebook(name, {}, out_root=args.out)
         print(f"{name}: {'ok' if result.ok else 'FAILED'}")
-        print(f"  folder: {result.folder}")
+        print(common.safe(f"  folder: {result.folder}"))
         if result.html is not None:
-            print(f"  html:   {result.html}")
+            print(common.safe(f"  html:   {result.html}"))
         if not result.ok:
             _print_failure(result.folder, result.manifest.error)
             status = EXIT_FAILED
@@ -119,4 +120,5 @@ def _print_failure(folder: Path, error: Any) -> None:
 
     where = f" in cell {error.cell_index}" if error and error.cell_index is not None else ""
     detail = f"{error.type}: {error.message}" if error else "unknown error"
-    print(f"skillbench: notebook failed{where}: {detail} (see {folder})", file=sys.stderr)
+    message = f"skillbench: notebook failed{where}: {detail} (see {folder})"
+    print(common.safe(message), file=sys.stderr)
