@@ -26,8 +26,9 @@ KEY_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"gh[pousr]_[A-Za-z0-9]{20,}")),
     (("github_pat_",), re.compile(r"github_pat_[A-Za-z0-9_]{20,}")),
     (("xox",), re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,}")),
-    (("AKIA", "ASIA"), re.compile(r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])")),
-    (("AIza",), re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    # not inside a base64 run (an embedded PNG must never be altered)
+    (("AKIA", "ASIA"), re.compile(r"(?<![A-Za-z0-9+/])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z+/])")),
+    (("AIza",), re.compile(r"(?<![A-Za-z0-9+/])AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z+/_\-])")),
     (("eyJ",), re.compile(r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}")),
     (
         ("earer", "EARER"),
