@@ -50,10 +50,19 @@ def add_backend_options(
     parser.add_argument("--model", type=model_name, help=model_help)
 
 
+def text_value(text: str) -> str:
+    """An argparse type: text that is valid Unicode (argv bytes that are not UTF-8 arrive as
+    lone surrogates, which no model request or report could carry)."""
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise argparse.ArgumentTypeError("is not valid UTF-8 text (undecodable bytes)")
+    return text
+
+
 def model_name(text: str) -> str:
     """An argparse type: a model name, never a credential (it would land in reports)."""
     from skillbench.redaction import looks_secret
 
+    text_value(text)
     if looks_secret(text):
         raise argparse.ArgumentTypeError(
             "looks like an API key, not a model name; keys come from the environment "

@@ -52,7 +52,12 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="per-run timeout (default: the backend's per-call timeout; at most 3600)",
     )
-    p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
+    p.add_argument(
+        "--description",
+        type=common.text_value,
+        metavar="TEXT",
+        help="evaluate this description instead",
+    )
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )

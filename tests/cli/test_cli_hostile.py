@@ -216,3 +216,12 @@ def test_run_workspace_that_is_a_file_is_named(
     workspace = blocker / "ws" if under else blocker
     assert main(["run", str(make_skill(tmp_path)), "--workspace", str(workspace)]) == 2
     assert "(--workspace)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--description", "--model"])
+def test_undecodable_option_text_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    argv = ["trigger", str(make_skill(tmp_path)), "--evals", "e.json", option, "abc\udcff"]
+    assert main(argv) == 2
+    assert f"argument {option}: is not valid UTF-8 text" in capsys.readouterr().err
