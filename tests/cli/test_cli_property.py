@@ -140,6 +140,8 @@ def test_any_json_eval_file(place: Path, document: str) -> None:
     call(["trigger", skill, "--evals", str(evals), "--backend", BACKEND, "--runs", "1",
           "--no-cache", "--catalog", catalog, "--out", str(place / "out.json")])  # fmt: skip
     call(["schema", "check", str(evals)])
+    call(["schema", "convert", str(evals), "--to", "writing-skills"])
+    call(["run", skill, "--evals", str(evals), "--workspace", str(place / "ws"), "--runs", "1"])
 
 
 yaml_documents = st.one_of(
