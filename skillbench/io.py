@@ -9,6 +9,7 @@ InputError naming the file and, where known, the JSON path.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -36,12 +37,20 @@ _TERMINAL_UNSAFE = re.compile(
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared reports
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -77,15 +86,27 @@ def terminal_safe(text: object) -> str:
     return redact(_TERMINAL_UNSAFE.sub(_escape_char, str(text)))
 
 
+def finite(data: Any) -> Any:
+    """`data` with every NaN or infinite float replaced by None (JSON has no such numbers)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def dumps_json(data: Any) -> str:
-    """Serialise plain data as pretty, stable JSON with a trailing newline.
+    """Serialise plain data as pretty, stable, strict JSON (no NaN or Infinity: such values are
+    written as null; documents that can hold them say why beside them) with a trailing newline.
 
     Never fails on a lone surrogate: it is kept as a `\\uXXXX` escape, which reads back the same
     (so are C1 controls and bidi overrides, so the text is also safe to print on a terminal).
     Secrets (key-shaped strings, secret environment values) are redacted: nothing skillbench
     writes as JSON carries a credential.
     """
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    text = json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False)
     text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return redact(text) + "\n"
 
