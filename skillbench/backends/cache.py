@@ -89,9 +89,15 @@ def default_cache_path() -> Path:
     if env:
         return Path(env)
     if _in_kernel():
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        return Path(base) / "skillbench" / "cache.sqlite"
+        return user_cache_path()
     return Path.cwd() / DEFAULT_CACHE_PATH
+
+
+def user_cache_path() -> Path:
+    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…): outside any repository,
+    where notebooks and kernels keep their call cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skillbench" / "cache.sqlite"
 
 
 def scrub_secrets(value: Any) -> Any:

@@ -71,3 +71,15 @@ def test_kernel_run_from_elsewhere_reads_the_callers_paths_and_writes_nothing_in
     assert (tmp_path / "xdg" / "skillbench" / "cache.sqlite").is_file()
     after = {p for p in (root / ".skillbench", root / "notebooks" / ".skillbench") if p.exists()}
     assert after == before
+
+
+def test_notebooks_cache_path_is_outside_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.reports import notebook
+
+    monkeypatch.delenv("SKILLBENCH_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert notebook.cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
+    monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "mine.sqlite"))
+    assert notebook.cache_path() == tmp_path / "mine.sqlite"
