@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_cache.py",
     "bench_anthropic.py",
     "bench_trigger_cli.py",
+    "bench_scale.py",
     "bench_validate_library.py",
     "bench_limiter.py",
     "bench_startup.py",

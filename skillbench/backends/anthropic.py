@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
+from skillbench import redaction
 from skillbench.backends import routing_prompt
 from skillbench.backends.base import (
     CallUsage,
@@ -112,12 +113,8 @@ def api_version() -> str:
 
 
 def redact(text: str, secret: str) -> str:
-    """`text` with every occurrence of `secret` (and its tail) replaced by `***`."""
-    if secret:
-        text = text.replace(secret, "***")
-        if len(secret) > 12:
-            text = text.replace(secret[-12:], "***")
-    return text
+    """`text` with `secret` (and its tail) and key-shaped strings redacted (skillbench.redaction)."""
+    return redaction.redact(text, (secret,))
 
 
 def usage_of(message: Message) -> CallUsage:
@@ -200,6 +197,20 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, anthropic.APIStatusError):
         return f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}"
     return f"{type(exc).__name__}: {exc}"
+
+
+async def within_deadline(call: Awaitable[Any], deadline: float, seconds: float) -> Any:
+    """Await `call` until the loop time `deadline`; then an `anthropic.APITimeoutError`-like
+    AnthropicError (callers turn it into an error outcome, never "not triggered")."""
+    import anthropic
+
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await call
+    except TimeoutError:
+        raise anthropic.AnthropicError(
+            f"call timed out after {seconds:g} s (whole call, retries included)"
+        ) from None
 
 
 class ClientOptions(TypedDict, total=False):
@@ -308,9 +319,22 @@ class _AnthropicBase:
         return redact(_describe(exc), self._key)
 
     async def _call(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        """Run one SDK call through the limiter (slot, retries, backoff, rate-limit headers)."""
+        """Run one SDK call through the limiter (slot, retries, backoff, rate-limit headers).
+
+        The timeout bounds the whole call, from its first attempt to its answer (retries and the
+        waits between them included, queueing for the first slot not): the SDK's own timeout is
+        per read.
+        """
         self.limiter.sleep = self.sleep
-        return await self.limiter.run(make, classify_failure)
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+
+        async def attempt() -> Any:
+            nonlocal deadline
+            deadline = deadline or loop.time() + self._timeout
+            return await within_deadline(make(), deadline, self._timeout)
+
+        return await self.limiter.run(attempt, classify_failure)
 
     def versions(self) -> dict[str, str]:
         """SDK and HTTP client versions (from package metadata: no SDK import)."""

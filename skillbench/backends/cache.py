@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
+import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,18 +35,25 @@ from skillbench.backends.base import (
     TriggerRequest,
     cache_key,
 )
+from skillbench.errors import InputError
+from skillbench.redaction import redact_data
 
 CACHE_ENV = "SKILLBENCH_CACHE"
 DEFAULT_CACHE_PATH = Path(".skillbench") / "cache.sqlite"
-REDACTED = "[REDACTED]"
 BUSY_TIMEOUT_MS = 30_000
 
-_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS superseded (
+    key TEXT NOT NULL,
     value TEXT NOT NULL,
     backend TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -62,33 +69,40 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 
 
-class SecretInCacheError(ValueError):
-    """An identity handed to the cache carries a credential."""
+class SecretInCacheError(InputError, ValueError):
+    """An identity handed to the cache carries a credential (a key typed as `--model`…)."""
+
+
+def _in_kernel() -> bool:
+    """True inside a running Jupyter kernel (its app is initialised), not merely after an
+    import of ipykernel."""
+    app = sys.modules.get("ipykernel.kernelapp")
+    return bool(app is not None and app.IPKernelApp.initialized())
 
 
 def default_cache_path() -> Path:
-    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory."""
+    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory; inside
+    a notebook kernel (whose working directory is in the repository) the user's cache folder,
+    `$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…), so that notebooks and
+    kernels write nothing into the repository."""
     env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.cwd() / DEFAULT_CACHE_PATH
+    if env:
+        return Path(env)
+    if _in_kernel():
+        return user_cache_path()
+    return Path.cwd() / DEFAULT_CACHE_PATH
 
 
-def _secret_values() -> list[str]:
-    key = os.environ.get("ANTHROPIC_API_KEY", "")
-    return [key] if len(key) >= 8 else []
+def user_cache_path() -> Path:
+    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…): outside any repository,
+    where notebooks and kernels keep their call cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skillbench" / "cache.sqlite"
 
 
 def scrub_secrets(value: Any) -> Any:
-    """A copy of `value` with every API-key-looking string replaced by `[REDACTED]`."""
-    if isinstance(value, str):
-        text = _KEY_PATTERN.sub(REDACTED, value)
-        for secret in _secret_values():
-            text = text.replace(secret, REDACTED)
-        return text
-    if isinstance(value, dict):
-        return {k: scrub_secrets(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub_secrets(v) for v in value]
-    return value
+    """A copy of `value` with every secret redacted (skillbench.redaction)."""
+    return redact_data(value)
 
 
 def _is_secret_field(name: str) -> bool:
@@ -138,12 +152,37 @@ class CallCache:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
-        self._retry(lambda conn: conn.executescript(_SCHEMA))
+        self._open()
+
+    def _open(self) -> None:
+        """Create or check the database; InputError naming --cache when it cannot be one."""
+        from skillbench.errors import InputError
+
+        def unusable(reason: str) -> InputError:
+            return InputError(
+                f"cannot be used as the call cache (--cache, ${CACHE_ENV}): {reason}; "
+                "pass another --cache file or --no-cache",
+                path=self.path,
+            )
+
+        from skillbench.io import output_problem
+
+        problem = output_problem(self.path)
+        if problem is not None:
+            raise unusable(problem)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._retry(lambda conn: conn.executescript(_SCHEMA))
+            self._retry(
+                lambda conn: conn.execute("SELECT key, value FROM calls LIMIT 1").fetchall()
+            )
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self.close()
+            raise unusable(str(getattr(exc, "strerror", None) or exc)) from None
 
     # connections -------------------------------------------------------------------------
 
@@ -201,16 +240,56 @@ class CallCache:
         value = json.loads(row[0])
         return value if isinstance(value, dict) else None
 
-    def put(self, key: str, value: dict[str, Any], *, backend: str, kind: str) -> None:
-        """Store (or replace) the answer for `key`, with secrets scrubbed."""
-        blob = json.dumps(scrub_secrets(value), sort_keys=True, ensure_ascii=False)
-        self._retry(
-            lambda conn: conn.execute(
-                "INSERT OR REPLACE INTO calls (key, value, backend, kind, created_at)"
+    def put(
+        self, key: str, value: dict[str, Any], *, backend: str, kind: str
+    ) -> dict[str, Any] | None:
+        """Store the answer for `key` (secrets scrubbed) unless one is already stored.
+
+        Returns None when this answer was stored, else the earlier answer, which callers
+        report instead of their own.
+
+        One writer per key: when two runs of the same eval race, the first answer stored wins
+        and the later run reports that answer too, so a re-run of either reproduces its report.
+        A losing answer that differs is kept in the `superseded` table, never dropped.
+        """
+        clean = scrub_secrets(value)
+        blob = json.dumps(clean, sort_keys=True, ensure_ascii=False)
+
+        def write(conn: sqlite3.Connection) -> str | None:
+            inserted = conn.execute(
+                "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
                 (key, blob, backend, kind, _now()),
-            )
-        )
+            ).rowcount
+            if inserted == 1:  # the common case: one statement, this answer is the answer
+                return None
+            row = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+            stored = str(row[0]) if row is not None else blob
+            if stored != blob:
+                conn.execute(
+                    "INSERT INTO superseded (key, value, backend, kind, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (key, blob, backend, kind, _now()),
+                )
+            return stored
+
+        stored = self._retry(write)
+        if stored is None or stored == blob:
+            return None
+        kept = json.loads(stored)
+        return kept if isinstance(kept, dict) else None
+
+    def superseded(self, key: str | None = None) -> list[dict[str, Any]]:
+        """Answers that lost a race to an earlier writer of the same key (oldest first)."""
+        sql = "SELECT key, value, backend, kind, created_at FROM superseded"
+        params: tuple[str, ...] = ()
+        if key is not None:
+            sql, params = sql + " WHERE key = ?", (key,)
+        rows = self._retry(lambda conn: conn.execute(sql + " ORDER BY rowid", params).fetchall())
+        return [
+            {"key": k, "value": json.loads(v), "backend": b, "kind": kd, "created_at": at}
+            for k, v, b, kd, at in rows
+        ]
 
     # journal -----------------------------------------------------------------------------
 
@@ -347,6 +426,7 @@ class CachingJudge(_Counted):
         self.model = judge.model
         self.is_proxy = judge.is_proxy
         self._counter = _Counter()
+        self._checked_identity: dict[str, Any] | None = None
 
     def identity(self) -> dict[str, Any]:
         """The wrapped judge's identity."""
@@ -359,7 +439,9 @@ class CachingJudge(_Counted):
     def key(self, request: TriggerRequest) -> str:
         """The cache key of `request` for the wrapped judge."""
         identity = self.inner.identity()
-        assert_no_secrets(identity)
+        if identity != self._checked_identity:  # checked once, not once per run
+            assert_no_secrets(identity)
+            self._checked_identity = identity
         return cache_key(identity, request.cache_fields())
 
     def _lookup(self, key: str) -> TriggerOutcome | None:
@@ -373,13 +455,17 @@ class CachingJudge(_Counted):
             self.cache.mark(self.run_id, key, "done")
         return TriggerOutcome.from_cache(data)
 
-    def _store(self, key: str, outcome: TriggerOutcome) -> None:
+    def _store(self, key: str, outcome: TriggerOutcome) -> TriggerOutcome:
+        """Store an answer; the one reported (another run's when it stored the key first)."""
         if self.cache is None:
-            return
+            return outcome
         if outcome.error is None:
-            self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            earlier = self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            if earlier is not None:  # another run stored this key first: report its answer
+                outcome = TriggerOutcome.from_cache(earlier)
         if self.run_id:
             self.cache.mark(self.run_id, key, "done" if outcome.error is None else "error")
+        return outcome
 
     def _start(self, key: str) -> None:
         self._counter.call()
@@ -394,8 +480,7 @@ class CachingJudge(_Counted):
             return hit
         self._start(key)
         outcome = await self.inner.judge(request)
-        self._store(key, outcome)
-        return outcome
+        return self._store(key, outcome)
 
     async def judge_many(self, requests: list[TriggerRequest]) -> list[TriggerOutcome]:
         """Judge many requests; misses go to the wrapped judge's `judge_many` when it has one
@@ -411,8 +496,7 @@ class CachingJudge(_Counted):
         else:
             outcomes = [await self.inner.judge(requests[i]) for i in missing]
         for i, outcome in zip(missing, outcomes, strict=True):
-            self._store(keys[i], outcome)
-            results[i] = outcome
+            results[i] = self._store(keys[i], outcome)
         return [r for r in results if r is not None]
 
     async def aclose(self) -> None:
@@ -457,7 +541,14 @@ class CachingTextModel(_Counted):
                 "usage": asdict(response.usage),
                 "parsed": response.parsed,
             }
-            self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            earlier = self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            if earlier is not None:  # another run stored this key first: report its answer
+                return TextResponse(
+                    text=str(earlier["text"]),
+                    usage=CallUsage(**earlier.get("usage", {})),
+                    cached=True,
+                    parsed=earlier.get("parsed"),
+                )
         return response
 
     async def aclose(self) -> None:

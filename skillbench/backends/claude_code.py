@@ -30,6 +30,7 @@ from typing import Any, ClassVar, TypedDict, Unpack
 
 import yaml
 
+from skillbench import redaction
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -113,11 +114,8 @@ def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:
-    """`text` with every secret value replaced by `***`."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
+    """`text` with every secret value and key-shaped string redacted (skillbench.redaction)."""
+    return redaction.redact(text, secrets)
 
 
 def skill_markdown(entry: SkillEntry) -> str:

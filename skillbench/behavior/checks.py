@@ -7,13 +7,16 @@ Every outcome carries evidence: the matched text, or the reason the check failed
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
+
+import regex
 
 from skillbench.behavior.records import ExpectationCheck
 
 EVIDENCE_LIMIT = 300
+#: Time bound of one regex check (the `regex` package stops a catastrophic backtrack).
+REGEX_TIMEOUT_SECONDS = 2.0
 OUTPUTS = "outputs"
 
 
@@ -39,7 +42,7 @@ class RunMaterial:
 class CheckOutcome:
     """The verdict of one deterministic check, with evidence."""
 
-    passed: bool
+    passed: bool | None  # None: the check could not decide (a regex over its time bound)
     evidence: str
 
 
@@ -107,9 +110,13 @@ def run_check(check: ExpectationCheck, run: RunMaterial) -> CheckOutcome:
 
 def _regex(pattern: str, text: str, label: str) -> CheckOutcome:
     try:
-        found = re.search(pattern, text, re.MULTILINE)
-    except re.error as exc:
+        found = regex.search(pattern, text, regex.MULTILINE, timeout=REGEX_TIMEOUT_SECONDS)
+    except regex.error as exc:
         return CheckOutcome(False, f"invalid regex {pattern!r}: {exc}")
+    except TimeoutError:  # undecided: an error, never counted as a failure
+        return CheckOutcome(
+            None, f"regex /{_clip(pattern, 80)}/ timed out after {REGEX_TIMEOUT_SECONDS:g} s"
+        )
     if found is None:
         return CheckOutcome(False, f"no match for /{pattern}/ in {label}")
     return CheckOutcome(True, f"matched in {label}: {_clip(found.group(0))!r}")

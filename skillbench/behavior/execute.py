@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
@@ -169,8 +170,7 @@ def check_run_inputs(
     from skillbench.behavior.records import expectation_checks
 
     folder = Path(skill_dir)
-    if runs < 1:
-        raise InputError("must be at least 1", path="--runs")
+    limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
     for config in configs:
         check_config(config)
     for index in range(len(evals.evals.cases)):
@@ -285,7 +285,9 @@ async def execute_tasks(
                 result = await executor.execute(task)
                 data = result.to_cache()
                 if cache is not None and data is not None:
-                    cache.put(key, data, backend=executor.name, kind="behavior-run")
+                    earlier = cache.put(key, data, backend=executor.name, kind="behavior-run")
+                    if earlier is not None:  # a concurrent run stored this key first
+                        result = ExecutionResult.from_cache(earlier)
             record = _record(task, result, executor, started)
             write_run_folder(
                 workspace.run_dir(task.config, task.case_id, task.run_number), record, result
@@ -361,6 +363,9 @@ def run_cases(
     from skillbench.backends.registry import resolve_backend_name
 
     folder = Path(skill_dir)
+    limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
+    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
+    limits.check_timeout(timeout)
     batch = RunBatch()
     tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
     name = resolve_backend_name(backend) if executor is None else executor.name

@@ -153,6 +153,15 @@ def validator_conventions(skill_dir: Path) -> tuple[dict[str, ws.WSCheck], list[
 
 def _check_item(number: int, exp: c.Expectation, check: ExpectationCheck, run: StoredRun) -> Any:
     outcome = run_check(check, RunMaterial(run.dir, run.record.final_text))
+    if outcome.passed is None:  # the check could not decide: ungraded, never a failure
+        return GradedExpectation(
+            number=number,
+            text=exp.text,
+            criterion=exp.criterion or exp.text,
+            required=exp.required is not False,
+            method="ungraded",
+            evidence=f"ungraded: [{check.type} check] {outcome.evidence}",
+        )
     return GradedExpectation(
         number=number,
         text=exp.text,

@@ -8,7 +8,8 @@ Check semantics (the grader implements them; `target` names what is checked):
 - target: ``"outputs/<path>"`` (a file in the run's outputs/, glob patterns allowed for
   file_exists), ``"transcript"`` (transcript.md) or ``"final_text"`` (the run's final reply).
 - ``file_exists``: the target file exists (for a glob: at least one file matches).
-- ``regex``: ``pattern`` (Python `re`, MULTILINE) is found in the target text.
+- ``regex``: ``pattern`` (Python `re` syntax, run by the `regex` package with MULTILINE and a
+  2 s time bound; a timeout leaves the expectation UNGRADED) is found in the target text.
 - ``contains``: the string ``value`` occurs in the target text (case-sensitive).
 - ``json_valid``: the target text parses as JSON.
 - ``max_lines``: the target text has at most ``value`` (an integer) lines.

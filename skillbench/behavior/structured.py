@@ -75,7 +75,10 @@ async def _native(
         raise BackendError(f"the model returned no {output_model.__name__} object")
     if cache is not None:
         value = {"text": response.text, "usage": asdict(response.usage), "parsed": response.parsed}
-        cache.put(key, value, backend=target.name, kind=request.purpose or "structured")
+        earlier = cache.put(key, value, backend=target.name, kind=request.purpose or "structured")
+        if earlier is not None and isinstance(earlier.get("parsed"), dict):
+            kept: dict[str, Any] = earlier["parsed"]  # a concurrent run stored this key first
+            return kept
     return response.parsed
 
 

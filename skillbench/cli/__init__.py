@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from skillbench.cli.helptext import VersionAction, complete_help
 from skillbench.errors import EXIT_USAGE, SkillbenchError
+from skillbench.io import terminal_safe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,11 +48,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except SkillbenchError as exc:
-        print(f"skillbench: error: {exc}", file=sys.stderr)
+        print(f"skillbench: error: {terminal_safe(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a path the user gave cannot be read or written: bad input, not a bug
         where = exc.filename or "<file>"
-        print(f"skillbench: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"skillbench: error: {terminal_safe(f'{where}: {exc.strerror or exc}')}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("skillbench: interrupted", file=sys.stderr)

@@ -6,10 +6,13 @@ Not a subcommand module (its name does not end in ``_cmd``); rich is imported la
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from skillbench import limits
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -44,7 +47,28 @@ def add_backend_options(
 ) -> None:
     """`--backend NAME` and `--model NAME`."""
     parser.add_argument("--backend", help=backend_help)
-    parser.add_argument("--model", help=model_help)
+    parser.add_argument("--model", type=model_name, help=model_help)
+
+
+def text_value(text: str) -> str:
+    """An argparse type: text that is valid Unicode (argv bytes that are not UTF-8 arrive as
+    lone surrogates, which no model request or report could carry)."""
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise argparse.ArgumentTypeError("is not valid UTF-8 text (undecodable bytes)")
+    return text
+
+
+def model_name(text: str) -> str:
+    """An argparse type: a model name, never a credential (it would land in reports)."""
+    from skillbench.redaction import looks_secret
+
+    text_value(text)
+    if looks_secret(text):
+        raise argparse.ArgumentTypeError(
+            "looks like an API key, not a model name; keys come from the environment "
+            "(ANTHROPIC_API_KEY), never from options"
+        )
+    return text
 
 
 def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACHE_HELP) -> None:
@@ -62,18 +86,88 @@ WORKERS_HELP = (
 
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
     """`--workers N`: calls in flight, handed to the backend (None: the backend's default)."""
-    parser.add_argument("--workers", type=positive_int, metavar="N", help=WORKERS_HELP)
+    parser.add_argument("--workers", type=workers_option(), metavar="N", help=WORKERS_HELP)
 
 
 def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
+    """An argparse type: an integer of at least 1 (no upper cap; prefer `int_in`)."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer, got {_shown(text)}"
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {_shown(text)}")
     return value
+
+
+def _shown(text: str) -> str:
+    """An option value as shown in an error: repr, clipped, control characters escaped."""
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (the caps are in skillbench.limits)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip()) if len(text) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer from {low} to {high}, got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_in(low: float, high: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high] (or (low, high] with `low_open`)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text) if len(text) <= 40 else math.nan
+        except ValueError:
+            value = math.nan
+        above_low = low < value if low_open else low <= value
+        if not (math.isfinite(value) and above_low and value <= high):
+            bracket = "(" if low_open else "["
+            raise argparse.ArgumentTypeError(
+                f"expected a finite number in {bracket}{low:g}, {high:g}], got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def runs_option(max_runs: int = limits.MAX_RUNS) -> Callable[[str], int]:
+    """`--runs N`: 1 to MAX_RUNS runs per query or case."""
+    return int_in(1, max_runs)
+
+
+def workers_option() -> Callable[[str], int]:
+    """`--workers N`: 1 to MAX_WORKERS concurrent calls."""
+    return int_in(1, limits.MAX_WORKERS)
+
+
+def timeout_option() -> Callable[[str], float]:
+    """`--timeout SECONDS`: a finite number in (0, MAX_TIMEOUT_SECONDS]."""
+    return float_in(0.0, limits.MAX_TIMEOUT_SECONDS, low_open=True)
+
+
+def seed_option() -> Callable[[str], int]:
+    """`--seed N`: 0 to 2**63 - 1."""
+    return int_in(0, limits.MAX_SEED)
+
+
+def fraction_option() -> Callable[[str], float]:
+    """A probability-like option in [0, 1] (`--threshold`)."""
+    return float_in(0.0, 1.0)
 
 
 def catalog_dir(arg: str | None) -> Path | None:
@@ -81,6 +175,20 @@ def catalog_dir(arg: str | None) -> Path | None:
     if arg is not None:
         return Path(arg)
     return DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+
+
+def safe(text: object) -> str:
+    """Input or model text fit for the terminal (see skillbench.io.terminal_safe)."""
+    from skillbench.io import terminal_safe
+
+    return terminal_safe(text)
+
+
+def safe_markup(text: object) -> str:
+    """`safe(text)` with rich markup escaped, for strings printed with markup on."""
+    from rich.markup import escape
+
+    return escape(safe(text))
 
 
 def stderr_console() -> Console:

@@ -32,12 +32,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--a", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
     p.add_argument("--b", required=True, metavar="CONFIG", help="with_skill, baseline or v<N>")
     common.add_backend_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seed of the A/B order (0)")
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed of the A/B order (0)")
     p.add_argument(
         "--dialect", choices=DIALECTS, default="writing-skills", help="comparison/analysis shape"
     )
     p.add_argument(
-        "--workers", type=common.positive_int, default=4, help="pairs judged at once (4)"
+        "--workers", type=common.workers_option(), default=4, help="pairs judged at once (4)"
     )
     p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
     common.add_cache_options(p)
@@ -113,11 +113,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps_json(summary.to_json_dict()))
     else:
         for line in summary_lines(summary):
-            print(line)
+            print(common.safe(line))
     analysis = outcome.analysis
     if analysis is not None:
         if analysis.path is not None:
             err.print(f"analysis ({analysis.analyzer}) written to {analysis.path}", markup=False)
         elif analysis.reason:
-            err.print(f"analysis not written: {analysis.reason}", markup=False)
+            err.print(common.safe(f"analysis not written: {analysis.reason}"), markup=False)
     return EXIT_OK if summary.errors == 0 and summary.judged > 0 else EXIT_FAILED

@@ -77,8 +77,8 @@ def run_grade(args: argparse.Namespace) -> int:
         failed += len(r.graded) - r.passed
         rate = "–" if r.pass_rate is None else f"{r.pass_rate:.2f}"
         table.add_row(
-            rec.config,
-            rec.case_id,
+            common.safe_markup(rec.config),
+            common.safe_markup(rec.case_id),
             str(rec.run_number),
             str(r.passed),
             str(len(r.graded)),
@@ -91,10 +91,10 @@ def run_grade(args: argparse.Namespace) -> int:
         f"(pass rates count graded ones only)"
     )
     for note in summary.notes:
-        err.print(f"note: {note}", markup=False)
+        err.print(common.safe(f"note: {note}"), markup=False)
     skipped = {why for r in summary.runs for why in r.skipped.values()}
     for why in sorted(skipped):
-        err.print(f"not written: {why}", markup=False)
+        err.print(common.safe(f"not written: {why}"), markup=False)
     return EXIT_OK if failed == 0 else EXIT_FAILED
 
 
@@ -105,8 +105,11 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
     from skillbench.behavior.verdicts import benchmark_header, delta_text, workspace_is_recorded
     from skillbench.behavior.workspace import Workspace
+    from skillbench.io import check_output
     from skillbench.reports.header import header_lines
 
+    if args.out:
+        check_output(args.out, "--out")
     err = common.stderr_console()
     with err.status("benchmark"):
         doc, path = write_benchmark(
@@ -121,7 +124,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     out = Console(highlight=False)
     recorded = workspace_is_recorded(Workspace.for_skill(args.skill_dir, args.workspace))
     for line in header_lines(benchmark_header(doc, backend=None, recorded=recorded)):
-        out.print(line, markup=False)
+        out.print(common.safe(line), markup=False)
     out.print(f"delta ({extra['comparison']['delta']}): {delta_text(doc)}", markup=False)
     for line in paired_lines(paired):
         out.print(line, markup=False)

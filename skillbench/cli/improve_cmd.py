@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench import limits
 from skillbench.cli import common
 from skillbench.errors import EXIT_OK
 
@@ -31,7 +32,10 @@ def register(subparsers: Any) -> None:
         p, backend_help="local (default, heuristic proposer), anthropic, claude-code"
     )
     p.add_argument(
-        "--rounds", type=common.positive_int, default=5, help="evaluations incl. the original (5)"
+        "--rounds",
+        type=common.int_in(1, limits.MAX_ROUNDS),
+        default=5,
+        help="evaluations incl. the original (5, at most 50)",
     )
     p.add_argument("--split", metavar="T,S,X", help="train,selection,test fractions (0.6,0.2,0.2)")
     p.add_argument(
@@ -40,12 +44,19 @@ def register(subparsers: Any) -> None:
         help="reuse the split recorded in a loop_summary.json (file or its folder) instead of "
         "drawing one; its queries must be exactly the eval set's",
     )
-    p.add_argument("--runs", type=common.positive_int, default=3, help="runs per query (3)")
-    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
     p.add_argument(
-        "--seed", type=int, default=0, help="backend seed, and split seed by default (0)"
+        "--runs", type=common.runs_option(), default=3, help="runs per query (3, at most 100)"
     )
-    p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
+    p.add_argument(
+        "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
+    )
+    p.add_argument(
+        "--seed",
+        type=common.seed_option(),
+        default=0,
+        help="backend seed, and split seed by default (0)",
+    )
+    p.add_argument("--split-seed", type=common.seed_option(), help="split seed (default: --seed)")
     common.add_workers_option(p)
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
@@ -116,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_event(event: RoundEvent) -> None:
     if event.stage in {"evaluated", "stopped"}:
-        print(event.message, file=sys.stderr, flush=True)
+        print(common.safe(event.message), file=sys.stderr, flush=True)
 
 
 def _rates(it: LoopIteration) -> str:
@@ -142,11 +153,11 @@ def _print_result(result: LoopResult, out: Path) -> None:
     print(f"best round {best.round} (chosen on the selection split; test used for no decision)")
     adoption = summary.adoption
     if adoption is not None:
-        print(f"adoption: {adoption.reason}")
+        print(common.safe(f"adoption: {adoption.reason}"))
         print(f"  rule: {adoption.rule} (alpha {adoption.alpha:g})")
     print(f"chosen (round {chosen.round}): {_rates(chosen)}")
-    print(f"  {chosen.description}")
-    print(f"outputs in {out}")
+    print(common.safe(f"  {chosen.description}"))
+    print(common.safe(f"outputs in {out}"))
     if result.applied:
         print("SKILL.md updated with the chosen description")
     elif chosen.description == summary.original_description:

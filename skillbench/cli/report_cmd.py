@@ -11,15 +11,29 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 
-def parse_value(text: str) -> Any:
-    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text."""
+def parse_value(text: str, name: str = "VALUE") -> Any:
+    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text.
+
+    Parsed with the same bounds as SKILL.md frontmatter (size, nesting depth, aliases); a
+    key-shaped value is refused (it would be written into the report's notebook).
+    """
     import yaml
 
+    from skillbench.redaction import looks_secret
+    from skillbench.skill import YamlBoundError, load_yaml_bounded
+
+    if looks_secret(text):
+        raise InputError(
+            "looks like an API key; secrets come from the environment, never from parameters",
+            path=f"-p {name}",
+        )
     if text in ("None", "none"):
         return None
     try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
+        value = load_yaml_bounded(text)
+    except YamlBoundError as exc:
+        raise InputError(str(exc).replace("frontmatter", "the value"), path=f"-p {name}") from None
+    except (yaml.YAMLError, ValueError, TypeError):  # not YAML: the text itself
         return text
     return text if value is None and text.strip() not in ("null", "~", "Null", "NULL") else value
 
@@ -62,7 +76,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
     report.add_argument(
-        "--timeout", type=float, default=600.0, metavar="SECONDS", help="per-cell timeout (600)"
+        "--timeout",
+        type=common.timeout_option(),
+        default=600.0,
+        metavar="SECONDS",
+        help="per-cell timeout (600, at most 3600)",
     )
     report.set_defaults(func=_report)
 
@@ -98,20 +116,21 @@ def _report(args: argparse.Namespace) -> int:
         if args.parameter:
             raise InputError("`report list` takes no parameters", field="-p")
         for folder, manifest in list_reports(args.out):
-            print(f"{manifest.status:7} {manifest.started_utc:%Y-%m-%d %H:%M:%S}Z  {folder}")
+            when = f"{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z"
+            print(common.safe(f"{manifest.status:7} {when}  {folder}"))
         return EXIT_OK
     params: dict[str, Any] = {}
     for name, value in args.parameter:
         if name in params:
             raise InputError("given twice", field=f"-p {name}")
-        params[name] = parse_value(value)
+        params[name] = parse_value(value, name)
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
-    print(result.folder)
+    print(common.safe(result.folder))
     header = result.manifest.header
     if header is not None:
         from skillbench.reports.header import mark
 
-        print(f"{mark(header.ok)} {header.verdict}")
+        print(common.safe(f"{mark(header.ok)} {header.verdict}"))
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
@@ -169,9 +188,9 @@ def _demo(args: argparse.Namespace) -> int:
         write_index(Path(args.out).resolve())
     for name, result in zip(DEMO_NOTEBOOKS, results, strict=True):
         print(f"{name}: {'ok' if result.ok else 'FAILED'}")
-        print(f"  folder: {result.folder}")
+        print(common.safe(f"  folder: {result.folder}"))
         if result.html is not None:
-            print(f"  html:   {result.html}")
+            print(common.safe(f"  html:   {result.html}"))
         if not result.ok:
             _print_failure(result.folder, result.manifest.error)
             status = EXIT_FAILED
@@ -186,4 +205,5 @@ def _print_failure(folder: Path, error: Any) -> None:
 
     where = f" in cell {error.cell_index}" if error and error.cell_index is not None else ""
     detail = f"{error.type}: {error.message}" if error else "unknown error"
-    print(f"skillbench: notebook failed{where}: {detail} (see {folder})", file=sys.stderr)
+    message = f"skillbench: notebook failed{where}: {detail} (see {folder})"
+    print(common.safe(message), file=sys.stderr)

@@ -29,13 +29,23 @@ def register(subparsers: Any) -> None:
         help="comma-separated configurations: with_skill,baseline (default) or v0,v1",
     )
     p.add_argument(
-        "--runs", type=common.positive_int, default=3, help="runs per case and config (3)"
+        "--runs",
+        type=common.runs_option(),
+        default=3,
+        help="runs per case and config (3, at most 100)",
     )
     common.add_backend_options(
         p, backend_help="local (default: replay samples), anthropic, claude-code"
     )
-    p.add_argument("--workers", type=common.positive_int, default=2, help="concurrent runs (2)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
+    p.add_argument(
+        "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=common.timeout_option(),
+        metavar="SECONDS",
+        help="per-run timeout (at most 3600)",
+    )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
     p.set_defaults(func=run)
@@ -53,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         init_workspace,
         read_evals,
     )
+    from skillbench.io import check_output
 
     err = common.stderr_console()
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -63,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     backend = resolve_backend_name(args.backend)
     evals_file = Path(args.evals) if args.evals else evals_path(args.skill_dir)
     workspace = Workspace.for_skill(args.skill_dir, args.workspace)
+    check_output(workspace.root, "--workspace", folder=True)  # before any run or model call
     had_evals = evals_file.exists()
     evals = None
     if had_evals or args.evals:  # validate every input before anything is created
@@ -116,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     for note in batch.notes:
-        err.print(note, markup=False)
+        err.print(common.safe(note), markup=False)
     failed = [r for r in batch if r.status == "error"]
     kind = "replayed sample runs" if batch.replayed_samples else "runs"
     err.print(
@@ -127,10 +139,16 @@ def run(args: argparse.Namespace) -> int:
     )
     for record in failed:
         err.print(
-            f"FAILED {record.config}/{record.case_id}/run-{record.run_number}: {record.error}",
+            common.safe(
+                f"FAILED {record.config}/{record.case_id}/run-{record.run_number}: {record.error}"
+            ),
             style="red",
             markup=False,
         )
     if batch.missing:
-        err.print(f"no recorded sample for: {', '.join(batch.missing)}", style="red", markup=False)
+        err.print(
+            common.safe(f"no recorded sample for: {', '.join(batch.missing)}"),
+            style="red",
+            markup=False,
+        )
     return EXIT_OK if not failed and not batch.missing else EXIT_FAILED

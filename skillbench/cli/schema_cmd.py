@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InputError
 
 
@@ -90,7 +91,7 @@ def _print_table(results: list[Any]) -> None:
         lines.extend(f"  warning: {w}" for w in r.warnings)
     invalid = sum(not r.valid for r in results)
     lines.append(f"{len(results)} files: {len(results) - invalid} valid, {invalid} invalid")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(common.safe("\n".join(lines)) + "\n")
 
 
 def run_convert(args: argparse.Namespace) -> int:
@@ -103,6 +104,10 @@ def run_convert(args: argparse.Namespace) -> int:
             field="--to",
             rule="known-dialect",
         )
+    if args.output:
+        from skillbench.io import check_output
+
+        check_output(args.output, "--output")
     try:
         result = convert(load(args.file), args.to_dialect)
     except InputError as exc:
@@ -110,7 +115,7 @@ def run_convert(args: argparse.Namespace) -> int:
             raise InputError(exc.detail, path=args.file, field=exc.field, rule=exc.rule) from None
         raise
     for loss in result.losses:
-        print(f"loss: {loss}", file=sys.stderr)
+        print(common.safe(f"loss: {loss}"), file=sys.stderr)
     if args.output:
         write(result.model, args.output)
     else:

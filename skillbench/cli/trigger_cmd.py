@@ -32,18 +32,35 @@ def register(subparsers: Any) -> None:
         type=_runs,
         default=4,  # skillbench.trigger.run.DEFAULT_RUNS (not imported: the CLI loads lazily)
         metavar="N|auto",
-        help="runs per query, or auto to stop each query once its verdict is settled (default 4: "
-        "the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",
+        help="runs per query (at most 100), or auto to stop each query once its verdict is "
+        "settled (default 4: the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",
     )
     p.add_argument(
-        "--max-runs", type=common.positive_int, default=10, help="cap for --runs auto (10)"
+        "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"
     )
-    p.add_argument("--threshold", type=float, default=0.5, help="pass threshold (0.5)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
+    p.add_argument(
+        "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
+    )
+    p.add_argument(
+        "--confidence",
+        type=common.float_in(0.5, 0.9999),
+        default=0.95,
+        help="interval confidence (0.95)",
+    )
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed for the backend (0)")
+    p.add_argument(
+        "--timeout",
+        type=common.timeout_option(),
+        metavar="SECONDS",
+        help="per-run timeout (default: the backend's per-call timeout; at most 3600)",
+    )
+    p.add_argument(
+        "--description",
+        type=common.text_value,
+        metavar="TEXT",
+        help="evaluate this description instead",
+    )
     common.add_workers_option(p)
-    p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
-    p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
@@ -58,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
     """Execute the trigger eval described by the parsed arguments; returns the exit code."""
     from rich.console import Console
 
-    from skillbench.io import dumps_json, write_json
+    from skillbench.io import check_output, dumps_json, write_json
     from skillbench.trigger.run import evaluate_skill_sync
 
+    if args.out:  # before any model call: a bad --out must not cost a whole eval
+        check_output(args.out, "--out")
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
     with common.progress_bar(err, "trigger eval") as on_progress:
@@ -90,15 +109,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(Console(highlight=False), report)
     for warning in report.warnings or []:
-        err.print(f"WARNING: {warning}", style="bold red", markup=False)
+        err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:
-        err.print(f"report written to {args.out}", markup=False)
+        err.print(common.safe(f"report written to {args.out}"), markup=False)
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
 
 
+#: Rows of the per-query table printed; past it, failing rows first and a count of the rest
+#: (a 50,000-row table takes minutes to lay out; every row is in --out / --json).
+MAX_TABLE_ROWS = 200
+
+
 def _print_report(console: Console, report: TriggerReport) -> None:
-    """The header (verdict, failures, provenance), a per-query table (failures first) and the
-    summary lines."""
+    """The header (verdict, failures, provenance), a per-query table (failures first, at most
+    MAX_TABLE_ROWS rows) and the summary lines."""
     from rich.table import Table
     from rich.text import Text
 
@@ -111,7 +135,9 @@ def _print_report(console: Console, report: TriggerReport) -> None:
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
     for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):
         table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
-    for r in sorted(report.results, key=lambda r: r.passed):  # failures first, order kept
+    rows = sorted(report.results, key=lambda r: r.passed)  # failures first, order kept
+    rows = rows[:MAX_TABLE_ROWS]
+    for r in rows:
         ci = "–" if r.ci_low is None else f"{r.ci_low:.2f}–{r.ci_high:.2f}"
         if r.unresolved:
             verdict = Text("UNRESOLVED", style="bold red")
@@ -120,7 +146,7 @@ def _print_report(console: Console, report: TriggerReport) -> None:
         else:
             verdict = Text("FAIL" + (" (flaky)" if r.flaky else ""), style="red")
         instead = ", ".join(f"{k}×{v}" for k, v in (r.fired_instead or {}).items())
-        query = Text(r.query + (f"  [fired instead: {instead}]" if instead else ""))
+        query = Text(common.safe(r.query + (f"  [fired instead: {instead}]" if instead else "")))
         table.add_row(
             query,
             "trigger" if r.should_trigger else "no",
@@ -131,8 +157,14 @@ def _print_report(console: Console, report: TriggerReport) -> None:
             verdict,
         )
     console.print(table)
+    if len(rows) < len(report.results):
+        console.print(
+            f"… {len(report.results) - len(rows)} more queries not shown (failing ones first); "
+            "--out or --json has every row",
+            markup=False,
+        )
     for line in summary_lines(report):
-        console.print(line, markup=False)
+        console.print(common.safe(line), markup=False)
 
 
 def summary_lines(report: TriggerReport) -> list[str]:
@@ -178,4 +210,4 @@ def summary_lines(report: TriggerReport) -> list[str]:
 def _runs(text: str) -> int | str:
     if text.strip().lower() == "auto":
         return "auto"
-    return common.positive_int(text)
+    return common.runs_option()(text)

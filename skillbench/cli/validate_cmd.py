@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
@@ -120,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "github":
         lines = github_annotations(reports)
         lines.append(summary_lines(items)[0])
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.write(common.safe("\n".join(lines)) + "\n")
     else:
         lines = summary_lines(items, verbose=args.verbose) if several else detail_lines(items[0])
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.write(common.safe("\n".join(lines)) + "\n")
     return EXIT_OK if all(r.valid for r in reports) else EXIT_FAILED

@@ -47,13 +47,17 @@ def run_init(args: argparse.Namespace) -> int:
     err = common.stderr_console()
     result = init_workspace(args.skill_dir, args.workspace, dialect=args.dialect)
     for path in result.created:
-        err.print(f"created {path}", markup=False)
+        err.print(common.safe(f"created {path}"), markup=False)
     for warning in result.warnings:
-        err.print(f"warning: evals/evals.json: {warning}", style="yellow", markup=False)
+        err.print(
+            common.safe(f"warning: evals/evals.json: {warning}"), style="yellow", markup=False
+        )
     if result.already_initialised:
-        err.print(f"workspace already initialised: {result.workspace.root}", markup=False)
+        err.print(
+            common.safe(f"workspace already initialised: {result.workspace.root}"), markup=False
+        )
     else:
-        err.print(f"workspace ready: {result.workspace.root}", markup=False)
+        err.print(common.safe(f"workspace ready: {result.workspace.root}"), markup=False)
     if any(p.name == "evals.json" for p in result.created):
         err.print(
             "evals/evals.json holds ONE EXAMPLE case: replace it with real cases before "
@@ -72,6 +76,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
     version = snapshot(args.skill_dir, args.workspace, description=args.description)
     root = Workspace.for_skill(args.skill_dir, args.workspace).root
     commit = version.git_hash or "null (uncommitted changes or no git repository)"
-    err.print(f"snapshot {version.label} → {root / (version.path or '')}", markup=False)
+    err.print(
+        common.safe(f"snapshot {version.label} → {root / (version.path or '')}"), markup=False
+    )
     err.print(f"git commit: {commit}", markup=False)
     return EXIT_OK

@@ -87,6 +87,10 @@ def parse_fractions(text: str) -> tuple[float, float, float]:
 
 def check_fractions(fractions: tuple[float, float, float]) -> tuple[float, float, float]:
     """Fractions must be positive and sum to 1 (within rounding)."""
+    if any(not math.isfinite(f) for f in fractions):
+        raise InputError(
+            f"every split fraction must be a finite number, got {fractions}", path="--split"
+        )
     if any(f <= 0 for f in fractions):
         raise InputError(f"every split fraction must be > 0, got {fractions}", path="--split")
     if abs(sum(fractions) - 1.0) > 1e-6:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
-import re
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from skillbench import redaction
 from skillbench.gitinfo import run_git
 from skillbench.reports.header import ReportHeader
 from skillbench.schemas.base import Document
@@ -21,7 +20,7 @@ from skillbench.version import __version__
 
 MANIFEST_NAME = "manifest.json"
 KEY_PACKAGES = ("pydantic", "pandas", "matplotlib", "papermill", "nbconvert", "anthropic")
-SECRET_NAME = re.compile(r"(api[_-]?key|token|secret|password|credential)", re.IGNORECASE)
+SECRET_NAME = redaction.SECRET_NAME
 _SKIPPED_PARTS = frozenset({"__pycache__", ".git", ".ipynb_checkpoints", ".DS_Store"})
 
 
@@ -216,11 +215,8 @@ def list_artifacts(folder: Path) -> list[Artifact]:
 
 
 def redact(text: str) -> str:
-    """Replace the value of every secret-looking environment variable found in `text` with ***."""
-    for name, value in os.environ.items():
-        if SECRET_NAME.search(name) and len(value) >= 8 and value in text:
-            text = text.replace(value, "***")
-    return text
+    """`text` with secret environment values and key-shaped strings redacted."""
+    return redaction.redact(text)
 
 
 MANIFEST_DOCUMENT = native_entry(

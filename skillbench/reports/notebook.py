@@ -291,8 +291,8 @@ def show_text(text: str) -> None:
 
 
 def cache_path() -> Path:
-    """The call cache a notebook uses (``$SKILLBENCH_CACHE``, else the project's git-ignored
-    ``.skillbench/cache.sqlite``): never a new file in the notebooks folder."""
+    """The call cache a notebook uses (``$SKILLBENCH_CACHE``, else the user's cache folder,
+    ``$XDG_CACHE_HOME/skillbench/cache.sqlite``): never a file in the repository."""
     return default_cache_path()
 
 

@@ -51,10 +51,10 @@ def input_path(value: str | Path | None) -> str | None:
 
 
 def default_cache_path() -> Path:
-    """The call cache notebooks use: ``$SKILLBENCH_CACHE``, else ``.skillbench/cache.sqlite``
-    under the project root (git-ignored), else under the working directory."""
+    """The call cache notebooks use: ``$SKILLBENCH_CACHE``, else the user's cache folder
+    (``$XDG_CACHE_HOME/skillbench/cache.sqlite``, default ``~/.cache/…``): notebooks and
+    kernels write nothing into the repository, not even a git-ignored file."""
+    from skillbench.backends.cache import user_cache_path
+
     env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    root = project_root() or Path.cwd()
-    return root / ".skillbench" / "cache.sqlite"
+    return Path(env) if env else user_cache_path()

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.io import write_json
+from skillbench.io import redact_file, write_json
 from skillbench.reports.header import HEADER_NAME, ReportHeader, Verdict, make_header
 from skillbench.reports.html import HEADER_CELL_TAG, prepend_header, render_html
 from skillbench.reports.index import LATEST_NAME, update_latest, write_index
@@ -165,6 +165,20 @@ def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None
             )
 
 
+def from_caller_cwd(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` with relative input paths made absolute against the caller's working directory
+    (the kernel runs elsewhere: `report -p skill_dir rel/path` means the caller's rel/path)."""
+    return {
+        name: str(Path.cwd() / value)
+        if is_input_path_param(name)
+        and isinstance(value, str)
+        and value.strip()
+        and not Path(value).expanduser().is_absolute()
+        else value
+        for name, value in params.items()
+    }
+
+
 def default_values(declared: dict[str, str]) -> dict[str, Any]:
     """Declared defaults evaluated as Python literals where possible (else kept as source text)."""
     values: dict[str, Any] = {}
@@ -231,7 +245,7 @@ def run_notebook(
     `params` must name parameters the notebook declares (InputError, before execution,
     otherwise). ``report_dir`` is injected when declared. `cwd` (default: the repo root) is the
     kernel's working directory, so relative defaults such as ``data/skills`` resolve there;
-    a relative `out_root` is relative to the calling process. `timeout` is per cell, in seconds.
+    relative input paths given in `params` and a relative `out_root` are the calling process's. `timeout` is per cell, in seconds.
     A failing notebook still yields its folder, with ``status="failed"`` and the error.
     """
     import papermill
@@ -240,6 +254,7 @@ def run_notebook(
     notebook = resolve_notebook(name_or_path)
     declared = declared_parameters(notebook)
     check_parameters(notebook, params, declared)
+    params = from_caller_cwd(params)
     workdir = Path(cwd).resolve() if cwd is not None else repo_root()
     if not workdir.is_dir():
         raise InputError("working directory not found", path=workdir, field="cwd")
@@ -318,6 +333,7 @@ def run_notebook(
             error = error or RunError(
                 type=type(exc).__name__, message=redact(f"header insertion failed: {exc}")
             )
+    redact_file(executed)  # papermill wrote it: parameters and outputs may echo a secret
     html: Path | None = None
     if executed.is_file():
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.errors import InputError
-from skillbench.io import read_json
+from skillbench.io import read_input_bytes, read_json
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class EvalQuery:
 
 def file_sha256(path: str | Path) -> str:
     """SHA-256 of a file's bytes (recorded in the report so a run can be matched to its input)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return hashlib.sha256(read_input_bytes(path)).hexdigest()
 
 
 def load_eval_set(path: str | Path) -> list[EvalQuery]:

@@ -9,15 +9,16 @@ and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialR
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
+from skillbench import limits
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
+from skillbench.redaction import clip
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -57,7 +58,6 @@ PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"
 )
-_SECRET = re.compile(r"sk-ant-[A-Za-z0-9_\-]+")
 T = TypeVar("T")
 
 
@@ -365,16 +365,20 @@ async def _run_wave(
             outcomes = [TriggerOutcome(triggered=False, error=message) for _ in requests]
         on_done(len(requests))
         return [_checked(outcome) for outcome in outcomes]
+    # `workers` coroutines pull from one index iterator: memory and scheduling stay O(workers),
+    # not one task per run (50,000 queries x 100 runs would be 5 million tasks)
+    done: list[TriggerOutcome | None] = [None] * len(requests)
+    pending = iter(range(len(requests)))
     self_bounded = timeout is None and getattr(_innermost(judge), "limiter", None) is not None
-    gate = asyncio.Semaphore(len(requests) if self_bounded else workers)
+    width = len(requests) if self_bounded else workers
 
-    async def one(request: TriggerRequest) -> TriggerOutcome:
-        async with gate:
-            outcome = await _judge_once(judge, request, timeout)
-        on_done(1)
-        return outcome
+    async def worker() -> None:
+        for index in pending:
+            done[index] = await _judge_once(judge, requests[index], timeout)
+            on_done(1)
 
-    return list(await asyncio.gather(*(one(request) for request in requests)))
+    await asyncio.gather(*(worker() for _ in range(min(width, len(requests)))))
+    return [o if o is not None else TriggerOutcome(False, error="not run") for o in done]
 
 
 def _wants_many(judge: object) -> bool:
@@ -423,9 +427,8 @@ def _checked(outcome: object) -> TriggerOutcome:
 
 
 def redact(text: str, limit: int = 300) -> str:
-    """Shorten a message and mask anything shaped like an Anthropic API key."""
-    text = _SECRET.sub("sk-ant-***", text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Shorten a message and mask secrets (see skillbench.redaction)."""
+    return clip(text, limit)
 
 
 class _Progress:
@@ -466,18 +469,16 @@ def _check_options(
     workers: int,
     timeout: float | None,
 ) -> None:
-    if runs != "auto" and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
-        raise InputError("must be a positive integer or 'auto'", field="runs")
-    if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
-        raise InputError("must be a positive integer", field="max_runs")
-    if not 0.0 < confidence < 1.0:
-        raise InputError("must be between 0 and 1 (exclusive)", field="confidence")
-    if not 0.0 <= threshold <= 1.0:
-        raise InputError("must be between 0 and 1", field="threshold")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError("must be a positive integer", field="workers")
-    if timeout is not None and timeout <= 0:
-        raise InputError("must be a positive number of seconds", field="timeout")
+    """The numeric options, finite and within the documented caps of skillbench.limits."""
+    if runs != "auto":
+        limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
+    limits.check_int(max_runs, "--max-runs", 1, limits.MAX_RUNS)
+    limits.check_float(confidence, "--confidence", 0.0, 1.0, low_open=True)
+    if confidence >= 1.0:
+        raise InputError("must be below 1", path="--confidence")
+    limits.check_float(threshold, "--threshold", 0.0, 1.0)
+    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
+    limits.check_timeout(timeout)
 
 
 def _notes(

@@ -213,10 +213,10 @@ async def test_keep_workdirs_keeps_the_project(record: Path) -> None:
 async def test_secrets_never_reach_outcome_or_identity(record: Path) -> None:
     j = judge(record, "is_error", env={"FAKE_CLAUDE_LEAK": "1"})
     outcome = await j.judge(request())
-    assert outcome.error is not None and "***" in outcome.error
+    assert outcome.error is not None and "[REDACTED]" in outcome.error
     blob = json.dumps(outcome.to_cache()) + json.dumps(j.identity()) + json.dumps(j.versions())
     assert SECRET not in blob
-    assert "***" in outcome.detail["stderr_tail"]
+    assert "[REDACTED]" in outcome.detail["stderr_tail"]
 
 
 def test_identity_and_versions(record: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -86,3 +86,18 @@ def test_symlink_escaping_outputs_is_not_followed(tmp_path: Path) -> None:
         RunMaterial(tmp_path / "run"),
     )
     assert not outcome.passed
+
+
+def test_catastrophic_regex_is_time_bounded_and_undecided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from skillbench.behavior import checks
+
+    monkeypatch.setattr(checks, "REGEX_TIMEOUT_SECONDS", 0.2)
+    material = RunMaterial(tmp_path, final_text="a" * 60 + "!")
+    started = time.monotonic()
+    outcome = run_check(check(type="regex", target="final_text", pattern=r"(a|aa)+$"), material)
+    assert time.monotonic() - started < 10  # `re` takes minutes on this input
+    assert outcome.passed is None and "timed out after 0.2 s" in outcome.evidence

@@ -264,6 +264,26 @@ def test_grading_files_mark_how_each_score_was_decided(tmp_path: Path) -> None:
     assert load(space.grading_dir / "case-one_v0_run1.json").dialect == "writing-skills"
 
 
+def test_a_regex_over_its_time_bound_is_ungraded_not_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.behavior import checks
+
+    skill, _space = standard_workspace(tmp_path)
+    evals_file = skill / "evals" / "evals.json"
+    evals = json.loads(evals_file.read_text())
+    evals["cases"][0]["expectations"][1]["check"]["pattern"] = r"^(a|aa)+$"
+    evals_file.write_text(json.dumps(evals))
+    for summary_md in tmp_path.rglob("summary.md"):
+        summary_md.write_text("a" * 60 + "!")
+    monkeypatch.setattr(checks, "REGEX_TIMEOUT_SECONDS", 0.2)
+    summary = grade_workspace_sync(skill, backend="local")
+    good = _by_run(summary)[("with_skill", "case-one", 1)]
+    assert [i.method for i in good.items] == ["check", "ungraded", "ungraded"]
+    assert "timed out after 0.2 s" in good.items[1].evidence
+    assert good.passed == 1 and len(good.graded) == 1
+
+
 def test_draft_cases_without_expectations_are_noted_not_graded(tmp_path: Path) -> None:
     draft = {
         "skill_name": "demo-skill",

@@ -101,4 +101,4 @@ def test_non_positive_counts_are_usage_errors(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(argv) == 2
-    assert "expected a positive integer" in capsys.readouterr().err
+    assert "expected an integer from 1 to" in capsys.readouterr().err

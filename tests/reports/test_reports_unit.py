@@ -138,7 +138,7 @@ def test_list_artifacts_skips_manifest_and_temporaries(tmp_path: Path) -> None:
 
 def test_redact_hides_secret_environment_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-123")
-    assert redact("bad key sk-ant-secret-value-123 used") == "bad key *** used"
+    assert redact("bad key sk-ant-secret-value-123 used") == "bad key [REDACTED] used"
 
 
 def test_helpers_save_artifacts_into_the_report_dir(tmp_path: Path) -> None:

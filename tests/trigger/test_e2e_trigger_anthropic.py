@@ -163,7 +163,7 @@ async def test_judge_error_text_is_redacted_when_the_server_echoes_the_key(senti
         await judge.aclose()
         assert mock.count("key_matched") == 1
     assert outcome.error is not None and "HTTP 401" in outcome.error
-    assert "***" in outcome.error  # the echoed key was there, and was masked
+    assert "[REDACTED]" in outcome.error  # the echoed key was there, and was masked
     assert sentinel not in outcome.error and sentinel[-12:] not in outcome.error
     assert sentinel not in repr(outcome)
 

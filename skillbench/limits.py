@@ -1,0 +1,63 @@
+"""Documented caps on numeric options, and the checks every entry point shares.
+
+Each check raises InputError naming the option (``--runs``, ``--timeout``…) so the CLI prints
+one line and exits 2 before any model call. The caps are generous for research use and stop a
+typo (``--runs 100000000``) from planning a run that would never finish.
+"""
+
+from __future__ import annotations
+
+import math
+
+from skillbench.errors import InputError
+
+#: Runs per query (trigger evals) or per case and configuration (behavior runs).
+MAX_RUNS = 100
+#: Concurrent model calls.
+MAX_WORKERS = 64
+#: Per-run / per-call timeout, seconds (one hour).
+MAX_TIMEOUT_SECONDS = 3600.0
+#: Rounds of the description-improvement loop.
+MAX_ROUNDS = 50
+#: Parts of an `improve --split` (train, selection, test).
+SPLIT_PARTS = 3
+#: Largest seed accepted (a 63-bit integer, what every backend and numpy accept).
+MAX_SEED = 2**63 - 1
+
+
+def check_int(value: object, option: str, low: int, high: int) -> int:
+    """`value` as an int in [low, high]; InputError naming `option` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"must be an integer from {low} to {high}, got {value!r}", path=option)
+    return value
+
+
+def check_float(
+    value: object,
+    option: str,
+    low: float,
+    high: float,
+    *,
+    low_open: bool = False,
+) -> float:
+    """`value` as a finite float in [low, high] (or (low, high] with `low_open`)."""
+    ok = (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (low < value if low_open else low <= value)
+        and value <= high
+    )
+    if not ok:
+        bracket = "(" if low_open else "["
+        raise InputError(
+            f"must be a finite number in {bracket}{low:g}, {high:g}], got {value!r}", path=option
+        )
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_timeout(value: float | None, option: str = "--timeout") -> float | None:
+    """None (the backend's default) or a finite number of seconds in (0, MAX_TIMEOUT_SECONDS]."""
+    if value is None:
+        return None
+    return check_float(value, option, 0.0, MAX_TIMEOUT_SECONDS, low_open=True)
