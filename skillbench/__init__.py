@@ -37,6 +37,10 @@ _EXPORTS: dict[str, str] = {
     "results_frame": "skillbench.trigger.frames",
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
+    "run_agreement_sync": "skillbench.trigger.agreement",
+    "agreement_frame": "skillbench.trigger.agreement",
+    "agreement_lines": "skillbench.trigger.agreement",
+    "agreement_summary_frame": "skillbench.trigger.agreement",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
     "parse_fractions": "skillbench.improve.splits",
@@ -80,6 +84,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "Skill",
     "Workspace",
     "__version__",
+    "agreement_frame",
+    "agreement_lines",
+    "agreement_summary_frame",
     "cases_frame",
     "compare_sync",
     "confusion_figure",
@@ -117,6 +124,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "results_frame",
     "round_diffs_html",
     "rounds_frame",
+    "run_agreement_sync",
     "run_cases",
     "run_summary_frame",
     "run_trigger_eval",
@@ -190,6 +198,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.improve.splits import parse_fractions
     from skillbench.reports import notebook as notebook
     from skillbench.skill import Skill
+    from skillbench.trigger.agreement import (
+        agreement_frame,
+        agreement_lines,
+        agreement_summary_frame,
+        run_agreement_sync,
+    )
     from skillbench.trigger.frames import (
         confusion_frame,
         cost_frame,
