@@ -115,14 +115,22 @@ async def skillbench_route(*, shipped: bool, ideal: float) -> Route:
 
 
 async def floor_route(ideal: float) -> Route:
-    """The fake CLI with nothing around it: 10 at a time, read to the Skill call, killed."""
+    """The fake CLI with nothing around it: 10 at a time (spawned as skillbench spawns it: no
+    stdin, a session of its own), read to the Skill call, killed."""
     gate = asyncio.Semaphore(WORKERS)
     env = {**os.environ, **paced_env()}
 
     async def one(query: str) -> bool:
         async with gate:
             proc = await asyncio.create_subprocess_exec(
-                str(PACED), "-p", query, stdout=asyncio.subprocess.PIPE, env=env
+                str(PACED),
+                "-p",
+                query,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
             )
             assert proc.stdout is not None
             try:
