@@ -150,7 +150,7 @@ class RunnerOptions(TypedDict, total=False):
     extra_args: Sequence[str]
     env: Mapping[str, str] | None
     pass_env: bool
-    auth: str
+    auth: str | None
 
 
 class _ClaudeRunner:
@@ -178,12 +178,13 @@ class _ClaudeRunner:
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         pass_env: bool = True,
-        auth: str = "env",
+        auth: str | None = None,
     ) -> None:
         """`timeout` and `max_concurrency` default to the class's `default_*` values; `workers`
         is the same setting under the name the trigger eval uses (`--workers`). `pass_env`
         False passes only a minimal whitelist of the caller's variables. `auth="login"` copies
-        the caller's Claude Code login into each isolated HOME (and leaves API keys out)."""
+        the caller's Claude Code login into each isolated HOME (and leaves API keys out);
+        None reads `$SKILLBENCH_CLAUDE_AUTH` (default `env`)."""
         timeout = self.default_timeout if timeout is None else timeout
         if workers is not None and max_concurrency is not None and workers != max_concurrency:
             raise InputError("give workers or max_concurrency, not both", field="workers")

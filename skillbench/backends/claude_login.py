@@ -23,6 +23,8 @@ from skillbench.errors import InputError
 
 AuthMode = Literal["env", "login"]
 AUTH_MODES: tuple[str, ...] = ("env", "login")
+AUTH_ENV = "SKILLBENCH_CLAUDE_AUTH"
+"""The default of `auth` when none is given (every command and notebook that runs the CLI)."""
 CREDENTIALS_FILE = ".credentials.json"
 CONFIG_FILE = ".claude.json"
 #: The fields of `.claude.json` that describe the logged-in account (nothing else is copied).
@@ -39,10 +41,16 @@ class Login:
     account: dict[str, Any]
 
 
-def check_auth(auth: str) -> AuthMode:
-    """`auth` if it is `env` or `login`, else InputError naming `--auth`."""
+def check_auth(auth: str | None) -> AuthMode:
+    """`auth` (None: `$SKILLBENCH_CLAUDE_AUTH`, else `env`) if it is `env` or `login`, else
+    InputError naming `--auth` (or the variable)."""
+    source = "--auth"
+    if auth is None:
+        auth = os.environ.get(AUTH_ENV) or "env"
+        source = f"${AUTH_ENV}"
+    auth = auth.strip().lower()
     if auth not in AUTH_MODES:
-        raise InputError(f"must be one of {', '.join(AUTH_MODES)}, got {auth!r}", path="--auth")
+        raise InputError(f"must be one of {', '.join(AUTH_MODES)}, got {auth!r}", path=source)
     return "login" if auth == "login" else "env"
 
 

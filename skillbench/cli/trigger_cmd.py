@@ -46,10 +46,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--auth",
         choices=("env", "login"),
-        default="env",
-        help="claude-code only: `env` (default) uses the key or cloud credentials of your "
-        "environment; `login` copies your Claude Code subscription login (not your skills or "
-        "settings) into each run's isolated HOME",
+        help="claude-code only: `env` (default, or $SKILLBENCH_CLAUDE_AUTH) uses the key or "
+        "cloud credentials of your environment; `login` copies your Claude Code subscription "
+        "login (not your skills or settings) into each run's isolated HOME",
     )
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     p.set_defaults(func=run)
@@ -175,7 +174,10 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
     from skillbench.errors import InputError
 
     options: dict[str, Any] = {"batch": True} if args.batch else {}
-    if getattr(args, "auth", "env") == "login":
+    auth = getattr(args, "auth", None)
+    if auth == "env" and resolve_backend_name(args.backend) == "claude-code":
+        options["auth"] = "env"  # explicit: wins over $SKILLBENCH_CLAUDE_AUTH
+    if auth == "login":
         if resolve_backend_name(args.backend) != "claude-code":
             raise InputError("login applies only to --backend claude-code", path="--auth")
         from skillbench.backends.claude_login import find_login

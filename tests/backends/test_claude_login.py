@@ -105,3 +105,19 @@ def test_login_needs_isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HOME", str(user_home(tmp_path)))
     with pytest.raises(InputError, match="--auth"):
         ClaudeCodeJudge(claude_bin=FAKE, auth="login", isolate_home=False)
+
+
+def test_auth_default_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKILLBENCH_CLAUDE_AUTH", raising=False)
+    assert check_auth(None) == "env"
+    monkeypatch.setenv("SKILLBENCH_CLAUDE_AUTH", "login")
+    assert check_auth(None) == "login"
+    assert check_auth("env") == "env"  # an explicit choice wins
+    monkeypatch.setenv("HOME", str(user_home(tmp_path)))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    assert ClaudeCodeJudge(claude_bin=FAKE).login is not None
+    monkeypatch.setenv("SKILLBENCH_CLAUDE_AUTH", "keychain")
+    with pytest.raises(InputError, match="SKILLBENCH_CLAUDE_AUTH"):
+        check_auth(None)
