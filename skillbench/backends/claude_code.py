@@ -66,7 +66,6 @@ from skillbench.errors import BackendError, InputError
 
 __all__ = [
     "BIN_ENV",
-    "DEFAULT_WORKERS",
     "FIXED_ENV",
     "REPO_CLAUDE",
     "SECRET_VARS",
@@ -83,8 +82,6 @@ REPO_CLAUDE = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
 STREAM_LIMIT = 32 * 1024 * 1024
 STDERR_TAIL = 2000
 AFTER_RESULT_GRACE = 5.0
-#: Concurrent CLI sessions of a trigger eval when nothing else is asked (`--workers`).
-DEFAULT_WORKERS = 8
 
 
 def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path:
@@ -562,8 +559,8 @@ class ClaudeCodeJudge(_ClaudeRunner):
     session that hit `--max-turns` after some skill fired is a valid outcome (the routing
     decision was made); without any skill it is an error.
 
-    Concurrency: no cap of its own by default — a trigger eval's `--workers` (default 8) is the
-    number of CLI sessions at once; `workers=`/`max_concurrency=` set a cap for direct use.
+    Concurrency: `workers=` (`max_concurrency=`) CLI sessions at once — a trigger eval passes its
+    `--workers`; without either, no cap of its own (the caller's `workers` bound it).
     The model the CLI reports in its init event is recorded per run (`detail["model"]`) and in
     `versions()` (`claude_code_model`).
     """
@@ -571,7 +568,6 @@ class ClaudeCodeJudge(_ClaudeRunner):
     is_proxy = False
     default_timeout = 120.0
     default_max_concurrency = None
-    default_workers = DEFAULT_WORKERS
 
     def __init__(
         self,

@@ -23,13 +23,14 @@ def register(subparsers: Any) -> None:
         description="Run each query of an eval set through backend A and backend B (same skill, "
         "catalog, runs and seed) and report per-query agreement, overall agreement and Cohen's "
         "kappa with intervals, and each backend's undecided share. The default pair is the "
-        "experiment to run once with a key: replay (A) against claude-code (B, the real CLI). "
+        "experiment to run once with a key: anthropic (A; its trigger harness replays Claude "
+        "Code's own request) against claude-code (B, the real CLI). "
         "Offline, compare two proxies: --backend-a local --backend-b lexical. Exit 0, or 2 on "
         "bad input.",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
-    p.add_argument("--backend-a", default="replay", help="backend A (replay)")
+    p.add_argument("--backend-a", default="anthropic", help="backend A (anthropic)")
     p.add_argument("--backend-b", default="claude-code", help="backend B (claude-code)")
     p.add_argument("--model", help="model for both backends")
     p.add_argument("--model-a", help="model for backend A only")

@@ -1,7 +1,8 @@
 """How far can one trigger backend stand in for another? One eval set through two backends.
 
-The question behind it: replay (the CLI's own request sent through the SDK) is cheap, the
-`claude-code` backend (the real CLI) is the reference; does replay decide the same queries alike?
+The question behind it: replay (the `anthropic` backend's default harness: the CLI's own request
+sent through the SDK) is cheap, the `claude-code` backend (the real CLI) is the reference; does
+replay decide the same queries alike?
 `run_agreement` runs the same skill, eval set, catalog, runs and seed through backends A and B
 (by name: any two the registry knows), and `compare_reports` reports:
 
@@ -15,7 +16,8 @@ The question behind it: replay (the CLI's own request sent through the SDK) is c
   undecided.
 
 Offline the pair defaults to two proxies (`local` and `lexical`); with a key and a CLI the
-experiment users run once is `replay` against `claude-code`.
+experiment users run once is `anthropic` (replay) against `claude-code`; the pair is wired by
+backend name only, so any two registered backends compare the same way.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ if TYPE_CHECKING:
 
 OFFLINE_PAIR = ("local", "lexical")
 """The default pair: two offline proxies (no key, no network)."""
-REFERENCE_PAIR = ("replay", "claude-code")
-"""The experiment with a key and an installed CLI: replay against the real CLI."""
+REFERENCE_PAIR = ("anthropic", "claude-code")
+"""The experiment with a key and an installed CLI: replay (the anthropic backend's default
+harness) against the real CLI."""
 
 AGREEMENT_DOCUMENT = native_entry(
     "backend-agreement",
@@ -178,8 +181,8 @@ def agreement_notes(report: AgreementReport) -> list[str]:
         proxies = [x.name for x in (a, b) if x.is_proxy]
         notes.append(
             f"{' and '.join(proxies)} {'is a proxy' if len(proxies) == 1 else 'are proxies'}, not "
-            "Claude: this run demonstrates the method; with a key, compare `replay` and "
-            "`claude-code` (`skillbench agreement SKILL --evals FILE`)."
+            "Claude: this run demonstrates the method; with a key, compare `anthropic` (replay) "
+            "and `claude-code` (`skillbench agreement SKILL --evals FILE`)."
         )
     if report.compared == 0:
         notes.append("no query was decided by both backends: agreement and κ are undefined.")
