@@ -394,6 +394,11 @@ async def test_workers_reach_the_cli_sessions(record: Path) -> None:
         "pdf-tools", TARGET.description, queries, j, runs=1, workers=3, body=TARGET.body
     )
     assert report.summary.passed == 6
+    assert report.backend is not None
+    assert report.backend.versions == {
+        "claude_code": "2.1.197-fake",
+        "claude_code_model": "claude-fake-1",  # as the CLI reported it in its init event
+    }
     spans = [(c["start"], c["end"]) for c in calls(record)]
     peak = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
     assert peak == 3
