@@ -28,7 +28,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -55,6 +54,7 @@ from skillbench.backends.claude_login import (
     find_login,
     install_login,
 )
+from skillbench.backends.proctree import kill_tree
 from skillbench.backends.stream_json import (
     Session,
     StreamParser,
@@ -366,9 +366,9 @@ class _ClaudeRunner:
 
     @staticmethod
     def _kill(proc: asyncio.subprocess.Process) -> None:
-        """Kill the process's whole group (the CLI spawns children), then the process."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        """Kill the process's whole group and every descendant (the CLI spawns children, some
+        may detach: `proctree.kill_tree`), then the process."""
+        kill_tree(proc.pid)
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()

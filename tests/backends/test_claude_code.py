@@ -109,10 +109,14 @@ def _gone(pid: int) -> bool:
     return not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")
 
 
-async def test_session_ends_once_the_target_fires_and_leaves_no_process(record: Path) -> None:
-    """The fake fires the skill, then lingers a minute with a child process: the run must end
-    at the Skill call, count the trigger, and kill the whole process group."""
-    j = judge(record, "skill_then_linger", timeout=30)
+@pytest.mark.parametrize("detach", ["0", "1"], ids=["child-in-group", "detached-child"])
+async def test_session_ends_once_the_target_fires_and_leaves_no_process(
+    record: Path, detach: str
+) -> None:
+    """The fake fires the skill, then lingers a minute with a child process (in its group, or
+    detached into a session of its own): the run must end at the Skill call, count the
+    trigger, and leave no process behind."""
+    j = judge(record, "skill_then_linger", timeout=30, env={"FAKE_CLAUDE_DETACH": detach})
     outcome = await j.judge(request())
     assert outcome.error is None, outcome.detail.get("stderr_tail")
     assert outcome.triggered is True and outcome.fired == "pdf-tools"
