@@ -41,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "agreement_frame": "skillbench.trigger.agreement",
     "agreement_lines": "skillbench.trigger.agreement",
     "agreement_summary_frame": "skillbench.trigger.agreement",
+    "agreement_figure": "skillbench.trigger.agreement_plots",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
     "parse_fractions": "skillbench.improve.splits",
@@ -84,6 +85,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "Skill",
     "Workspace",
     "__version__",
+    "agreement_figure",
     "agreement_frame",
     "agreement_lines",
     "agreement_summary_frame",
@@ -204,6 +206,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         agreement_summary_frame,
         run_agreement_sync,
     )
+    from skillbench.trigger.agreement_plots import agreement_figure
     from skillbench.trigger.frames import (
         confusion_frame,
         cost_frame,

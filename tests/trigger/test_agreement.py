@@ -162,3 +162,16 @@ def test_the_document_is_declared_as_an_entry_point() -> None:
     points = project["project"]["entry-points"]["skillbench.documents"]
     module, _, name = points["backend-agreement"].partition(":")
     assert isinstance(getattr(import_module(module), name), Entry)
+
+
+def test_agreement_figure_draws_every_query() -> None:
+    from skillbench.trigger.agreement_plots import agreement_figure
+
+    result = compare_reports(report(SCRIPT_A, "a"), report(SCRIPT_B, "b"))
+    fig = agreement_figure(result)
+    (ax,) = fig.axes
+    points = [line for line in ax.get_lines() if line.get_marker() in ("o", "s")]
+    assert len(points) == len(QUERIES)
+    hollow = [p for p in points if p.get_markerfacecolor() == "white"]
+    assert len(hollow) == 1  # q-b-errors: undecided under B
+    assert "κ -0.15" in ax.get_title()
