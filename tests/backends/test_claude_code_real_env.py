@@ -4,6 +4,7 @@ installed (its `when_to_use` reaches the listing), and the model the CLI reports
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,22 @@ pytestmark = [
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
 PIN = "claude-haiku-4-5-20251001"
+
+
+def _marked(mark: str) -> list[int]:
+    """Live (non-zombie) processes whose environment holds `mark`."""
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if mark.encode() in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture
@@ -55,8 +72,11 @@ async def test_the_callers_environment_reaches_the_real_cli(
     target = SkillEntry(
         skill.name, skill.description, skill.body, str(skill.path), skill.content_hash
     )
-    judge = ClaudeCodeJudge(claude_bin=REPO_CLAUDE, timeout=60)
+    mark = f"run-{uuid.uuid4().hex}"  # inherited by the CLI and anything it spawns
+    judge = ClaudeCodeJudge(claude_bin=REPO_CLAUDE, timeout=60, env={"SKILLBENCH_TEST_MARK": mark})
     outcome = await judge.judge(TriggerRequest(target, (), "merge two pdf documents", 0))
+    assert outcome.detail["ended_early"] is True
+    assert _marked(mark) == [], "a process of the ended session is still running"
     await judge.aclose()
     assert outcome.error is None, outcome.detail
     assert outcome.triggered is True
