@@ -82,6 +82,7 @@ REPO_CLAUDE = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
 STREAM_LIMIT = 32 * 1024 * 1024
 STDERR_TAIL = 2000
 AFTER_RESULT_GRACE = 5.0
+DECIDED_GRACE = 2.0
 
 
 def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path:
@@ -409,19 +410,32 @@ class _ClaudeRunner:
                 )
             self._procs.add(proc)
 
-            async def read_stdout() -> bool:
-                """True when stopped because the outcome was decided."""
+            async def read_line() -> bool:
+                """Feed one line to the parser; False at the end of the stream."""
                 assert proc.stdout is not None
+                try:
+                    line = await proc.stdout.readline()
+                except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
+                    parser.session.bad_lines += 1
+                    return True
+                if not line:
+                    return False
+                parser.feed(line)
+                return True
+
+            async def read_stdout() -> bool:
+                """True when stopped because the outcome was decided. After the decision the
+                streamed message that made it is read to its end (at most DECIDED_GRACE s), so
+                its output tokens are counted."""
                 while not parser.done:
-                    try:
-                        line = await proc.stdout.readline()
-                    except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
-                        parser.session.bad_lines += 1
-                        continue
-                    if not line:
+                    if not await read_line():
                         return False
-                    parser.feed(line)
                     if stop is not None and not parser.done and stop(parser.session):
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(DECIDED_GRACE):
+                                while parser.session.streaming and not parser.done:
+                                    if not await read_line():
+                                        break
                         return True
                 return False
 

@@ -106,6 +106,9 @@ class Session(BaseModel):
         default_factory=ResultUsage,
         description="usage summed over the streamed messages (known before the result event)",
     )
+    streaming: bool = Field(
+        default=False, description="a top-level streamed message has started and not yet ended"
+    )
 
 
 class SessionMetrics(BaseModel):
@@ -224,6 +227,10 @@ class StreamParser:
             self._current[parent] = len(self._messages)
             self._messages.append(_usage_counts(usage))
             self._sum_usage()
+            if parent is None:
+                self.session.streaming = True
+        elif kind == "message_stop" and parent is None:
+            self.session.streaming = False
         elif kind == "message_delta" and parent in self._current:
             usage = inner.get("usage")
             if isinstance(usage, dict) and isinstance(usage.get("output_tokens"), int):

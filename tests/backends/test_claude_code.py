@@ -124,6 +124,7 @@ async def test_session_ends_once_the_target_fires_and_leaves_no_process(
     assert outcome.duration_seconds < 15  # not the minute the fake would take
     assert outcome.usage.input_tokens == 700  # from the streamed message_start
     assert outcome.usage.cache_read_input_tokens == 300
+    assert outcome.usage.output_tokens == 12  # the deciding message was read to its end
     assert outcome.detail["cost_known"] is False  # the fake's model has no price
     assert j.ended_early == 1
     child = int((record / "child.pid").read_text())

@@ -286,3 +286,8 @@ def test_streamed_usage_is_summed_before_the_result_event() -> None:
     got = parser.session.stream_usage
     assert (got.input_tokens, got.cache_read_input_tokens, got.output_tokens) == (15, 900, 47)
     assert parser.session.result is None
+    assert parser.session.streaming is True  # the top-level message has not stopped
+    parser.feed(event({"type": "message_stop"}, "t1"))
+    assert parser.session.streaming is True  # a subagent's stop is not the top level's
+    parser.feed(event({"type": "message_stop"}))
+    assert parser.session.streaming is False
