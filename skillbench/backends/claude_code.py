@@ -623,6 +623,14 @@ class ClaudeCodeJudge(_ClaudeRunner):
             found["claude_code_provider"] = self.provider()
         return found
 
+    def _note_model(self, model: object) -> None:
+        if isinstance(model, str) and model and model not in self.reported_models:
+            self.reported_models.append(model)
+
+    def observe_cached(self, outcome: TriggerOutcome) -> None:
+        """Note the model a cached session reported (a fully cached re-run still names it)."""
+        self._note_model(outcome.detail.get("model"))
+
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
@@ -641,8 +649,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
         fired = target if triggered else (others[0] if others else None)
         stats = metrics(session)
         reported = session.init.model if session.init else None
-        if reported and reported not in self.reported_models:
-            self.reported_models.append(reported)
+        self._note_model(reported)
         detail: dict[str, Any] = {
             "skills_invoked": invoked,
             "first_tool": session.tool_uses[0].name if session.tool_uses else None,

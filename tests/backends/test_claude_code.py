@@ -416,3 +416,16 @@ def test_workers_is_the_concurrency_cap() -> None:
         ClaudeCodeJudge(claude_bin=FAKE, workers=3, max_concurrency=2)
     with pytest.raises(InputError, match="workers"):
         ClaudeCodeJudge(claude_bin=FAKE, workers=0)
+
+
+async def test_a_cached_rerun_still_reports_the_cli_model(record: Path, tmp_path: Path) -> None:
+    from skillbench.backends.cache import CachingJudge, CallCache
+
+    with CallCache(tmp_path / "cache.sqlite") as cache:
+        first = CachingJudge(judge(record, "skill_first", model="claude-haiku-x"), cache)
+        await first.judge(request())
+        again = CachingJudge(judge(record, "skill_first", model="claude-haiku-x"), cache)
+        outcome = await again.judge(request())
+    assert outcome.cached is True
+    assert len(calls(record)) == 1  # the second judge never ran the CLI
+    assert again.versions()["claude_code_model"] == "claude-haiku-x"
