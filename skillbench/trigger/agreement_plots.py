@@ -22,7 +22,8 @@ def _jitter(text: str, scale: float = 0.015) -> float:
 def agreement_figure(report: AgreementReport) -> Figure:
     """Each query's trigger rate under backend A (x) against backend B (y): green where the
     verdicts agree, orange where they do not, hollow where either is undecided (drawn at 0.5 on
-    the undecided side). Dashed lines: the threshold; the diagonal: equal rates."""
+    the undecided side); circles should trigger, squares should not. Dashed lines: the
+    threshold; the diagonal: equal rates."""
     fig = Figure(figsize=(5.5, 5.0))
     ax = fig.add_subplot()
     for q in report.queries:
@@ -60,7 +61,8 @@ def agreement_figure(report: AgreementReport) -> Figure:
             Line2D(
                 [], [], marker="o", color="#555555", mfc="white", linestyle="", label="undecided"
             ),
-            Line2D([], [], marker="s", color="#555555", linestyle="", label="should not trigger"),
+            Line2D([], [], marker="o", color="#555555", linestyle="", label="● should trigger"),
+            Line2D([], [], marker="s", color="#555555", linestyle="", label="■ should not"),
         ],
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
