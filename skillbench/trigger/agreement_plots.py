@@ -61,8 +61,8 @@ def agreement_figure(report: AgreementReport) -> Figure:
             Line2D(
                 [], [], marker="o", color="#555555", mfc="white", linestyle="", label="undecided"
             ),
-            Line2D([], [], marker="o", color="#555555", linestyle="", label="● should trigger"),
-            Line2D([], [], marker="s", color="#555555", linestyle="", label="■ should not"),
+            Line2D([], [], marker="o", color="#555555", linestyle="", label="should trigger"),
+            Line2D([], [], marker="s", color="#555555", linestyle="", label="should not trigger"),
         ],
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
