@@ -491,3 +491,17 @@ def kappa_bootstrap_ci(
     alpha = 1.0 - confidence
     low, high = np.quantile(kappas, [alpha / 2, 1 - alpha / 2])
     return Estimate(value, float(low), float(high), n, "bootstrap")
+
+
+def mcnemar_one_sided(regressed: int, improved: int) -> float:
+    """Exact one-sided McNemar p-value of H₁: the new version passes more items than the old.
+
+    `improved` = items passing only under the new version, `regressed` = only under the old;
+    p = P(X ≥ improved) for X ~ Bin(improved + regressed, ½). No discordant pair gives 1.
+    """
+    if regressed < 0 or improved < 0:
+        raise ValueError("discordant counts must be >= 0")
+    n = regressed + improved
+    if n == 0:
+        return 1.0
+    return float(_scipy_stats().binom.sf(improved - 1, n, 0.5))

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--model", help="model for both backends")
     p.add_argument("--model-a", help="model for backend A only")
     p.add_argument("--model-b", help="model for backend B only")
-    p.add_argument("--runs", type=common.positive_int, default=3, help="runs per query (3)")
+    p.add_argument("--runs", type=common.positive_int, default=4, help="runs per query (4)")
     p.add_argument("--threshold", type=float, default=0.5, help="verdict threshold (0.5)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
     p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
