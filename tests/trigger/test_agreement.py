@@ -136,6 +136,8 @@ def test_cli_writes_a_recognised_document(
             "fake-a",
             "--backend-b",
             "fake-b",
+            "--runs",
+            "3",
             "--out",
             str(out),
         ]
