@@ -429,3 +429,19 @@ async def test_a_cached_rerun_still_reports_the_cli_model(record: Path, tmp_path
     assert outcome.cached is True
     assert len(calls(record)) == 1  # the second judge never ran the CLI
     assert again.versions()["claude_code_model"] == "claude-haiku-x"
+
+
+def test_the_report_header_names_the_model_the_cli_reported() -> None:
+    from skillbench.schemas.trigger import BackendInfo
+    from skillbench.trigger.verdict import model_of
+
+    class Report:
+        backend = BackendInfo(name="claude-code", versions={"claude_code_model": "claude-x-1"})
+
+    assert model_of(Report()) == "claude-x-1 (reported by the CLI)"  # type: ignore[arg-type]
+    Report.backend = BackendInfo(
+        name="claude-code", model="haiku", versions={"claude_code_model": "claude-haiku-4-5"}
+    )
+    assert model_of(Report()) == "haiku (the CLI reported claude-haiku-4-5)"  # type: ignore[arg-type]
+    Report.backend = BackendInfo(name="local", model="m")
+    assert model_of(Report()) == "m"  # type: ignore[arg-type]
