@@ -30,11 +30,29 @@ def register(subparsers: Any) -> None:
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
-    p.add_argument("--backend-a", default="anthropic", help="backend A (anthropic)")
-    p.add_argument("--backend-b", default="claude-code", help="backend B (claude-code)")
+    p.add_argument(
+        "--backend-a",
+        default="anthropic",
+        metavar="NAME",
+        help="backend A (default anthropic; e.g. --backend-a local)",
+    )
+    p.add_argument(
+        "--backend-b",
+        default="claude-code",
+        metavar="NAME",
+        help="backend B (default claude-code; e.g. --backend-b lexical)",
+    )
     p.add_argument("--model", help="model for both backends")
-    p.add_argument("--model-a", help="model for backend A only")
-    p.add_argument("--model-b", help="model for backend B only")
+    p.add_argument(
+        "--model-a",
+        metavar="MODEL",
+        help="model for backend A only (default: --model; e.g. --model-a claude-haiku-4-5)",
+    )
+    p.add_argument(
+        "--model-b",
+        metavar="MODEL",
+        help="model for backend B only (default: --model; e.g. --model-b claude-haiku-4-5)",
+    )
     p.add_argument("--runs", type=common.positive_int, default=4, help="runs per query (4)")
     p.add_argument("--threshold", type=float, default=0.5, help="verdict threshold (0.5)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
