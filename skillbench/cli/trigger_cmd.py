@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
         choices=("env", "login"),
         help="claude-code only: `env` (default, or $SKILLBENCH_CLAUDE_AUTH) uses the key or "
         "cloud credentials of your environment; `login` copies your Claude Code subscription "
-        "login (not your skills or settings) into each run's isolated HOME",
+        "login (not your skills or settings) into each run's isolated HOME (e.g. --auth login)",
     )
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     p.set_defaults(func=run)
