@@ -18,6 +18,7 @@ SCRIPTS = [
     "bench_anthropic.py",
     "bench_trigger_cli.py",
     "bench_scale.py",
+    "bench_claude_code.py",
     "bench_validate_library.py",
     "bench_limiter.py",
     "bench_startup.py",

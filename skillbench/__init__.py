@@ -37,6 +37,11 @@ _EXPORTS: dict[str, str] = {
     "results_frame": "skillbench.trigger.frames",
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
+    "run_agreement_sync": "skillbench.trigger.agreement",
+    "agreement_frame": "skillbench.trigger.agreement",
+    "agreement_lines": "skillbench.trigger.agreement",
+    "agreement_summary_frame": "skillbench.trigger.agreement",
+    "agreement_figure": "skillbench.trigger.agreement_plots",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
     "parse_fractions": "skillbench.improve.splits",
@@ -95,6 +100,10 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "Skill",
     "Workspace",
     "__version__",
+    "agreement_figure",
+    "agreement_frame",
+    "agreement_lines",
+    "agreement_summary_frame",
     "benchmark_header",
     "cases_frame",
     "compare_header",
@@ -144,6 +153,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "results_frame",
     "round_diffs_html",
     "rounds_frame",
+    "run_agreement_sync",
     "run_cases",
     "run_summary_frame",
     "run_trigger_eval",
@@ -228,6 +238,13 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.reports.diff import diff_documents, diff_header, diff_reports, diff_rows
     from skillbench.reports.diff_plots import diff_figure
     from skillbench.skill import Skill
+    from skillbench.trigger.agreement import (
+        agreement_frame,
+        agreement_lines,
+        agreement_summary_frame,
+        run_agreement_sync,
+    )
+    from skillbench.trigger.agreement_plots import agreement_figure
     from skillbench.trigger.frames import (
         confusion_frame,
         cost_frame,

@@ -439,6 +439,60 @@ def _check_confidence(confidence: float) -> None:
         raise ValueError(f"confidence must be within (0, 1), got {confidence}")
 
 
+def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
+    """Cohen's κ of two raters' binary decisions on the same items.
+
+    κ = (p_o − p_e) / (1 − p_e), p_o the observed agreement, p_e = p_a·p_b + (1 − p_a)(1 − p_b)
+    the agreement expected by chance from each rater's own "yes" share. None when undefined:
+    no items, or p_e = 1 (both raters gave one and the same answer to every item).
+    """
+    if len(a) != len(b):
+        raise ValueError("a and b must rate the same items (same length)")
+    n = len(a)
+    if n == 0:
+        return None
+    observed = sum(1 for x, y in zip(a, b, strict=True) if x == y) / n
+    pa = sum(1 for x in a if x) / n
+    pb = sum(1 for y in b if y) / n
+    expected = pa * pb + (1 - pa) * (1 - pb)
+    if expected >= 1.0 - 1e-12:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def kappa_bootstrap_ci(
+    a: Sequence[bool],
+    b: Sequence[bool],
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Estimate:
+    """Cohen's κ with a percentile bootstrap interval over items (pairs resampled with
+    replacement, seeded). Resamples where κ is undefined are skipped; when every one is, the
+    interval is None. ``n`` is the number of items."""
+    _check_confidence(confidence)
+    value = cohen_kappa(a, b)
+    n = len(a)
+    if n == 0:
+        return Estimate(None, None, None, 0, "bootstrap")
+    x = np.asarray(a, dtype=bool)
+    y = np.asarray(b, dtype=bool)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    xs, ys = x[idx], y[idx]
+    observed = (xs == ys).mean(axis=1)
+    pa, pb = xs.mean(axis=1), ys.mean(axis=1)
+    expected = pa * pb + (1 - pa) * (1 - pb)
+    defined = expected < 1.0 - 1e-12
+    if not defined.any():
+        return Estimate(value, None, None, n, "bootstrap")
+    kappas = (observed[defined] - expected[defined]) / (1 - expected[defined])
+    alpha = 1.0 - confidence
+    low, high = np.quantile(kappas, [alpha / 2, 1 - alpha / 2])
+    return Estimate(value, float(low), float(high), n, "bootstrap")
+
+
 def mcnemar_one_sided(regressed: int, improved: int) -> float:
     """Exact one-sided McNemar p-value of H₁: the new version passes more items than the old.
 

@@ -6,8 +6,9 @@ picks the listed skill sharing the most content words with the user's query and 
 `Skill` tool_use naming it (the tool input streamed as split `input_json_delta` chunks); after the
 tool result comes back it answers with an `end_turn` text. No matching skill: a plain text answer.
 `POST /v1/messages/count_tokens` and any other request get minimal answers; every request is
-recorded (method, path, model, streamed or not, tool result seen) without headers, so no key is
-ever kept.
+recorded (method, path, model, streamed or not, tool result seen, the skill listing) without
+headers, so no key is ever kept — except one probe header, `x-skillbench-probe`, kept to show that
+`ANTHROPIC_CUSTOM_HEADERS` reached the CLI.
 
 Use as a context manager (`with MockAnthropic() as mock: mock.base_url`) or run it:
 `python tests/mock_anthropic_sse.py --port 8765`.
@@ -42,7 +43,9 @@ class RecordedRequest:
     stream: bool = False
     saw_tool_result: bool = False
     skills_listed: list[str] = field(default_factory=list)
+    listing: list[tuple[str, str]] = field(default_factory=list)
     answered_skill: str | None = None
+    probe_header: str | None = None
 
 
 def _texts(content: Any) -> list[str]:
@@ -308,6 +311,8 @@ class _Handler(QuietHandler):
         rec.saw_tool_result = has_tool_result(body)
         skills = listed_skills(body)
         rec.skills_listed = [name for name, _ in skills]
+        rec.listing = skills
+        rec.probe_header = self.headers.get("x-skillbench-probe")
         skill = None if rec.saw_tool_result else route(user_query(body), skills)
         rec.answered_skill = skill
         self.server.record(rec)

@@ -20,11 +20,30 @@ from skillbench.schemas.trigger import TokenUsage
 @dataclass(frozen=True)
 class SkillEntry:
     """A skill as the model sees it before it fires: name and description (and, for the CLI
-    harness, the body that gets installed as `.claude/skills/<name>/SKILL.md`)."""
+    harness, the body that gets installed as `.claude/skills/<name>/SKILL.md`).
+
+    `folder`, when known, is the skill's folder on disk: the CLI harness installs it whole
+    (full frontmatter, scripts, references) with only the description replaced.
+    `content_hash` (`skillbench.skill.Skill.content_hash`) stands for the folder's content in
+    cache keys; the folder's path never enters one."""
 
     name: str
     description: str
     body: str = ""
+    folder: str | None = None
+    content_hash: str | None = None
+
+    def cache_fields(self) -> dict[str, Any]:
+        """What about the entry determines an answer (no path; unset extras left out, so keys
+        of entries built without a folder are unchanged)."""
+        fields: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "body": self.body,
+        }
+        if self.content_hash is not None:
+            fields["content_hash"] = self.content_hash
+        return fields
 
 
 @dataclass(frozen=True)
@@ -41,8 +60,8 @@ class TriggerRequest:
         """Everything about the request that determines the answer (the run index included,
         so repeated runs are resampled rather than replayed)."""
         return {
-            "target": asdict(self.target),
-            "catalog": [asdict(s) for s in self.catalog],
+            "target": self.target.cache_fields(),
+            "catalog": [s.cache_fields() for s in self.catalog],
             "query": self.query,
             "run_index": self.run_index,
             "seed": self.seed,

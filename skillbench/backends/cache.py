@@ -413,7 +413,8 @@ class CachingJudge(_Counted):
     """A TriggerJudge that serves repeated requests from a CallCache (errors are never cached).
 
     With `cache=None` (the `--no-cache` path) every request goes to the wrapped judge and is
-    counted. With `run_id`, each request is journaled (`started` → `done` / `error`).
+    counted. With `run_id`, each request is journaled (`started` → `done` / `error`). A wrapped
+    judge with an `observe_cached(outcome)` method is shown every outcome served from the cache.
     """
 
     def __init__(
@@ -453,7 +454,11 @@ class CachingJudge(_Counted):
         self._counter.hit()
         if self.run_id:
             self.cache.mark(self.run_id, key, "done")
-        return TriggerOutcome.from_cache(data)
+        outcome = TriggerOutcome.from_cache(data)
+        observe = getattr(self.inner, "observe_cached", None)
+        if callable(observe):  # e.g. the model a cached CLI session reported, for the report
+            observe(outcome)
+        return outcome
 
     def _store(self, key: str, outcome: TriggerOutcome) -> TriggerOutcome:
         """Store an answer; the one reported (another run's when it stored the key first)."""

@@ -1,12 +1,21 @@
 """The real `claude` CLI as a trigger harness (and a text model), each run fully isolated.
 
 Every run gets a fresh temporary folder holding `project/` (the candidate installed as a REAL
-skill at `.claude/skills/<name>/SKILL.md`, the catalog's distractor skills beside it) and
-`home/` (an isolated HOME and config dir, so the user's own skills, plugins and settings cannot
-interfere). The CLI runs in print mode with `--output-format stream-json`; the WHOLE stream is
-read up to the `result` event, and a trigger is a `Skill` call naming the skill, or a `Read` of
-its SKILL.md, at ANY point of the session. A timeout, a crash, a missing `result`, an `is_error`
-result or a failed login is an error outcome, never "not triggered".
+skill: its whole folder at `.claude/skills/<name>/`, only the description replaced; the catalog's
+distractor skills beside it) and `home/` (an isolated HOME and config dir, so the user's own
+skills, plugins and settings cannot interfere). The caller's environment passes through minus
+Claude Code's session variables (`skillbench.backends.claude_env`), so API keys, Bedrock, Vertex,
+gateways, proxies and model pins work as they do for the user; `auth="login"` copies a
+subscription login into the isolated HOME (`skillbench.backends.claude_login`).
+
+The CLI runs in print mode with `--output-format stream-json`. A trigger is a `Skill` call naming
+the skill, or a `Read` of its SKILL.md, at ANY point of the session. The stream is read until
+the outcome is decided: as soon as the target fires, the session's whole process group is killed
+(the turns after it cost time and tokens and change nothing; usage then comes from the streamed
+messages). A session in which the target has not fired runs to its `result` event, since the
+target may still fire later (after a Bash call, another skill, …). A timeout, a crash, a missing
+`result` without a decision, an `is_error` result or a failed login is an error outcome, never
+"not triggered".
 
 Secrets (API keys, tokens) are passed to the CLI through its environment only: they never reach
 a file, an identity, an outcome or an error message (any echo of them is redacted).
@@ -19,73 +28,62 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict, Unpack
 
-import yaml
-
 from skillbench import redaction
 from skillbench.backends.base import (
     CallUsage,
-    SkillEntry,
     TextRequest,
     TextResponse,
     TriggerOutcome,
     TriggerRequest,
     public_endpoint,
 )
+from skillbench.backends.claude_env import FIXED_ENV, SECRET_VARS, build_env, secret_values
+from skillbench.backends.claude_install import install_skills, skill_markdown
+from skillbench.backends.claude_login import (
+    LOGIN_DROPS,
+    Login,
+    check_auth,
+    find_login,
+    install_login,
+)
+from skillbench.backends.proctree import kill_tree
 from skillbench.backends.stream_json import (
     Session,
     StreamParser,
+    invoked_skill,
     metrics,
     skill_invocations,
 )
 from skillbench.errors import BackendError, InputError
 
+__all__ = [
+    "BIN_ENV",
+    "FIXED_ENV",
+    "REPO_CLAUDE",
+    "SECRET_VARS",
+    "ClaudeCodeJudge",
+    "ClaudeCodeTextModel",
+    "install_skills",
+    "resolve_claude_bin",
+    "skill_markdown",
+]
+
 BIN_ENV = "SKILLBENCH_CLAUDE_BIN"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REPO_CLAUDE = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
-SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 STREAM_LIMIT = 32 * 1024 * 1024
 STDERR_TAIL = 2000
 AFTER_RESULT_GRACE = 5.0
-
-#: Variables passed from the caller's environment into an isolated run. Those in SECRET_VARS
-#: are redacted from anything skillbench keeps.
-PASSTHROUGH_VARS = (
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TMPDIR",
-    "SYSTEMROOT",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "NODE_EXTRA_CA_CERTS",
-    "SSL_CERT_FILE",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-)
-SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
-FIXED_ENV = {
-    "DISABLE_AUTOUPDATER": "1",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    "DISABLE_TELEMETRY": "1",
-    "DISABLE_ERROR_REPORTING": "1",
-}
+DECIDED_GRACE = 2.0
 
 
 def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path:
@@ -118,45 +116,22 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return redaction.redact(text, secrets)
 
 
-def skill_markdown(entry: SkillEntry) -> str:
-    """SKILL.md text for an entry: YAML frontmatter (name, description) and the body."""
-    front = yaml.safe_dump(
-        {"name": entry.name, "description": entry.description},
-        sort_keys=False,
-        allow_unicode=True,
-        width=1_000_000,
-    )
-    body = entry.body if entry.body.endswith("\n") or not entry.body else entry.body + "\n"
-    return f"---\n{front}---\n\n{body}"
-
-
-def install_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
-    """Write the target and the distractors as `.claude/skills/<name>/SKILL.md` under
-    `project`; a catalog entry with the target's name is skipped (the candidate wins)."""
-    installed: list[str] = []
-    for index, entry in enumerate((target, *catalog)):
-        where = "target.name" if index == 0 else f"catalog[{index - 1}].name"
-        if not SKILL_NAME.match(entry.name) or entry.name in {".", ".."}:
-            raise InputError(f"not a usable skill folder name: {entry.name!r}", field=where)
-        if entry.name in installed:
-            continue
-        folder = project / ".claude" / "skills" / entry.name
-        folder.mkdir(parents=True, exist_ok=False)
-        (folder / "SKILL.md").write_text(skill_markdown(entry), encoding="utf-8")
-        installed.append(entry.name)
-    return installed
-
-
 @dataclass
 class RunResult:
-    """What one CLI process produced."""
+    """What one CLI process produced. `decided` is True when the reading stopped early because
+    the outcome was decided (the process group was then killed on purpose)."""
 
     session: Session
     exit_code: int | None
     timed_out: bool
     duration_seconds: float
     stderr_tail: str = ""
+    decided: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+StopRule = Callable[[Session], bool]
+"""Called after every stream line; True ends the session (its process group is killed)."""
 
 
 class RunnerOptions(TypedDict, total=False):
@@ -165,22 +140,26 @@ class RunnerOptions(TypedDict, total=False):
     claude_bin: str | os.PathLike[str] | None
     timeout: float | None
     max_concurrency: int | None
+    workers: int | None
     isolate_home: bool
     keep_workdirs: bool
     extra_args: Sequence[str]
     env: Mapping[str, str] | None
+    pass_env: bool
+    auth: str | None
 
 
 class _ClaudeRunner:
     """Shared machinery: binary, isolated environment, bounded concurrency, process control.
 
     Subclasses set `name`, `mode` (part of the identity when not None) and the defaults of
-    `timeout` and `max_concurrency`; they implement `flags()`."""
+    `timeout` and `max_concurrency` (None: no cap of the backend's own, the caller's `workers`
+    bound it); they implement `flags()`."""
 
     name: str = "claude-code"
     mode: ClassVar[str | None] = None
     default_timeout: ClassVar[float] = 120.0
-    default_max_concurrency: ClassVar[int] = 2
+    default_max_concurrency: ClassVar[int | None] = 2
 
     def __init__(
         self,
@@ -189,71 +168,92 @@ class _ClaudeRunner:
         claude_bin: str | os.PathLike[str] | None = None,
         timeout: float | None = None,
         max_concurrency: int | None = None,
+        workers: int | None = None,
         isolate_home: bool = True,
         keep_workdirs: bool = False,
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        pass_env: bool = True,
+        auth: str | None = None,
     ) -> None:
-        """`timeout` and `max_concurrency` default to the class's `default_*` values."""
+        """`timeout` and `max_concurrency` default to the class's `default_*` values; `workers`
+        is the same setting under the name the trigger eval uses (`--workers`). `pass_env`
+        False passes only a minimal whitelist of the caller's variables. `auth="login"` copies
+        the caller's Claude Code login into each isolated HOME (and leaves API keys out);
+        None reads `$SKILLBENCH_CLAUDE_AUTH` (default `env`)."""
         timeout = self.default_timeout if timeout is None else timeout
-        max_concurrency = (
-            self.default_max_concurrency if max_concurrency is None else max_concurrency
-        )
+        if workers is not None and max_concurrency is not None and workers != max_concurrency:
+            raise InputError("give workers or max_concurrency, not both", field="workers")
+        cap = workers if workers is not None else max_concurrency
+        cap = self.default_max_concurrency if cap is None else cap
         if timeout <= 0:
             raise InputError("must be positive", field="timeout")
-        if max_concurrency < 1:
-            raise InputError("must be at least 1", field="max_concurrency")
+        if cap is not None and cap < 1:
+            raise InputError(
+                "must be at least 1", field="workers" if workers is not None else "max_concurrency"
+            )
         self.model = model
+        self.auth = check_auth(auth)
+        self.login: Login | None = None
+        if self.auth == "login":
+            if not isolate_home:
+                raise InputError(
+                    "--auth login needs an isolated HOME (the caller's own HOME already holds it)",
+                    path="--auth",
+                )
+            self.login = find_login()
         self.claude_bin = resolve_claude_bin(claude_bin)
         self.timeout = float(timeout)
-        self.max_concurrency = int(max_concurrency)
+        self.max_concurrency = None if cap is None else int(cap)
         self.isolate_home = isolate_home
         self.keep_workdirs = keep_workdirs
         self.extra_args = tuple(extra_args)
         self.extra_env = dict(env or {})
+        self.pass_env = pass_env
         self._version: str | None = None
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self._procs: set[asyncio.subprocess.Process] = set()
         self._workdirs: set[Path] = set()
+        self._private: dict[Path, list[Path]] = {}
 
     # -- environment -------------------------------------------------------------------------
 
     def secrets(self) -> list[str]:
         """Secret values currently in reach (for redaction only)."""
-        values = [os.environ.get(name, "") for name in SECRET_VARS]
-        values += [self.extra_env.get(name, "") for name in SECRET_VARS]
-        return [v for v in values if v]
+        return secret_values(dict(os.environ), self.extra_env)
 
     def base_url(self) -> str | None:
         """ANTHROPIC_BASE_URL as the CLI will see it (credentials stripped)."""
         url = self.extra_env.get("ANTHROPIC_BASE_URL") or os.environ.get("ANTHROPIC_BASE_URL")
         return public_endpoint(url)
 
+    def provider(self) -> str:
+        """Which API the CLI calls: `bedrock`, `vertex`, `foundry` or `anthropic`."""
+        env = {**os.environ, **self.extra_env}
+        for name, flag in (
+            ("bedrock", "CLAUDE_CODE_USE_BEDROCK"),
+            ("vertex", "CLAUDE_CODE_USE_VERTEX"),
+            ("foundry", "CLAUDE_CODE_USE_FOUNDRY"),
+        ):
+            if env.get(flag, "").strip().lower() not in ("", "0", "false"):
+                return name
+        return "anthropic"
+
     def build_env(self, home: Path | None) -> dict[str, str]:
-        """The CLI's environment: minimal and isolated (or inherited when isolate_home=False)."""
-        if self.isolate_home and home is not None:
-            env = {k: os.environ[k] for k in PASSTHROUGH_VARS if k in os.environ}
-            config = home / ".claude"
-            env.update(
-                HOME=str(home),
-                USERPROFILE=str(home),
-                CLAUDE_CONFIG_DIR=str(config),
-                XDG_CONFIG_HOME=str(home / ".config"),
-                XDG_CACHE_HOME=str(home / ".cache"),
-                XDG_DATA_HOME=str(home / ".local" / "share"),
-                XDG_STATE_HOME=str(home / ".local" / "state"),
-            )
-            config.mkdir(parents=True, exist_ok=True)
-        else:
-            env = dict(os.environ)
-        env.update(FIXED_ENV)
-        env.update(self.extra_env)
-        return env
+        """The CLI's environment: the caller's minus session and HOME-config variables, with an
+        isolated HOME (or the caller's HOME when isolate_home=False); see `claude_env`."""
+        return build_env(
+            home if self.isolate_home else None,
+            pass_env=self.pass_env,
+            extra=self.extra_env,
+            drop=LOGIN_DROPS if self.login is not None else frozenset(),
+        )
 
     # -- workdirs ----------------------------------------------------------------------------
 
     def new_workdir(self) -> tuple[Path, Path, Path | None]:
-        """A fresh (root, project, home) triple; home is None when not isolating."""
+        """A fresh (root, project, home) triple; home is None when not isolating. Under
+        `auth="login"` the login is copied into the home's config dir."""
         root = Path(tempfile.mkdtemp(prefix="skillbench-cc-"))
         self._workdirs.add(root)
         project = root / "project"
@@ -262,11 +262,16 @@ class _ClaudeRunner:
         if self.isolate_home:
             home = root / "home"
             home.mkdir()
+            if self.login is not None:
+                self._private[root] = install_login(self.login, home / ".claude")
         return root, project, home
 
     def drop_workdir(self, root: Path) -> None:
-        """Remove a run's folder (unless keep_workdirs)."""
+        """Remove a run's folder (unless keep_workdirs; copied login files are always removed)."""
         self._workdirs.discard(root)
+        for path in self._private.pop(root, []):
+            with contextlib.suppress(OSError):
+                path.unlink()
         if not self.keep_workdirs:
             shutil.rmtree(root, ignore_errors=True)
 
@@ -292,9 +297,17 @@ class _ClaudeRunner:
         return [*args, *self.extra_args]
 
     def identity(self) -> dict[str, Any]:
-        """Backend, mode, model, CLI version and flags (no secrets: the base URL without
-        credentials)."""
+        """Backend, mode, model, CLI version, flags, provider and auth (no secrets: the base
+        URL without credentials). The model pins of the environment are part of it, since they
+        change which model answers."""
         mode = {"mode": self.mode} if self.mode is not None else {}
+        env = {**os.environ, **self.extra_env}
+        pins = {
+            k: env[k]
+            for k in sorted(env)
+            if k == "ANTHROPIC_MODEL" or re.match(r"^ANTHROPIC_DEFAULT_[A-Z0-9_]+_MODEL$", k)
+        }
+        budget = env.get("SLASH_COMMAND_TOOL_CHAR_BUDGET")
         return {
             "backend": self.name,
             **mode,
@@ -303,6 +316,10 @@ class _ClaudeRunner:
             "flags": self.flags(),
             "isolate_home": self.isolate_home,
             "base_url": self.base_url(),
+            **({"provider": self.provider()} if self.provider() != "anthropic" else {}),
+            **({"model_env": pins} if pins else {}),
+            **({"listing_budget": budget} if budget else {}),
+            **({"auth": self.auth} if self.auth != "env" else {}),
         }
 
     # -- version -----------------------------------------------------------------------------
@@ -318,7 +335,7 @@ class _ClaudeRunner:
                         capture_output=True,
                         text=True,
                         timeout=60,
-                        env=self.build_env(home),
+                        env=build_env(home, pass_env=self.pass_env, extra=self.extra_env),
                         cwd=tmp,
                         stdin=subprocess.DEVNULL,
                         check=False,
@@ -334,21 +351,26 @@ class _ClaudeRunner:
 
     # -- processes ---------------------------------------------------------------------------
 
-    def _semaphore(self) -> asyncio.Semaphore:
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> Any:
+        """A concurrency slot (no cap when max_concurrency is None)."""
+        if self.max_concurrency is None:
+            yield
+            return
         loop_id = id(asyncio.get_running_loop())
         if loop_id not in self._semaphores:
             self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
-        return self._semaphores[loop_id]
+        async with self._semaphores[loop_id]:
+            yield
 
     @staticmethod
     def _kill(proc: asyncio.subprocess.Process) -> None:
-        """Kill the process and its whole group (the CLI spawns children)."""
-        if proc.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+        """Kill the process's whole group and every descendant (the CLI spawns children, some
+        may detach: `proctree.kill_tree`), then the process."""
+        kill_tree(proc.pid)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
 
     async def run(
         self,
@@ -356,13 +378,18 @@ class _ClaudeRunner:
         cwd: Path,
         env: dict[str, str],
         parser: StreamParser | None = None,
+        stop: StopRule | None = None,
     ) -> RunResult:
-        """Run the CLI once (bounded concurrency), parsing stdout as stream-json until EOF,
-        killing its process group on timeout. `parser` lets a caller keep the raw lines."""
-        async with self._semaphore():
+        """Run the CLI once (bounded concurrency), parsing stdout as stream-json until the
+        `result` event, or until `stop(session)` is True (the outcome is decided). The process
+        runs in a session of its own; its whole group is killed at the end in every case (an
+        early stop, a timeout, or leftover children after a normal exit), so nothing outlives a
+        run. `parser` lets a caller keep the raw lines."""
+        async with self._slot():
             parser = parser if parser is not None else StreamParser()
             started = time.monotonic()
             stderr_chunks: list[bytes] = []
+            decided = False
             try:
                 proc = await asyncio.create_subprocess_exec(
                     str(self.claude_bin),
@@ -381,17 +408,34 @@ class _ClaudeRunner:
                 )
             self._procs.add(proc)
 
-            async def read_stdout() -> None:
+            async def read_line() -> bool:
+                """Feed one line to the parser; False at the end of the stream."""
                 assert proc.stdout is not None
+                try:
+                    line = await proc.stdout.readline()
+                except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
+                    parser.session.bad_lines += 1
+                    return True
+                if not line:
+                    return False
+                parser.feed(line)
+                return True
+
+            async def read_stdout() -> bool:
+                """True when stopped because the outcome was decided. After the decision the
+                streamed message that made it is read to its end (at most DECIDED_GRACE s), so
+                its output tokens are counted."""
                 while not parser.done:
-                    try:
-                        line = await proc.stdout.readline()
-                    except ValueError:  # a line beyond STREAM_LIMIT: count it, keep reading
-                        parser.session.bad_lines += 1
-                        continue
-                    if not line:
-                        return
-                    parser.feed(line)
+                    if not await read_line():
+                        return False
+                    if stop is not None and not parser.done and stop(parser.session):
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(DECIDED_GRACE):
+                                while parser.session.streaming and not parser.done:
+                                    if not await read_line():
+                                        break
+                        return True
+                return False
 
             async def read_stderr() -> None:
                 assert proc.stderr is not None
@@ -405,10 +449,10 @@ class _ClaudeRunner:
             try:
                 try:
                     async with asyncio.timeout(self.timeout):
-                        await read_stdout()
+                        decided = await read_stdout()
                 except TimeoutError:
                     timed_out = True
-                if not timed_out:
+                if not timed_out and not decided:
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(AFTER_RESULT_GRACE):
                             await proc.wait()
@@ -428,6 +472,7 @@ class _ClaudeRunner:
                 timed_out=timed_out,
                 duration_seconds=time.monotonic() - started,
                 stderr_tail=redact(tail, self.secrets()),
+                decided=decided,
             )
 
     async def run_prompt(
@@ -437,9 +482,10 @@ class _ClaudeRunner:
         project: Path,
         home: Path | None,
         parser: StreamParser | None = None,
+        stop: StopRule | None = None,
     ) -> RunResult:
         """`claude -p <prompt> <flags>` in `project`, with the environment of `home`."""
-        return await self.run(["-p", prompt, *flags], project, self.build_env(home), parser)
+        return await self.run(["-p", prompt, *flags], project, self.build_env(home), parser, stop)
 
     async def aclose(self) -> None:
         """Kill any process still running and remove leftover folders."""
@@ -486,25 +532,70 @@ def _usage(session: Session) -> CallUsage:
     )
 
 
+def target_fired(target: str) -> StopRule:
+    """The stop rule of a trigger run: True once a tool call invokes `target` (a `Skill` call
+    naming it, or a `Read` of its SKILL.md). The tool call is complete by then: a streamed
+    block is taken at its `content_block_stop`, an `assistant` message whole."""
+
+    def decided(session: Session) -> bool:
+        return any(invoked_skill(tool) == target for tool in session.tool_uses)
+
+    return decided
+
+
+def _streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
+    """Usage of a session ended before its `result` event, from the streamed messages, priced
+    with the shipped table when the model is known. Returns (usage, cost known)."""
+    from skillbench.backends.pricing import cost
+
+    u = session.stream_usage
+    usage = CallUsage(
+        input_tokens=u.input_tokens,
+        output_tokens=u.output_tokens,
+        cache_read_input_tokens=u.cache_read_input_tokens,
+        cache_creation_input_tokens=u.cache_creation_input_tokens,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        price = cost(model, usage) if model else None
+    usage.cost_usd = price or 0.0
+    return usage, price is not None
+
+
 class ClaudeCodeJudge(_ClaudeRunner):
     """TriggerJudge running the real `claude` CLI, one isolated temporary project per run.
 
     `fired` is the target when it was invoked, else the first other skill invoked (catalog or
-    built-in), else None. A session that hit `--max-turns` after some skill fired is a valid
-    outcome (the routing decision was made); without any skill it is an error.
+    built-in), else None. The session ends as soon as the target fires (`stop_on_trigger`,
+    on by default; its process group is killed); otherwise it runs to its `result` event. A
+    session that hit `--max-turns` after some skill fired is a valid outcome (the routing
+    decision was made); without any skill it is an error.
+
+    Concurrency: `workers=` (`max_concurrency=`) CLI sessions at once — a trigger eval passes its
+    `--workers`; without either, no cap of its own (the caller's `workers` bound it).
+    The model the CLI reports in its init event is recorded per run (`detail["model"]`) and in
+    `versions()` (`claude_code_model`).
     """
 
     is_proxy = False
     default_timeout = 120.0
-    default_max_concurrency = 4
+    default_max_concurrency = None
 
     def __init__(
-        self, model: str | None = None, *, max_turns: int = 4, **options: Unpack[RunnerOptions]
+        self,
+        model: str | None = None,
+        *,
+        max_turns: int = 4,
+        stop_on_trigger: bool = True,
+        **options: Unpack[RunnerOptions],
     ) -> None:
         super().__init__(model, **options)
         if max_turns < 1:
             raise InputError("must be at least 1", field="max_turns")
         self.max_turns = int(max_turns)
+        self.stop_on_trigger = bool(stop_on_trigger)
+        self.reported_models: list[str] = []
+        self.ended_early = 0
 
     def flags(self) -> list[str]:
         """The CLI flags every run uses (the query goes after `-p`)."""
@@ -522,14 +613,29 @@ class ClaudeCodeJudge(_ClaudeRunner):
         return self.with_model_and_extra_args(args)
 
     def versions(self) -> dict[str, str]:
-        """The CLI version for the report."""
-        return {"claude_code": self.version()}
+        """The CLI version, and the model(s) the CLI reported in its init events so far."""
+        found = {"claude_code": self.version()}
+        if self.reported_models:
+            found["claude_code_model"] = ", ".join(self.reported_models)
+        if self.provider() != "anthropic":
+            found["claude_code_provider"] = self.provider()
+        return found
+
+    def _note_model(self, model: object) -> None:
+        if isinstance(model, str) and model and model not in self.reported_models:
+            self.reported_models.append(model)
+
+    def observe_cached(self, outcome: TriggerOutcome) -> None:
+        """Note the model a cached session reported (a fully cached re-run still names it)."""
+        self._note_model(outcome.detail.get("model"))
 
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
-        """Run the query once in a fresh isolated project and read the whole session."""
+        """Run the query once in a fresh isolated project, until the target fires or the
+        session ends."""
+        stop = target_fired(request.target.name) if self.stop_on_trigger else None
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
-            run = await self.run_prompt(request.query, self.flags(), project, home)
+            run = await self.run_prompt(request.query, self.flags(), project, home, stop=stop)
             return self._outcome(request, run, root)
 
     def _outcome(self, request: TriggerRequest, run: RunResult, root: Path) -> TriggerOutcome:
@@ -540,6 +646,8 @@ class ClaudeCodeJudge(_ClaudeRunner):
         others = [name for name in invoked if name != target]
         fired = target if triggered else (others[0] if others else None)
         stats = metrics(session)
+        reported = session.init.model if session.init else None
+        self._note_model(reported)
         detail: dict[str, Any] = {
             "skills_invoked": invoked,
             "first_tool": session.tool_uses[0].name if session.tool_uses else None,
@@ -552,9 +660,23 @@ class ClaudeCodeJudge(_ClaudeRunner):
             "session_id": session.init.session_id if session.init else None,
             "skills_available": session.init.skills if session.init else [],
             "bad_lines": session.bad_lines,
+            "model": reported,
+            "cli_version": session.init.claude_code_version if session.init else None,
+            "ended_early": run.decided,
         }
         if self.keep_workdirs:
             detail["workdir"] = str(root)
+        if run.decided and triggered:
+            self.ended_early += 1
+            usage, known = _streamed_usage(session, reported or self.model)
+            detail["cost_known"] = known
+            return TriggerOutcome(
+                triggered=True,
+                fired=target,
+                usage=usage,
+                duration_seconds=run.duration_seconds,
+                detail=detail,
+            )
         error = run_error(run, self.timeout, self.secrets())
         result = session.result
         if (
@@ -595,7 +717,7 @@ class ClaudeCodeTextModel(_ClaudeRunner):
 
     mode = "text"
     default_timeout = 300.0
-    default_max_concurrency = 2
+    default_max_concurrency = 2  # improvement and grading calls: a few at a time
 
     def flags(self, system: str = "") -> list[str]:
         """The CLI flags of a text call (the prompt goes after `-p`)."""

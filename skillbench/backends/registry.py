@@ -1,4 +1,5 @@
-"""Backends by name: `local` (default, offline), `anthropic`, `claude-code`.
+"""Backends by name: `local` (default, offline), `anthropic`, `claude-code`, `lexical` (a second
+offline proxy, trigger judging only).
 
 The name comes from the argument, else `$SKILLBENCH_BACKEND`, else `local`. Backend modules are
 imported only when asked for, so choosing `local` never imports the Anthropic SDK and vice versa.
@@ -35,6 +36,7 @@ _BUILTIN: dict[str, tuple[str, str, str]] = {
     "local": ("skillbench.backends.local", "LocalJudge", "LocalTextModel"),
     "anthropic": ("skillbench.backends.anthropic", "AnthropicJudge", "AnthropicTextModel"),
     "claude-code": ("skillbench.backends.claude_code", "ClaudeCodeJudge", "ClaudeCodeTextModel"),
+    "lexical": ("skillbench.backends.lexical", "LexicalJudge", "LexicalTextModel"),
 }
 _ALIASES = {"claude_code": "claude-code", "claudecode": "claude-code", "api": "anthropic"}
 

@@ -102,6 +102,13 @@ class Session(BaseModel):
     blank_lines: int = 0
     bad_lines: int = 0
     bad_tool_inputs: int = 0
+    stream_usage: ResultUsage = Field(
+        default_factory=ResultUsage,
+        description="usage summed over the streamed messages (known before the result event)",
+    )
+    streaming: bool = Field(
+        default=False, description="a top-level streamed message has started and not yet ended"
+    )
 
 
 class SessionMetrics(BaseModel):
@@ -141,6 +148,8 @@ class StreamParser:
         self._by_id: dict[str, ToolUse] = {}
         self._open: dict[tuple[str | None, int], dict[str, Any]] = {}
         self._counts: Counter[str] = Counter()
+        self._messages: list[dict[str, int]] = []
+        self._current: dict[str | None, int] = {}
 
     @property
     def done(self) -> bool:
@@ -213,6 +222,20 @@ class StreamParser:
         index = inner.get("index")
         if kind == "message_start":
             self._open = {k: v for k, v in self._open.items() if k[0] != parent}
+            message = inner.get("message")
+            usage = message.get("usage") if isinstance(message, dict) else None
+            self._current[parent] = len(self._messages)
+            self._messages.append(_usage_counts(usage))
+            self._sum_usage()
+            if parent is None:
+                self.session.streaming = True
+        elif kind == "message_stop" and parent is None:
+            self.session.streaming = False
+        elif kind == "message_delta" and parent in self._current:
+            usage = inner.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("output_tokens"), int):
+                self._messages[self._current[parent]]["output_tokens"] = usage["output_tokens"]
+                self._sum_usage()
         elif kind == "content_block_start" and isinstance(index, int):
             block = inner.get("content_block")
             if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -237,6 +260,12 @@ class StreamParser:
                     except json.JSONDecodeError:
                         self.session.bad_tool_inputs += 1  # keep the block, input unknown
                 self._add_tool_use(block, parent, assistant=False, stream=True)
+
+    def _sum_usage(self) -> None:
+        totals = Counter[str]()
+        for counts in self._messages:
+            totals.update(counts)
+        self.session.stream_usage = ResultUsage(**totals)
 
     def _assistant(self, event: dict[str, Any]) -> None:
         error = event.get("error")
@@ -279,6 +308,21 @@ class StreamParser:
         if data.get("total_cost_usd") is None:
             data.pop("total_cost_usd", None)
         self.session.result = ResultEvent.model_validate(data)
+
+
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def _usage_counts(usage: Any) -> dict[str, int]:
+    """The token counts of a streamed message's `usage` (missing or odd values as 0)."""
+    if not isinstance(usage, dict):
+        return dict.fromkeys(_USAGE_KEYS, 0)
+    return {k: usage[k] if isinstance(usage.get(k), int) else 0 for k in _USAGE_KEYS}
 
 
 def parse_stream(lines: Iterable[str | bytes]) -> Session:

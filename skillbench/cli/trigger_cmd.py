@@ -67,6 +67,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
+    p.add_argument(
+        "--auth",
+        choices=("env", "login"),
+        help="claude-code only: `env` (default, or $SKILLBENCH_CLAUDE_AUTH) uses the key or "
+        "cloud credentials of your environment; `login` copies your Claude Code subscription "
+        "login (not your skills or settings) into each run's isolated HOME (e.g. --auth login)",
+    )
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     p.set_defaults(func=run)
 
@@ -81,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:  # before any model call: a bad --out must not cost a whole eval
         check_output(args.out, "--out")
     catalog = common.catalog_dir(args.catalog)
+    options = _backend_options(args)
     err = common.stderr_console()
     with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
@@ -92,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             catalog_dir=catalog,
             use_cache=not args.no_cache,
             cache_path=args.cache,
-            backend_options={"batch": True} if args.batch else None,
+            backend_options=options or None,
             runs=args.runs,
             max_runs=args.max_runs,
             confidence=args.confidence,
@@ -202,9 +210,31 @@ def summary_lines(report: TriggerReport) -> list[str]:
         if report.config is not None:
             n = report.config.workers
             workers = f", {n} worker{'' if n == 1 else 's'}"
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(report.backend.versions.items()))
         lines.append(f"backend {report.backend.name}{model}{workers}")
+        if versions:
+            lines.append(f"versions: {versions}")
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
+
+
+def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Backend options from the flags; `--auth login` is checked before any run (exit 2)."""
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.errors import InputError
+
+    options: dict[str, Any] = {"batch": True} if args.batch else {}
+    auth = getattr(args, "auth", None)
+    if auth == "env" and resolve_backend_name(args.backend) == "claude-code":
+        options["auth"] = "env"  # explicit: wins over $SKILLBENCH_CLAUDE_AUTH
+    if auth == "login":
+        if resolve_backend_name(args.backend) != "claude-code":
+            raise InputError("login applies only to --backend claude-code", path="--auth")
+        from skillbench.backends.claude_login import find_login
+
+        find_login()  # a missing login is exit 2 here, naming --auth
+        options["auth"] = "login"
+    return options
 
 
 def _runs(text: str) -> int | str:

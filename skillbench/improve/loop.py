@@ -341,6 +341,8 @@ async def run_improve_loop(
     progress: ProgressHook | None = None,
     evals_file: str | Path | None = None,
     source: str = "eval set",
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
     adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Run the loop (see the module docstring); nothing is written. The judge is not closed.
@@ -377,6 +379,8 @@ async def run_improve_loop(
             catalog=catalog,
             body=body,
             evals_file=evals_file,
+            folder=folder,
+            content_hash=content_hash,
         )
 
     reports = [await evaluate(description, 1)]

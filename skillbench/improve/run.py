@@ -176,6 +176,8 @@ async def improve_skill(
             judge,
             chosen,
             body=skill.body,
+            folder=skill.path,
+            content_hash=skill.content_hash,
             rounds=rounds,
             split=split,
             fractions=fractions,

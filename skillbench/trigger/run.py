@@ -88,12 +88,15 @@ async def run_trigger_eval(
     body: str = "",
     progress: ProgressCallback | None = None,
     evals_file: str | Path | None = None,
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
 ) -> TriggerReport:
     """Run every query ``runs`` times (or adaptively) against ``description`` and report.
 
     The description evaluated may differ from the skill's SKILL.md (a candidate); nothing is
     written. The judge is not closed here: its owner closes it. ``workers`` None means the
-    judge's own ``max_concurrency`` (see `backend_workers`).
+    judge's own ``max_concurrency`` (see `backend_workers`). ``folder`` (and its
+    ``content_hash``) name the skill's folder, which the CLI harness installs whole.
     """
     if workers is None:
         workers = backend_workers(judge)
@@ -107,7 +110,13 @@ async def run_trigger_eval(
     items = [_as_eval_query(q, i) for i, q in enumerate(queries)]
     if not items:
         raise InputError("no queries to evaluate", field="queries")
-    target = SkillEntry(name=skill_name, description=description, body=body)
+    target = SkillEntry(
+        name=skill_name,
+        description=description,
+        body=body,
+        folder=None if folder is None else str(folder),
+        content_hash=content_hash,
+    )
     catalog = tuple(catalog)
     others = tuple(entry for entry in catalog if entry.name != skill_name)
     auto = runs == "auto"
@@ -211,9 +220,13 @@ async def evaluate_description(
 ) -> TriggerReport:
     """Evaluate a candidate ``description`` for ``skill`` (SKILL.md is not touched).
 
-    Options are those of run_trigger_eval; the skill's body is passed unless ``body`` is given.
+    Options are those of run_trigger_eval; the skill's body (and its folder and content hash,
+    when it has them) are passed unless given.
     """
     options.setdefault("body", skill.body)
+    if getattr(skill, "path", None) is not None:
+        options.setdefault("folder", getattr(skill, "path", None))
+        options.setdefault("content_hash", getattr(skill, "content_hash", None))
     return await run_trigger_eval(skill.name, description, queries, judge, **options)
 
 
@@ -279,6 +292,8 @@ async def evaluate_skill(
             catalog=catalog,
             body=skill.body,
             evals_file=evals,
+            folder=skill.path,
+            content_hash=skill.content_hash,
             **options,
         )
     finally:
@@ -307,7 +322,9 @@ def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillE
         skill = Skill.load(folder)
         if skill.name == exclude or skill.name in entries:
             continue
-        entries[skill.name] = SkillEntry(skill.name, skill.description, skill.body)
+        entries[skill.name] = SkillEntry(
+            skill.name, skill.description, skill.body, str(skill.path), skill.content_hash
+        )
     return [entries[name] for name in sorted(entries)]
 
 

@@ -70,6 +70,20 @@ def harness_of(report: TriggerReport) -> tuple[str | None, str | None]:
     return harness, versions.get("claude_code") or versions.get("cli_version")
 
 
+def model_of(report: TriggerReport) -> str | None:
+    """The model asked for, and the one the Claude Code CLI reported when it differs (or when
+    none was asked for: the CLI's default)."""
+    backend = report.backend
+    if backend is None:
+        return None
+    reported = backend.versions.get("claude_code_model")
+    if not reported or reported == backend.model:
+        return backend.model
+    if backend.model is None:
+        return f"{reported} (reported by the CLI)"
+    return f"{backend.model} (the CLI reported {reported})"
+
+
 def trigger_header(
     report: TriggerReport,
     *,
@@ -95,7 +109,7 @@ def trigger_header(
         eval_set=source,
         backend=backend.name if backend else None,
         harness=harness,
-        model=backend.model if backend else None,
+        model=model_of(report),
         cli_version=cli_version,
         listing=listing,
         runs=runs,

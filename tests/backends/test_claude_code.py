@@ -28,6 +28,7 @@ from skillbench.backends.claude_code import (
     skill_markdown,
 )
 from skillbench.errors import BackendError, InputError
+from skillbench.trigger.evalset import EvalQuery
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"
 SECRET = "sk-ant-test-SECRET-0123456789"
@@ -72,9 +73,12 @@ def calls(record: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(autouse=True)
 def _caller_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The caller's environment: a key to pass through, a canary that must not leak."""
+    """The caller's environment: a key and a user variable to pass through, Claude Code session
+    variables that must not leak (the fake fails when it sees them)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    monkeypatch.setenv("SKILLBENCH_CANARY", "must-not-reach-the-cli")
+    monkeypatch.setenv("SKILLBENCH_CANARY", "passes-through")
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.delenv(claude_code.BIN_ENV, raising=False)
 
@@ -84,7 +88,7 @@ def test_is_a_trigger_judge(record: Path) -> None:
 
 
 async def test_skill_call_is_a_trigger_with_usage_and_cost(record: Path) -> None:
-    outcome = await judge(record, "skill_first").judge(request())
+    outcome = await judge(record, "skill_first", stop_on_trigger=False).judge(request())
     assert outcome.error is None, outcome.detail.get("stderr_tail")
     assert outcome.triggered is True
     assert outcome.fired == "pdf-tools"
@@ -95,7 +99,68 @@ async def test_skill_call_is_a_trigger_with_usage_and_cost(record: Path) -> None
     assert outcome.duration_seconds > 0
     assert outcome.detail["bad_lines"] == 1  # the fake's non-JSON debug line
     assert outcome.detail["num_turns"] == 3
+    assert outcome.detail["model"] == "claude-fake-1"
     assert outcome.detail["skills_available"] == ["csv-cleaner", "pdf-tools"]
+    assert outcome.detail["ended_early"] is False
+
+
+def _gone(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")
+
+
+@pytest.mark.parametrize("detach", ["0", "1"], ids=["child-in-group", "detached-child"])
+async def test_session_ends_once_the_target_fires_and_leaves_no_process(
+    record: Path, detach: str
+) -> None:
+    """The fake fires the skill, then lingers a minute with a child process (in its group, or
+    detached into a session of its own): the run must end at the Skill call, count the
+    trigger, and leave no process behind."""
+    j = judge(record, "skill_then_linger", timeout=30, env={"FAKE_CLAUDE_DETACH": detach})
+    outcome = await j.judge(request())
+    assert outcome.error is None, outcome.detail.get("stderr_tail")
+    assert outcome.triggered is True and outcome.fired == "pdf-tools"
+    assert outcome.detail["ended_early"] is True
+    assert outcome.duration_seconds < 15  # not the minute the fake would take
+    assert outcome.usage.input_tokens == 700  # from the streamed message_start
+    assert outcome.usage.cache_read_input_tokens == 300
+    assert outcome.usage.output_tokens == 12  # the deciding message was read to its end
+    assert outcome.detail["cost_known"] is False  # the fake's model has no price
+    assert j.ended_early == 1
+    child = int((record / "child.pid").read_text())
+    for _ in range(50):
+        if _gone(child):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail(f"child process {child} survived the early stop")
+    assert not j._procs
+
+
+async def test_without_early_stop_the_session_runs_to_its_end(record: Path) -> None:
+    """Control: the same scenario read to the end takes the fake's full minute (bounded here
+    by the timeout, so it becomes an error) — the early stop is what makes it fast."""
+    outcome = await judge(record, "skill_then_linger", timeout=3, stop_on_trigger=False).judge(
+        request()
+    )
+    assert outcome.error is not None and outcome.error.startswith("timeout")
+
+
+async def test_a_session_without_the_target_runs_to_its_result(record: Path) -> None:
+    outcome = await judge(record, "other_skill").judge(request())
+    assert outcome.error is None
+    assert outcome.detail["ended_early"] is False
+    assert outcome.detail["result_subtype"] == "success"
+    assert outcome.usage.input_tokens == 1500  # the result event's totals
+
+
+async def test_the_model_the_cli_reports_is_recorded(record: Path) -> None:
+    j = judge(record, "skill_first", model="claude-haiku-x", env={})
+    outcome = await j.judge(request())
+    assert outcome.detail["model"] == "claude-haiku-x"
+    assert outcome.detail["cli_version"] == "2.1.197-fake"
+    assert j.versions()["claude_code_model"] == "claude-haiku-x"
+    assert j.versions()["claude_code"] == "2.1.197-fake"
 
 
 async def test_skill_after_a_first_bash_call_still_counts(record: Path) -> None:
@@ -184,7 +249,8 @@ async def test_flags_skill_install_and_isolation(record: Path, tmp_path: Path) -
     assert argv[:2] == ["-p", "a query with 'quotes' and --dashes"]
     assert argv[argv.index("--max-turns") + 1] == "6"
     assert call["has_api_key"] is True
-    assert "SKILLBENCH_CANARY" not in call["env_keys"]
+    assert "SKILLBENCH_CANARY" in call["env_keys"]
+    assert "CLAUDECODE" not in call["env_keys"]
     assert call["skills"] == ["csv-cleaner", "pdf-tools"]  # the duplicate copy was skipped
     assert not Path(call["cwd"]).exists(), "the temporary project must be removed"
 
@@ -233,7 +299,13 @@ def test_identity_and_versions(record: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 async def test_concurrency_is_bounded(record: Path) -> None:
-    j = judge(record, "skill_first", max_concurrency=2, env={"FAKE_CLAUDE_SLEEP": "0.4"})
+    j = judge(
+        record,
+        "skill_first",
+        max_concurrency=2,
+        stop_on_trigger=False,
+        env={"FAKE_CLAUDE_SLEEP": "0.4"},
+    )
     outcomes = await asyncio.gather(*(j.judge(request(run_index=i)) for i in range(5)))
     assert all(o.error is None and o.triggered for o in outcomes)
     spans = [(c["start"], c["end"]) for c in calls(record)]
@@ -296,7 +368,8 @@ async def test_text_model_complete(record: Path) -> None:
     assert reply.usage.input_tokens == 40
     assert reply.usage.cost_usd == pytest.approx(0.002)
     (call,) = calls(record)
-    assert "SKILLBENCH_CANARY" not in call["env_keys"]
+    assert "SKILLBENCH_CANARY" in call["env_keys"]
+    assert "CLAUDECODE" not in call["env_keys"]
     assert model.identity()["mode"] == "text"
 
 
@@ -313,3 +386,62 @@ def test_settings_are_validated() -> None:
     with pytest.raises(InputError, match="max_concurrency"):
         ClaudeCodeJudge(claude_bin=FAKE, max_concurrency=0)
     assert os.access(FAKE, os.X_OK)
+
+
+async def test_workers_reach_the_cli_sessions(record: Path) -> None:
+    """No cap of the backend's own: a trigger eval's `workers` is the number of sessions."""
+    from skillbench.trigger.run import run_trigger_eval
+
+    j = judge(record, "skill_first", stop_on_trigger=False, env={"FAKE_CLAUDE_SLEEP": "0.5"})
+    assert j.max_concurrency is None
+    queries = [EvalQuery(f"merge pdf {i}", True) for i in range(6)]
+    report = await run_trigger_eval(
+        "pdf-tools", TARGET.description, queries, j, runs=1, workers=3, body=TARGET.body
+    )
+    assert report.summary.passed == 6
+    assert report.backend is not None
+    assert report.backend.versions == {
+        "claude_code": "2.1.197-fake",
+        "claude_code_model": "claude-fake-1",  # as the CLI reported it in its init event
+    }
+    spans = [(c["start"], c["end"]) for c in calls(record)]
+    peak = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
+    assert peak == 3
+
+
+def test_workers_is_the_concurrency_cap() -> None:
+    assert ClaudeCodeJudge(claude_bin=FAKE, workers=3).max_concurrency == 3
+    assert ClaudeCodeJudge(claude_bin=FAKE, workers=3, max_concurrency=3).max_concurrency == 3
+    with pytest.raises(InputError, match="workers"):
+        ClaudeCodeJudge(claude_bin=FAKE, workers=3, max_concurrency=2)
+    with pytest.raises(InputError, match="workers"):
+        ClaudeCodeJudge(claude_bin=FAKE, workers=0)
+
+
+async def test_a_cached_rerun_still_reports_the_cli_model(record: Path, tmp_path: Path) -> None:
+    from skillbench.backends.cache import CachingJudge, CallCache
+
+    with CallCache(tmp_path / "cache.sqlite") as cache:
+        first = CachingJudge(judge(record, "skill_first", model="claude-haiku-x"), cache)
+        await first.judge(request())
+        again = CachingJudge(judge(record, "skill_first", model="claude-haiku-x"), cache)
+        outcome = await again.judge(request())
+    assert outcome.cached is True
+    assert len(calls(record)) == 1  # the second judge never ran the CLI
+    assert again.versions()["claude_code_model"] == "claude-haiku-x"
+
+
+def test_the_report_header_names_the_model_the_cli_reported() -> None:
+    from skillbench.schemas.trigger import BackendInfo
+    from skillbench.trigger.verdict import model_of
+
+    class Report:
+        backend = BackendInfo(name="claude-code", versions={"claude_code_model": "claude-x-1"})
+
+    assert model_of(Report()) == "claude-x-1 (reported by the CLI)"  # type: ignore[arg-type]
+    Report.backend = BackendInfo(
+        name="claude-code", model="haiku", versions={"claude_code_model": "claude-haiku-4-5"}
+    )
+    assert model_of(Report()) == "haiku (the CLI reported claude-haiku-4-5)"  # type: ignore[arg-type]
+    Report.backend = BackendInfo(name="local", model="m")
+    assert model_of(Report()) == "m"  # type: ignore[arg-type]

@@ -45,10 +45,21 @@ async def test_real_cli_stream_is_parsed_and_the_trigger_detected(mock: MockAnth
     assert "pdf-tools" in hit.detail["skills_available"]
     assert "csv-cleaner" in hit.detail["skills_available"]
     assert hit.usage.input_tokens > 0 and hit.usage.output_tokens > 0
-    # the model saw the installed skill, asked for it, and got the tool result back
+    # the model saw the installed skill and asked for it; the session ended right there (the
+    # process group killed) instead of running the skill's turns
     model_calls = [r for r in mock.requests if r.path.startswith("/v1/messages")]
     assert any(r.answered_skill == "pdf-tools" for r in model_calls)
-    assert any(r.saw_tool_result for r in model_calls)
+    assert hit.detail["ended_early"] is True
+    assert hit.detail["model"]  # the model the CLI reported in its init event
+
+    full = ClaudeCodeJudge(
+        claude_bin=REPO_CLAUDE, env=offline_env(mock), timeout=30, stop_on_trigger=False
+    )
+    whole = await full.judge(TriggerRequest(TARGET, CATALOG, "merge two pdf documents", 1))
+    assert whole.error is None and whole.triggered is True
+    assert whole.detail["ended_early"] is False
+    assert any(r.saw_tool_result for r in mock.requests if r.path.startswith("/v1/messages"))
+    await full.aclose()
 
     other = await judge.judge(TriggerRequest(TARGET, CATALOG, "clean my spreadsheet csv", 0))
     assert other.error is None, other.detail

@@ -268,3 +268,26 @@ def test_incremental_parser_reports_done_at_the_result() -> None:
     assert not parser.done
     parser.feed(RESULT)
     assert parser.done
+
+
+def test_streamed_usage_is_summed_before_the_result_event() -> None:
+    """Usage known from the streamed messages alone (a session ended early has no result)."""
+    from skillbench.backends.stream_json import StreamParser
+
+    def event(inner: dict[str, object], parent: str | None = None) -> str:
+        return json.dumps({"type": "stream_event", "event": inner, "parent_tool_use_id": parent})
+
+    parser = StreamParser()
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 900, "output_tokens": 1}
+    parser.feed(event({"type": "message_start", "message": {"usage": usage}}))
+    parser.feed(event({"type": "message_delta", "usage": {"output_tokens": 40}}))
+    parser.feed(event({"type": "message_start", "message": {"usage": {"input_tokens": 5}}}, "t1"))
+    parser.feed(event({"type": "message_delta", "usage": {"output_tokens": 7}}, "t1"))
+    got = parser.session.stream_usage
+    assert (got.input_tokens, got.cache_read_input_tokens, got.output_tokens) == (15, 900, 47)
+    assert parser.session.result is None
+    assert parser.session.streaming is True  # the top-level message has not stopped
+    parser.feed(event({"type": "message_stop"}, "t1"))
+    assert parser.session.streaming is True  # a subagent's stop is not the top level's
+    parser.feed(event({"type": "message_stop"}))
+    assert parser.session.streaming is False

@@ -189,7 +189,7 @@ def test_failed_call_is_an_error_run_and_not_cached(skill: Path, tmp_path: Path)
 def _agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, skill_name: str) -> ClaudeCodeExecutor:
     record = tmp_path / "calls"
     record.mkdir(exist_ok=True)
-    monkeypatch.setenv("SKILLBENCH_CANARY", "must-not-leak")
+    monkeypatch.setenv("CLAUDECODE", "1")  # set inside a Claude Code session: must not leak
     return ClaudeCodeExecutor(
         claude_bin=FAKE_AGENT,
         timeout=60,

@@ -1,0 +1,137 @@
+"""`skillbench agreement SKILL_DIR --evals FILE`: how far does backend A decide like backend B?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from skillbench.cli import common
+from skillbench.errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillbench.schemas.agreement import AgreementReport
+
+
+def register(subparsers: Any) -> None:
+    """Add the `agreement` subcommand."""
+    p = subparsers.add_parser(
+        "agreement",
+        help="run one eval set through two backends and report how far they agree",
+        description="Run each query of an eval set through backend A and backend B (same skill, "
+        "catalog, runs and seed) and report per-query agreement, overall agreement and Cohen's "
+        "kappa with intervals, and each backend's undecided share. The default pair is the "
+        "experiment to run once with a key: anthropic (A; its trigger harness replays Claude "
+        "Code's own request) against claude-code (B, the real CLI). "
+        "Offline, compare two proxies: --backend-a local --backend-b lexical. Exit 0, or 2 on "
+        "bad input.",
+    )
+    common.add_skill_dir(p)
+    p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
+    p.add_argument(
+        "--backend-a",
+        default="anthropic",
+        metavar="NAME",
+        help="backend A (default anthropic; e.g. --backend-a local)",
+    )
+    p.add_argument(
+        "--backend-b",
+        default="claude-code",
+        metavar="NAME",
+        help="backend B (default claude-code; e.g. --backend-b lexical)",
+    )
+    p.add_argument("--model", help="model for both backends")
+    p.add_argument(
+        "--model-a",
+        metavar="MODEL",
+        help="model for backend A only (default: --model; e.g. --model-a claude-haiku-4-5)",
+    )
+    p.add_argument(
+        "--model-b",
+        metavar="MODEL",
+        help="model for backend B only (default: --model; e.g. --model-b claude-haiku-4-5)",
+    )
+    p.add_argument("--runs", type=common.positive_int, default=4, help="runs per query (4)")
+    p.add_argument("--threshold", type=float, default=0.5, help="verdict threshold (0.5)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
+    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
+    p.add_argument("--seed", type=int, default=0, help="seed for both backends (0)")
+    p.add_argument(
+        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+    )
+    p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
+    common.add_cache_options(p)
+    p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run both backends, compare, print or save; returns the exit code."""
+    from rich.console import Console
+
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.io import dumps_json, write_json
+    from skillbench.trigger.agreement import agreement_lines, run_agreement_sync
+
+    resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
+    resolve_backend_name(args.backend_b)
+    catalog = common.catalog_dir(args.catalog)
+    err = common.stderr_console()
+    with common.progress_bar(err, "agreement") as on_progress:
+        report = run_agreement_sync(
+            args.skill_dir,
+            args.evals,
+            backend_a=args.backend_a,
+            backend_b=args.backend_b,
+            model=args.model,
+            model_a=args.model_a,
+            model_b=args.model_b,
+            catalog_dir=catalog,
+            confidence=args.confidence,
+            progress=on_progress,
+            runs=args.runs,
+            threshold=args.threshold,
+            workers=args.workers,
+            seed=args.seed,
+            use_cache=not args.no_cache,
+            cache_path=args.cache,
+        )
+    if args.out:
+        write_json(args.out, report)
+    if args.json:
+        sys.stdout.write(dumps_json(report.to_json_dict()))
+    else:
+        console = Console(highlight=False)
+        _print_table(console, report)
+        for line in agreement_lines(report):
+            console.print(line, markup=False)
+    if args.out:
+        err.print(f"agreement written to {args.out}", markup=False)
+    return EXIT_OK
+
+
+def _print_table(console: Console, report: AgreementReport) -> None:
+    """One row per query: both rates and verdicts, and whether they agree."""
+    from rich.table import Table
+
+    table = Table(title=f"backend agreement: {report.skill_name}", title_justify="left")
+    for column in ("query", "expect", "rate A", "rate B", "A", "B", "agree"):
+        table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
+
+    def rate(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    for q in report.queries:
+        agree = "–" if q.agree is None else ("yes" if q.agree else "NO")
+        table.add_row(
+            q.query,
+            "trigger" if q.should_trigger else "no",
+            rate(q.rate_a),
+            rate(q.rate_b),
+            q.verdict_a,
+            q.verdict_b,
+            agree,
+        )
+    console.print(table)
