@@ -314,6 +314,7 @@ class AnthropicJudge(_AnthropicBase):
     """TriggerJudge over the Messages API, routing like Claude Code's `Skill` tool."""
 
     is_proxy = False
+    harness = "minimal"
     default_max_concurrency = 8
     default_timeout = 120.0
 
@@ -351,6 +352,11 @@ class AnthropicJudge(_AnthropicBase):
             "max_tokens": self.max_tokens,
             "shuffle": "query" if self.per_query_shuffle else "run",
         }
+
+    def versions(self) -> dict[str, str]:
+        """SDK versions and endpoint, and the harness name (`minimal`: not Claude Code's
+        request)."""
+        return {"harness": self.harness, **super().versions()}
 
     def params(self, request: TriggerRequest) -> dict[str, Any]:
         """The `messages.create` arguments for one request."""

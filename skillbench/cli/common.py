@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,7 +20,10 @@ WORKSPACE_SHORT_HELP = "workspace (default <skill>-workspace)"
 BACKEND_HELP = "local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
 MODEL_HELP = "model name for the backend"
 CACHE_HELP = "call cache file (default .skillbench/…)"
-DEFAULT_CATALOG = Path("data/catalog")
+CATALOG_HELP = (
+    "competing skills: a folder of skills, `installed` (what Claude Code loads for you: "
+    "~/.claude/skills, this project's .claude/skills, enabled plugins) or `none` (default)"
+)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -66,11 +68,15 @@ def positive_int(text: str) -> int:
     return value
 
 
-def catalog_dir(arg: str | None) -> Path | None:
-    """The `--catalog` folder, else data/catalog when it exists, else None."""
-    if arg is not None:
-        return Path(arg)
-    return DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+def catalog_dir(arg: str | None) -> str:
+    """The `--catalog` value: a folder, `installed` or `none` (the default: never a folder found
+    in the working directory)."""
+    return arg if arg is not None and arg.strip() else "none"
+
+
+def add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    """`--catalog DIR|installed|none`."""
+    parser.add_argument("--catalog", metavar="DIR|installed|none", help=CATALOG_HELP)
 
 
 def stderr_console() -> Console:

@@ -46,9 +46,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
     p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
-    p.add_argument(
-        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
-    )
+    common.add_catalog_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
     common.add_cache_options(p)

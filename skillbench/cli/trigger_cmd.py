@@ -37,8 +37,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed passed to the backend (0)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
+    common.add_catalog_option(p)
     p.add_argument(
-        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+        "--harness",
+        choices=("replay", "minimal"),
+        help="anthropic backend only: `replay` (default; Claude Code's own request, captured once "
+        "with the installed claude CLI) or `minimal` (skillbench's imitation, not Claude Code's "
+        "request)",
     )
     p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
     common.add_cache_options(p)
@@ -66,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             catalog_dir=catalog,
             use_cache=not args.no_cache,
             cache_path=args.cache,
-            backend_options={"batch": True} if args.batch else None,
+            backend_options=_backend_options(args),
             runs=args.runs,
             max_runs=args.max_runs,
             confidence=args.confidence,
@@ -87,6 +92,16 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         err.print(f"report written to {args.out}", markup=False)
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def _backend_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """`batch` and `harness` for the backend (the harness applies to the anthropic backend)."""
+    options: dict[str, Any] = {}
+    if args.batch:
+        options["batch"] = True
+    if args.harness:
+        options["harness"] = args.harness
+    return options or None
 
 
 def _print_report(console: Console, report: TriggerReport) -> None:
@@ -146,15 +161,46 @@ def summary_lines(report: TriggerReport) -> list[str]:
         calls += f", saved by --runs auto {s.calls_saved}"
     lines.append(calls)
     if s.usage is not None:
+        cached = ""
+        if s.cache_read_share is not None:
+            cached = f" (cache reads {s.usage.cache_read_input_tokens}, {s.cache_read_share:.0%})"
         lines.append(
-            f"tokens in {s.usage.input_tokens}, out {s.usage.output_tokens}, "
+            f"tokens in {s.usage.input_tokens}{cached}, out {s.usage.output_tokens}, "
             f"cost ${s.cost_usd or 0:.4f}, wall {s.wall_seconds or 0:.1f} s"
         )
+    if s.undecided_runs:
+        lines.append(f"undecided runs (another tool first): {s.undecided_runs}")
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""
-        lines.append(f"backend {report.backend.name}{model}")
+        harness = f", harness {report.harness.name}" if report.harness is not None else ""
+        lines.append(f"backend {report.backend.name}{model}{harness}")
+    if report.listing is not None:
+        lines.append(listing_line(report))
+    if report.catalog is not None:
+        c = report.catalog
+        digest = f", sha256 {c.sha256[:12]}" if c.sha256 else ""
+        lines.append(f"catalog {c.source}: {len(c.skills)} skill(s){digest}")
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
+
+
+def listing_line(report: TriggerReport) -> str:
+    """What the model saw of the target, in one line."""
+    info = report.listing
+    assert info is not None
+    how = {
+        "full": "listed with its full description",
+        "truncated": "listed with a truncated description",
+        "name-only": "listed by name only",
+        "absent": "not listed",
+        "not-applicable": "not applicable (offline proxy)",
+    }[info.target]
+    budget = (
+        f"budget {info.budget_chars:,} characters ({info.budget_source})"
+        if info.budget_chars
+        else ""
+    )
+    return f"listing: target {how}; {budget} [{info.source}]"
 
 
 def _runs(text: str) -> int | str:

@@ -28,7 +28,6 @@ from skillbench.improve.splits import Split, split_from_record
 from skillbench.io import write_json
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
 from skillbench.trigger.evalset import load_eval_set
-from skillbench.trigger.run import load_catalog
 
 HISTORY_FILE = "history.json"
 SUMMARY_FILE = "loop_summary.json"
@@ -160,7 +159,9 @@ async def improve_skill(
     elif split_from is not None:
         split = load_recorded_split(split_from)
         check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
-    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
     name = resolve_backend_name(backend)
     cache = open_cache(cache_path, enabled=use_cache)
     judge = cached_judge(name, model=model, cache=cache)

@@ -18,7 +18,15 @@ from typing import Any, Literal, Protocol, TypeVar
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
-from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
+from skillbench.schemas.trigger import (
+    BackendInfo,
+    CatalogInfo,
+    HarnessInfo,
+    ListingInfo,
+    RunConfig,
+    TriggerQuery,
+    TriggerReport,
+)
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
@@ -48,6 +56,11 @@ Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
+MINIMAL_NOTE = (
+    "harness 'minimal': skillbench's imitation of Claude Code's routing prompt, NOT Claude Code's "
+    "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
+    "replay harness for rates that mean Claude Code"
+)
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"
@@ -83,6 +96,7 @@ async def run_trigger_eval(
     body: str = "",
     progress: ProgressCallback | None = None,
     evals_file: str | Path | None = None,
+    catalog_info: CatalogInfo | None = None,
 ) -> TriggerReport:
     """Run every query ``runs`` times (or adaptively) against ``description`` and report.
 
@@ -154,6 +168,13 @@ async def run_trigger_eval(
     )
     backend = backend_info(judge)
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
+    harness = harness_info(judge)
+    listing = listing_info(judge, target, others)
+    if harness is not None and harness.note:
+        notes.insert(0, harness.note)
+    warnings = harness_warnings(results)
+    if listing is not None and listing.warning:
+        warnings.insert(0, listing.warning)
     config = RunConfig(
         runs=runs,
         max_runs=max_runs if auto else None,
@@ -173,7 +194,10 @@ async def run_trigger_eval(
         results=results,
         backend=backend,
         config=config,
-        warnings=harness_warnings(results) or None,
+        harness=harness,
+        listing=listing,
+        catalog=catalog_info,
+        warnings=warnings or None,
         notes=notes or None,
         created_at=utc_timestamp(),
         skillbench_version=__version__,
@@ -234,7 +258,8 @@ async def evaluate_skill(
     build the backend's judge behind the call cache, run, close.
 
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
-    ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
+    ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
+    no competing skills. Other options go to run_trigger_eval.
     """
     from skillbench.backends.registry import cached_judge, open_cache
     from skillbench.skill import Skill
@@ -244,7 +269,9 @@ async def evaluate_skill(
     text = skill.description if description is None else description
     if not text.strip():
         raise InputError("must be a non-empty string", field="description")
-    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, catalog_info = resolve_catalog(catalog_dir, exclude=skill.name)
     _check_options(
         options.get("runs", 3),
         options.get("max_runs", 10),
@@ -264,6 +291,7 @@ async def evaluate_skill(
             catalog=catalog,
             body=skill.body,
             evals_file=evals,
+            catalog_info=catalog_info,
             **options,
         )
     finally:
@@ -310,6 +338,58 @@ def backend_info(judge: TriggerJudge) -> BackendInfo:
         is_proxy=is_proxy,
         notes=PROXY_NOTE if is_proxy else None,
     )
+
+
+def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
+    """Whether the model was asked Claude Code's own request (replay, claude-code) or not."""
+    inner = _innermost(judge)
+    harness = getattr(inner, "harness", None)
+    name = str(getattr(inner, "name", ""))
+    if harness == "replay":
+        return HarnessInfo(name="replay", claude_code_request=True)
+    if harness == "minimal":
+        return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
+    if name == "claude-code":
+        return HarnessInfo(name="claude-code", claude_code_request=True)
+    if getattr(inner, "is_proxy", False):
+        return HarnessInfo(name=name or "proxy", claude_code_request=False)
+    return None
+
+
+def listing_info(
+    judge: TriggerJudge, target: SkillEntry, catalog: tuple[SkillEntry, ...]
+) -> ListingInfo | None:
+    """How the target was listed to the model: read from the captured request (replay), or
+    Claude Code's rule estimated (claude-code); the imitation and the proxy show it whole."""
+    from skillbench.trigger import listing
+
+    inner = _innermost(judge)
+    model = str(getattr(inner, "model", None) or "claude-haiku-4-5")
+    harness = getattr(inner, "harness", None)
+    if harness == "replay":
+        try:
+            template = inner.template_for(target, catalog)  # type: ignore[attr-defined]
+        except Exception as exc:  # the runs already errored for the same reason
+            return ListingInfo(target="absent", source="captured-request", warning=redact(str(exc)))
+        return listing.from_request(template.body, target, model)
+    if getattr(inner, "name", None) == "claude-code":
+        return listing.estimate(target, catalog, model)
+    if harness == "minimal" or getattr(inner, "is_proxy", False):
+        would = listing.estimate(target, catalog, model)
+        note = None
+        if would.target != "full":
+            note = (
+                f"this harness showed the full description, but Claude Code itself would list "
+                f"{target.name!r} {would.target} (budget {would.budget_chars:,} characters)"
+            )
+        return ListingInfo(
+            target="full" if harness == "minimal" else "not-applicable",
+            source="harness",
+            budget_chars=would.budget_chars,
+            budget_source=would.budget_source,
+            warning=note,
+        )
+    return None
 
 
 async def _run_wave(
