@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -50,6 +51,7 @@ REQUEST_SETTINGS = (
     "DISABLE_PROMPT_CACHING",
 )
 CAPTURE_TIMEOUT = 120.0
+_BILLING_SUFFIX = re.compile(r"(cc_version=\d+\.\d+\.\d+\.)[0-9a-f]+")
 _BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
 _INSTALL_HINT = (
     "the replay harness needs the Claude Code CLI to capture its request: run `make claude` "
@@ -346,14 +348,34 @@ def capture_env(home: Path, base_url: str, settings: Mapping[str, str]) -> dict[
     return env
 
 
+def path_slug(path: str) -> str:
+    """Claude Code's folder slug for a path (`/tmp/x.y` → `-tmp-x-y`), as in its memory path."""
+    return re.sub(r"[^A-Za-z0-9]", "-", path)
+
+
 def normalise(value: Any, root: str) -> Any:
-    """Replace the throwaway folder `root` by `STABLE_ROOT` in every string."""
+    """Replace the throwaway folder `root` (and its slug) by `STABLE_ROOT` in every string."""
     if isinstance(value, str):
-        return value.replace(root, STABLE_ROOT) if root in value else value
+        if root in value:
+            value = value.replace(root, STABLE_ROOT)
+        slug = path_slug(root)
+        return value.replace(slug, path_slug(STABLE_ROOT)) if slug in value else value
     if isinstance(value, list):
         return [normalise(item, root) for item in value]
     if isinstance(value, dict):
         return {key: normalise(item, root) for key, item in value.items()}
+    return value
+
+
+def mask_volatile(value: Any) -> Any:
+    """`value` with what legitimately differs between two CLI runs masked: the per-request
+    suffix of the billing header's `cc_version` (for comparing requests, not for sending)."""
+    if isinstance(value, str):
+        return _BILLING_SUFFIX.sub(r"\1*", value)
+    if isinstance(value, list):
+        return [mask_volatile(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mask_volatile(item) for key, item in value.items()}
     return value
 
 
@@ -380,7 +402,7 @@ def capture_template(
     """
     settings = dict(settings or {})
     key = template_key(target, catalog, model, cli_version, settings)
-    root = Path(tempfile.mkdtemp(prefix="skillbench-replay-")).resolve()
+    root = Path(tempfile.mkdtemp(prefix="skillbench-capture-")).resolve()
     try:
         project, home = root / "project", root / "home"
         project.mkdir()

@@ -24,8 +24,9 @@ from skillbench.schemas.trigger import ListingInfo
 LISTING_MARKER = "The following skills are available for use with the Skill tool:"
 BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
 ENTRY_CAP = 1536
-#: Characters of Claude Code 2.1.197's 13 built-in skill lines (measured from a capture).
-BUILTIN_CHARS = 3500
+#: Characters Claude Code 2.1.197's built-in skill lines take from the budget (measured from
+#: captures: ~4,100 of the 8,000).
+BUILTIN_CHARS = 4100
 _LINE = re.compile(r"^- ([^\s:]+)(?:: (.*))?$")
 
 
@@ -140,23 +141,21 @@ def from_request(body: Mapping[str, Any], target: SkillEntry, model: str) -> Lis
 
 
 def estimate(target: SkillEntry, catalog: Sequence[SkillEntry], model: str) -> ListingInfo:
-    """What Claude Code would list for `target` among `catalog` (an estimate of its budget rule:
-    user skills alphabetically, full lines while the whole listing fits the budget, then bare
-    names)."""
+    """What Claude Code would list for `target` among `catalog`: an estimate of its rule as
+    observed on 2.1.197 (built-ins reserved first; every skill gets at least its name; going
+    alphabetically, a skill's description is shown when it still fits the remaining budget)."""
     budget, source = listing_budget(model)
     skills = sorted({s.name: s for s in (target, *catalog)}.values(), key=lambda s: s.name)
-    lines = [f"- {s.name}: {s.description[:ENTRY_CAP]}" for s in skills]
-    names = [f"- {s.name}" for s in skills]
-    used = len(LISTING_MARKER) + BUILTIN_CHARS
-    full = 0
-    for index, line in enumerate(lines):
-        rest = sum(len(n) + 1 for n in names[index + 1 :])
-        if used + len(line) + 1 + rest > budget:
-            break
-        used += len(line) + 1
-        full += 1
-    position = next(i for i, s in enumerate(skills) if s.name == target.name)
-    state = "full" if position < full else "name-only"
+    remaining = budget - BUILTIN_CHARS - len(LISTING_MARKER)
+    remaining -= sum(len(f"- {s.name}") + 1 for s in skills)
+    shown: dict[str, bool] = {}
+    for skill in skills:
+        extra = len(": ") + len(skill.description[:ENTRY_CAP])
+        shown[skill.name] = extra <= remaining
+        if shown[skill.name]:
+            remaining -= extra
+    full = sum(shown.values())
+    state = "full" if shown[target.name] else "name-only"
     if state == "full" and len(target.description) > ENTRY_CAP:
         state = "truncated"
     info = ListingInfo(
