@@ -371,3 +371,44 @@ async def test_vertex_replay_goes_to_the_vertex_url(
     assert outcome.error is None and outcome.triggered is True
     url = str(seen[0].url)
     assert "projects/my-project/locations/us-east5" in url and "claude-haiku-4-5@20251001" in url
+
+
+def test_without_a_cli_the_error_names_make_claude_and_the_minimal_harness(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+    from skillbench.errors import BackendError
+
+    monkeypatch.setattr("skillbench.backends.claude_code.REPO_CLAUDE", tmp_path / "missing")
+    monkeypatch.delenv("SKILLBENCH_CLAUDE_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    with pytest.raises(BackendError) as err:
+        ReplayJudge(MODEL)
+    assert "make claude" in str(err.value) and "--harness minimal" in str(err.value)
+    skill = tmp_path / "pdf-tools"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Use for PDFs.\n---\nBody\n")
+    evals = tmp_path / "evals.json"
+    evals.write_text('[{"query": "merge pdfs", "should_trigger": true}]')
+    code = main(
+        ["trigger", str(skill), "--evals", str(evals), "--backend", "anthropic", "--no-cache"]
+    )
+    assert code == 2
+    assert "make claude" in capsys.readouterr().err
+
+
+async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) -> None:
+    tail = _text_block("After the tool call the model would go on talking.").replace(
+        b'"index": 0', b'"index": 1'
+    )
+    reply = (
+        message_start_event(MODEL, 100)
+        + _broken_tool('{"skill": "pdf-tools"}')
+        + tail
+        + message_end_events("tool_use", 77)
+    )
+    outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.triggered is True
+    assert outcome.detail["stream_closed_when_decided"] is True
+    assert outcome.detail["stop_reason"] is None  # message_delta was never read

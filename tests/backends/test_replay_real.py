@@ -175,3 +175,21 @@ async def test_small_catalog_reports_the_full_listing(tmp_path: Path) -> None:
     assert report.listing is not None and report.listing.target == "full"
     assert report.listing.shown == f"- {TARGET.name}: {TARGET.description}"
     assert not any("LISTING" in w for w in report.warnings or [])
+
+
+async def test_budget_override_reaches_the_capture_and_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", "30000")
+    target = SkillEntry("zz-pdf-tools", big_catalog()[0].description, TARGET.body)
+    sent: list[httpx2.Request] = []
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, target.name)
+    assert judge.identity()["settings"] == {"SLASH_COMMAND_TOOL_CHAR_BUDGET": "30000"}
+    queries = [EvalQuery("merge two pdf files", True, None, (0,))]
+    report = await run_trigger_eval(
+        target.name, target.description, queries, judge, runs=1, catalog=big_catalog()
+    )
+    await judge.aclose()
+    assert report.listing is not None and report.listing.target == "full"
+    assert report.listing.budget_chars == 30000
+    assert report.listing.budget_source == "SLASH_COMMAND_TOOL_CHAR_BUDGET"
