@@ -45,6 +45,12 @@ def register(subparsers: Any) -> None:
         "with the installed claude CLI) or `minimal` (skillbench's imitation, not Claude Code's "
         "request)",
     )
+    p.add_argument(
+        "--escalate",
+        action="store_true",
+        help="re-run undecided replay runs (another tool called first) through the claude-code "
+        "backend (off by default: each costs a whole agent session)",
+    )
     p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
@@ -72,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
             use_cache=not args.no_cache,
             cache_path=args.cache,
             backend_options=_backend_options(args),
+            escalate=args.escalate,
             runs=args.runs,
             max_runs=args.max_runs,
             confidence=args.confidence,

@@ -172,6 +172,11 @@ async def run_trigger_eval(
     listing = listing_info(judge, target, others)
     if harness is not None and harness.note:
         notes.insert(0, harness.note)
+    escalated = getattr(judge, "escalated", None)
+    if escalated is not None:
+        notes.append(
+            f"--escalate: {escalated} undecided run(s) re-run through the claude-code backend."
+        )
     warnings = harness_warnings(results)
     if listing is not None and listing.warning:
         warnings.insert(0, listing.warning)
@@ -252,6 +257,7 @@ async def evaluate_skill(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     backend_options: dict[str, Any] | None = None,
+    escalate: bool = False,
     **options: Any,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
@@ -259,7 +265,8 @@ async def evaluate_skill(
 
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
     ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
-    no competing skills. Other options go to run_trigger_eval.
+    no competing skills. ``escalate`` re-runs undecided runs (another tool first) through the
+    claude-code backend. Other options go to run_trigger_eval.
     """
     from skillbench.backends.registry import cached_judge, open_cache
     from skillbench.skill import Skill
@@ -281,7 +288,11 @@ async def evaluate_skill(
         options.get("timeout"),
     )
     cache = open_cache(cache_path, enabled=use_cache)
-    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
+    cached: Any = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
+    if escalate:
+        from skillbench.trigger.escalate import EscalatingJudge
+
+        cached = EscalatingJudge(cached, cached_judge("claude-code", model=model, cache=cache))
     try:
         return await run_trigger_eval(
             skill.name,

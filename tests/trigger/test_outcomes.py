@@ -49,3 +49,20 @@ def test_cache_read_share_counts_every_input_token() -> None:
     usage = CallUsage(input_tokens=50, cache_read_input_tokens=900, cache_creation_input_tokens=50)
     assert cache_read_share(usage) == 0.9
     assert cache_read_share(CallUsage()) is None
+
+
+async def test_escalate_reruns_only_undecided_runs_through_the_fallback() -> None:
+    from skillbench.trigger.escalate import EscalatingJudge
+    from skillbench.trigger.run import run_trigger_eval
+
+    primary = ScriptedJudge({"a": "UNT"})
+    fallback = ScriptedJudge({"a": "T"}, name="claude-code")
+    judge = EscalatingJudge(primary, fallback)  # type: ignore[arg-type]
+    report = await run_trigger_eval("s", "d", [q("a", True)], judge, runs=3)
+    (result,) = report.results
+    assert (result.triggers, result.runs, result.undecided) == (2, 3, None)
+    assert len(fallback.requests) == 1 and fallback.requests[0].run_index == 0
+    assert report.notes is not None
+    assert any("1 undecided run(s) re-run through the claude-code" in n for n in report.notes)
+    await judge.aclose()
+    assert primary.closed and fallback.closed
