@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "results_frame": "skillbench.trigger.frames",
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
+    "header_lines": "skillbench.trigger.listing",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
     "parse_fractions": "skillbench.improve.splits",
@@ -101,6 +102,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "gap_figure",
     "gap_frame",
     "grade_workspace_sync",
+    "header_lines",
     "improve_skill_sync",
     "init_workspace",
     "load_summaries",
@@ -199,6 +201,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         metrics_frame,
         results_frame,
     )
+    from skillbench.trigger.listing import header_lines
     from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
     from skillbench.trigger.run import evaluate_skill, evaluate_skill_sync, run_trigger_eval
     from skillbench.validate.plots import findings_by_code_figure

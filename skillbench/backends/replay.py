@@ -291,9 +291,11 @@ class ReplayJudge:
                 )
             elif self.provider == "vertex":
                 region = os.environ.get("CLOUD_ML_REGION") or "us-east5"
+                project = os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID")
+                vertex: dict[str, Any] = {"project_id": project} if project else {}
                 self._client = anthropic.AsyncAnthropicVertex(
                     region=region,
-                    project_id=os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID"),
+                    **vertex,
                     base_url=self._base_url or os.environ.get("ANTHROPIC_VERTEX_BASE_URL"),
                     **common,
                 )

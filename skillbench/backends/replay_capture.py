@@ -154,7 +154,7 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
 
 def text_reply_stream(model: str, text: str = "OK.") -> bytes:
     """A complete streamed `end_turn` text reply (what the capture server answers)."""
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_capture_" + uuid.uuid4().hex[:12],
         "type": "message",
         "role": "assistant",
@@ -460,7 +460,7 @@ def capture_template(
 class TemplateStore:
     """Replay templates on disk (one JSON file per key), captured on a miss."""
 
-    def __init__(self, folder: str | Path | None = None) -> None:
+    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_template_dir()
         self.captures = 0
         self._lock = threading.Lock()

@@ -179,35 +179,12 @@ def summary_lines(report: TriggerReport) -> list[str]:
         lines.append(f"undecided runs (another tool first): {s.undecided_runs}")
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""
-        harness = f", harness {report.harness.name}" if report.harness is not None else ""
-        lines.append(f"backend {report.backend.name}{model}{harness}")
-    if report.listing is not None:
-        lines.append(listing_line(report))
-    if report.catalog is not None:
-        c = report.catalog
-        digest = f", sha256 {c.sha256[:12]}" if c.sha256 else ""
-        lines.append(f"catalog {c.source}: {len(c.skills)} skill(s){digest}")
+        lines.append(f"backend {report.backend.name}{model}")
+    from skillbench.trigger.listing import header_lines
+
+    lines.extend(header_lines(report))
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
-
-
-def listing_line(report: TriggerReport) -> str:
-    """What the model saw of the target, in one line."""
-    info = report.listing
-    assert info is not None
-    how = {
-        "full": "listed with its full description",
-        "truncated": "listed with a truncated description",
-        "name-only": "listed by name only",
-        "absent": "not listed",
-        "not-applicable": "not applicable (offline proxy)",
-    }[info.target]
-    budget = (
-        f"budget {info.budget_chars:,} characters ({info.budget_source})"
-        if info.budget_chars
-        else ""
-    )
-    return f"listing: target {how}; {budget} [{info.source}]"
 
 
 def _runs(text: str) -> int | str:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skillbench.backends.base import SkillEntry
-from skillbench.schemas.trigger import ListingInfo
+from skillbench.schemas.trigger import ListingInfo, TriggerReport
 
 LISTING_MARKER = "The following skills are available for use with the Skill tool:"
 BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
@@ -27,6 +27,13 @@ ENTRY_CAP = 1536
 #: Characters Claude Code 2.1.197's built-in skill lines take from the budget (measured from
 #: captures: ~4,100 of the 8,000).
 BUILTIN_CHARS = 4100
+HOW = {
+    "full": "listed with its full description",
+    "truncated": "listed with a truncated description",
+    "name-only": "listed by name only",
+    "absent": "not listed",
+    "not-applicable": "not applicable (offline proxy)",
+}
 _LINE = re.compile(r"^- ([^\s:]+)(?:: (.*))?$")
 
 
@@ -125,7 +132,7 @@ def from_request(body: Mapping[str, Any], target: SkillEntry, model: str) -> Lis
     shown = next((e for e in entries if e[0] == target.name), None)
     state = "absent" if shown is None else classify(shown[1], target.description)
     info = ListingInfo(
-        target=state,  # type: ignore[arg-type]
+        target=state,
         budget_chars=budget,
         budget_source=source,
         listing_chars=len(text) if text is not None else None,
@@ -159,7 +166,7 @@ def estimate(target: SkillEntry, catalog: Sequence[SkillEntry], model: str) -> L
     if state == "full" and len(target.description) > ENTRY_CAP:
         state = "truncated"
     info = ListingInfo(
-        target=state,  # type: ignore[arg-type]
+        target=state,
         budget_chars=budget,
         budget_source=source,
         listed_full=full,
@@ -168,3 +175,30 @@ def estimate(target: SkillEntry, catalog: Sequence[SkillEntry], model: str) -> L
     )
     info.warning = warning_for(info, target.name)
     return info
+
+
+def header_lines(report: TriggerReport) -> list[str]:
+    """The report's header in plain lines: the harness (Claude Code's request or not), what
+    the model saw of the target and the budget, and the catalog (CLI and notebook)."""
+    lines: list[str] = []
+    if report.harness is not None:
+        h = report.harness
+        whose = (
+            "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
+        )
+        lines.append(f"harness: {h.name} ({whose})")
+    info = report.listing
+    if info is not None:
+        budget = ""
+        if info.budget_chars:
+            budget = f"; budget {info.budget_chars:,} characters ({info.budget_source})"
+        lines.append(f"listing: target {HOW[info.target]}{budget} [{info.source}]")
+    if report.catalog is not None:
+        c = report.catalog
+        digest = f", sha256 {c.sha256[:12]}" if c.sha256 else ""
+        names = ", ".join(c.skills[:12]) + (", ..." if len(c.skills) > 12 else "")
+        lines.append(
+            f"catalog {c.source}: {len(c.skills)} skill(s){digest}"
+            + (f" ({names})" if names else "")
+        )
+    return lines
