@@ -112,15 +112,15 @@ def warning_for(info: ListingInfo, name: str) -> str | None:
         return None
     budget = f"{info.budget_chars:,}" if info.budget_chars else "?"
     what = {
-        "name-only": "listed by name only: the model never saw its description",
-        "truncated": "listed with a truncated description",
-        "absent": "not listed at all",
+        "name-only": f"{name!r} was listed by name only: the model never saw its description",
+        "truncated": f"{name!r} was listed with a truncated description",
+        "absent": f"{name!r} was not listed at all",
     }[info.target]
     return (
-        f"LISTING: Claude Code {what} for {name!r} (skill listing budget {budget} characters, "
-        f"{info.budget_source}). Trigger rates measured this way describe the bare name. Use "
-        "fewer or shorter catalog skills (--catalog), a shorter description, or raise "
-        f"{BUDGET_ENV}."
+        f"LISTING: in Claude Code's skill listing {what} (skill listing budget {budget} characters, "
+        f"{info.budget_source}). Trigger rates measured this way describe what was shown, not "
+        "the description. Use fewer or shorter catalog skills (--catalog), a shorter "
+        f"description, or raise {BUDGET_ENV}."
     )
 
 
