@@ -19,11 +19,15 @@ Claude Code 2.1.197 maps it (`provider_model`). No key then: the provider's cred
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import logging
 import os
 import random
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,6 +86,7 @@ PROVIDER_MODELS: dict[str, tuple[str, str]] = {
     "claude-opus-4-7": ("us.anthropic.claude-opus-4-7", "claude-opus-4-7"),
     "claude-opus-4-8": ("us.anthropic.claude-opus-4-8", "claude-opus-4-8"),
 }
+LOG = logging.getLogger("skillbench.replay")
 _OUTER_BACKOFF_BASE = 2.0
 _OUTER_BACKOFF_CAP = 30.0
 
@@ -146,6 +151,28 @@ def locate_claude(claude_bin: str | os.PathLike[str] | None) -> Path:
         raise BackendError(f"no Claude Code CLI found: {install_hint()}") from None
 
 
+def message_events(message: Any) -> list[dict[str, Any]]:
+    """A complete (non-streamed) message as the stream events that would have carried it."""
+    usage = getattr(message, "usage", None)
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {"usage": usage}}]
+    for index, block in enumerate(getattr(message, "content", []) or []):
+        kind = getattr(block, "type", None)
+        start: dict[str, Any] = {"type": kind, "name": getattr(block, "name", None)}
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        if kind in ("tool_use", "server_tool_use"):
+            raw = json.dumps(getattr(block, "input", {}) or {})
+            delta: dict[str, Any] = {"type": "input_json_delta", "partial_json": raw}
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        elif kind == "text":
+            delta = {"type": "text_delta", "text": getattr(block, "text", "")}
+            events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
+    stop = {"stop_reason": getattr(message, "stop_reason", None)}
+    events.append({"type": "message_delta", "delta": stop, "usage": usage})
+    events.append({"type": "message_stop"})
+    return events
+
+
 class ReplayJudge:
     """TriggerJudge that replays Claude Code's captured request through the SDK."""
 
@@ -169,13 +196,10 @@ class ReplayJudge:
         timeout: float | None = 300.0,
         stop_when_decided: bool = True,
         batch: bool = False,
+        batch_poll_seconds: float = 10.0,
+        batch_timeout_seconds: float = 24 * 3600.0,
         temperature: float | None = None,
     ) -> None:
-        if batch:
-            raise BackendError(
-                "--batch is not available with the replay harness yet: run live calls "
-                "(prompt caching makes them cheap), or use --harness minimal --batch"
-            )
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
         self.model: str | None = model
@@ -199,6 +223,10 @@ class ReplayJudge:
         self._capture_lock: asyncio.Lock | None = None
         self.sleep = asyncio.sleep
         self.templates_used: dict[str, ReplayTemplate] = {}
+        self.batch = batch
+        self.batch_poll_seconds = batch_poll_seconds
+        self.batch_timeout_seconds = batch_timeout_seconds
+        self.progress: Callable[[str], None] | None = None
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -388,7 +416,135 @@ class ReplayJudge:
         fold.finish()
         return fold
 
-    def _outcome(self, fold: FirstTurn, template: ReplayTemplate, seconds: float) -> TriggerOutcome:
+    # -- Message Batches ----------------------------------------------------------------------
+
+    async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+        """Many requests: one Message Batch (half price) when `batch` is on, else live calls."""
+        if not self.batch:
+            return list(await asyncio.gather(*(self.judge(r) for r in requests)))
+        return await self.judge_batch(requests)
+
+    def ledger_path(self, ids: Sequence[str], bodies: Sequence[dict[str, Any]]) -> Path:
+        """Where the id of this wave's batch is kept until its results are read, so a run killed
+        while the batch is processing resumes it instead of paying for a second one."""
+        blob = json.dumps([self.identity(), list(ids), list(bodies)], sort_keys=True)
+        digest = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+        return self.store.folder / "batches" / f"{digest}.json"
+
+    async def judge_batch(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+        """All requests as one Message Batch, results matched by custom_id, in request order.
+
+        The batch id is written to a ledger as soon as the batch exists; a later run of the same
+        wave (after a kill) polls that batch instead of creating another. Failed, expired or
+        missing results are errors."""
+        import anthropic
+
+        start = time.perf_counter()
+        try:
+            templates = [await self.template(r.target, r.catalog) for r in requests]
+        except BackendError as exc:
+            return [self._failed(f"capture: {exc}", "capture") for _ in requests]
+        ids = [f"r{i}" for i in range(len(requests))]
+        params = []
+        for template, request in zip(templates, requests, strict=True):
+            arguments = self.call_arguments(template, request.query)
+            arguments.pop("stream", None)
+            extra = arguments.pop("extra_body", {})
+            for key in ("betas", "extra_headers", "extra_query"):
+                arguments.pop(key, None)
+            params.append({**arguments, **extra})
+        betas = sorted({b for t in templates for b in t.betas()})
+        ledger = self.ledger_path(ids, params)
+        try:
+            batch_id = self._resume(ledger)
+            if batch_id is None:
+                body = [{"custom_id": c, "params": p} for c, p in zip(ids, params, strict=True)]
+                created = await self.client.beta.messages.batches.create(requests=body, betas=betas)
+                batch_id = created.id
+                from skillbench.io import atomic_write_text
+
+                ledger.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(ledger, json.dumps({"batch_id": batch_id, "requests": len(ids)}))
+            batch = await self._wait_for_batch(batch_id, betas)
+            if batch.processing_status != "ended":
+                return [
+                    self._failed(f"batch {batch_id} did not finish in time; cancelled", "batch")
+                    for _ in ids
+                ]
+            results: dict[str, Any] = {}
+            decoder = await self.client.beta.messages.batches.results(batch_id, betas=betas)
+            async for line in decoder:
+                results[line.custom_id] = line.result
+        except anthropic.AnthropicError as exc:
+            text = redact(_describe(exc), self._key)
+            return [self._failed(text, "api") for _ in ids]
+        ledger.unlink(missing_ok=True)
+        seconds = (time.perf_counter() - start) / max(len(ids), 1)
+        return [
+            self._batch_outcome(results.get(c), r, t, seconds)
+            for c, r, t in zip(ids, requests, templates, strict=True)
+        ]
+
+    @staticmethod
+    def _resume(ledger: Path) -> str | None:
+        try:
+            data = json.loads(ledger.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        batch_id = data.get("batch_id") if isinstance(data, dict) else None
+        return batch_id if isinstance(batch_id, str) and batch_id else None
+
+    def _report(self, message: str) -> None:
+        LOG.info(message)
+        if self.progress is not None:
+            self.progress(message)
+
+    async def _wait_for_batch(self, batch_id: str, betas: list[str]) -> Any:
+        """Poll with backoff (from `batch_poll_seconds` up to 60 s) until the batch ends, reporting
+        its request counts; cancel it after `batch_timeout_seconds`."""
+        deadline = time.monotonic() + self.batch_timeout_seconds
+        delay = self.batch_poll_seconds
+        while True:
+            batch = await self.client.beta.messages.batches.retrieve(batch_id, betas=betas)
+            counts = batch.request_counts
+            done = counts.succeeded + counts.errored + counts.canceled + counts.expired
+            total = done + counts.processing
+            self._report(f"batch {batch_id}: {batch.processing_status}, {done}/{total} done")
+            if batch.processing_status == "ended":
+                return batch
+            if time.monotonic() + delay > deadline:
+                await self.client.beta.messages.batches.cancel(batch_id, betas=betas)
+                return batch
+            await self.sleep(delay)
+            delay = min(delay * 1.5, 60.0)
+
+    def _batch_outcome(
+        self, result: Any, request: TriggerRequest, template: ReplayTemplate, seconds: float
+    ) -> TriggerOutcome:
+        if result is None:
+            return self._failed("no result for this request in the batch results", "batch")
+        if result.type == "errored":
+            err = result.error.error
+            return self._failed(
+                redact(f"batch request errored: {err.type}: {err.message}", self._key), "api"
+            )
+        if result.type != "succeeded":
+            return self._failed(f"batch request {result.type}", "batch")
+        fold = FirstTurn(request.target.name)
+        for event in message_events(result.message):
+            fold.feed(event)
+        fold.finish()
+        outcome = self._outcome(fold, template, seconds, batch=True)
+        outcome.detail["batch"] = True
+        return outcome
+
+    @staticmethod
+    def _failed(message: str, kind: str) -> TriggerOutcome:
+        return TriggerOutcome(triggered=False, error=message, detail={"error_kind": kind})
+
+    def _outcome(
+        self, fold: FirstTurn, template: ReplayTemplate, seconds: float, *, batch: bool = False
+    ) -> TriggerOutcome:
         d = fold.decision
         usage = CallUsage(
             input_tokens=d.usage.input_tokens,
@@ -396,7 +552,7 @@ class ReplayJudge:
             cache_read_input_tokens=d.usage.cache_read_input_tokens,
             cache_creation_input_tokens=d.usage.cache_creation_input_tokens,
         )
-        usage.cost_usd, cost_note = price(self._model, usage)
+        usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
         detail: dict[str, Any] = {
             "harness": HARNESS,
             "outcome": d.kind,

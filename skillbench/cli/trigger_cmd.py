@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
+    if args.batch:
+        _show_batch_progress()
     with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
             args.skill_dir,
@@ -99,6 +101,18 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         err.print(f"report written to {args.out}", markup=False)
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def _show_batch_progress() -> None:
+    """Print the replay harness's Message Batch progress lines on stderr."""
+    import logging
+
+    log = logging.getLogger("skillbench.replay")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
 
 
 def _backend_options(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -412,3 +412,139 @@ async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) 
     assert outcome.triggered is True
     assert outcome.detail["stream_closed_when_decided"] is True
     assert outcome.detail["stop_reason"] is None  # message_delta was never read
+
+
+class ReplayBatchServer:
+    """Message Batches endpoints for the replay harness: create, retrieve, results JSONL.
+    `fail_polls` makes the first retrievals fail (a run killed while the batch processes)."""
+
+    def __init__(self, fail_polls: int = 0) -> None:
+        self.created: list[dict[str, Any]] = []
+        self.polls = 0
+        self.fail_polls = fail_polls
+
+    def batch(self, status: str) -> dict[str, Any]:
+        done = status == "ended"
+        return {
+            "id": "msgbatch_r1",
+            "type": "message_batch",
+            "processing_status": status,
+            "request_counts": {
+                "processing": 0 if done else 3,
+                "succeeded": 3 if done else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": "2026-11-25T10:00:00Z",
+            "expires_at": "2026-11-26T10:00:00Z",
+            "ended_at": "2026-11-25T10:05:00Z" if done else None,
+            "results_url": "http://mock.local/v1/messages/batches/msgbatch_r1/results"
+            if done
+            else None,
+        }
+
+    def __call__(self, req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path
+        if req.method == "POST" and path == "/v1/messages/batches":
+            self.created.append(json.loads(req.content))
+            return httpx2.Response(200, json=self.batch("in_progress"))
+        if req.method == "GET" and path == "/v1/messages/batches/msgbatch_r1":
+            self.polls += 1
+            if self.polls <= self.fail_polls:
+                return httpx2.Response(
+                    400,
+                    json={
+                        "type": "error",
+                        "error": {"type": "invalid_request_error", "message": "killed"},
+                    },
+                )
+            return httpx2.Response(
+                200, json=self.batch("ended" if self.polls > self.fail_polls + 1 else "in_progress")
+            )
+        if path.endswith("/results"):
+
+            def msg(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+                return {
+                    "id": "msg_b",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": MODEL,
+                    "content": content,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": 10,
+                        "cache_read_input_tokens": 900,
+                        "output_tokens": 20,
+                    },
+                }
+
+            skill = {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "Skill",
+                "input": {"skill": "pdf-tools"},
+            }
+            bash = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}
+            lines = [
+                {
+                    "custom_id": "r1",
+                    "result": {"type": "succeeded", "message": msg([bash], "tool_use")},
+                },
+                {
+                    "custom_id": "r0",
+                    "result": {"type": "succeeded", "message": msg([skill], "tool_use")},
+                },
+                {
+                    "custom_id": "r2",
+                    "result": {"type": "succeeded", "message": msg([], "max_tokens")},
+                },
+            ]
+            text = "\n".join(json.dumps(line) for line in lines) + "\n"
+            return httpx2.Response(200, text=text, headers={"content-type": "application/binary"})
+        return httpx2.Response(
+            404, json={"type": "error", "error": {"type": "not_found_error", "message": path}}
+        )
+
+
+async def test_batch_sends_the_replayed_bodies_and_reads_first_moves(tmp_path: Path) -> None:
+    server = ReplayBatchServer()
+    judge = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    seen: list[str] = []
+    judge.progress = seen.append
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    outcomes = await judge.judge_many(requests)
+    (created,) = server.created
+    params = created["requests"][1]["params"]
+    assert params["messages"][0]["content"][1]["text"] == "query 1"
+    assert params["thinking"] == captured_body()["thinking"] and "stream" not in params
+    assert outcomes[0].triggered is True and outcomes[0].detail["batch"] is True
+    assert outcomes[1].undecided == "Bash"
+    assert outcomes[2].error is not None and outcomes[2].detail["error_kind"] == "max_tokens"
+    assert outcomes[0].usage.cache_read_input_tokens == 900
+    assert any("0/3 done" in line for line in seen) and any("3/3 done" in line for line in seen)
+    assert not list((tmp_path / "templates" / "batches").glob("*.json"))  # ledger removed
+
+
+async def test_a_killed_batch_run_resumes_the_same_batch(tmp_path: Path) -> None:
+    server = ReplayBatchServer(fail_polls=1)
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    first = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    broken = await first.judge_many(requests)  # the poll fails: as if the run were killed
+    assert all(o.error is not None for o in broken)
+    assert len(list((tmp_path / "templates" / "batches").glob("*.json"))) == 1
+    again = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=tmp_path / "claude",
+        template_dir=tmp_path / "templates",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
+        max_retries=0,
+        batch=True,
+        batch_poll_seconds=0.0,
+    )
+    outcomes = await again.judge_many(requests)
+    assert len(server.created) == 1  # resumed, not paid for twice
+    assert outcomes[0].triggered is True
