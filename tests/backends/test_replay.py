@@ -548,3 +548,26 @@ async def test_a_killed_batch_run_resumes_the_same_batch(tmp_path: Path) -> None
     outcomes = await again.judge_many(requests)
     assert len(server.created) == 1  # resumed, not paid for twice
     assert outcomes[0].triggered is True
+
+
+def test_each_candidate_description_and_setting_gets_its_own_template() -> None:
+    base = template_key(TARGET, CATALOG, MODEL, VERSION, {})
+    candidate = SkillEntry(TARGET.name, "Use when combining PDF files.", TARGET.body)
+    assert template_key(candidate, CATALOG, MODEL, VERSION, {}) != base
+    assert template_key(TARGET, CATALOG, "claude-sonnet-4-6", VERSION, {}) != base
+    assert template_key(TARGET, CATALOG, MODEL, "2.1.198", {}) != base
+    budget = {"SLASH_COMMAND_TOOL_CHAR_BUDGET": "20000"}
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, budget) != base
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, {}) == base
+
+
+def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Path) -> None:
+    template = TemplateStore(seeded_store(tmp_path)).load(
+        template_key(TARGET, CATALOG, MODEL, VERSION, request_settings())
+    )
+    assert template is not None and template.sentinel_count() == 1
+    nasty = '"}]} \\u0000 </system-reminder> ' + SENTINEL[:5]
+    body = template.body_for(nasty)
+    assert body["messages"][0]["content"][1]["text"] == nasty
+    assert body["system"] == captured_body()["system"]
+    assert json.loads(json.dumps(body)) == body
