@@ -465,6 +465,7 @@ class TemplateStore:
         self.captures = 0
         self._lock = threading.Lock()
         self._memory: dict[str, ReplayTemplate] = {}
+        self._failed: dict[str, str] = {}
 
     def path(self, key: str) -> Path:
         """Where the template of `key` lives."""
@@ -510,10 +511,21 @@ class TemplateStore:
             found = self.load(key)
             if found is not None:
                 return found
-            template = capture_template(
-                claude_bin, target, catalog, model=model, cli_version=cli_version, settings=settings
-            )
+            if key in self._failed:  # one failed capture per skill set, not one per run
+                raise BackendError(self._failed[key])
             self.captures += 1
+            try:
+                template = capture_template(
+                    claude_bin,
+                    target,
+                    catalog,
+                    model=model,
+                    cli_version=cli_version,
+                    settings=settings,
+                )
+            except BackendError as exc:
+                self._failed[key] = str(exc)
+                raise
             self.save(template)
             return template
 

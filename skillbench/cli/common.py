@@ -74,6 +74,17 @@ def catalog_dir(arg: str | None) -> str:
     return arg if arg is not None and arg.strip() else "none"
 
 
+def add_harness_option(parser: argparse.ArgumentParser) -> None:
+    """`--harness replay|minimal` (the anthropic backend's trigger harness)."""
+    parser.add_argument(
+        "--harness",
+        choices=("replay", "minimal"),
+        help="anthropic backend only: `replay` (default; Claude Code's own request, captured once "
+        "with the installed claude CLI) or `minimal` (skillbench's imitation, not Claude Code's "
+        "request)",
+    )
+
+
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
     """`--catalog DIR|installed|none`."""
     parser.add_argument("--catalog", metavar="DIR|installed|none", help=CATALOG_HELP)

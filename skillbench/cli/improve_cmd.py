@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--split-seed", type=int, help="split seed (default: --seed)")
     p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
     common.add_catalog_option(p)
+    common.add_harness_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
     common.add_cache_options(p)
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         apply=args.apply,
         use_cache=not args.no_cache,
         cache_path=args.cache,
+        harness=args.harness,
         progress=_print_event,
     )
     _print_result(result, out)

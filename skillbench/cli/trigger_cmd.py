@@ -38,13 +38,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-run timeout")
     p.add_argument("--description", metavar="TEXT", help="evaluate this description instead")
     common.add_catalog_option(p)
-    p.add_argument(
-        "--harness",
-        choices=("replay", "minimal"),
-        help="anthropic backend only: `replay` (default; Claude Code's own request, captured once "
-        "with the installed claude CLI) or `minimal` (skillbench's imitation, not Claude Code's "
-        "request)",
-    )
+    common.add_harness_option(p)
     p.add_argument(
         "--escalate",
         action="store_true",

@@ -137,6 +137,7 @@ async def improve_skill(
     apply: bool = False,
     use_cache: bool = True,
     cache_path: str | Path | None = None,
+    harness: str | None = None,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
 ) -> LoopResult:
@@ -164,7 +165,8 @@ async def improve_skill(
     catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
     name = resolve_backend_name(backend)
     cache = open_cache(cache_path, enabled=use_cache)
-    judge = cached_judge(name, model=model, cache=cache)
+    options = {"harness": harness} if harness else {}
+    judge = cached_judge(name, model=model, cache=cache, **options)
     chosen = proposer or make_proposer(name, model=model, cache=cache)
     try:
         result = await run_improve_loop(

@@ -571,3 +571,33 @@ def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Pat
     assert body["messages"][0]["content"][1]["text"] == nasty
     assert body["system"] == captured_body()["system"]
     assert json.loads(json.dumps(body)) == body
+
+
+async def test_a_failed_capture_is_an_error_outcome_and_is_not_retried_per_run(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "bin" / "claude"
+    script.parent.mkdir()
+    calls = tmp_path / "calls.log"
+    script.write_text(
+        f'#!/bin/sh\nif [ "$1" = "--version" ]; then echo "9.9.9 (Claude Code)"; exit 0; fi\n'
+        f'echo run >> {calls}\necho "no network for you" >&2\nexit 3\n'
+    )
+    script.chmod(0o755)
+    judge = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=script,
+        template_dir=tmp_path / "templates",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: sse(b""))),
+    )
+    outcomes = [await judge.judge(TriggerRequest(TARGET, CATALOG, "q", i)) for i in range(3)]
+    for outcome in outcomes:
+        assert outcome.error is not None and outcome.error.startswith("capture:")
+        assert outcome.detail["error_kind"] == "capture"
+    assert "exit 3" in (outcomes[0].error or "") and "no network for you" in (
+        outcomes[0].error or ""
+    )
+    assert calls.read_text().count("run") == 1
+    assert not list((tmp_path / "templates").glob("*.json"))
