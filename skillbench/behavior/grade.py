@@ -311,6 +311,12 @@ async def grade_workspace(
         if case is None:
             summary.notes.append(f"{run.dir}: case {run.record.case_id!r} is not in the evals")
             return None
+        if not case.expectations:
+            summary.notes.append(
+                f"{run.dir}: case {run.record.case_id!r} has no expectations yet (a first "
+                "draft): not graded; add expectations to evals/evals.json"
+            )
+            return None
         async with gate:
             grade = await grade_run(run, case, cases.checks.get(run.record.case_id, []), chosen)
         grade.grader = {"backend": name, "model": summary.model}
