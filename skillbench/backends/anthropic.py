@@ -170,6 +170,24 @@ def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dic
     return triggered, fired, detail
 
 
+def broken_kind(message: Message) -> str | None:
+    """Why a reply that named no skill is broken (`refusal`, `max_tokens`,
+    `malformed_tool_call`, `empty`), or None when it is a real answer."""
+    if message.stop_reason == "refusal":
+        return "refusal"
+    if message.stop_reason == "max_tokens":
+        return "max_tokens"
+    for block in message.content:
+        if block.type == "tool_use" and block.name == routing_prompt.SKILL_TOOL:
+            if routing_prompt.skill_called(block.name, block.input) is None:
+                return "malformed_tool_call"
+    has_text = any(b.type == "text" and b.text.strip() for b in message.content)
+    has_tool = any(b.type == "tool_use" for b in message.content)
+    if not has_text and not has_tool:
+        return "empty"
+    return None
+
+
 def _is_overloaded(exc: BaseException) -> bool:
     import anthropic
 
@@ -370,7 +388,8 @@ class AnthropicJudge(_AnthropicBase):
     def outcome(
         self, message: Message, request: TriggerRequest, *, seconds: float, batch: bool = False
     ) -> TriggerOutcome:
-        """Turn one reply into an outcome, with usage and cost."""
+        """Turn one reply into an outcome, with usage and cost. A broken reply (`broken_kind`)
+        is an error with its kind, never "not triggered"."""
         triggered, fired, detail = classify_reply(message, request.target.name)
         usage = usage_of(message)
         usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
@@ -378,6 +397,16 @@ class AnthropicJudge(_AnthropicBase):
             detail["cost_note"] = cost_note
         if batch:
             detail["batch"] = True
+        kind = None if triggered or fired else broken_kind(message)
+        if kind is not None:
+            detail["error_kind"] = kind
+            return TriggerOutcome(
+                triggered=False,
+                error=f"{kind}: broken answer (stop_reason={message.stop_reason})",
+                usage=usage,
+                duration_seconds=seconds,
+                detail=detail,
+            )
         return TriggerOutcome(
             triggered=triggered, fired=fired, usage=usage, duration_seconds=seconds, detail=detail
         )
