@@ -178,9 +178,12 @@ def broken_kind(message: Message) -> str | None:
     if message.stop_reason == "max_tokens":
         return "max_tokens"
     for block in message.content:
-        if block.type == "tool_use" and block.name == routing_prompt.SKILL_TOOL:
-            if routing_prompt.skill_called(block.name, block.input) is None:
-                return "malformed_tool_call"
+        if (
+            block.type == "tool_use"
+            and block.name == routing_prompt.SKILL_TOOL
+            and routing_prompt.skill_called(block.name, block.input) is None
+        ):
+            return "malformed_tool_call"
     has_text = any(b.type == "text" and b.text.strip() for b in message.content)
     has_tool = any(b.type == "tool_use" for b in message.content)
     if not has_text and not has_tool:
