@@ -85,6 +85,20 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_harness(harness: str | None, backend: str | None) -> None:
+    """`--harness` is the anthropic backend's option: refuse it for any other backend."""
+    if harness is None:
+        return
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.errors import InputError
+
+    name = resolve_backend_name(backend)
+    if name != "anthropic":
+        raise InputError(
+            f"applies to --backend anthropic only (the backend is {name!r})", path="--harness"
+        )
+
+
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
     """`--catalog DIR|installed|none`."""
     parser.add_argument("--catalog", metavar="DIR|installed|none", help=CATALOG_HELP)

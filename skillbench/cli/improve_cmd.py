@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
+    common.check_harness(args.harness, args.backend)
     catalog_dir = common.catalog_dir(args.catalog)
     out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
     check_out_dir(out, label="--out")

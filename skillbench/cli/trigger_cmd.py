@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.io import dumps_json, write_json
     from skillbench.trigger.run import evaluate_skill_sync
 
+    common.check_harness(args.harness, args.backend)
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
     if args.batch:

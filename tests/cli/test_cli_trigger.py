@@ -229,3 +229,13 @@ def test_missing_catalog_folder_names_the_option(
     code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--catalog", "no/such/dir")
     assert code == 2
     assert "--catalog" in capsys.readouterr().err
+
+
+def test_harness_is_refused_for_other_backends(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--harness", "minimal")
+    assert code == 2
+    assert "--harness" in capsys.readouterr().err
+    assert judges == [] or judges[0].requests == []
