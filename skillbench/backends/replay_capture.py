@@ -105,8 +105,12 @@ def _swap(value: Any, query: str) -> Any:
 
 
 def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
-    """SHA-256 over the names, descriptions and bodies of the installed skills."""
-    items = [[s.name, s.description, s.body] for s in (target, *catalog)]
+    """SHA-256 over the names, descriptions and bodies of the installed skills (and the content
+    hash of their folders when known: a `when_to_use` changes the listing)."""
+    items = [
+        [s.name, s.description, s.body, getattr(s, "content_hash", None) or ""]
+        for s in (target, *catalog)
+    ]
     blob = json.dumps(sorted(items), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
