@@ -318,7 +318,15 @@ def skill_markdown(entry: SkillEntry) -> str:
 
 def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
     """Install the target and the catalog under `project/.claude/skills/` (target wins a name
-    clash); returns the names installed, in order."""
+    clash) as the claude-code backend installs them (whole folders when known, see
+    `claude_install`); returns the names installed, in order."""
+    try:
+        from skillbench.backends import claude_install  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        claude_install = None
+    if claude_install is not None:
+        installed: list[str] = claude_install.install_skills(project, target, catalog)
+        return installed
     names: list[str] = []
     for entry in (target, *catalog):
         if entry.name in names or not entry.name or "/" in entry.name or entry.name in {".", ".."}:

@@ -11,6 +11,7 @@ The report lists the catalog's skills and a hash of their content (`CatalogInfo`
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -86,8 +87,20 @@ def load_skill_dirs(folders: Iterable[Path], exclude: str | None) -> list[SkillE
             skill = Skill.load(folder)
             if skill.name == exclude or skill.name in entries:
                 continue
-            entries[skill.name] = SkillEntry(skill.name, skill.description, skill.body)
+            entries[skill.name] = entry_for(skill)
     return [entries[name] for name in sorted(entries)]
+
+
+def entry_for(skill: Any) -> SkillEntry:
+    """A catalog entry for a loaded skill: name, description, body, and (where `SkillEntry`
+    carries them) its folder and content hash, so harnesses can install it whole."""
+    names = {f.name for f in dataclasses.fields(SkillEntry)}
+    extra: dict[str, Any] = {}
+    if "folder" in names:
+        extra["folder"] = str(skill.path)
+    if "content_hash" in names:
+        extra["content_hash"] = skill.content_hash
+    return SkillEntry(skill.name, skill.description, skill.body, **extra)
 
 
 def resolve_catalog(
