@@ -19,6 +19,7 @@ version and the environment settings that change the request (`REQUEST_SETTINGS`
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -320,8 +321,8 @@ def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry
     """Install the target and the catalog under `project/.claude/skills/` (target wins a name
     clash) as the claude-code backend installs them (whole folders when known, see
     `claude_install`); returns the names installed, in order."""
-    try:
-        from skillbench.backends import claude_install  # type: ignore[attr-defined, unused-ignore]
+    try:  # the claude-code backend's installer, where present (whole folders)
+        claude_install: Any = importlib.import_module("skillbench.backends.claude_install")
     except ImportError:
         claude_install = None
     if claude_install is not None:
