@@ -21,8 +21,8 @@ BACKEND_HELP = "local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
 MODEL_HELP = "model name for the backend"
 CACHE_HELP = "call cache file (default .skillbench/…)"
 CATALOG_HELP = (
-    "competing skills: a folder of skills, `installed` (what Claude Code loads for you: "
-    "~/.claude/skills, this project's .claude/skills, enabled plugins) or `none` (default)"
+    "competing skills: a folder of skills, `installed` = what Claude Code loads for you "
+    "(~/.claude/skills, this project's .claude/skills, enabled plugins), or `none`"
 )
 
 ProgressCallback = Callable[[int, int], None]
@@ -79,9 +79,9 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--harness",
         choices=("replay", "minimal"),
-        help="anthropic backend only: `replay` (default; Claude Code's own request, captured once "
-        "with the installed claude CLI) or `minimal` (skillbench's imitation, not Claude Code's "
-        "request)",
+        help="anthropic backend only: `replay` = Claude Code's own request, captured once with "
+        "the installed claude CLI; `minimal` = skillbench's imitation, not Claude Code's request "
+        "(default replay)",
     )
 
 
@@ -101,7 +101,9 @@ def check_harness(harness: str | None, backend: str | None) -> None:
 
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
     """`--catalog DIR|installed|none`."""
-    parser.add_argument("--catalog", metavar="DIR|installed|none", help=CATALOG_HELP)
+    parser.add_argument(
+        "--catalog", metavar="DIR|installed|none", default="none", help=CATALOG_HELP
+    )
 
 
 def stderr_console() -> Console:

@@ -19,6 +19,7 @@ from typing import Any
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextResponse, TriggerJudge
 from skillbench.errors import InputError
+from skillbench.improve.adopt import ADOPT_ALPHA, decide_adoption
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
 from skillbench.improve.proposers import ModelProposer, Proposer
 from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
@@ -75,6 +76,15 @@ class LoopResult:
         """The iteration chosen on the selection split."""
         assert self.summary.best_iteration is not None
         return self.summary.best_iteration
+
+    @property
+    def chosen(self) -> LoopIteration:
+        """The iteration `--apply` writes: the best round when the adoption rule lets it
+        replace the original, else the original (round 1)."""
+        adoption = self.summary.adoption
+        if adoption is None or adoption.adopted:
+            return self.best
+        return self.summary.iterations[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,6 +341,7 @@ async def run_improve_loop(
     progress: ProgressHook | None = None,
     evals_file: str | Path | None = None,
     source: str = "eval set",
+    adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Run the loop (see the module docstring); nothing is written. The judge is not closed.
 
@@ -338,6 +349,8 @@ async def run_improve_loop(
     used as is (it must hold exactly the eval set's queries)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InputError("must be a positive integer", field="rounds")
+    if not 0.0 < adopt_alpha < 1.0:
+        raise InputError("must be between 0 and 1 (exclusive)", field="adopt_alpha")
     labelled = [_labelled(q) for q in queries]
     if split is None:
         split_seed = seed if split_seed is None else split_seed
@@ -425,6 +438,7 @@ async def run_improve_loop(
         split=split_record(split, labelled),
         selected_by="selection",
         stop_reason=stop,
+        adoption=decide_adoption(iterations[0], best, alpha=adopt_alpha),
         settings=LoopSettings(
             rounds=rounds,
             runs=runs,

@@ -177,28 +177,46 @@ def estimate(target: SkillEntry, catalog: Sequence[SkillEntry], model: str) -> L
     return info
 
 
-def header_lines(report: TriggerReport) -> list[str]:
-    """The report's header in plain lines: the harness (Claude Code's request or not), what
-    the model saw of the target and the budget, and the catalog (CLI and notebook)."""
+def listing_phrase(info: ListingInfo) -> str:
+    """What the model saw of the target, e.g. `target listed by name only; budget 8,000
+    characters (1% of 200,000-token context window) [captured-request]`."""
+    budget = ""
+    if info.budget_chars:
+        budget = f"; budget {info.budget_chars:,} characters ({info.budget_source})"
+    return f"target {HOW[info.target]}{budget} [{info.source}]"
+
+
+def harness_phrase(report: TriggerReport) -> str | None:
+    """`replay (Claude Code's own request)` / `minimal (NOT Claude Code's request)`, or None."""
+    h = report.harness
+    if h is None:
+        return None
+    whose = "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
+    return f"{h.name} ({whose})"
+
+
+def catalog_line(report: TriggerReport) -> str | None:
+    """`catalog <source>: N skill(s), sha256 …  (names…)`, or None when not recorded."""
+    c = report.catalog
+    if c is None:
+        return None
+    digest = f", sha256 {c.sha256[:12]}" if c.sha256 else ""
+    names = ", ".join(c.skills[:12]) + (", ..." if len(c.skills) > 12 else "")
+    return f"catalog {c.source}: {len(c.skills)} skill(s){digest}" + (
+        f" ({names})" if names else ""
+    )
+
+
+def listing_lines(report: TriggerReport) -> list[str]:
+    """The harness, what the model saw of the target (and the budget) and the catalog, as
+    plain lines."""
     lines: list[str] = []
-    if report.harness is not None:
-        h = report.harness
-        whose = (
-            "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
-        )
-        lines.append(f"harness: {h.name} ({whose})")
-    info = report.listing
-    if info is not None:
-        budget = ""
-        if info.budget_chars:
-            budget = f"; budget {info.budget_chars:,} characters ({info.budget_source})"
-        lines.append(f"listing: target {HOW[info.target]}{budget} [{info.source}]")
-    if report.catalog is not None:
-        c = report.catalog
-        digest = f", sha256 {c.sha256[:12]}" if c.sha256 else ""
-        names = ", ".join(c.skills[:12]) + (", ..." if len(c.skills) > 12 else "")
-        lines.append(
-            f"catalog {c.source}: {len(c.skills)} skill(s){digest}"
-            + (f" ({names})" if names else "")
-        )
+    harness = harness_phrase(report)
+    if harness is not None:
+        lines.append(f"harness: {harness}")
+    if report.listing is not None:
+        lines.append(f"listing: {listing_phrase(report.listing)}")
+    catalog = catalog_line(report)
+    if catalog is not None:
+        lines.append(catalog)
     return lines

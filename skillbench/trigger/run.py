@@ -61,6 +61,11 @@ MINIMAL_NOTE = (
     "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
     "replay harness for rates that mean Claude Code"
 )
+DEFAULT_RUNS = 4
+"""Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
+when none is given): the fewest whose unanimous result settles a verdict at the default
+threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
+
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"
