@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "agreement_lines": "skillbench.trigger.agreement",
     "agreement_summary_frame": "skillbench.trigger.agreement",
     "agreement_figure": "skillbench.trigger.agreement_plots",
+    "listing_lines": "skillbench.trigger.listing",
+    "catalog_line": "skillbench.trigger.listing",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
     "parse_fractions": "skillbench.improve.splits",
@@ -106,6 +108,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "agreement_summary_frame",
     "benchmark_header",
     "cases_frame",
+    "catalog_line",
     "compare_header",
     "compare_sync",
     "confusion_figure",
@@ -138,6 +141,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "improve_header",
     "improve_skill_sync",
     "init_workspace",
+    "listing_lines",
     "load_summaries",
     "matrix_frame",
     "metrics_frame",
@@ -254,6 +258,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         metrics_frame,
         results_frame,
     )
+    from skillbench.trigger.listing import catalog_line, listing_lines
     from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
     from skillbench.trigger.run import evaluate_skill, evaluate_skill_sync, run_trigger_eval
     from skillbench.trigger.verdict import trigger_header

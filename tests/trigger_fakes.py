@@ -14,7 +14,8 @@ class ScriptedJudge:
     """Answers each run from a per-query script, one character per run index (cycled):
 
     T triggered · N nothing fired · O another skill fired · E error outcome · R raises ·
-    H hangs (sleeps 5 s, for timeouts). Queries missing from the script answer N.
+    H hangs (sleeps 5 s, for timeouts) · U another tool first (undecided) · B broken answer
+    (a max_tokens cut). Queries missing from the script answer N.
     """
 
     def __init__(
@@ -59,6 +60,11 @@ class ScriptedJudge:
                 return TriggerOutcome(False, fired=OTHER_SKILL, usage=usage)
             if code == "E":
                 return TriggerOutcome(False, error="api error 529 overloaded", usage=usage)
+            if code == "U":
+                return TriggerOutcome(False, undecided="Bash", usage=usage)
+            if code == "B":
+                detail = {"error_kind": "max_tokens"}
+                return TriggerOutcome(False, error="max_tokens: cut", usage=usage, detail=detail)
             if code == "R":
                 raise RuntimeError("crashed with key sk-ant-api03-SECRETSECRET")
             if code == "H":

@@ -168,6 +168,27 @@ def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dic
     return triggered, fired, detail
 
 
+def broken_kind(message: Message) -> str | None:
+    """Why a reply that named no skill is broken (`refusal`, `max_tokens`,
+    `malformed_tool_call`, `empty`), or None when it is a real answer."""
+    if message.stop_reason == "refusal":
+        return "refusal"
+    if message.stop_reason == "max_tokens":
+        return "max_tokens"
+    for block in message.content:
+        if (
+            block.type == "tool_use"
+            and block.name == routing_prompt.SKILL_TOOL
+            and routing_prompt.skill_called(block.name, block.input) is None
+        ):
+            return "malformed_tool_call"
+    has_text = any(b.type == "text" and b.text.strip() for b in message.content)
+    has_tool = any(b.type == "tool_use" for b in message.content)
+    if not has_text and not has_tool:
+        return "empty"
+    return None
+
+
 def classify_failure(exc: BaseException) -> Failure | None:
     """How the limiter treats an SDK exception: retryable as the SDK would retry it (timeouts,
     connection errors, 408/409/429/5xx, or `x-should-retry`), rate-limited for 429/529, with the
@@ -355,6 +376,7 @@ class AnthropicJudge(_AnthropicBase):
     """TriggerJudge over the Messages API, routing like Claude Code's `Skill` tool."""
 
     is_proxy = False
+    harness = "minimal"
     default_max_concurrency = DEFAULT_WORKERS
     default_timeout = 120.0
 
@@ -393,6 +415,11 @@ class AnthropicJudge(_AnthropicBase):
             "shuffle": "query" if self.per_query_shuffle else "run",
         }
 
+    def versions(self) -> dict[str, str]:
+        """SDK versions and endpoint, and the harness name (`minimal`: not Claude Code's
+        request)."""
+        return {"harness": self.harness, **super().versions()}
+
     def params(self, request: TriggerRequest) -> dict[str, Any]:
         """The `messages.create` arguments for one request."""
         return routing_prompt.routing_params(
@@ -405,7 +432,8 @@ class AnthropicJudge(_AnthropicBase):
     def outcome(
         self, message: Message, request: TriggerRequest, *, seconds: float, batch: bool = False
     ) -> TriggerOutcome:
-        """Turn one reply into an outcome, with usage and cost."""
+        """Turn one reply into an outcome, with usage and cost. A broken reply (`broken_kind`)
+        is an error with its kind, never "not triggered"."""
         triggered, fired, detail = classify_reply(message, request.target.name)
         usage = usage_of(message)
         usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
@@ -413,6 +441,16 @@ class AnthropicJudge(_AnthropicBase):
             detail["cost_note"] = cost_note
         if batch:
             detail["batch"] = True
+        kind = None if triggered or fired else broken_kind(message)
+        if kind is not None:
+            detail["error_kind"] = kind
+            return TriggerOutcome(
+                triggered=False,
+                error=f"{kind}: broken answer (stop_reason={message.stop_reason})",
+                usage=usage,
+                duration_seconds=seconds,
+                detail=detail,
+            )
         return TriggerOutcome(
             triggered=triggered, fired=fired, usage=usage, duration_seconds=seconds, detail=detail
         )

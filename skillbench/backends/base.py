@@ -102,12 +102,14 @@ class TriggerOutcome:
 
     `error` is set when the run did not complete (timeout, crash, API error): such a run is
     never "not triggered". `fired` names the skill that fired (the target, another catalog
-    skill, or None when no skill fired).
+    skill, or None when no skill fired). `undecided` names the tool the model called first when
+    it was not `Skill` (replay harness): such a run is neither a trigger nor a miss.
     """
 
     triggered: bool
     fired: str | None = None
     error: str | None = None
+    undecided: str | None = None
     usage: CallUsage = field(default_factory=CallUsage)
     duration_seconds: float = 0.0
     cached: bool = False
@@ -127,6 +129,7 @@ class TriggerOutcome:
             triggered=bool(data["triggered"]),
             fired=data.get("fired"),
             error=data.get("error"),
+            undecided=data.get("undecided"),
             usage=usage,
             duration_seconds=float(data.get("duration_seconds", 0.0)),
             cached=True,

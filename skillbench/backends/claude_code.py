@@ -572,14 +572,15 @@ class ClaudeCodeJudge(_ClaudeRunner):
     decision was made); without any skill it is an error.
 
     Concurrency: `workers=` (`max_concurrency=`) CLI sessions at once — a trigger eval passes its
-    `--workers`; without either, no cap of its own (the caller's `workers` bound it).
+    `--workers`; without either, 4 (`registry.DEFAULT_WORKERS`: each session is a Node process
+    of a few hundred MB).
     The model the CLI reports in its init event is recorded per run (`detail["model"]`) and in
     `versions()` (`claude_code_model`).
     """
 
     is_proxy = False
     default_timeout = 120.0
-    default_max_concurrency = None
+    default_max_concurrency = 4
 
     def __init__(
         self,

@@ -1,6 +1,10 @@
 """Backends by name: `local` (default, offline), `anthropic`, `claude-code`, `lexical` (a second
 offline proxy, trigger judging only).
 
+The `anthropic` trigger judge has two harnesses (the `harness` option): `replay` (the default:
+Claude Code's own captured request, query swapped; needs the `claude` CLI once per skill set) and
+`minimal` (skillbench's imitation of Claude Code's routing prompt; not Claude Code's request).
+
 The name comes from the argument, else `$SKILLBENCH_BACKEND`, else `local`. Backend modules are
 imported only when asked for, so choosing `local` never imports the Anthropic SDK and vice versa.
 Tests may add fake backends with `register_judge` / `register_text_model`.
@@ -38,6 +42,12 @@ _BUILTIN: dict[str, tuple[str, str, str]] = {
     "claude-code": ("skillbench.backends.claude_code", "ClaudeCodeJudge", "ClaudeCodeTextModel"),
     "lexical": ("skillbench.backends.lexical", "LexicalJudge", "LexicalTextModel"),
 }
+#: Trigger harnesses of the anthropic backend → (module, judge class).
+HARNESSES: dict[str, tuple[str, str]] = {
+    "replay": ("skillbench.backends.replay", "ReplayJudge"),
+    "minimal": ("skillbench.backends.anthropic", "AnthropicJudge"),
+}
+DEFAULT_HARNESS = "replay"
 _ALIASES = {"claude_code": "claude-code", "claudecode": "claude-code", "api": "anthropic"}
 
 _judges: dict[str, JudgeFactory] = {}
@@ -104,6 +114,27 @@ def _builtin_class(name: str, index: int) -> Callable[..., Any]:
     return result
 
 
+def resolve_harness(harness: str | None) -> str:
+    """The anthropic backend's trigger harness: `harness`, else `replay`; InputError naming
+    `--harness` for an unknown one."""
+    chosen = (harness or DEFAULT_HARNESS).strip().lower()
+    if chosen not in HARNESSES:
+        raise InputError(
+            f"unknown harness {harness!r}; choose one of: {', '.join(HARNESSES)}", path="--harness"
+        )
+    return chosen
+
+
+def _harness_class(harness: str | None) -> Callable[..., Any]:
+    module_name, class_name = HARNESSES[resolve_harness(harness)]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(f"anthropic harness cannot be loaded: {exc}") from None
+    result: Callable[..., Any] = getattr(module, class_name)
+    return result
+
+
 def _construct(
     factory: Callable[..., Any], model: str | None, options: dict[str, Any], model_param: str
 ) -> Any:
@@ -127,8 +158,11 @@ def get_judge(
     if workers is not None and backend in _BUILTIN and backend not in _judges:
         options = {**options, "max_concurrency": workers}
     model_param = "model"
+    harness = options.pop("harness", None)
     if backend in _judges:
         factory: Callable[..., Any] = _judges[backend]
+    elif backend == "anthropic":
+        factory = _harness_class(harness)
     elif backend in _BUILTIN:
         factory = _builtin_class(backend, 1)
         if backend == "local":

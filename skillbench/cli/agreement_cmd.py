@@ -53,14 +53,21 @@ def register(subparsers: Any) -> None:
         metavar="MODEL",
         help="model for backend B only (default: --model; e.g. --model-b claude-haiku-4-5)",
     )
-    p.add_argument("--runs", type=common.positive_int, default=4, help="runs per query (4)")
-    p.add_argument("--threshold", type=float, default=0.5, help="verdict threshold (0.5)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (0.95)")
-    p.add_argument("--workers", type=common.positive_int, default=8, help="concurrent runs (8)")
-    p.add_argument("--seed", type=int, default=0, help="seed for both backends (0)")
+    p.add_argument("--runs", type=common.runs_option(), default=4, help="runs per query (4)")
     p.add_argument(
-        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+        "--threshold", type=common.fraction_option(), default=0.5, help="verdict threshold (0.5)"
     )
+    p.add_argument(
+        "--confidence",
+        type=common.float_in(0.5, 0.9999),
+        default=0.95,
+        help="interval confidence (0.95)",
+    )
+    p.add_argument("--workers", type=common.workers_option(), default=8, help="concurrent runs (8)")
+    p.add_argument(
+        "--seed", type=common.seed_option(), default=0, help="seed for both backends (0)"
+    )
+    common.add_catalog_option(p)
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")

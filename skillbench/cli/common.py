@@ -9,7 +9,6 @@ import argparse
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillbench import limits
@@ -24,7 +23,10 @@ WORKSPACE_SHORT_HELP = "workspace (default <skill>-workspace)"
 BACKEND_HELP = "local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
 MODEL_HELP = "model name for the backend"
 CACHE_HELP = "call cache file (default .skillbench/…)"
-DEFAULT_CATALOG = Path("data/catalog")
+CATALOG_HELP = (
+    "competing skills: a folder of skills, `installed` = what Claude Code loads for you "
+    "(~/.claude/skills, this project's .claude/skills, enabled plugins), or `none`"
+)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -170,11 +172,42 @@ def fraction_option() -> Callable[[str], float]:
     return float_in(0.0, 1.0)
 
 
-def catalog_dir(arg: str | None) -> Path | None:
-    """The `--catalog` folder, else data/catalog when it exists, else None."""
-    if arg is not None:
-        return Path(arg)
-    return DEFAULT_CATALOG if DEFAULT_CATALOG.is_dir() else None
+def catalog_dir(arg: str | None) -> str:
+    """The `--catalog` value: a folder, `installed` or `none` (the default: never a folder found
+    in the working directory)."""
+    return arg if arg is not None and arg.strip() else "none"
+
+
+def add_harness_option(parser: argparse.ArgumentParser) -> None:
+    """`--harness replay|minimal` (the anthropic backend's trigger harness)."""
+    parser.add_argument(
+        "--harness",
+        choices=("replay", "minimal"),
+        help="anthropic backend only: `replay` = Claude Code's own request, captured once with "
+        "the installed claude CLI; `minimal` = skillbench's imitation, not Claude Code's request "
+        "(default replay)",
+    )
+
+
+def check_harness(harness: str | None, backend: str | None) -> None:
+    """`--harness` is the anthropic backend's option: refuse it for any other backend."""
+    if harness is None:
+        return
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.errors import InputError
+
+    name = resolve_backend_name(backend)
+    if name != "anthropic":
+        raise InputError(
+            f"applies to --backend anthropic only (the backend is {name!r})", path="--harness"
+        )
+
+
+def add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    """`--catalog DIR|installed|none`."""
+    parser.add_argument(
+        "--catalog", metavar="DIR|installed|none", default="none", help=CATALOG_HELP
+    )
 
 
 def safe(text: object) -> str:

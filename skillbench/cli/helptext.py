@@ -42,6 +42,7 @@ EXAMPLES: dict[str, str] = {
     "threshold": "0.6",
     "split_seed": "7",
     "catalog": "data/catalog",
+    "harness": "minimal",
     "timeout": "120",
     "configs": "v0,v1",
     "samples": "data/runs/csv-cleanup",

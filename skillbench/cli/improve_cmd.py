@@ -58,9 +58,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--split-seed", type=common.seed_option(), help="split seed (default: --seed)")
     common.add_workers_option(p)
-    p.add_argument(
-        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
-    )
+    common.add_catalog_option(p)
+    common.add_harness_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument(
         "--apply",
@@ -95,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
+    common.check_harness(args.harness, args.backend)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     catalog_dir = common.catalog_dir(args.catalog)
@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         apply=args.apply,
         use_cache=not args.no_cache,
         cache_path=args.cache,
+        harness=args.harness,
         progress=_print_event,
         adopt_alpha=args.adopt_alpha,
     )

@@ -61,8 +61,13 @@ def register(subparsers: Any) -> None:
         help="evaluate this description instead",
     )
     common.add_workers_option(p)
+    common.add_catalog_option(p)
+    common.add_harness_option(p)
     p.add_argument(
-        "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
+        "--escalate",
+        action="store_true",
+        help="re-run undecided replay runs (another tool called first) through the claude-code "
+        "backend; off by default since each costs a whole agent session",
     )
     p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     common.add_cache_options(p)
@@ -87,9 +92,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:  # before any model call: a bad --out must not cost a whole eval
         check_output(args.out, "--out")
+    common.check_harness(args.harness, args.backend)
     catalog = common.catalog_dir(args.catalog)
     options = _backend_options(args)
     err = common.stderr_console()
+    if args.batch:
+        _show_batch_progress()
     with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
             args.skill_dir,
@@ -100,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
             catalog_dir=catalog,
             use_cache=not args.no_cache,
             cache_path=args.cache,
-            backend_options=options or None,
+            backend_options=options,
+            escalate=args.escalate,
             runs=args.runs,
             max_runs=args.max_runs,
             confidence=args.confidence,
@@ -126,6 +135,18 @@ def run(args: argparse.Namespace) -> int:
 #: Rows of the per-query table printed; past it, failing rows first and a count of the rest
 #: (a 50,000-row table takes minutes to lay out; every row is in --out / --json).
 MAX_TABLE_ROWS = 200
+
+
+def _show_batch_progress() -> None:
+    """Print the replay harness's Message Batch progress lines on stderr."""
+    import logging
+
+    log = logging.getLogger("skillbench.replay")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
 
 
 def _print_report(console: Console, report: TriggerReport) -> None:
@@ -200,10 +221,15 @@ def summary_lines(report: TriggerReport) -> list[str]:
         calls += f", saved by --runs auto {s.calls_saved}"
     lines.append(calls)
     if s.usage is not None:
+        cached = ""
+        if s.cache_read_share is not None:
+            cached = f" (cache reads {s.usage.cache_read_input_tokens}, {s.cache_read_share:.0%})"
         lines.append(
-            f"tokens in {s.usage.input_tokens}, out {s.usage.output_tokens}, "
+            f"tokens in {s.usage.input_tokens}{cached}, out {s.usage.output_tokens}, "
             f"cost ${s.cost_usd or 0:.4f}, wall {s.wall_seconds or 0:.1f} s"
         )
+    if s.undecided_runs:
+        lines.append(f"undecided runs (another tool first): {s.undecided_runs}")
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""
         workers = ""
@@ -214,6 +240,11 @@ def summary_lines(report: TriggerReport) -> list[str]:
         lines.append(f"backend {report.backend.name}{model}{workers}")
         if versions:
             lines.append(f"versions: {versions}")
+    from skillbench.trigger.listing import catalog_line
+
+    catalog = catalog_line(report)  # harness and listing are in the header above
+    if catalog is not None:
+        lines.append(catalog)
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
 
@@ -234,6 +265,8 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
 
         find_login()  # a missing login is exit 2 here, naming --auth
         options["auth"] = "login"
+    if getattr(args, "harness", None):
+        options["harness"] = args.harness
     return options
 
 

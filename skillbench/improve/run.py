@@ -29,7 +29,6 @@ from skillbench.improve.splits import Split, split_from_record
 from skillbench.io import write_json
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
 from skillbench.trigger.evalset import load_eval_set
-from skillbench.trigger.run import load_catalog
 
 HISTORY_FILE = "history.json"
 SUMMARY_FILE = "loop_summary.json"
@@ -140,6 +139,7 @@ async def improve_skill(
     apply: bool = False,
     use_cache: bool = True,
     cache_path: str | Path | None = None,
+    harness: str | None = None,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
     adopt_alpha: float = ADOPT_ALPHA,
@@ -163,10 +163,13 @@ async def improve_skill(
     elif split_from is not None:
         split = load_recorded_split(split_from)
         check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
-    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
     name = resolve_backend_name(backend)
     cache = open_cache(cache_path, enabled=use_cache)
-    judge = cached_judge(name, model=model, cache=cache, workers=workers)
+    options = {"harness": harness} if harness else {}
+    judge = cached_judge(name, model=model, cache=cache, workers=workers, **options)
     chosen = proposer or make_proposer(name, model=model, cache=cache)
     try:
         result = await run_improve_loop(

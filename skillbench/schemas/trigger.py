@@ -91,6 +91,9 @@ class TriggerResult(Document):
             "runs_planned",
             "stopped_early",
             "error_messages",
+            "undecided",
+            "undecided_tools",
+            "error_kinds",
         }
     )
 
@@ -117,6 +120,17 @@ class TriggerResult(Document):
     runs_planned: int | None = Field(default=None, description="runs a fixed design would make")
     stopped_early: bool | None = None
     error_messages: list[str] | None = None
+    undecided: int | None = Field(
+        default=None,
+        description="runs whose first move was another tool (replay): neither trigger nor miss, "
+        "not counted in runs",
+    )
+    undecided_tools: dict[str, int] | None = Field(
+        default=None, description="the tools called first in undecided runs, with counts"
+    )
+    error_kinds: dict[str, int] | None = Field(
+        default=None, description="errored runs by kind (empty, max_tokens, refusal, ...)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> TriggerResult:
@@ -182,6 +196,9 @@ class TriggerSummary(Document):
             "usage",
             "cost_usd",
             "wall_seconds",
+            "undecided_runs",
+            "errored_runs",
+            "cache_read_share",
         }
     )
 
@@ -205,6 +222,13 @@ class TriggerSummary(Document):
     usage: TokenUsage | None = None
     cost_usd: float | None = None
     wall_seconds: float | None = None
+    undecided_runs: int | None = Field(
+        default=None, description="runs whose first move was another tool (undecided)"
+    )
+    errored_runs: int | None = None
+    cache_read_share: float | None = Field(
+        default=None, description="share of input tokens served as prompt-cache reads"
+    )
 
     @model_validator(mode="after")
     def _counts(self) -> TriggerSummary:
@@ -227,6 +251,41 @@ class BackendInfo(Document):
     notes: str | None = None
 
 
+class ListingInfo(Document):
+    """How Claude Code listed the target skill to the model (what the model saw)."""
+
+    target: Literal["full", "truncated", "name-only", "absent", "not-applicable"] = Field(
+        description="full description, a truncated one, the bare name only, or not listed"
+    )
+    budget_chars: int | None = Field(default=None, description="skill listing budget used")
+    budget_source: str | None = Field(
+        default=None, description="how the budget was found (captured, SLASH_COMMAND_..., ...)"
+    )
+    listing_chars: int | None = Field(default=None, description="characters of the listing")
+    listed_full: int | None = None
+    listed_name_only: int | None = None
+    source: Literal["captured-request", "estimate", "harness"] = "estimate"
+    shown: str | None = Field(default=None, description="the target's line as the model saw it")
+    warning: str | None = None
+
+
+class CatalogInfo(Document):
+    """The competing skills of the eval (`--catalog`)."""
+
+    source: str = Field(description="none, installed, or the folder given")
+    skills: list[str] = Field(default_factory=list)
+    sha256: str | None = Field(default=None, description="hash of the catalog's skills' content")
+    folders: list[str] = Field(default_factory=list)
+
+
+class HarnessInfo(Document):
+    """Which request the model was asked: Claude Code's own, or an imitation."""
+
+    name: str
+    claude_code_request: bool
+    note: str | None = None
+
+
 class RunConfig(Document):
     """How the eval was run, so it can be reproduced."""
 
@@ -246,7 +305,17 @@ class TriggerReport(Document):
     """Seed 001 "Trigger Eval Output", plus provenance, warnings and accounting."""
 
     omit_if_none: ClassVar[frozenset[str]] = frozenset(
-        {"backend", "config", "warnings", "notes", "created_at", "skillbench_version"}
+        {
+            "backend",
+            "config",
+            "warnings",
+            "notes",
+            "created_at",
+            "skillbench_version",
+            "harness",
+            "listing",
+            "catalog",
+        }
     )
 
     skill_name: str
@@ -255,6 +324,9 @@ class TriggerReport(Document):
     results: list[TriggerResult]
     backend: BackendInfo | None = None
     config: RunConfig | None = None
+    harness: HarnessInfo | None = None
+    listing: ListingInfo | None = None
+    catalog: CatalogInfo | None = None
     warnings: list[str] | None = None
     notes: list[str] | None = None
     created_at: str | None = None

@@ -106,6 +106,8 @@ def cost_frame(report: TriggerReport) -> pd.DataFrame:
         "input_tokens": usage.input_tokens if usage else None,
         "output_tokens": usage.output_tokens if usage else None,
         "cache_read_input_tokens": usage.cache_read_input_tokens if usage else None,
+        "cache_read_share": s.cache_read_share,
+        "undecided_runs": s.undecided_runs,
         "cost_usd": s.cost_usd,
         "wall_seconds": s.wall_seconds,
         "backend": report.backend.name if report.backend else None,

@@ -33,14 +33,18 @@ class QueryTally:
     fired_instead: Counter[str] = field(default_factory=Counter)
     error_messages: list[str] = field(default_factory=list)
     usage: CallUsage = field(default_factory=CallUsage)
+    undecided: int = 0
+    undecided_tools: Counter[str] = field(default_factory=Counter)
+    error_kinds: Counter[str] = field(default_factory=Counter)
 
     @property
     def attempted(self) -> int:
-        """Runs started: completed plus errored."""
-        return self.completed + self.errors
+        """Runs started: completed plus errored plus undecided."""
+        return self.completed + self.errors + self.undecided
 
     def record(self, outcome: TriggerOutcome, skill_name: str) -> None:
-        """Fold one run's outcome in; an errored run is never a "not triggered"."""
+        """Fold one run's outcome in; an errored run is never a "not triggered", and an
+        undecided one (another tool first) is neither a trigger nor a miss."""
         if outcome.cached:
             self.cache_hits += 1
         else:
@@ -48,10 +52,17 @@ class QueryTally:
             self.usage.add(outcome.usage)
         if outcome.error is not None:
             self.errors += 1
+            kind = outcome.detail.get("error_kind")
+            if isinstance(kind, str) and kind:
+                self.error_kinds[kind] += 1
             if len(self.error_messages) < MAX_ERROR_MESSAGES and (
                 outcome.error not in self.error_messages
             ):
                 self.error_messages.append(outcome.error)
+            return
+        if outcome.undecided is not None:
+            self.undecided += 1
+            self.undecided_tools[outcome.undecided] += 1
             return
         self.completed += 1
         if outcome.triggered:
@@ -97,6 +108,9 @@ def build_result(
         runs_planned=runs_planned,
         stopped_early=None if runs_planned is None else tally.attempted < runs_planned,
         error_messages=list(tally.error_messages) or None,
+        undecided=tally.undecided or None,
+        undecided_tools=dict(tally.undecided_tools.most_common()) or None,
+        error_kinds=dict(tally.error_kinds.most_common()) or None,
     )
 
 
@@ -174,7 +188,19 @@ def build_summary(
         usage=usage.as_token_usage(),
         cost_usd=round(usage.cost_usd, 6),
         wall_seconds=round(wall_seconds, 3),
+        undecided_runs=sum(t.undecided for t in tallies) or None,
+        errored_runs=sum(t.errors for t in tallies) or None,
+        cache_read_share=cache_read_share(usage),
     )
+
+
+def cache_read_share(usage: CallUsage) -> float | None:
+    """Share of all input tokens (uncached + cache writes + cache reads) read from the prompt
+    cache; None when no input was counted."""
+    total = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    if total == 0:
+        return None
+    return round(usage.cache_read_input_tokens / total, 4)
 
 
 def clustered_pass_rate(results: Sequence[TriggerResult], confidence: float) -> Interval | None:
@@ -222,7 +248,15 @@ def harness_warnings(results: Sequence[TriggerResult]) -> list[str]:
     if unresolved:
         warnings.append(
             f"{unresolved} quer{'y' if unresolved == 1 else 'ies'} had no completed run "
-            "(every run errored): reported as unresolved and failed."
+            "(every run errored or was undecided): reported as unresolved and failed."
+        )
+    undecided = sum(r.undecided or 0 for r in results)
+    if undecided:
+        warnings.append(
+            f"UNDECIDED: {undecided} run(s) called another tool before any skill (first-turn "
+            "replay cannot say whether the skill would have fired later). They are excluded from "
+            "the rates, not counted as misses; --escalate re-runs them through the claude-code "
+            "backend."
         )
     return warnings
 

@@ -19,7 +19,15 @@ from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
 from skillbench.redaction import clip
-from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
+from skillbench.schemas.trigger import (
+    BackendInfo,
+    CatalogInfo,
+    HarnessInfo,
+    ListingInfo,
+    RunConfig,
+    TriggerQuery,
+    TriggerReport,
+)
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
@@ -49,6 +57,11 @@ Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
+MINIMAL_NOTE = (
+    "harness 'minimal': skillbench's imitation of Claude Code's routing prompt, NOT Claude Code's "
+    "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
+    "replay harness for rates that mean Claude Code"
+)
 DEFAULT_RUNS = 4
 """Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
 when none is given): the fewest whose unanimous result settles a verdict at the default
@@ -90,6 +103,7 @@ async def run_trigger_eval(
     evals_file: str | Path | None = None,
     folder: str | Path | None = None,
     content_hash: str | None = None,
+    catalog_info: CatalogInfo | None = None,
 ) -> TriggerReport:
     """Run every query ``runs`` times (or adaptively) against ``description`` and report.
 
@@ -174,6 +188,18 @@ async def run_trigger_eval(
     )
     backend = backend_info(judge)
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
+    harness = harness_info(judge)
+    listing = listing_info(judge, target, others)
+    if harness is not None and harness.note:
+        notes.insert(0, harness.note)
+    escalated = getattr(judge, "escalated", None)
+    if escalated is not None:
+        notes.append(
+            f"--escalate: {escalated} undecided run(s) re-run through the claude-code backend."
+        )
+    warnings = harness_warnings(results)
+    if listing is not None and listing.warning:
+        warnings.insert(0, listing.warning)
     config = RunConfig(
         runs=runs,
         max_runs=max_runs if auto else None,
@@ -193,7 +219,10 @@ async def run_trigger_eval(
         results=results,
         backend=backend,
         config=config,
-        warnings=harness_warnings(results) or None,
+        harness=harness,
+        listing=listing,
+        catalog=catalog_info,
+        warnings=warnings or None,
         notes=notes or None,
         created_at=utc_timestamp(),
         skillbench_version=__version__,
@@ -252,13 +281,16 @@ async def evaluate_skill(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     backend_options: dict[str, Any] | None = None,
+    escalate: bool = False,
     **options: Any,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
     build the backend's judge behind the call cache, run, close.
 
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
-    ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
+    ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
+    no competing skills. ``escalate`` re-runs undecided runs (another tool first) through the
+    claude-code backend. Other options go to run_trigger_eval.
     """
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
     from skillbench.skill import Skill
@@ -268,7 +300,9 @@ async def evaluate_skill(
     text = skill.description if description is None else description
     if not text.strip():
         raise InputError("must be a non-empty string", field="description")
-    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, catalog_info = resolve_catalog(catalog_dir, exclude=skill.name)
     if options.get("workers") is None:
         options["workers"] = default_workers(backend)
     _check_options(
@@ -280,9 +314,13 @@ async def evaluate_skill(
         options.get("timeout"),
     )
     cache = open_cache(cache_path, enabled=use_cache)
-    cached = cached_judge(
+    cached: Any = cached_judge(
         backend, model=model, cache=cache, workers=options["workers"], **(backend_options or {})
     )
+    if escalate:
+        from skillbench.trigger.escalate import EscalatingJudge
+
+        cached = EscalatingJudge(cached, cached_judge("claude-code", model=model, cache=cache))
     try:
         return await run_trigger_eval(
             skill.name,
@@ -294,6 +332,7 @@ async def evaluate_skill(
             evals_file=evals,
             folder=skill.path,
             content_hash=skill.content_hash,
+            catalog_info=catalog_info,
             **options,
         )
     finally:
@@ -350,6 +389,58 @@ def backend_info(judge: TriggerJudge) -> BackendInfo:
         is_proxy=is_proxy,
         notes=PROXY_NOTE if is_proxy else None,
     )
+
+
+def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
+    """Whether the model was asked Claude Code's own request (replay, claude-code) or not."""
+    inner = _innermost(judge)
+    harness = getattr(inner, "harness", None)
+    name = str(getattr(inner, "name", ""))
+    if harness == "replay":
+        return HarnessInfo(name="replay", claude_code_request=True)
+    if harness == "minimal":
+        return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
+    if name == "claude-code":
+        return HarnessInfo(name="claude-code", claude_code_request=True)
+    if getattr(inner, "is_proxy", False):
+        return HarnessInfo(name=name or "proxy", claude_code_request=False)
+    return None
+
+
+def listing_info(
+    judge: TriggerJudge, target: SkillEntry, catalog: tuple[SkillEntry, ...]
+) -> ListingInfo | None:
+    """How the target was listed to the model: read from the captured request (replay), or
+    Claude Code's rule estimated (claude-code); the imitation and the proxy show it whole."""
+    from skillbench.trigger import listing
+
+    inner = _innermost(judge)
+    model = str(getattr(inner, "model", None) or "claude-haiku-4-5")
+    harness = getattr(inner, "harness", None)
+    if harness == "replay":
+        try:
+            template = inner.template_for(target, catalog)  # type: ignore[attr-defined]
+        except Exception as exc:  # the runs already errored for the same reason
+            return ListingInfo(target="absent", source="captured-request", warning=redact(str(exc)))
+        return listing.from_request(template.body, target, model)
+    if getattr(inner, "name", None) == "claude-code":
+        return listing.estimate(target, catalog, model)
+    if harness == "minimal" or getattr(inner, "is_proxy", False):
+        would = listing.estimate(target, catalog, model)
+        note = None
+        if would.target != "full":
+            note = (
+                f"this harness showed the full description, but Claude Code itself would list "
+                f"{target.name!r} {would.target} (budget {would.budget_chars:,} characters)"
+            )
+        return ListingInfo(
+            target="full" if harness == "minimal" else "not-applicable",
+            source="harness",
+            budget_chars=would.budget_chars,
+            budget_source=would.budget_source,
+            warning=note,
+        )
+    return None
 
 
 async def _run_wave(

@@ -9,7 +9,7 @@ from skillbench.schemas.trigger import TriggerReport, TriggerResult
 
 _HARNESS = {
     "local": "offline embedding router (not Claude)",
-    "anthropic": "Messages API with a routing prompt",
+    "anthropic": "Messages API (replay of Claude Code's request, or the minimal imitation)",
     "claude-code": "Claude Code CLI, print mode (stream-json)",
 }
 
@@ -96,6 +96,11 @@ def trigger_header(
     config = report.config
     backend = report.backend
     harness, cli_version = harness_of(report)
+    from skillbench.trigger.listing import harness_phrase, listing_phrase
+
+    harness = harness_phrase(report) or harness
+    if listing is None and report.listing is not None:
+        listing = listing_phrase(report.listing)
     runs = None
     if config is not None:
         runs = f"{config.runs} per query" + (

@@ -389,11 +389,11 @@ def test_settings_are_validated() -> None:
 
 
 async def test_workers_reach_the_cli_sessions(record: Path) -> None:
-    """No cap of the backend's own: a trigger eval's `workers` is the number of sessions."""
+    """A trigger eval's `workers` is the number of sessions (the judge's own default is 4)."""
     from skillbench.trigger.run import run_trigger_eval
 
     j = judge(record, "skill_first", stop_on_trigger=False, env={"FAKE_CLAUDE_SLEEP": "0.5"})
-    assert j.max_concurrency is None
+    assert j.max_concurrency == 4
     queries = [EvalQuery(f"merge pdf {i}", True) for i in range(6)]
     report = await run_trigger_eval(
         "pdf-tools", TARGET.description, queries, j, runs=1, workers=3, body=TARGET.body

@@ -109,10 +109,12 @@ def test_description_override_catalog_batch_and_cache(
 ) -> None:
     skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
     original = (skill / "SKILL.md").read_bytes()
-    catalog = tmp_path / "data" / "catalog"  # the default catalog location
+    catalog = tmp_path / "data" / "catalog"
     make_skill(catalog, "weather-skill", "Forecasts. Use when weather is asked.")
     make_skill(catalog, "pdf-maker", "An installed copy of the target.")
     args = [
+        "--catalog",
+        str(catalog),
         "--description",
         "Candidate text. Use when testing.",
         "--batch",
@@ -125,6 +127,8 @@ def test_description_override_catalog_batch_and_cache(
     first = json.loads(capsys.readouterr().out)
     assert first["description"] == "Candidate text. Use when testing."
     assert first["config"]["catalog"] == ["weather-skill"]
+    assert first["catalog"]["source"] == str(catalog)
+    assert first["catalog"]["skills"] == ["weather-skill"] and len(first["catalog"]["sha256"]) == 64
     assert judges[0].options == {"batch": True}  # type: ignore[attr-defined]
     assert [s.name for s in judges[0].requests[0].catalog] == ["weather-skill"]
     assert (skill / "SKILL.md").read_bytes() == original
@@ -165,3 +169,75 @@ def test_bad_input_exits_2(
 
 def test_missing_skill_dir_exits_2(tmp_path: Path, judges: list[ScriptedJudge]) -> None:
     assert run_trigger(tmp_path / "nope", str(evals(tmp_path, GOOD))) == 2
+
+
+def test_catalog_default_is_none_even_when_data_catalog_exists(
+    tmp_path: Path,
+    judges: list[ScriptedJudge],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    make_skill(tmp_path / "data" / "catalog", "weather-skill", "Forecasts. Use when weather.")
+    monkeypatch.chdir(tmp_path)  # a data/catalog in the working directory must not be used
+    assert run_trigger(skill, str(evals(tmp_path, GOOD)), "--json", "--no-cache") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["config"]["catalog"] == [] and report["catalog"]["source"] == "none"
+    assert judges[0].requests[0].catalog == ()
+
+
+def test_catalog_installed_reads_claude_code_skill_folders(
+    tmp_path: Path,
+    judges: list[ScriptedJudge],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    config = tmp_path / "config"
+    make_skill(config / "skills", "user-skill", "User level. Use when user things.")
+    project = tmp_path / "project"
+    make_skill(project / ".claude" / "skills", "project-skill", "Project. Use when project.")
+    plugin = tmp_path / "plugin-install"
+    make_skill(plugin / "skills", "plugin-skill", "Plugin. Use when plugin.")
+    make_skill(tmp_path / "disabled" / "skills", "disabled-skill", "Off. Use never.")
+    (config / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"good@mkt": True, "off@mkt": False}})
+    )
+    (config / "plugins").mkdir()
+    (config / "plugins" / "installed_plugins.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "plugins": {
+                    "good@mkt": [{"installPath": str(plugin)}],
+                    "off@mkt": [{"installPath": str(tmp_path / "disabled")}],
+                },
+            }
+        )
+    )
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.chdir(project)
+    args = ["--catalog", "installed", "--json", "--no-cache"]
+    assert run_trigger(skill, str(evals(tmp_path, GOOD)), *args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["catalog"]["skills"] == ["plugin-skill", "project-skill", "user-skill"]
+    assert report["catalog"]["source"] == "installed"
+
+
+def test_missing_catalog_folder_names_the_option(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--catalog", "no/such/dir")
+    assert code == 2
+    assert "--catalog" in capsys.readouterr().err
+
+
+def test_harness_is_refused_for_other_backends(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--harness", "minimal")
+    assert code == 2
+    assert "--harness" in capsys.readouterr().err
+    assert judges == [] or judges[0].requests == []

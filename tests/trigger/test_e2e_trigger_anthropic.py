@@ -84,6 +84,8 @@ def trigger_args(root: Path, *extra: str) -> list[str]:
         str(root / "evals.json"),
         "--backend",
         "anthropic",
+        "--harness",
+        "minimal",
         "--catalog",
         str(root / "catalog"),
         "--cache",

@@ -66,7 +66,8 @@ async def test_workers_set_the_anthropic_calls_in_flight(
 ) -> None:
     handler = InFlight()
     options: dict[str, Any] = {
-        "http_client": httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+        "http_client": httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        "harness": "minimal",  # replay's limiter is the same class (tests/backends/test_registry)
     }
     report = await evaluate_skill(
         *project,

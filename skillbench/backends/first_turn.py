@@ -1,0 +1,166 @@
+"""What the model did first in one streamed reply: the outcome of a replayed trigger run.
+
+Outcomes (`Decision.kind`):
+- `target`: the first tool call is `Skill` naming the target skill;
+- `other-skill`: the first tool call is `Skill` naming another skill (named in `fired`);
+- `other-tool`: the first tool call is another tool (named in `tool`) — undecided, not a miss:
+  Claude Code might still invoke the skill after it;
+- `text`: a complete text answer and no tool call — did not trigger;
+- `error`: a broken answer, with `error_kind` one of `empty`, `max_tokens`, `refusal`,
+  `malformed_tool_call`, `incomplete` (the stream ended before the reply did).
+
+The fold consumes stream events (SDK objects or plain dicts) and says when the outcome is decided,
+so the caller can close the stream early (`Decision.decided`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillbench.backends.routing_prompt import normalise_skill_name
+
+SKILL_TOOL = "Skill"
+TEXT_KEEP = 500
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+@dataclass
+class Usage:
+    """Token counts seen in the stream."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def update(self, usage: Any) -> None:
+        """Take every count the event carries (later events repeat or raise them)."""
+        if usage is None:
+            return
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ):
+            value = _get(usage, name)
+            if isinstance(value, int):
+                setattr(self, name, value)
+
+
+@dataclass
+class Decision:
+    """The first-turn outcome of one reply (see the module docstring)."""
+
+    kind: str | None = None
+    fired: str | None = None
+    tool: str | None = None
+    error_kind: str | None = None
+    stop_reason: str | None = None
+    text: str = ""
+    decided: bool = False
+    finished: bool = False
+    closed_early: bool = False
+    usage: Usage = field(default_factory=Usage)
+
+
+class FirstTurn:
+    """Fold a Messages API event stream into a `Decision` for skill `target`."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.decision = Decision()
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._texts: list[str] = []
+
+    def feed(self, event: Any) -> bool:
+        """Consume one event; True once the outcome is decided (the rest changes nothing)."""
+        kind = _get(event, "type")
+        d = self.decision
+        if kind == "message_start":
+            d.usage.update(_get(_get(event, "message"), "usage"))
+        elif kind == "content_block_start":
+            block = _get(event, "content_block")
+            self._blocks[int(_get(event, "index", 0))] = {
+                "type": _get(block, "type"),
+                "name": _get(block, "name"),
+                "json": "",
+                "text": _get(block, "text") or "",
+            }
+        elif kind == "content_block_delta":
+            block_state = self._blocks.get(int(_get(event, "index", 0)))
+            delta = _get(event, "delta")
+            if block_state is not None:
+                if _get(delta, "type") == "input_json_delta":
+                    block_state["json"] += _get(delta, "partial_json") or ""
+                elif _get(delta, "type") == "text_delta":
+                    block_state["text"] += _get(delta, "text") or ""
+        elif kind == "content_block_stop":
+            block_state = self._blocks.get(int(_get(event, "index", 0)))
+            if block_state is not None:
+                self._block_done(block_state)
+        elif kind == "message_delta":
+            d.stop_reason = _get(_get(event, "delta"), "stop_reason") or d.stop_reason
+            d.usage.update(_get(event, "usage"))
+        elif kind == "message_stop":
+            self.finish()
+        return d.decided
+
+    def _block_done(self, block: dict[str, Any]) -> None:
+        d = self.decision
+        if d.decided:
+            return
+        if block["type"] == "text":
+            self._texts.append(block["text"])
+        elif block["type"] in ("tool_use", "server_tool_use"):
+            self._tool_done(str(block["name"] or ""), block["json"])
+
+    def _tool_done(self, name: str, raw: str) -> None:
+        d = self.decision
+        d.decided = True
+        if name != SKILL_TOOL:
+            d.kind, d.tool = "other-tool", name or "?"
+            return
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            arguments = None
+        skill = None
+        if isinstance(arguments, dict):
+            skill = normalise_skill_name(arguments.get("skill") or arguments.get("command"))
+        if not skill:
+            d.kind, d.error_kind = "error", "malformed_tool_call"
+            return
+        d.fired = skill
+        d.kind = "target" if skill == self.target else "other-skill"
+
+    def finish(self) -> Decision:
+        """Settle the outcome at the end of the stream (or when it broke off)."""
+        d = self.decision
+        d.text = " ".join(t.strip() for t in self._texts if t.strip())[:TEXT_KEEP]
+        if d.finished or d.decided:
+            d.finished = True
+            return d
+        d.finished = True
+        d.decided = True
+        open_tool = any(b["type"] in ("tool_use", "server_tool_use") for b in self._blocks.values())
+        if d.stop_reason == "refusal":
+            d.kind, d.error_kind = "error", "refusal"
+        elif d.stop_reason == "max_tokens":
+            d.kind, d.error_kind = "error", "max_tokens"
+        elif open_tool:
+            d.kind, d.error_kind = "error", "malformed_tool_call"
+        elif d.stop_reason is None:
+            d.kind, d.error_kind = "error", "incomplete"
+        elif d.text:
+            d.kind = "text"
+        else:
+            d.kind, d.error_kind = "error", "empty"
+        return d

@@ -1,0 +1,603 @@
+"""The replay harness offline: a stored template, the SDK over httpx2.MockTransport."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mock_anthropic_sse import (
+    _sse,
+    message_end_events,
+    message_start_event,
+    text_stream,
+    tool_use_stream,
+)
+
+from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.replay import ReplayJudge, provider_model
+from skillbench.backends.replay_capture import (
+    SENTINEL,
+    ReplayTemplate,
+    TemplateStore,
+    request_settings,
+    template_key,
+)
+
+TARGET = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
+CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning CSV tables.", "# CSV\n"),)
+VERSION = "2.1.197"
+MODEL = "claude-haiku-4-5"
+
+
+def fake_cli(tmp_path: Path) -> Path:
+    script = tmp_path / "claude"
+    script.write_text(f'#!/bin/sh\necho "{VERSION} (Claude Code)"\n')
+    script.chmod(0o755)
+    return script
+
+
+def captured_body() -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "max_tokens": 32000,
+        "system": [
+            {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.197.44f;"},
+            {"type": "text", "text": "You are Claude.", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Harness prompt.", "cache_control": {"type": "ephemeral"}},
+        ],
+        "tools": [
+            {"name": "Bash", "input_schema": {"type": "object"}},
+            {"name": "Skill", "input_schema": {"type": "object"}},
+        ],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- csv-cleaner: Use when cleaning CSV tables.\n- pdf-tools: Use when merging PDF files.\n</system-reminder>",
+                    },
+                    {"type": "text", "text": SENTINEL, "cache_control": {"type": "ephemeral"}},
+                ],
+            }
+        ],
+        "thinking": {"type": "enabled", "budget_tokens": 31999},
+        "context_management": {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]},
+    }
+
+
+def seeded_store(tmp_path: Path) -> Path:
+    folder = tmp_path / "templates"
+    settings = request_settings()
+    key = template_key(TARGET, CATALOG, MODEL, VERSION, settings)
+    TemplateStore(folder).save(
+        ReplayTemplate(
+            key=key,
+            model=MODEL,
+            cli_version=VERSION,
+            path="/v1/messages?beta=true",
+            headers={
+                "anthropic-version": "2023-06-01",
+                "anthropic-beta": "claude-code-20250219,context-management-2025-06-27",
+            },
+            body=captured_body(),
+            settings=settings,
+            skills=["pdf-tools", "csv-cleaner"],
+        )
+    )
+    return folder
+
+
+Handler = Callable[[httpx2.Request], httpx2.Response]
+
+
+def make_judge(tmp_path: Path, handler: Handler, **options: Any) -> ReplayJudge:
+    return ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=fake_cli(tmp_path),
+        template_dir=seeded_store(tmp_path),
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+        **options,
+    )
+
+
+def sse(body: bytes) -> httpx2.Response:
+    return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+
+async def judge_one(
+    tmp_path: Path, reply: bytes, query: str = "merge a.pdf and b.pdf"
+) -> tuple[TriggerOutcome, list[httpx2.Request]]:
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(reply)
+
+    judge = make_judge(tmp_path, handler)
+    outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, query, 0))
+    await judge.aclose()
+    return outcome, seen
+
+
+async def test_the_request_sent_is_the_template_with_only_the_query_swapped(tmp_path: Path) -> None:
+    query = 'merge "a.pdf" and b\\c.pdf {json}'
+    outcome, seen = await judge_one(
+        tmp_path, tool_use_stream(MODEL, "Skill", {"skill": "pdf-tools"}), query
+    )
+    assert outcome.error is None and outcome.triggered is True
+    (request,) = seen
+    assert request.url.path == "/v1/messages" and request.url.params.get("beta") == "true"
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert request.headers["anthropic-beta"] == "claude-code-20250219,context-management-2025-06-27"
+    sent = json.loads(request.content)
+    expected = captured_body()
+    expected["messages"][0]["content"][1]["text"] = query
+    assert sent.pop("stream") is True
+    assert sent == expected  # cache_control breakpoints, thinking, tools: all unchanged
+    assert "sk-ant-test-key" not in json.dumps(sent)
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "fired", "triggered"),
+    [
+        (tool_use_stream(MODEL, "Skill", {"skill": "pdf-tools"}), "target", "pdf-tools", True),
+        (
+            tool_use_stream(MODEL, "Skill", {"skill": "/csv-cleaner"}),
+            "other-skill",
+            "csv-cleaner",
+            False,
+        ),
+        (text_stream(MODEL, "I can do that directly."), "text", None, False),
+    ],
+)
+async def test_first_turn_outcomes(
+    tmp_path: Path, reply: bytes, kind: str, fired: str | None, triggered: bool
+) -> None:
+    outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.error is None
+    assert outcome.detail["outcome"] == kind
+    assert outcome.fired == fired and outcome.triggered is triggered
+    assert outcome.undecided is None
+
+
+async def test_another_tool_first_is_undecided_not_a_miss(tmp_path: Path) -> None:
+    outcome, _ = await judge_one(tmp_path, tool_use_stream(MODEL, "Bash", {"command": "ls"}))
+    assert outcome.error is None and outcome.triggered is False
+    assert outcome.undecided == "Bash" and outcome.detail["outcome"] == "other-tool"
+
+
+def _stop(reason: str, blocks: bytes = b"") -> bytes:
+    return message_start_event(MODEL, 100) + blocks + message_end_events(reason, 5)
+
+
+def _text_block(text: str) -> bytes:
+    return (
+        _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
+        + _sse(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            },
+        )
+        + _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+    )
+
+
+def _broken_tool(partial: str) -> bytes:
+    return (
+        _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Skill",
+                    "input": {},
+                },
+            },
+        )
+        + _sse(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": partial},
+            },
+        )
+        + _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (_stop("end_turn"), "empty"),
+        (_stop("max_tokens", _text_block("Let me think about")), "max_tokens"),
+        (_stop("refusal", _text_block("I can't help with that.")), "refusal"),
+        (_stop("tool_use", _broken_tool('{"skill": ')), "malformed_tool_call"),
+        (_stop("tool_use", _broken_tool('{"other": 1}')), "malformed_tool_call"),
+        (message_start_event(MODEL, 100) + _text_block("half"), "incomplete"),
+    ],
+)
+async def test_broken_answers_are_errors_with_their_kind(
+    tmp_path: Path, reply: bytes, kind: str
+) -> None:
+    outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.triggered is False
+    assert outcome.error is not None and outcome.error.startswith(kind)
+    assert outcome.detail["error_kind"] == kind
+
+
+async def test_usage_reports_cache_reads(tmp_path: Path) -> None:
+    start = _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": 12,
+                    "cache_read_input_tokens": 30000,
+                    "cache_creation_input_tokens": 0,
+                    "output_tokens": 1,
+                },
+            },
+        },
+    )
+    reply = start + _text_block("Sure.") + message_end_events("end_turn", 9)
+    outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.usage.cache_read_input_tokens == 30000
+    assert outcome.usage.input_tokens == 12 and outcome.usage.output_tokens == 9
+    assert outcome.usage.cost_usd > 0
+
+
+async def test_api_errors_are_errors_and_the_key_is_redacted(tmp_path: Path) -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
+            400,
+            json={
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "bad sk-ant-test-key-0123456789",
+                },
+            },
+        )
+
+    judge = make_judge(tmp_path, handler)
+    outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "q", 0))
+    assert outcome.error is not None and "0123456789" not in outcome.error
+    assert outcome.detail["error_kind"] == "api"
+
+
+def test_identity_has_no_secret_and_names_the_harness(tmp_path: Path) -> None:
+    judge = make_judge(tmp_path, lambda r: sse(b""))
+    identity = judge.identity()
+    assert identity["harness"] == "replay" and identity["cli_version"] == VERSION
+    assert "sk-ant" not in json.dumps(identity)
+
+
+def test_bedrock_and_vertex_model_ids_follow_claude_code() -> None:
+    assert (
+        provider_model("claude-haiku-4-5", "bedrock")
+        == "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+    )
+    assert provider_model("claude-haiku-4-5", "vertex") == "claude-haiku-4-5@20251001"
+    assert provider_model("claude-sonnet-4-6", "anthropic") == "claude-sonnet-4-6"
+    assert provider_model("us.anthropic.custom", "bedrock") == "us.anthropic.custom"
+
+
+async def test_bedrock_replay_goes_to_the_bedrock_invoke_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_USE_BEDROCK", "1")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-example")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(500, json={"message": "mock"})
+
+    judge = make_judge(tmp_path, handler)
+    outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "merge pdfs", 0))
+    assert outcome.error is not None  # the mock answers 500; the request shape is what we check
+    assert seen, "no request reached the transport"
+    assert seen[0].headers["authorization"] == "Bearer bedrock-api-key-example"
+    url = str(seen[0].url)
+    assert (
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0" in url
+        or "us.anthropic.claude-haiku-4-5-20251001-v1%3A0" in url
+    )
+    body = json.loads(seen[0].content)
+    assert body["messages"][0]["content"][1]["text"] == "merge pdfs"
+    assert body["anthropic_beta"] == ["claude-code-20250219", "context-management-2025-06-27"]
+    assert judge.identity()["provider"] == "bedrock"
+
+
+async def test_vertex_replay_goes_to_the_vertex_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_USE_VERTEX", "1")
+    monkeypatch.setenv("CLOUD_ML_REGION", "us-east5")
+    monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "my-project")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": "pdf-tools"}))
+
+    judge = make_judge(tmp_path, handler)
+    judge._client = None
+    import anthropic
+
+    judge._client = anthropic.AsyncAnthropicVertex(
+        region="us-east5",
+        project_id="my-project",
+        access_token="ya29.token",
+        http_client=judge._http_client,
+        max_retries=0,
+    )
+    outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "merge pdfs", 0))
+    assert outcome.error is None and outcome.triggered is True
+    url = str(seen[0].url)
+    assert "projects/my-project/locations/us-east5" in url and "claude-haiku-4-5@20251001" in url
+
+
+def test_without_a_cli_the_error_names_make_claude_and_the_minimal_harness(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+    from skillbench.errors import BackendError
+
+    monkeypatch.setattr("skillbench.backends.claude_code.REPO_CLAUDE", tmp_path / "missing")
+    monkeypatch.delenv("SKILLBENCH_CLAUDE_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    with pytest.raises(BackendError) as err:
+        ReplayJudge(MODEL)
+    assert "make claude" in str(err.value) and "--harness minimal" in str(err.value)
+    skill = tmp_path / "pdf-tools"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Use for PDFs.\n---\nBody\n")
+    evals = tmp_path / "evals.json"
+    evals.write_text('[{"query": "merge pdfs", "should_trigger": true}]')
+    code = main(
+        ["trigger", str(skill), "--evals", str(evals), "--backend", "anthropic", "--no-cache"]
+    )
+    assert code == 2
+    assert "make claude" in capsys.readouterr().err
+
+
+async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) -> None:
+    tail = _text_block("After the tool call the model would go on talking.").replace(
+        b'"index": 0', b'"index": 1'
+    )
+    reply = (
+        message_start_event(MODEL, 100)
+        + _broken_tool('{"skill": "pdf-tools"}')
+        + tail
+        + message_end_events("tool_use", 77)
+    )
+    outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.triggered is True
+    assert outcome.detail["stream_closed_when_decided"] is True
+    assert outcome.detail["stop_reason"] is None  # message_delta was never read
+
+
+class ReplayBatchServer:
+    """Message Batches endpoints for the replay harness: create, retrieve, results JSONL.
+    `fail_polls` makes the first retrievals fail (a run killed while the batch processes)."""
+
+    def __init__(self, fail_polls: int = 0) -> None:
+        self.created: list[dict[str, Any]] = []
+        self.polls = 0
+        self.fail_polls = fail_polls
+
+    def batch(self, status: str) -> dict[str, Any]:
+        done = status == "ended"
+        return {
+            "id": "msgbatch_r1",
+            "type": "message_batch",
+            "processing_status": status,
+            "request_counts": {
+                "processing": 0 if done else 3,
+                "succeeded": 3 if done else 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": "2026-11-25T10:00:00Z",
+            "expires_at": "2026-11-26T10:00:00Z",
+            "ended_at": "2026-11-25T10:05:00Z" if done else None,
+            "results_url": "http://mock.local/v1/messages/batches/msgbatch_r1/results"
+            if done
+            else None,
+        }
+
+    def __call__(self, req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path
+        if req.method == "POST" and path == "/v1/messages/batches":
+            self.created.append(json.loads(req.content))
+            return httpx2.Response(200, json=self.batch("in_progress"))
+        if req.method == "GET" and path == "/v1/messages/batches/msgbatch_r1":
+            self.polls += 1
+            if self.polls <= self.fail_polls:
+                return httpx2.Response(
+                    400,
+                    json={
+                        "type": "error",
+                        "error": {"type": "invalid_request_error", "message": "killed"},
+                    },
+                )
+            return httpx2.Response(
+                200, json=self.batch("ended" if self.polls > self.fail_polls + 1 else "in_progress")
+            )
+        if path.endswith("/results"):
+
+            def msg(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+                return {
+                    "id": "msg_b",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": MODEL,
+                    "content": content,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": 10,
+                        "cache_read_input_tokens": 900,
+                        "output_tokens": 20,
+                    },
+                }
+
+            skill = {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "Skill",
+                "input": {"skill": "pdf-tools"},
+            }
+            bash = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}
+            lines = [
+                {
+                    "custom_id": "r1",
+                    "result": {"type": "succeeded", "message": msg([bash], "tool_use")},
+                },
+                {
+                    "custom_id": "r0",
+                    "result": {"type": "succeeded", "message": msg([skill], "tool_use")},
+                },
+                {
+                    "custom_id": "r2",
+                    "result": {"type": "succeeded", "message": msg([], "max_tokens")},
+                },
+            ]
+            text = "\n".join(json.dumps(line) for line in lines) + "\n"
+            return httpx2.Response(200, text=text, headers={"content-type": "application/binary"})
+        return httpx2.Response(
+            404, json={"type": "error", "error": {"type": "not_found_error", "message": path}}
+        )
+
+
+async def test_batch_sends_the_replayed_bodies_and_reads_first_moves(tmp_path: Path) -> None:
+    server = ReplayBatchServer()
+    judge = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    seen: list[str] = []
+    judge.progress = seen.append
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    outcomes = await judge.judge_many(requests)
+    (created,) = server.created
+    params = created["requests"][1]["params"]
+    assert params["messages"][0]["content"][1]["text"] == "query 1"
+    assert params["thinking"] == captured_body()["thinking"] and "stream" not in params
+    assert outcomes[0].triggered is True and outcomes[0].detail["batch"] is True
+    assert outcomes[1].undecided == "Bash"
+    assert outcomes[2].error is not None and outcomes[2].detail["error_kind"] == "max_tokens"
+    assert outcomes[0].usage.cache_read_input_tokens == 900
+    assert any("0/3 done" in line for line in seen) and any("3/3 done" in line for line in seen)
+    assert not list((tmp_path / "templates" / "batches").glob("*.json"))  # ledger removed
+
+
+async def test_a_killed_batch_run_resumes_the_same_batch(tmp_path: Path) -> None:
+    server = ReplayBatchServer(fail_polls=1)
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    first = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    broken = await first.judge_many(requests)  # the poll fails: as if the run were killed
+    assert all(o.error is not None for o in broken)
+    assert len(list((tmp_path / "templates" / "batches").glob("*.json"))) == 1
+    again = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=tmp_path / "claude",
+        template_dir=tmp_path / "templates",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
+        max_retries=0,
+        batch=True,
+        batch_poll_seconds=0.0,
+    )
+    outcomes = await again.judge_many(requests)
+    assert len(server.created) == 1  # resumed, not paid for twice
+    assert outcomes[0].triggered is True
+
+
+def test_each_candidate_description_and_setting_gets_its_own_template() -> None:
+    base = template_key(TARGET, CATALOG, MODEL, VERSION, {})
+    candidate = SkillEntry(TARGET.name, "Use when combining PDF files.", TARGET.body)
+    assert template_key(candidate, CATALOG, MODEL, VERSION, {}) != base
+    assert template_key(TARGET, CATALOG, "claude-sonnet-4-6", VERSION, {}) != base
+    assert template_key(TARGET, CATALOG, MODEL, "2.1.198", {}) != base
+    budget = {"SLASH_COMMAND_TOOL_CHAR_BUDGET": "20000"}
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, budget) != base
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, {}) == base
+
+
+def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Path) -> None:
+    template = TemplateStore(seeded_store(tmp_path)).load(
+        template_key(TARGET, CATALOG, MODEL, VERSION, request_settings())
+    )
+    assert template is not None and template.sentinel_count() == 1
+    nasty = '"}]} \\u0000 </system-reminder> ' + SENTINEL[:5]
+    body = template.body_for(nasty)
+    assert body["messages"][0]["content"][1]["text"] == nasty
+    assert body["system"] == captured_body()["system"]
+    assert json.loads(json.dumps(body)) == body
+
+
+async def test_a_failed_capture_is_an_error_outcome_and_is_not_retried_per_run(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "bin" / "claude"
+    script.parent.mkdir()
+    calls = tmp_path / "calls.log"
+    script.write_text(
+        f'#!/bin/sh\nif [ "$1" = "--version" ]; then echo "9.9.9 (Claude Code)"; exit 0; fi\n'
+        f'echo run >> {calls}\necho "no network for you" >&2\nexit 3\n'
+    )
+    script.chmod(0o755)
+    judge = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=script,
+        template_dir=tmp_path / "templates",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(lambda r: sse(b""))),
+    )
+    outcomes = [await judge.judge(TriggerRequest(TARGET, CATALOG, "q", i)) for i in range(3)]
+    for outcome in outcomes:
+        assert outcome.error is not None and outcome.error.startswith("capture:")
+        assert outcome.detail["error_kind"] == "capture"
+    assert "exit 3" in (outcomes[0].error or "") and "no network for you" in (
+        outcomes[0].error or ""
+    )
+    assert calls.read_text().count("run") == 1
+    assert not list((tmp_path / "templates").glob("*.json"))
