@@ -116,6 +116,13 @@ def assert_no_secrets(identity: dict[str, Any]) -> None:
     walk(identity, "")
 
 
+def _add_model_column(conn: sqlite3.Connection) -> None:
+    """Caches written before answers recorded their model get the (nullable) column."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+    if "model" not in columns:
+        conn.execute("ALTER TABLE calls ADD COLUMN model TEXT")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -144,6 +151,7 @@ class CallCache:
         self._lock = threading.Lock()
         self._closed = False
         self._retry(lambda conn: conn.executescript(_SCHEMA))
+        self._retry(_add_model_column)
 
     # connections -------------------------------------------------------------------------
 
@@ -201,16 +209,51 @@ class CallCache:
         value = json.loads(row[0])
         return value if isinstance(value, dict) else None
 
-    def put(self, key: str, value: dict[str, Any], *, backend: str, kind: str) -> None:
+    def put(
+        self,
+        key: str,
+        value: dict[str, Any],
+        *,
+        backend: str,
+        kind: str,
+        model: str | None = None,
+    ) -> None:
         """Store (or replace) the answer for `key`, with secrets scrubbed."""
         blob = json.dumps(scrub_secrets(value), sort_keys=True, ensure_ascii=False)
         self._retry(
             lambda conn: conn.execute(
-                "INSERT OR REPLACE INTO calls (key, value, backend, kind, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (key, blob, backend, kind, _now()),
+                "INSERT OR REPLACE INTO calls (key, value, backend, kind, created_at, model)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, blob, backend, kind, _now(), model),
             )
         )
+
+    def has(self, key: str) -> bool:
+        """Whether an answer for `key` is stored (no counting, no journal)."""
+        row = self._retry(
+            lambda conn: conn.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone()
+        )
+        return row is not None
+
+    def usage_samples(
+        self, backend: str, model: str | None, kind: str | None = None, *, limit: int = 500
+    ) -> list[dict[str, Any]]:
+        """The recorded `usage` of the latest answers of one backend and model (and kind), for
+        estimates; answers stored without a model (older caches) are not included."""
+        sql = "SELECT value FROM calls WHERE backend = ? AND model IS ?"
+        params: list[Any] = [backend, model]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        params.append(limit)
+        rows = self._retry(lambda conn: conn.execute(sql, params).fetchall())
+        samples = []
+        for (blob,) in rows:
+            usage = json.loads(blob).get("usage")
+            if isinstance(usage, dict):
+                samples.append(usage)
+        return samples
 
     # journal -----------------------------------------------------------------------------
 
@@ -377,7 +420,9 @@ class CachingJudge(_Counted):
         if self.cache is None:
             return
         if outcome.error is None:
-            self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            self.cache.put(
+                key, outcome.to_cache(), backend=self.name, kind="trigger", model=self.model
+            )
         if self.run_id:
             self.cache.mark(self.run_id, key, "done" if outcome.error is None else "error")
 
@@ -457,7 +502,9 @@ class CachingTextModel(_Counted):
                 "usage": asdict(response.usage),
                 "parsed": response.parsed,
             }
-            self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            self.cache.put(
+                key, value, backend=self.name, kind=request.purpose or "text", model=self.model
+            )
         return response
 
     async def aclose(self) -> None:

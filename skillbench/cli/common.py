@@ -55,6 +55,38 @@ def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACH
     parser.add_argument("--cache", metavar="PATH", help=cache_help)
 
 
+def add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """`--dry-run` and `--max-cost USD` (or $SKILLBENCH_MAX_COST)."""
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="make no model call: print the plan and the estimated calls, tokens and dollars "
+        "(what the call cache holds counts as free); exit 3 if it exceeds --max-cost",
+    )
+    parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="refuse to start when the estimate exceeds USD, stop starting calls when the spend "
+        "reaches it (exit 3, results so far written; a re-run resumes from the cache); "
+        "default $SKILLBENCH_MAX_COST",
+    )
+
+
+def max_cost(args: argparse.Namespace) -> float | None:
+    """The parsed cap of `--max-cost` / $SKILLBENCH_MAX_COST (InputError naming it if bad)."""
+    from skillbench.backends.budget import parse_max_cost
+
+    return parse_max_cost(getattr(args, "max_cost", None))
+
+
+def print_plan(lines: list[str]) -> None:
+    """A dry run's plan and estimate, on stdout."""
+    import sys
+
+    for line in lines:
+        print(line, file=sys.stdout)
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     try:

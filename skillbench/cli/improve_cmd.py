@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve.loop import LoopResult, RoundEvent
@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
         description="Split the eval set (train for the improver, selection to pick the best round, "
         "test for reporting only), evaluate the original description, then propose, validate and "
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
-        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input.",
+        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input, 3 refused or "
+        "stopped by --max-cost (outputs so far written).",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
     common.add_cache_options(p)
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -71,29 +73,51 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
     catalog_dir = common.catalog_dir(args.catalog)
-    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
-    check_out_dir(out, label="--out")
-    result = improve_skill_sync(
-        args.skill_dir,
-        args.evals,
+    cap = common.max_cost(args)
+    options: dict[str, Any] = dict(
         backend=args.backend,
         model=args.model,
         rounds=args.rounds,
         fractions=fractions,
         runs=args.runs,
-        threshold=args.threshold,
         seed=args.seed,
         split_seed=args.split_seed,
         split_from=args.split_from,
-        workers=args.workers,
         catalog_dir=catalog_dir,
-        out=out,
-        apply=args.apply,
         use_cache=not args.no_cache,
         cache_path=args.cache,
+    )
+    if args.dry_run:
+        return _dry_run(args, options, cap)
+    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
+    check_out_dir(out, label="--out")
+    result = improve_skill_sync(
+        args.skill_dir,
+        args.evals,
+        threshold=args.threshold,
+        workers=args.workers,
+        out=out,
+        apply=args.apply,
         progress=_print_event,
+        max_cost=cap,
+        **options,
     )
     _print_result(result, out)
+    cost = result.summary.cost
+    return EXIT_COST_CAP if cost is not None and cost.stopped_at_cap else EXIT_OK
+
+
+def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
+    """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
+    from skillbench.aio import run_sync
+    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.improve.run import plan_improve
+
+    plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, **options))
+    for line in plan.planned:
+        require_price(line.estimator)
+    common.print_plan(plan.text())
+    check_cap(plan.estimate, cap)
     return EXIT_OK
 
 
@@ -118,6 +142,19 @@ def _print_result(result: LoopResult, out: Path) -> None:
         f"train {best.train_passed}/{best.train_total}"
     )
     print(f"  description: {summary.final_description}")
+    from skillbench.schemas.cost import cost_lines, format_dollars
+
+    for it in summary.iterations:
+        if it.cost is not None:
+            print(
+                f"  round {it.round} cost: {format_dollars(it.cost.dollars)} "
+                f"(calls {it.cost.calls}, cache hits {it.cost.cache_hits})"
+            )
+    if summary.cost is not None:
+        for line in cost_lines(summary.cost):
+            print(line)
+    if summary.stop_reason:
+        print(f"stopped: {summary.stop_reason}")
     print(f"outputs in {out}")
     if result.applied:
         print("SKILL.md updated with the best description")

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
         help="run a trigger eval: does the skill fire for the queries it should?",
         description="Run each query of an eval set several times against the skill's description "
         "(or a candidate --description) and report trigger rates with intervals. Exit 0 when every "
-        "query passes, 1 otherwise, 2 on bad input.",
+        "query passes, 1 otherwise, 2 on bad input, 3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -44,6 +44,7 @@ def register(subparsers: Any) -> None:
     common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -55,26 +56,33 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.trigger.run import evaluate_skill_sync
 
     catalog = common.catalog_dir(args.catalog)
+    cap = common.max_cost(args)
+    options: dict[str, Any] = dict(
+        backend=args.backend,
+        model=args.model,
+        description=args.description,
+        catalog_dir=catalog,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        backend_options={"batch": True} if args.batch else None,
+        runs=args.runs,
+        max_runs=args.max_runs,
+        seed=args.seed,
+    )
+    if args.dry_run:
+        return _dry_run(args, options, cap)
     err = common.stderr_console()
     with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
-            backend=args.backend,
-            model=args.model,
-            description=args.description,
-            catalog_dir=catalog,
-            use_cache=not args.no_cache,
-            cache_path=args.cache,
-            backend_options={"batch": True} if args.batch else None,
-            runs=args.runs,
-            max_runs=args.max_runs,
             confidence=args.confidence,
             threshold=args.threshold,
             workers=args.workers,
-            seed=args.seed,
             timeout=args.timeout,
             progress=on_progress,
+            max_cost=cap,
+            **options,
         )
     if args.out:
         write_json(args.out, report)
@@ -86,7 +94,23 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"WARNING: {warning}", style="bold red", markup=False)
     if args.out:
         err.print(f"report written to {args.out}", markup=False)
+    if report.cost is not None and report.cost.stopped_at_cap:
+        return EXIT_COST_CAP
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
+    """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
+    from skillbench.aio import run_sync
+    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.trigger.run import plan_skill_eval
+
+    plan = run_sync(lambda: plan_skill_eval(args.skill_dir, args.evals, **options))
+    for line in plan.planned:
+        require_price(line.estimator)
+    common.print_plan(plan.text())
+    check_cap(plan.estimate, cap)
+    return EXIT_OK
 
 
 def _print_report(console: Console, report: TriggerReport) -> None:
@@ -145,10 +169,16 @@ def summary_lines(report: TriggerReport) -> list[str]:
     if s.calls_saved is not None:
         calls += f", saved by --runs auto {s.calls_saved}"
     lines.append(calls)
-    if s.usage is not None:
+    if report.cost is not None:
+        from skillbench.schemas.cost import cost_lines
+
+        lines.extend(cost_lines(report.cost))
+        lines.append(f"wall {s.wall_seconds or 0:.1f} s")
+    elif s.usage is not None:
+        cost = "unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}"
         lines.append(
             f"tokens in {s.usage.input_tokens}, out {s.usage.output_tokens}, "
-            f"cost ${s.cost_usd or 0:.4f}, wall {s.wall_seconds or 0:.1f} s"
+            f"cost {cost}, wall {s.wall_seconds or 0:.1f} s"
         )
     if report.backend is not None:
         model = f" ({report.backend.model})" if report.backend.model else ""

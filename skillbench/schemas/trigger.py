@@ -14,6 +14,7 @@ from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, m
 
 from skillbench.schemas.base import Document
 from skillbench.schemas.common import rule_error
+from skillbench.schemas.cost import CostBlock
 
 RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
 
@@ -246,7 +247,7 @@ class TriggerReport(Document):
     """Seed 001 "Trigger Eval Output", plus provenance, warnings and accounting."""
 
     omit_if_none: ClassVar[frozenset[str]] = frozenset(
-        {"backend", "config", "warnings", "notes", "created_at", "skillbench_version"}
+        {"backend", "config", "warnings", "notes", "created_at", "skillbench_version", "cost"}
     )
 
     skill_name: str
@@ -259,6 +260,9 @@ class TriggerReport(Document):
     notes: list[str] | None = None
     created_at: str | None = None
     skillbench_version: str | None = None
+    cost: CostBlock | None = Field(
+        default=None, description="calls, tokens by kind, cache hit share and dollars (skillbench)"
+    )
 
     @model_validator(mode="after")
     def _summary_matches_results(self) -> TriggerReport:

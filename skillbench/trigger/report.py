@@ -43,7 +43,7 @@ class QueryTally:
         """Fold one run's outcome in; an errored run is never a "not triggered"."""
         if outcome.cached:
             self.cache_hits += 1
-        else:
+        elif not outcome.detail.get("not_run"):  # refused by the cost cap: no call was made
             self.calls += 1
             self.usage.add(outcome.usage)
         if outcome.error is not None:

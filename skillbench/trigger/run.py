@@ -16,11 +16,19 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from skillbench.aio import run_sync
-from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerJudge,
+    TriggerOutcome,
+    TriggerRequest,
+)
 from skillbench.errors import InputError
+from skillbench.schemas.cost import UNKNOWN
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.cost import CostPlan, actual_cost, plan_trigger, refused_by_cap
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
 from skillbench.trigger.report import (
     QueryTally,
@@ -109,6 +117,7 @@ async def run_trigger_eval(
     rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
     started = time.perf_counter()
     pending = list(tallies)
+    refused = 0
     while pending:
         wave: list[tuple[QueryTally, TriggerRequest]] = []
         for tally in pending:
@@ -123,6 +132,7 @@ async def run_trigger_eval(
         outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
         for (tally, _), outcome in zip(wave, outcomes, strict=True):
             tally.record(outcome, skill_name)
+            refused += refused_by_cap(outcome)
         if not auto:
             break
         still: list[QueryTally] = []
@@ -153,6 +163,17 @@ async def run_trigger_eval(
         wall_seconds=wall,
     )
     backend = backend_info(judge)
+    cost = actual_cost(
+        judge, summary.calls or 0, summary.cache_hits or 0, _usage(tallies), refused=refused
+    )
+    if cost.dollars == UNKNOWN:
+        summary.cost_usd = None  # an unknown price is never reported as 0
+    warnings = harness_warnings(results)
+    if refused:
+        warnings.append(
+            f"stopped at the cost cap: {refused} run(s) not made (counted as errors, never as "
+            "outcomes); a re-run with a higher --max-cost resumes from the call cache"
+        )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
     config = RunConfig(
         runs=runs,
@@ -173,8 +194,9 @@ async def run_trigger_eval(
         results=results,
         backend=backend,
         config=config,
-        warnings=harness_warnings(results) or None,
+        warnings=warnings or None,
         notes=notes or None,
+        cost=cost,
         created_at=utc_timestamp(),
         skillbench_version=__version__,
     )
@@ -228,6 +250,7 @@ async def evaluate_skill(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     backend_options: dict[str, Any] | None = None,
+    max_cost: float | None = None,
     **options: Any,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
@@ -235,7 +258,11 @@ async def evaluate_skill(
 
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
     ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
+    ``max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and stop
+    starting calls once the spend reaches it (the report says "stopped at the cost cap").
     """
+    from skillbench.backends.budget import Budget, MeteredJudge
+    from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import cached_judge, open_cache
     from skillbench.skill import Skill
 
@@ -253,25 +280,73 @@ async def evaluate_skill(
         options.get("workers", 8),
         options.get("timeout"),
     )
-    cache = open_cache(cache_path, enabled=use_cache)
-    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
-    try:
-        return await run_trigger_eval(
+    if max_cost is not None:
+        plan = plan_trigger(
             skill.name,
             text,
             queries,
-            cached,
+            body=skill.body,
+            catalog=catalog,
+            backend=backend,
+            model=model,
+            use_cache=use_cache,
+            cache_path=cache_path,
+            backend_options=backend_options,
+            **options,
+        )
+        _require_priced(plan.planned)
+        check_cap(plan.estimate, max_cost)
+    cache = open_cache(cache_path, enabled=use_cache)
+    cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
+    judge: TriggerJudge = MeteredJudge(cached, Budget(max_cost)) if max_cost else cached
+    try:
+        report = await run_trigger_eval(
+            skill.name,
+            text,
+            queries,
+            judge,
             catalog=catalog,
             body=skill.body,
             evals_file=evals,
             **options,
         )
+        if report.cost is not None and max_cost is not None:
+            report.cost.cap_usd = max_cost
+        return report
     finally:
         try:
             await cached.aclose()
         finally:
             if cache is not None:
                 cache.close()
+
+
+async def plan_skill_eval(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    description: str | None = None,
+    catalog_dir: str | Path | None = None,
+    **options: Any,
+) -> CostPlan:
+    """The `--dry-run` of `evaluate_skill`: load the same files, return the plan and the
+    estimate (cache hits free); no model call. Options are those of `evaluate_skill`."""
+    from skillbench.skill import Skill
+
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    text = skill.description if description is None else description
+    if not text.strip():
+        raise InputError("must be a non-empty string", field="description")
+    catalog = load_catalog(catalog_dir, exclude=skill.name) if catalog_dir is not None else []
+    return plan_trigger(skill.name, text, queries, body=skill.body, catalog=catalog, **options)
+
+
+def _require_priced(planned: Sequence[Any]) -> None:
+    from skillbench.backends.cost_report import require_price
+
+    for line in planned:
+        require_price(line.estimator)
 
 
 def evaluate_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> TriggerReport:
@@ -483,6 +558,13 @@ def _notes(
                 f"(that takes {needed} runs). Use --runs auto or more runs."
             )
     return notes
+
+
+def _usage(tallies: Sequence[QueryTally]) -> CallUsage:
+    total = CallUsage()
+    for tally in tallies:
+        total.add(tally.usage)
+    return total
 
 
 def _sha_or_none(path: str | Path | None) -> str | None:
