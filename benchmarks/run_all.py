@@ -12,7 +12,13 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["bench_local.py", "bench_cache.py", "bench_anthropic.py", "bench_trigger_cli.py"]
+SCRIPTS = [
+    "bench_local.py",
+    "bench_cache.py",
+    "bench_anthropic.py",
+    "bench_trigger_cli.py",
+    "bench_cost.py",
+]
 
 
 def main() -> int:

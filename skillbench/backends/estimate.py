@@ -368,9 +368,11 @@ class AnthropicEstimator(_Priced):
     def _prefix_tokens(self, params: dict[str, Any]) -> int:
         """Tokens of tools + system, counted once per distinct content (listing order aside)."""
         tools = params["tools"]
-        digest = hashlib.sha256(
-            json.dumps(sorted(json.dumps(t, sort_keys=True) for t in tools)).encode()
-        ).hexdigest()
+        # the listing order (shuffled per run) changes no count: key on the sorted lines
+        canonical = sorted(
+            "\n".join(sorted(json.dumps(t, sort_keys=True).split("\\n"))) for t in tools
+        )
+        digest = hashlib.sha256(json.dumps(canonical).encode()).hexdigest()
         if digest not in self._template_tokens:
             probe = [{"role": "user", "content": "."}]
             total = self.counter(params["system"], tools, probe)

@@ -373,6 +373,7 @@ async def run_improve_loop(
 
     as_of = price_table_date()
     mark = budget.meter.snapshot() if budget is not None else None
+    start = mark
     reports = [await evaluate(description, 1)]
     iterations = [build_iteration(1, reports[0], split, proposer="original")]
     iterations[0].cost = _round_cost(reports[0], budget, mark, as_of)
@@ -470,7 +471,7 @@ async def run_improve_loop(
             proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
         ),
     )
-    summary.cost = _loop_cost(iterations, budget, as_of)
+    summary.cost = _loop_cost(iterations, budget, start, as_of)
     history = ImprovementHistory([history_entry(it) for it in iterations])
     return LoopResult(summary, history, reports, split, prompts)
 
@@ -496,11 +497,12 @@ def _round_cost(
 
 
 def _loop_cost(
-    iterations: Sequence[LoopIteration], budget: Budget | None, as_of: str | None
+    iterations: Sequence[LoopIteration], budget: Budget | None, start: Any, as_of: str | None
 ) -> CostBlock | None:
-    """The whole loop's cost (the meter's total when metered, else the rounds' sum)."""
+    """The whole loop's cost (the meter's growth since `start` when metered, else the rounds'
+    sum)."""
     if budget is not None:
-        return budget.block(as_of=as_of)
+        return budget.block(as_of=as_of, since=start)
     blocks = [it.cost for it in iterations if it.cost is not None]
     if not blocks:
         return None

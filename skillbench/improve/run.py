@@ -162,6 +162,7 @@ async def improve_skill(
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
     max_cost: float | None = None,
+    budget: Budget | None = None,
 ) -> LoopResult:
     """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
 
@@ -169,7 +170,9 @@ async def improve_skill(
     recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
     hold exactly the eval set's queries. `out` is checked before any call is made.
     `max_cost` (USD): refuse to start (CostCapError) when the estimate exceeds it; stop at the
-    end of the round in which the spend reaches it (the outputs so far are written)."""
+    end of the round in which the spend reaches it (the outputs so far are written).
+    `budget`: a `Budget` shared across runs (a notebook session) whose meter records this loop
+    and whose cap stops it; no upfront refusal (that is `max_cost`'s)."""
     from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import cached_judge, open_cache, resolve_backend_name
     from skillbench.skill import Skill
@@ -206,7 +209,7 @@ async def improve_skill(
         for line in plan.planned:
             require_price(line.estimator)
         check_cap(plan.estimate, max_cost)
-    budget = Budget(max_cost)
+    budget = budget or Budget(max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache), budget, priced=_priced(name, model)

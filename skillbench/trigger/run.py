@@ -23,6 +23,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.backends.budget import Budget
 from skillbench.errors import InputError
 from skillbench.schemas.cost import UNKNOWN
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
@@ -251,6 +252,7 @@ async def evaluate_skill(
     cache_path: str | Path | None = None,
     backend_options: dict[str, Any] | None = None,
     max_cost: float | None = None,
+    budget: Budget | None = None,
     **options: Any,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
@@ -260,8 +262,10 @@ async def evaluate_skill(
     ``catalog_dir`` None means no competing skills. Other options go to run_trigger_eval.
     ``max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and stop
     starting calls once the spend reaches it (the report says "stopped at the cost cap").
+    ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
+    and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
-    from skillbench.backends.budget import Budget, MeteredJudge
+    from skillbench.backends.budget import MeteredJudge
     from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import cached_judge, open_cache
     from skillbench.skill import Skill
@@ -298,7 +302,9 @@ async def evaluate_skill(
         check_cap(plan.estimate, max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
     cached = cached_judge(backend, model=model, cache=cache, **(backend_options or {}))
-    judge: TriggerJudge = MeteredJudge(cached, Budget(max_cost)) if max_cost else cached
+    if budget is None and max_cost is not None:
+        budget = Budget(max_cost)
+    judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
     try:
         report = await run_trigger_eval(
             skill.name,
@@ -310,8 +316,8 @@ async def evaluate_skill(
             evals_file=evals,
             **options,
         )
-        if report.cost is not None and max_cost is not None:
-            report.cost.cap_usd = max_cost
+        if report.cost is not None and budget is not None:
+            report.cost.cap_usd = budget.cap_usd
         return report
     finally:
         try:
