@@ -310,9 +310,44 @@ class MeteredTextModel:
         return response
 
     def __getattr__(self, name: str) -> Any:
-        # complete_json / complete_structured and other extras of the wrapped model
+        if name == "complete_json" and callable(getattr(self.inner, "complete_json", None)):
+            return self._complete_json
         return getattr(self.inner, name)
+
+    async def _complete_json(self, request: TextRequest, output_model: Any) -> TextResponse:
+        """The wrapped model's native structured reply, metered like `complete`."""
+        if not self.budget.allows():
+            self.budget.refuse()
+            raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
+        response: TextResponse = await self.inner.complete_json(request, output_model)  # type: ignore[attr-defined]
+        self.budget.meter.record(
+            self.name,
+            self.model,
+            request.purpose or "text",
+            response.usage,
+            cached=response.cached,
+            priced=self.priced,
+        )
+        return response
 
     async def aclose(self) -> None:
         """Close the wrapped model."""
         await self.inner.aclose()
+
+
+def metered_text_model(backend: str, *, model: str | None, cache: Any, budget: Budget) -> Any:
+    """The backend's TextModel, metered by `budget`, behind the call cache (so the meter sees
+    the calls made; cache hits, served before it, cost nothing and are not counted)."""
+    from skillbench.backends.cache import CachingTextModel
+    from skillbench.backends.estimate import get_estimator
+    from skillbench.backends.registry import get_text_model
+
+    try:
+        estimator = get_estimator(backend, model=model)
+        priced: bool | None = (
+            None if getattr(estimator, "reports_cost", False) else estimator.price_known()
+        )
+    except InputError:
+        priced = None
+    inner = MeteredTextModel(get_text_model(backend, model=model), budget, priced=priced)
+    return CachingTextModel(inner, cache)

@@ -10,6 +10,7 @@ dry run needs no API key and makes no call.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.estimate import Estimator, Planned
@@ -19,6 +20,21 @@ from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost, TokenCounts
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CallCache
+
+
+@dataclass
+class CostPlan:
+    """A dry run's plan (human-readable lines) and its cost estimate."""
+
+    lines: list[str]
+    estimate: CostBlock
+    planned: list[Planned] = field(default_factory=list)
+
+    def text(self) -> list[str]:
+        """The plan lines followed by the estimate's lines."""
+        from skillbench.schemas.cost import cost_lines
+
+        return [*self.lines, *cost_lines(self.estimate)]
 
 
 def price_table_date() -> str | None:

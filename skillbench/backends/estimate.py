@@ -45,10 +45,14 @@ CHARS_PER_TOKEN = 4.0
 200k-context models; see FIELD-NOTES §8). Real counts differ by tokenizer; use an API key for
 exact input counts."""
 
-DEFAULT_OUTPUT_TOKENS = {"trigger": 60, "text": 400, "session": 300}
+DEFAULT_OUTPUT_TOKENS = {"trigger": 60, "text": 400, "session": 300, "execute": 1500}
 """Stated defaults when the cache has seen no reply of the model: a routing reply is one short
-sentence plus a `Skill` tool_use (~60 tokens); an improver / grader reply a description of at
-most 1,024 characters with a little reasoning (~400 tokens); a CLI session's final text ~300."""
+sentence plus a `Skill` tool_use (~60 tokens); an improver / grader / comparator reply a
+description of at most 1,024 characters or a short verdict with reasons (~400 tokens); a CLI
+session's final text ~300; a behavior task's answer (one document or file) ~1,500."""
+
+CACHE_KINDS = {"execute": "behavior-run"}
+"""The call-cache `kind` under which answers of a purpose are stored, where they differ."""
 
 CLAUDE_CODE_SESSION_DEFAULT = TokenCounts(
     input_tokens=50,
@@ -299,14 +303,14 @@ class _Priced:
         """Mean output tokens the cache recorded for this backend, model and kind, else the
         stated default; and where the figure comes from."""
         samples = (
-            self.cache.usage_samples(self.backend, self.model, kind)
+            self.cache.usage_samples(self.backend, self.model, CACHE_KINDS.get(kind, kind))
             if self.cache is not None
             else []
         )
         mean = mean_usage(samples)
         if mean is not None and mean.output_tokens > 0:
             return mean.output_tokens, f"output {kind}: mean of {len(samples)} cached replies"
-        default = DEFAULT_OUTPUT_TOKENS["text" if kind != "trigger" else "trigger"]
+        default = DEFAULT_OUTPUT_TOKENS.get(kind, DEFAULT_OUTPUT_TOKENS["text"])
         return default, f"output {kind}: stated default {default} tokens"
 
 
@@ -480,13 +484,15 @@ class ClaudeCodeEstimator(_Priced):
         *,
         cache: CallCache | None = None,
         prices: PriceTable | None = None,
+        kind: str = "trigger",
         **_: Any,
     ) -> None:
         self.backend = "claude-code"
         self.model = model
         self.cache = cache
         self.prices = prices or load_prices()
-        samples = cache.usage_samples("claude-code", model) if cache is not None else []
+        self.kind = kind
+        samples = cache.usage_samples("claude-code", model, kind) if cache is not None else []
         self.samples = len(samples)
         self.per_session = mean_usage(samples) or CLAUDE_CODE_SESSION_DEFAULT
         costs = [float(s.get("cost_usd") or 0.0) for s in samples]
@@ -497,7 +503,7 @@ class ClaudeCodeEstimator(_Priced):
 
     def basis(self) -> str:
         if self.samples:
-            return f"per session: mean of {self.samples} cached sessions of this model"
+            return f"per session: mean of {self.samples} cached {self.kind} sessions of this model"
         return (
             "per session: stated default (≈20,000 prompt tokens written to the cache, "
             f"{CLAUDE_CODE_SESSION_DEFAULT.output_tokens} output; no cached session of this model)"

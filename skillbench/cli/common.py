@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from skillbench.backends.budget import Budget
+    from skillbench.backends.cost_report import CostPlan
+
 SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
 WORKSPACE_HELP = "workspace folder (default <skill>-workspace)"
@@ -85,6 +88,29 @@ def print_plan(lines: list[str]) -> None:
 
     for line in lines:
         print(line, file=sys.stdout)
+
+
+def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:
+    """Every model of the plan must have a price (exit 2 naming --model); a dry run prints the
+    plan; an estimate above the cap is refused (CostCapError, exit 3)."""
+    from skillbench.backends.cost_report import check_cap, require_price
+
+    for line in plan.planned:
+        require_price(line.estimator)
+    if dry_run:
+        print_plan(plan.text())
+    check_cap(plan.estimate, cap)
+
+
+def print_cost(budget: Budget) -> None:
+    """The actual cost block of a run (stderr)."""
+    import sys
+
+    from skillbench.backends.cost_report import price_table_date
+    from skillbench.schemas.cost import cost_lines
+
+    for line in cost_lines(budget.block(as_of=price_table_date())):
+        print(line, file=sys.stderr)
 
 
 def positive_int(text: str) -> int:

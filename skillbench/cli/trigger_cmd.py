@@ -102,14 +102,10 @@ def run(args: argparse.Namespace) -> int:
 def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
     """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
     from skillbench.aio import run_sync
-    from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.trigger.run import plan_skill_eval
 
     plan = run_sync(lambda: plan_skill_eval(args.skill_dir, args.evals, **options))
-    for line in plan.planned:
-        require_price(line.estimator)
-    common.print_plan(plan.text())
-    check_cap(plan.estimate, cap)
+    common.check_plan(plan, cap, dry_run=True)
     return EXIT_OK
 
 

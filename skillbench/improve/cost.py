@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.backends.base import SkillEntry, TextRequest
-from skillbench.backends.cost_report import key_judge, plan_block
+from skillbench.backends.cost_report import CostPlan, key_judge, plan_block
 from skillbench.backends.estimate import Planned, get_estimator
 from skillbench.improve.loop import DEFAULT_ROUNDS
 from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_improver_prompt
 from skillbench.improve.splits import Split
-from skillbench.trigger.cost import CostPlan, estimate_requests, trigger_requests
+from skillbench.trigger.cost import estimate_requests, trigger_requests
 from skillbench.trigger.evalset import EvalQuery
 
 PROPOSER_NOTE = (

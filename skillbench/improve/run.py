@@ -14,6 +14,7 @@ from typing import Any
 
 from skillbench.aio import run_sync
 from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel
+from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.improve.cost import plan_loop
@@ -29,7 +30,6 @@ from skillbench.improve.proposers import HeuristicProposer, ModelProposer, Propo
 from skillbench.improve.splits import Split, split_from_record, stratified_split
 from skillbench.io import write_json
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
-from skillbench.trigger.cost import CostPlan
 from skillbench.trigger.evalset import load_eval_set
 from skillbench.trigger.run import load_catalog
 

@@ -9,13 +9,12 @@ upper bound of `max_runs` per query). `estimate_requests` checks each against th
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.backends.budget import CAP_ERROR, tokens_of
-from skillbench.backends.cost_report import key_judge, plan_block, price_table_date
+from skillbench.backends.cost_report import CostPlan, key_judge, plan_block, price_table_date
 from skillbench.backends.estimate import Estimator, Planned, get_estimator
 from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost
 from skillbench.trigger.evalset import EvalQuery
@@ -27,21 +26,6 @@ AUTO_NOTE = (
     "--runs auto: counted at the upper bound of --max-runs per query; adaptive sampling "
     "usually stops earlier"
 )
-
-
-@dataclass
-class CostPlan:
-    """A dry run's plan (human-readable lines) and its cost estimate."""
-
-    lines: list[str]
-    estimate: CostBlock
-    planned: list[Planned] = field(default_factory=list)
-
-    def text(self) -> list[str]:
-        """The plan lines followed by the estimate's lines."""
-        from skillbench.schemas.cost import cost_lines
-
-        return [*self.lines, *cost_lines(self.estimate)]
 
 
 def trigger_requests(

@@ -24,12 +24,13 @@ from skillbench.backends.base import (
     TriggerRequest,
 )
 from skillbench.backends.budget import Budget
+from skillbench.backends.cost_report import CostPlan
 from skillbench.errors import InputError
 from skillbench.schemas.cost import UNKNOWN
 from skillbench.schemas.trigger import BackendInfo, RunConfig, TriggerQuery, TriggerReport
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
-from skillbench.trigger.cost import CostPlan, actual_cost, plan_trigger, refused_by_cap
+from skillbench.trigger.cost import actual_cost, plan_trigger, refused_by_cap
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
 from skillbench.trigger.report import (
     QueryTally,

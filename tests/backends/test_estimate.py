@@ -180,7 +180,7 @@ def test_claude_code_uses_cached_sessions_else_the_stated_default(tmp_path: Path
         for i in range(3):
             cache.put(f"k{i}", {"usage": usage}, backend="claude-code", kind="trigger", model=None)
         cached = ClaudeCodeEstimator(None, cache=cache)
-    assert "mean of 3 cached sessions" in cached.basis()
+    assert "mean of 3 cached trigger sessions" in cached.basis()
     assert cached.price_known()
     tokens = cached.trigger_calls(requests(["a", "b"], 1))
     assert tokens.cache_creation_input_tokens == 8000
