@@ -183,7 +183,7 @@ async def test_grading_stops_at_the_cap_and_the_rest_is_left_alone(tmp_path: Pat
 
     registry.register_text_model("priced-grader", factory)
     try:
-        skill, space = standard_workspace(tmp_path)
+        skill, _space = standard_workspace(tmp_path)
         budget = Budget(0.025)
         summary = await grade_workspace(
             skill, backend="priced-grader", cache_path=tmp_path / "c.sqlite", budget=budget
