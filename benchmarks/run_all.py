@@ -18,6 +18,7 @@ SCRIPTS = [
     "bench_anthropic.py",
     "bench_trigger_cli.py",
     "bench_cost.py",
+    "bench_validate_library.py",
 ]
 
 

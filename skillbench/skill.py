@@ -1,9 +1,10 @@
 """A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
 
-Reading is defensive: the SKILL.md must be a regular file inside the folder (a symlink pointing
-outside is refused, never read), at most `MAX_SKILL_MD_BYTES`; the frontmatter is at most
-`MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with aliases expanded, at most
-`MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before it is built).
+Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one, as
+Claude Code does; a dangling link names its target), at most `MAX_SKILL_MD_BYTES`; the
+frontmatter is at most `MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with
+aliases expanded, at most `MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before
+it is built).
 
 Every problem raises `InputError` whose ``rule`` is the seed-001 validation code it corresponds to
 (SKILL_DIR_MISSING, SKILL_PATH_NOT_DIR, SKILL_MD_MISSING, FRONTMATTER_PARSE, FRONTMATTER_INVALID, ...),
@@ -12,6 +13,7 @@ so the validator reports exactly what `Skill.load` would refuse.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -100,7 +102,7 @@ def frontmatter_span(text: str) -> tuple[int, int, int] | FrontmatterProblem:
     end = closing.start()
     if end - start > MAX_FRONTMATTER_CHARS:
         return FrontmatterProblem(
-            "FRONTMATTER_PARSE",
+            "FRONTMATTER_INVALID",
             f"frontmatter is {end - start} characters, over the {MAX_FRONTMATTER_CHARS} limit",
         )
     body_start = closing.end()
@@ -187,8 +189,10 @@ def parse_frontmatter(text: str) -> Frontmatter:
     """Split SKILL.md text into its frontmatter mapping and body, bounded and never raising.
 
     Returns ``(mapping, body, None)`` or ``(None, body_or_text, problem)``; the problem's code is
-    FRONTMATTER_PARSE (no delimiters, invalid YAML, over a bound) or FRONTMATTER_INVALID (the
-    YAML is not a mapping).
+    FRONTMATTER_PARSE only when the opening or closing ``---`` is missing, and FRONTMATTER_INVALID
+    for everything between them that is not a mapping (YAML syntax or construction errors, a
+    bound exceeded, a list or a scalar), as the v3 reference validator reports them. An empty
+    block is an empty mapping.
     """
     return _split_frontmatter(text)[0]
 
@@ -207,16 +211,13 @@ def _split_frontmatter(text: str) -> tuple[Frontmatter, tuple[int, int] | None]:
     try:
         data = load_yaml_bounded(stripped[start:end])
     except YamlBoundError as exc:
-        problem = FrontmatterProblem("FRONTMATTER_PARSE", str(exc))
+        problem = FrontmatterProblem("FRONTMATTER_INVALID", str(exc))
         return Frontmatter(None, body, problem), offsets
     except Exception as exc:  # any YAML or construction failure is a finding, never a traceback
-        problem = FrontmatterProblem("FRONTMATTER_PARSE", _yaml_message(exc))
+        problem = FrontmatterProblem("FRONTMATTER_INVALID", _yaml_message(exc))
         return Frontmatter(None, body, problem), offsets
-    if data is None:
-        problem = FrontmatterProblem(
-            "FRONTMATTER_INVALID", "frontmatter is empty, expected a mapping"
-        )
-        return Frontmatter(None, body, problem), offsets
+    if data is None:  # an empty block (or only comments): an empty mapping, as the reference
+        data = {}
     if not isinstance(data, dict):
         problem = FrontmatterProblem(
             "FRONTMATTER_INVALID",
@@ -241,7 +242,12 @@ def _usable_frontmatter(text: str, path: str | Path) -> tuple[dict[str, Any], st
 
 
 def locate_skill_md(folder: str | Path) -> Path:
-    """The folder's SKILL.md, checked to be a regular file inside the folder (never read here)."""
+    """The folder's SKILL.md, checked to be (or to link to) a regular file (never read here).
+
+    A symlink is followed wherever it points, as Claude Code follows it; whether the target
+    leaves the library is the validator's question (`link_outside`). A dangling or looping link
+    raises one SKILL_MD_MISSING naming the link and its target.
+    """
     root = Path(folder)
     if not os.path.lexists(root):
         raise InputError("skill folder does not exist", path=root, rule="SKILL_DIR_MISSING")
@@ -258,14 +264,7 @@ def locate_skill_md(folder: str | Path) -> Path:
             message += f" (found {near[0]!r}; the file must be named SKILL.md)"
         raise InputError(message, path=root, rule="SKILL_MD_MISSING")
     if skill_md.is_symlink():
-        real_root = os.path.realpath(root)
-        target = os.path.realpath(skill_md)
-        if os.path.commonpath([real_root, target]) != real_root:
-            raise InputError(
-                "SKILL.md is a symlink that escapes the skill folder; not read",
-                path=skill_md,
-                rule="SKILL_MD_MISSING",
-            )
+        _check_link(skill_md)
     try:
         info = skill_md.stat()
     except OSError as exc:
@@ -283,6 +282,51 @@ def locate_skill_md(folder: str | Path) -> Path:
             rule="FRONTMATTER_PARSE",
         )
     return skill_md
+
+
+def _check_link(skill_md: Path) -> None:
+    """InputError (SKILL_MD_MISSING) naming the link and its target when it cannot be followed."""
+    try:
+        target = os.readlink(skill_md)
+    except OSError:
+        target = "?"
+    try:
+        skill_md.stat()
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            why = "which does not exist"
+        else:
+            why = f"which cannot be followed: {exc.strerror or exc}"
+        raise InputError(
+            f"SKILL.md is a symlink to {target!r}, {why}", path=skill_md, rule="SKILL_MD_MISSING"
+        ) from None
+
+
+def enclosing_repository(folder: str | Path) -> Path | None:
+    """The nearest folder at or above `folder` holding a ``.git`` entry, or None."""
+    current = Path(os.path.realpath(folder))
+    for candidate in (current, *current.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def link_outside(folder: str | Path, library: str | Path | None = None) -> str | None:
+    """Where SKILL.md's symlink leads when that is outside the library, else None.
+
+    The library is `library` when given (library mode), else the enclosing git repository,
+    else the skill folder itself. Only a SKILL.md that is a symlink is examined.
+    """
+    skill_md = os.path.join(folder, SKILL_MD)
+    if not os.path.islink(skill_md):
+        return None
+    if library is None:
+        library = enclosing_repository(folder) or folder
+    boundary = os.path.realpath(library)
+    target = os.path.realpath(skill_md)
+    if os.path.commonpath([boundary, target]) == boundary:
+        return None
+    return os.readlink(skill_md)
 
 
 def _skill_folder(path: str | Path) -> Path:
@@ -340,13 +384,15 @@ def decode_skill_md(raw: bytes, path: str | Path = SKILL_MD) -> tuple[bool, str]
 def iter_files(folder: str | Path, limit: int = MAX_FILES) -> Iterator[str]:
     """Relative POSIX paths of the files in `folder` (symlinks listed, never followed), unsorted.
 
-    Skips `IGNORED_NAMES`; raises InputError past `limit` entries.
+    Skips `IGNORED_NAMES`; raises InputError past `limit` entries. Works on plain strings
+    (it runs once or twice per skill when a library of thousands is validated).
     """
-    root = Path(folder)
+    root = os.fspath(folder)
     count = 0
     for current, dirs, files in os.walk(root, followlinks=False):
-        base = Path(current)
-        linked_dirs = [d for d in dirs if (base / d).is_symlink()]
+        prefix = os.path.relpath(current, root).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        linked_dirs = [d for d in dirs if os.path.islink(os.path.join(current, d))]
         dirs[:] = sorted(d for d in dirs if d not in IGNORED_NAMES and d not in linked_dirs)
         for name in [*files, *linked_dirs]:
             if name in IGNORED_NAMES:
@@ -354,7 +400,7 @@ def iter_files(folder: str | Path, limit: int = MAX_FILES) -> Iterator[str]:
             count += 1
             if count > limit:
                 raise InputError(f"more than {limit} files in the skill folder", path=root)
-            yield (base / name).relative_to(root).as_posix()
+            yield prefix + name
 
 
 def _file_digest(path: Path) -> str:
@@ -551,13 +597,16 @@ def _folded(text: str, indent: str, newline: str, comment: str) -> str | None:
     return f">-{comment}{newline}{indent}{text}"
 
 
-def _description_nodes(yaml_text: str) -> tuple[MappingNode, list[tuple[ScalarNode, Node]]]:
-    """The root mapping node and its `description` (key, value) pairs, with pure-Python marks."""
+def _description_nodes(yaml_text: str) -> tuple[MappingNode | None, list[tuple[ScalarNode, Node]]]:
+    """The root mapping node (None for an empty frontmatter) and its `description` (key, value)
+    pairs, with pure-Python marks."""
     loader = yaml.SafeLoader(yaml_text)
     try:
         root = loader.get_single_node()
     finally:
         loader.dispose()
+    if root is None:
+        return None, []
     if not isinstance(root, MappingNode):
         raise ValueError("frontmatter is not a mapping")
     pairs = [
@@ -668,16 +717,45 @@ def replace_description(raw: bytes, text: str, *, path: str | Path = SKILL_MD) -
     )
 
 
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".tox",
+        ".cache",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+"""Folders `find_skills` never enters: version control, vendored packages, virtual environments
+and tool caches. Other hidden folders (.claude, .gemini, .codex, …) are entered."""
 
 
 def find_skills(root: str | Path) -> list[Path]:
-    """Every folder under `root` (root included) holding a SKILL.md, sorted; hidden folders,
-    node_modules and symlinked folders are not entered."""
-    base = Path(root)
-    found: list[Path] = []
-    for current, dirs, files in os.walk(base, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
-        if SKILL_MD in files:
-            found.append(Path(current))
-    return sorted(found, key=lambda p: p.as_posix())
+    """Every folder under `root` (root included) holding a SKILL.md (a file or a link), sorted.
+
+    Hidden folders are entered (``.claude/skills``, ``.gemini/skills``, ``.codex/skills``),
+    plugin layouts (``plugins/*/skills/*``) are found like any other; `SKIPPED_DIRS` are not.
+    A symlinked folder is listed when it holds a SKILL.md but never walked into (no loops).
+    """
+    found: list[str] = []
+    for current, dirs, files in os.walk(os.fspath(root), followlinks=False):
+        if SKILL_MD in files or SKILL_MD in dirs:
+            found.append(current)
+        kept = []
+        for name in dirs:
+            if name in SKIPPED_DIRS:
+                continue
+            path = os.path.join(current, name)
+            if os.path.islink(path):
+                if os.path.lexists(os.path.join(path, SKILL_MD)):
+                    found.append(path)
+                continue
+            kept.append(name)
+        dirs[:] = kept
+    return sorted((Path(p) for p in found), key=lambda p: p.as_posix())

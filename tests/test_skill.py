@@ -197,3 +197,9 @@ def test_second_bom_agrees_with_the_validator(tmp_path: Path) -> None:
     assert (path / "SKILL.md").read_bytes() == raw.replace(
         b"Old. Use when old.", b"New. Use when new."
     )
+
+
+def test_description_added_to_an_empty_frontmatter(tmp_path: Path) -> None:
+    path = make_skill(tmp_path, frontmatter="")
+    new = replace_description((path / "SKILL.md").read_bytes(), NEW)
+    assert parse_frontmatter(new.decode()).mapping == {"description": NEW}

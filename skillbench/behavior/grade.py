@@ -323,6 +323,12 @@ async def grade_workspace(
         if case is None:
             summary.notes.append(f"{run.dir}: case {run.record.case_id!r} is not in the evals")
             return None
+        if not case.expectations:
+            summary.notes.append(
+                f"{run.dir}: case {run.record.case_id!r} has no expectations yet (a first "
+                "draft): not graded; add expectations to evals/evals.json"
+            )
+            return None
         async with gate:
             if budget is not None and chosen is not None and not budget.allows():
                 budget.refuse()

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validat
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import write_json
+from skillbench.schemas import skill_creator as sc
 from skillbench.schemas.base import Document
 from skillbench.schemas.registry import native_entry
 
@@ -111,8 +112,9 @@ def expectation_checks(
     out: dict[str, list[ExpectationCheck | None]] = {}
     cases = getattr(evals, "cases", None)
     if cases is None:
-        for case in getattr(evals, "evals", []):
-            out[str(case.id)] = [None for _ in case.expectations]
+        items = getattr(evals, "evals", None) or getattr(evals, "root", [])
+        for case, case_id in zip(items, sc.case_ids(items), strict=True):
+            out[str(case_id)] = [None for _ in case.statements()]
         return out
     for ci, case in enumerate(cases):
         checks: list[ExpectationCheck | None] = []

@@ -566,25 +566,33 @@ def example_evals(skill_dir: Path, skill_name: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class EvalsFile:
-    """An evals file in either dialect: the dialect model, its canonical form and its path."""
+    """An evals file in either dialect: the dialect model, its canonical form and its path.
+
+    `warnings` name what a later step will miss (a first-draft case without expectations
+    cannot be graded); the file is still read and usable for `init` and `run`.
+    """
 
     path: Path
     dialect: str
-    model: ws.WSEvals | sc.SCEvals
+    model: ws.WSEvals | sc.SCEvals | sc.SCEvalList
     evals: c.Evals
+    warnings: tuple[str, ...] = ()
 
 
 def read_evals(path: str | Path) -> EvalsFile:
-    """Load an evals file (seed 002 `cases[]` or seed 004 `evals[]`)."""
+    """Load an evals file (seed 002 `cases[]`, seed 004 `evals[]`, or seed 004 cases as people
+    write them: a bare list, string ids, `assertions`, drafts without expectations)."""
     source = Path(path)
     loaded = load(source)
-    if loaded.kind != "evals" or not isinstance(loaded.model, ws.WSEvals | sc.SCEvals):
+    model = loaded.model
+    if loaded.kind != "evals" or not isinstance(model, ws.WSEvals | sc.SCEvals | sc.SCEvalList):
         raise InputError(
             f"expected an evals document, found {loaded.kind} ({loaded.dialect})", path=source
         )
-    canonical, _ = to_canonical(loaded.model)
+    canonical, _ = to_canonical(model)
     assert isinstance(canonical, c.Evals)
-    return EvalsFile(source, loaded.dialect, loaded.model, canonical)
+    soft = model.soft_warnings() if isinstance(model, sc.SCEvals | sc.SCEvalList) else []
+    return EvalsFile(source, loaded.dialect, model, canonical, tuple(soft))
 
 
 # ----- init / snapshot -----------------------------------------------------------------------
@@ -597,6 +605,7 @@ class InitResult:
     workspace: Workspace
     created: list[Path] = field(default_factory=list)
     already_initialised: bool = False
+    warnings: list[str] = field(default_factory=list)
 
 
 def init_workspace(
@@ -618,7 +627,8 @@ def init_workspace(
     result = InitResult(space)
     evals = evals_path(folder)
     if evals.exists():
-        read_evals(evals)  # a broken evals file is reported now, not at run time
+        # a broken evals file is reported now, not at run time; a draft only warns
+        result.warnings.extend(read_evals(evals).warnings)
     initialised = space.history_path.exists()
     if initialised:
         read_history(space)

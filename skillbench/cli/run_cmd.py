@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     evals = None
     if had_evals or args.evals:  # validate every input before anything is created
         evals = read_evals(evals_file)
+        for warning in evals.warnings:
+            err.print(f"warning: {evals_file}: {warning}", style="yellow", markup=False)
         check_run_inputs(
             workspace,
             evals,

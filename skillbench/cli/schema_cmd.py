@@ -49,15 +49,19 @@ def run_check(args: argparse.Namespace) -> int:
     unreadable = False
     for name in args.files:
         path = Path(name)
+        shown = display_path(name)
         if not path.is_file() or not os.access(path, os.R_OK):
             unreadable = True
             reason = "file not found" if not path.exists() else "not a readable file"
-            results.append(CheckResult(name, None, None, False, [f"{name}: {reason}"]))
+            results.append(CheckResult(shown, None, None, False, [f"{shown}: {reason}"]))
             continue
         try:
-            results.append(check(name))
+            result = check(name)
         except InputError as exc:  # readable, but not JSON or not a document skillbench knows
-            results.append(CheckResult(name, None, None, False, [str(exc)]))
+            results.append(CheckResult(shown, None, None, False, [str(exc)]))
+            continue
+        result.path = shown
+        results.append(result)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2, ensure_ascii=False))
     else:
@@ -67,23 +71,26 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.valid for r in results) else EXIT_FAILED
 
 
-def _print_table(results: list[Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def display_path(name: str | Path, cwd: str | Path | None = None) -> str:
+    """A file name as shown: in full, relative to the working directory when it lies below it,
+    else absolute."""
+    absolute = os.path.abspath(name)
+    relative = os.path.relpath(absolute, os.path.abspath(cwd or os.getcwd()))
+    return absolute if relative == ".." or relative.startswith(".." + os.sep) else relative
 
-    table = Table(title="skillbench schema check")
-    for column in ("file", "kind", "dialect", "valid", "errors / warnings"):
-        table.add_column(column)
+
+def _print_table(results: list[Any]) -> None:
+    """One block per file (never cut): path, kind (dialect), verdict; then its notes indented;
+    then a totals line."""
+    lines: list[str] = []
     for r in results:
-        notes = [*r.errors, *(f"warning: {w}" for w in r.warnings)]
-        table.add_row(
-            r.path,
-            r.kind or "?",
-            r.dialect or "?",
-            "yes" if r.valid else "NO",
-            "\n".join(notes),
-        )
-    Console(soft_wrap=True).print(table)
+        what = f"{r.kind} ({r.dialect})" if r.kind else "?"
+        lines.append(f"{r.path}  {what}  {'valid' if r.valid else 'INVALID'}")
+        lines.extend(f"  error: {e}" for e in r.errors)
+        lines.extend(f"  warning: {w}" for w in r.warnings)
+    invalid = sum(not r.valid for r in results)
+    lines.append(f"{len(results)} files: {len(results) - invalid} valid, {invalid} invalid")
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def run_convert(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""`skillbench validate PATH...`: the static validator (seed-001 output with --json).
+"""`skillbench validate PATH...`: the static validator (seed-001 output with --json, a library
+summary, GitHub Actions annotations with --format github).
 
 Exit codes: 0 every skill valid, 1 any skill invalid, 2 usage or I/O error.
 """
@@ -6,6 +7,7 @@ Exit codes: 0 every skill valid, 1 any skill invalid, 2 usage or I/O error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
 
 if TYPE_CHECKING:
-    from skillbench.schemas.validation import ValidationReport
+    from skillbench.validate.output import Labelled
 
 
 def register(subparsers: Any) -> None:
@@ -22,10 +24,27 @@ def register(subparsers: Any) -> None:
         "validate",
         help="check skill folders against the Agent Skills / Claude Code frontmatter rules",
         description="Validate skill folders. A PATH without SKILL.md whose subfolders hold skills "
-        "is validated as a library. Exit 0 all valid, 1 any invalid, 2 usage or I/O error.",
+        "is validated as a library (hidden folders such as .claude/skills included; .git and "
+        "node_modules skipped) and summarised. Exit 0 all valid, 1 any invalid, 2 usage or "
+        "I/O error.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="skill folder or library folder")
-    parser.add_argument("--json", action="store_true", help="print seed-001 JSON only")
+    parser.add_argument(
+        "--format",
+        choices=["text", "json", "github"],
+        default="text",
+        help="text summary (default), seed-001 JSON, or GitHub Actions annotations",
+    )
+    parser.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="print seed-001 JSON only (same as --format json)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="list every finding of every skill"
+    )
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -35,7 +54,7 @@ def register(subparsers: Any) -> None:
         "--profile",
         choices=["agentskills", "claude-code"],
         default="claude-code",
-        help="allowed frontmatter keys: the open standard or Claude Code (default)",
+        help="the open standard (description required) or Claude Code's keys (default)",
     )
     parser.add_argument(
         "--library", action="store_true", help="treat every PATH as a folder of skills"
@@ -46,12 +65,12 @@ def register(subparsers: Any) -> None:
 def _library_skills(path: Path, forced: bool) -> list[Path] | None:
     """The skill folders of `path` when it is validated as a library, else None.
 
-    A library is a folder without SKILL.md that holds skills further down, or any PATH under
-    --library (`forced`), which must then be a folder holding skills.
+    A library is a folder without SKILL.md (neither file nor link) that holds skills further
+    down, or any PATH under --library (`forced`), which must then be a folder holding skills.
     """
-    from skillbench.skill import find_skills
+    from skillbench.skill import SKILL_MD, find_skills
 
-    if not forced and (not path.is_dir() or (path / "SKILL.md").exists()):
+    if not forced and (not path.is_dir() or os.path.lexists(path / SKILL_MD)):
         return None
     if not path.is_dir():
         raise InputError("library folder does not exist or is not a folder", path=path)
@@ -63,64 +82,46 @@ def _library_skills(path: Path, forced: bool) -> list[Path] | None:
     return None
 
 
-def collect(args: argparse.Namespace) -> tuple[list[ValidationReport], bool]:
-    """The reports for every PATH, and whether the JSON output must be an array."""
+def collect(args: argparse.Namespace) -> tuple[list[Labelled], bool]:
+    """The labelled reports for every PATH, and whether the output is a library/several paths
+    (JSON array, summary) rather than one skill (JSON object, details)."""
+    from skillbench.validate.output import Labelled, relative_label
     from skillbench.validate.rules import validate_skill
 
-    reports: list[ValidationReport] = []
-    as_array = len(args.paths) > 1
+    items: list[Labelled] = []
+    several = len(args.paths) > 1
     for raw in args.paths:
         path = Path(raw)
         skills = _library_skills(path, args.library)
         if skills is None:
-            reports.append(validate_skill(path, profile=args.profile, strict=args.strict))
-        else:
-            as_array = True
-            reports.extend(
-                validate_skill(p, profile=args.profile, strict=args.strict) for p in skills
-            )
-    return reports, as_array
-
-
-def _print_human(reports: list[ValidationReport]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from skillbench.validate.rules import summary_frame
-
-    console = Console()
-    for report in reports:
-        status = "[green]valid[/]" if report.valid else "[red]invalid[/]"
-        findings = [*report.errors, *report.warnings]
-        if not findings:
-            console.print(f"{report.skill_path}: {status}, no findings")
+            report = validate_skill(path, profile=args.profile, strict=args.strict)
+            items.append(Labelled(report, raw))
             continue
-        table = Table(title=f"{report.skill_path}: {status}", title_justify="left")
-        table.add_column("level")
-        table.add_column("code")
-        table.add_column("message", overflow="fold")
-        for finding in findings:
-            colour = "red" if finding.level == "error" else "yellow"
-            table.add_row(f"[{colour}]{finding.level}[/]", finding.code, finding.message)
-        console.print(table)
-    summary = Table(title="summary", title_justify="left")
-    for column in ("skill", "valid", "errors", "warnings"):
-        summary.add_column(column)
-    for row in summary_frame(reports).itertuples(index=False):
-        summary.add_row(
-            str(row.skill), "yes" if row.valid else "no", str(row.errors), str(row.warnings)
-        )
-    console.print(summary)
+        several = True
+        for folder in skills:
+            report = validate_skill(folder, profile=args.profile, strict=args.strict, library=path)
+            label = relative_label(folder, path)
+            if len(args.paths) > 1:
+                label = (Path(raw) / label).as_posix()
+            items.append(Labelled(report, label))
+    return items, several
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate, print JSON or tables, return the exit code."""
+    """Validate, print JSON, annotations or a summary, return the exit code."""
     from skillbench.io import dumps_json
+    from skillbench.validate.output import detail_lines, github_annotations, summary_lines
 
-    reports, as_array = collect(args)
-    if args.json:
+    items, several = collect(args)
+    reports = [item.report for item in items]
+    if args.format == "json":
         data = [r.to_json_dict() for r in reports]
-        sys.stdout.write(dumps_json(data if as_array else data[0]))
+        sys.stdout.write(dumps_json(data if several else data[0]))
+    elif args.format == "github":
+        lines = github_annotations(reports)
+        lines.append(summary_lines(items)[0])
+        sys.stdout.write("\n".join(lines) + "\n")
     else:
-        _print_human(reports)
+        lines = summary_lines(items, verbose=args.verbose) if several else detail_lines(items[0])
+        sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK if all(r.valid for r in reports) else EXIT_FAILED

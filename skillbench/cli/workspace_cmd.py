@@ -48,6 +48,8 @@ def run_init(args: argparse.Namespace) -> int:
     result = init_workspace(args.skill_dir, args.workspace, dialect=args.dialect)
     for path in result.created:
         err.print(f"created {path}", markup=False)
+    for warning in result.warnings:
+        err.print(f"warning: evals/evals.json: {warning}", style="yellow", markup=False)
     if result.already_initialised:
         err.print(f"workspace already initialised: {result.workspace.root}", markup=False)
     else:

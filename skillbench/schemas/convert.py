@@ -95,18 +95,20 @@ def _ws_evals(doc: ws.WSEvals) -> c.Evals:
     )
 
 
-def _sc_evals(doc: sc.SCEvals) -> c.Evals:
+def _sc_evals(doc: sc.SCEvals | sc.SCEvalList) -> c.Evals:
+    if isinstance(doc, sc.SCEvalList):
+        doc = doc.wrapped()
     return c.Evals(
         skill_name=doc.skill_name,
         cases=[
             c.Case(
-                id=case.id,
+                id=case_id,
                 prompt=case.prompt,
                 expected_output=case.expected_output,
                 files=case.files,
-                expectations=[c.Expectation(text=text) for text in case.expectations],
+                expectations=[c.Expectation(text=text) for text in case.statements()],
             )
-            for case in doc.evals
+            for case, case_id in zip(doc.evals, sc.case_ids(doc.evals), strict=True)
         ],
     )
 

@@ -59,6 +59,16 @@ def _keys(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+SC_EVAL_ITEM_KEYS = (
+    _keys("id", "expectations"),
+    _keys("id", "prompt"),
+    _keys("prompt", "expectations"),
+    _keys("prompt", "assertions"),
+    _keys("prompt", "expected_output"),
+)
+"""A skill-creator eval case as written: the seed's shape, drafts without expectations yet,
+`assertions` instead of `expectations`, with or without an id."""
+
 ENTRIES: tuple[Entry, ...] = (
     Entry(
         "trigger-evals",
@@ -157,7 +167,17 @@ ENTRIES: tuple[Entry, ...] = (
         (_keys("evals"),),
         False,
         "evals",
-        (_keys("id", "expectations"), _keys("id", "prompt")),
+        SC_EVAL_ITEM_KEYS,
+        ("evals.json",),
+    ),
+    Entry(
+        "evals",
+        SKILL_CREATOR,
+        skill_creator.SCEvalList,
+        (_keys(),),
+        True,
+        "",
+        SC_EVAL_ITEM_KEYS,
         ("evals.json",),
     ),
     Entry(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt, model_validator
+from pydantic import Field, RootModel, StrictBool, StrictInt, model_validator
 
 from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
 
@@ -29,30 +30,103 @@ def check_pass_counts(passed: int, failed: int | None, total: int, pass_rate: fl
         )
 
 
-class SCEval(Doc):
-    """One eval case."""
+ASSERTION_TEXT_KEYS = ("text", "description", "assertion", "statement", "name")
+"""Keys an object-shaped assertion may hold its statement under (the first string one wins)."""
 
-    id: StrictInt
+
+def assertion_text(item: str | dict[str, Any]) -> str:
+    """The statement of one assertion: the string itself, or the first text-like key of an
+    object (else the object as compact JSON, so nothing is silently dropped)."""
+    if isinstance(item, str):
+        return item
+    for key in ASSERTION_TEXT_KEYS:
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return json.dumps(item, ensure_ascii=False, sort_keys=True)
+
+
+class SCEval(Doc):
+    """One eval case, as authors write it.
+
+    The seed gives an integer `id` and `expectations`; real files also use string ids (or
+    none: the position numbers the case), write
+    `assertions` instead of `expectations`, or are first drafts with `prompt` + `expected_output`
+    and no expectations yet (Anthropic's skill-creator asks for those first). All are read;
+    `statements()` is what grading uses, and a draft draws a warning, not an error.
+    """
+
+    id: StrictInt | str | None = None
     prompt: str
     expected_output: str | None = None
     files: list[str] | None = None
-    expectations: list[str]
+    expectations: list[str] | None = None
+    assertions: list[str | dict[str, Any]] | None = None
+
+    def statements(self) -> list[str]:
+        """The verifiable statements: `expectations`, else `assertions`, else none (a draft)."""
+        if self.expectations is not None:
+            return list(self.expectations)
+        return [assertion_text(item) for item in self.assertions or []]
+
+
+def case_ids(cases: list[SCEval]) -> list[int | str]:
+    """Each case's id; a case written without one is numbered by its position (1, 2, …)."""
+    return [case.id if case.id is not None else index + 1 for index, case in enumerate(cases)]
+
+
+def _unique_ids(cases: list[SCEval], where: str) -> None:
+    seen: set[str] = set()
+    for index, case_id in enumerate(case_ids(cases)):
+        key = str(case_id)
+        if key in seen:
+            raise rule_error("unique-id", f"duplicate eval id {case_id!r}", f"{where}[{index}].id")
+        seen.add(key)
+
+
+def _draft_warnings(cases: list[SCEval], where: str) -> list[str]:
+    """A warning per case a later step cannot use fully: grading needs expectations."""
+    found: list[str] = []
+    for index, (case, case_id) in enumerate(zip(cases, case_ids(cases), strict=True)):
+        if not case.statements():
+            found.append(
+                f"{where}[{index}] (id {case_id!r}): no expectations yet (a first draft); "
+                "`run` works, grading needs expectations or assertions"
+            )
+    return found
 
 
 class SCEvals(Doc):
-    """`evals/evals.json`."""
+    """`evals/evals.json`; `skill_name` may be missing (it is only a label)."""
 
-    skill_name: str
+    skill_name: str | None = None
     evals: list[SCEval]
 
     @model_validator(mode="after")
-    def _unique_ids(self) -> SCEvals:
-        seen: set[int] = set()
-        for index, case in enumerate(self.evals):
-            if case.id in seen:
-                raise rule_error("unique-id", f"duplicate eval id {case.id}", f"evals[{index}].id")
-            seen.add(case.id)
+    def _unique(self) -> SCEvals:
+        _unique_ids(self.evals, "evals")
         return self
+
+    def soft_warnings(self) -> list[str]:
+        """Cases without expectations (reported by `schema check`, `init`, `run`)."""
+        return _draft_warnings(self.evals, "evals")
+
+
+class SCEvalList(RootModel[list[SCEval]]):
+    """`evals.json` written as a bare list of cases, without the `skill_name` wrapper."""
+
+    @model_validator(mode="after")
+    def _unique(self) -> SCEvalList:
+        _unique_ids(self.root, "")
+        return self
+
+    def soft_warnings(self) -> list[str]:
+        """Cases without expectations (reported by `schema check`, `init`, `run`)."""
+        return _draft_warnings(self.root, "")
+
+    def wrapped(self) -> SCEvals:
+        """The same cases in the seed's `{skill_name, evals}` shape (skill_name unknown)."""
+        return SCEvals(evals=list(self.root))
 
 
 class SCIteration(Doc):

@@ -370,7 +370,7 @@ def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillE
     if not base.is_dir():
         raise InputError("catalog folder not found", path=base)
     entries: dict[str, SkillEntry] = {}
-    for folder in find_skills(base):  # hidden folders, node_modules and links are not entered
+    for folder in find_skills(base):  # .claude/skills etc. included; .git, node_modules skipped
         skill = Skill.load(folder)
         if skill.name == exclude or skill.name in entries:
             continue

@@ -25,6 +25,7 @@ from skillbench.skill import (
     decode_skill_md,
     find_skills,
     iter_files,
+    link_outside,
     parse_frontmatter,
     read_skill_md,
     shorten,
@@ -49,6 +50,7 @@ CLAUDE_CODE_KEYS = (
     "agent",
     "hooks",
     "version",
+    "when_to_use",
 )
 ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
@@ -100,10 +102,12 @@ class Ctx:
         profile: Profile = "claude-code",
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
+        library: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         self.profile = profile
         self.strict = strict
+        self.library = library
         self._frontmatter = frontmatter
 
     @cached_property
@@ -245,9 +249,28 @@ def _unknown_keys(ctx: Ctx) -> CheckResult:
     return f"unknown frontmatter keys for profile {ctx.profile}: {shown}{more}"
 
 
+def _link_outside(ctx: Ctx) -> CheckResult:
+    target = link_outside(ctx.path, ctx.library)
+    if target is None:
+        return None
+    return (
+        f"SKILL.md is a symlink to {shorten(target, 200)}, outside the library; followed (as Claude "
+        "Code does), but the skill is not self-contained"
+    )
+
+
+def _required(ctx: Ctx) -> tuple[str, ...]:
+    """Keys whose absence is an error of its own in this profile (the open standard requires a
+    description), so MISSING_RECOMMENDED_KEY does not report them twice."""
+    return ("description",) if ctx.profile == "agentskills" else ()
+
+
 def _missing_recommended(ctx: Ctx) -> CheckResult:
+    required = _required(ctx)
     return [
-        f"missing recommended key: {key}" for key in ("name", "description") if key not in ctx.fm
+        f"missing recommended key: {key}"
+        for key in ("name", "description")
+        if key not in ctx.fm and key not in required
     ]
 
 
@@ -325,6 +348,8 @@ def _description_type(ctx: Ctx) -> CheckResult:
 
 
 def _description_empty(ctx: Ctx) -> CheckResult:
+    if "description" in _required(ctx) and not _has(ctx, "description"):
+        return "description is missing; the Agent Skills specification requires one"
     return _empty(ctx, "description")
 
 
@@ -398,8 +423,7 @@ def _too_many_lines(ctx: Ctx) -> CheckResult:
 
 
 def _when_to_use(ctx: Ctx) -> CheckResult:
-    outside = ctx.body_outside_fences
-    headings = [m for m in WHEN_TO_USE_RE.finditer(ctx.body) if outside(m.start())]
+    headings = [m for m in WHEN_TO_USE_RE.finditer(ctx.body) if ctx.body_outside_fences(m.start())]
     if not headings:
         return None
     line = ctx.body[headings[0].start() :].split("\n", 1)[0].strip()
@@ -408,23 +432,28 @@ def _when_to_use(ctx: Ctx) -> CheckResult:
 
 def _escapes(target: str) -> bool:
     """Does a relative link target climb out of the skill folder (SKILL.md is at its top)?"""
-    if not target or target.startswith(("#", "/", "\\")) or SCHEME_RE.match(target):
+    if ".." not in target or target.startswith(("#", "/", "\\")) or SCHEME_RE.match(target):
         return False
     path = re.split(r"[?#]", target, maxsplit=1)[0].replace("\\", "/")
     return bool(path) and posixpath.normpath(path).split("/")[0] == ".."
 
 
 def _deep_links(ctx: Ctx) -> CheckResult:
-    outside = ctx.body_outside_fences
+    if ".." not in ctx.body:  # no link can climb out (the common case, checked cheaply)
+        return None
     targets: list[str] = []
     for pattern in (LINK_RE, REFERENCE_LINK_RE):
         for match in pattern.finditer(ctx.body):
-            if outside(match.start()) and _escapes(match.group(1)):
+            if _escapes(match.group(1)) and ctx.body_outside_fences(match.start()):
                 targets.append(match.group(1))
     return [f"link target {shorten(t)} escapes the skill folder" for t in targets]
 
 
+MAX_NAMED_FILES = 5
+
+
 def _readme(ctx: Ctx) -> CheckResult:
+    """One finding per skill, naming every README.md found (the first few, then a count)."""
     try:
         found = sorted(
             rel for rel in iter_files(ctx.path) if rel.rsplit("/", 1)[-1].lower() == "readme.md"
@@ -433,7 +462,12 @@ def _readme(ctx: Ctx) -> CheckResult:
         return f"could not list the folder to look for README.md: {exc.detail}"
     except OSError as exc:
         return f"could not list the folder to look for README.md: {exc.strerror or exc}"
-    return [f"{rel} found: skill folders should not contain a README.md" for rel in found]
+    if not found:
+        return None
+    named = ", ".join(shorten(rel, 80) for rel in found[:MAX_NAMED_FILES])
+    more = f" and {len(found) - MAX_NAMED_FILES} more" if len(found) > MAX_NAMED_FILES else ""
+    files = "file" if len(found) == 1 else "files"
+    return f"README {files} in the skill folder: {named}{more} (skill folders should not hold one)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,6 +482,7 @@ RULES: tuple[Rule, ...] = (
     Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
     Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
     Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
+    Rule("SKILL_MD_LINK_OUTSIDE", "warning", ALL, _link_outside, "SKILL.md links outside the library"),
     Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
     Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
     Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
@@ -507,10 +542,19 @@ def _check_profile(profile: str) -> Profile:
 
 
 def validate_skill(
-    path: str | Path, *, profile: Profile = "claude-code", strict: bool = False
+    path: str | Path,
+    *,
+    profile: Profile = "claude-code",
+    strict: bool = False,
+    library: str | Path | None = None,
 ) -> ValidationReport:
-    """Validate one skill folder; never raises for bad skill content (findings instead)."""
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict)
+    """Validate one skill folder; never raises for bad skill content (findings instead).
+
+    `library` is the library root the skill was found in (library mode): a SKILL.md linking
+    outside it draws SKILL_MD_LINK_OUTSIDE. Without it the enclosing git repository (else the
+    skill folder) is the boundary.
+    """
+    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, library=library)
     return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
 
 
@@ -533,22 +577,31 @@ def validate_library(
     skills = find_skills(root) if Path(root).is_dir() else []
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
-    return [validate_skill(p, profile=profile, strict=strict) for p in skills]
+    profile = _check_profile(profile)
+    return [validate_skill(p, profile=profile, strict=strict, library=root) for p in skills]
 
 
-def _skill_label(report: ValidationReport) -> str:
+def _skill_label(report: ValidationReport, root: str | Path | None = None) -> str:
+    """The skill's path relative to the library `root` (POSIX), else its folder name."""
+    if root is not None:
+        rel = os.path.relpath(report.skill_path, os.path.abspath(root))
+        return Path(rel).as_posix()
     return os.path.basename(report.skill_path.rstrip("/\\")) or report.skill_path
 
 
-def findings_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
+def findings_frame(
+    reports: Iterable[ValidationReport], root: str | Path | None = None
+) -> pd.DataFrame:
     """One row per finding (skill, skill_path, valid, level, code, message); a skill with no
-    findings appears once with level/code/message None."""
+    findings appears once with level/code/message None. `skill` is the path relative to the
+    library `root` when given (two libraries' `.claude/skills/x` and `.gemini/skills/x` differ),
+    else the folder name."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
     for report in reports:
         base = {
-            "skill": _skill_label(report),
+            "skill": _skill_label(report, root),
             "skill_path": report.skill_path,
             "valid": report.valid,
         }
@@ -562,13 +615,15 @@ def findings_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def summary_frame(reports: Iterable[ValidationReport]) -> pd.DataFrame:
-    """One row per skill: skill, valid, errors, warnings."""
+def summary_frame(
+    reports: Iterable[ValidationReport], root: str | Path | None = None
+) -> pd.DataFrame:
+    """One row per skill: skill (relative to `root` when given), valid, errors, warnings."""
     import pandas as pd
 
     rows = [
         {
-            "skill": _skill_label(r),
+            "skill": _skill_label(r, root),
             "valid": r.valid,
             "errors": r.summary.error_count,
             "warnings": r.summary.warning_count,

@@ -262,3 +262,21 @@ def test_grading_files_mark_how_each_score_was_decided(tmp_path: Path) -> None:
     assert marks == [("check", None), ("check", None), ("model", 4)]
     assert load(good.run.grading_path).dialect == "skill-creator"
     assert load(space.grading_dir / "case-one_v0_run1.json").dialect == "writing-skills"
+
+
+def test_draft_cases_without_expectations_are_noted_not_graded(tmp_path: Path) -> None:
+    draft = {
+        "skill_name": "demo-skill",
+        "evals": [
+            {"id": "draft", "prompt": "Reply", "expected_output": "A reply"},
+            {"id": "ready", "prompt": "Reply", "assertions": ["The reply says done"]},
+        ],
+    }
+    skill = make_skill(tmp_path, draft)
+    space = Workspace.for_skill(skill)
+    make_run(space, RunSpec("with_skill", "draft", 1, final_text="done"))
+    make_run(space, RunSpec("with_skill", "ready", 1, final_text="done"))
+    summary = grade_workspace_sync(skill, backend="local")
+    assert [r.run.record.case_id for r in summary.runs] == ["ready"]
+    assert [i.text for i in summary.runs[0].items] == ["The reply says done"]
+    assert any("'draft' has no expectations yet" in note for note in summary.notes)

@@ -9,6 +9,7 @@ import pytest
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.cli import main
+from skillbench.validate.rules import TRIGGER_HINT
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -94,9 +95,84 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run(capsys)[0] == 2
 
 
-def test_human_output_has_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_output_for_one_skill_lists_its_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = make_skill(tmp_path, frontmatter="name: csv-tidy\ndescription: No trigger words here.\n")
     code, out, _ = run(capsys, str(path))
     assert code == 0
-    assert "DESCRIPTION_TRIGGER_HINT" in out
-    assert "summary" in out and "csv-tidy" in out
+    assert out.splitlines() == [
+        f"{path}: valid (0 errors, 1 warning)",
+        f"  warning  DESCRIPTION_TRIGGER_HINT: {TRIGGER_HINT}",
+    ]
+
+
+def test_dangling_link_single_path_prints_one_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    (folder / "SKILL.md").symlink_to("../commands/gone.md")
+    code, out, _ = run(capsys, str(folder), "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    assert [f["code"] for f in data["errors"] + data["warnings"]] == ["SKILL_MD_MISSING"]
+    assert "'../commands/gone.md'" in data["errors"][0]["message"]
+
+
+def _library(root: Path) -> Path:
+    make_skill(
+        root / "skills", "good", frontmatter=f"name: good\ndescription: {GOOD_DESCRIPTION}\n"
+    )
+    make_skill(root / ".claude" / "skills", "bad", frontmatter="name: Bad\ndescription: <x>\n")
+    make_skill(root / "plugins" / "p" / "skills", "plain", frontmatter="name: plain\n")
+    return root
+
+
+def test_library_summary_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _library(tmp_path / "lib")
+    code, out, _ = run(capsys, str(root))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "3 skills: 2 valid, 1 invalid, 2 with warnings"
+    assert lines[2:4] == [
+        "invalid:",
+        "  .claude/skills/bad  NAME_FORMAT, DESCRIPTION_ANGLE_BRACKETS",
+    ]
+    assert "plugins/p/skills/plain" not in out
+    code, verbose, _ = run(capsys, str(root), "--verbose")
+    assert "plugins/p/skills/plain: valid (0 errors, 1 warning)" in verbose.splitlines()
+    assert str(tmp_path) not in verbose
+
+
+def test_library_github_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _library(tmp_path / "lib")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "lib", "--format", "github")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith(
+        "::error file=lib/.claude/skills/bad/SKILL.md,line=2,title=NAME_FORMAT::"
+    )
+    assert (
+        "::warning file=lib/plugins/p/skills/plain/SKILL.md,line=1,title=MISSING_RECOMMENDED_KEY::"
+        "MISSING_RECOMMENDED_KEY: missing recommended key: description"
+    ) in lines
+    assert lines[-1] == "3 skills: 2 valid, 1 invalid, 2 with warnings"
+
+
+def test_several_libraries_are_labelled_by_their_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _library(tmp_path / "one")
+    _library(tmp_path / "two")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "one", "two")
+    assert code == 1
+    assert out.splitlines()[3:5] == [
+        "  one/.claude/skills/bad  NAME_FORMAT, DESCRIPTION_ANGLE_BRACKETS",
+        "  two/.claude/skills/bad  NAME_FORMAT, DESCRIPTION_ANGLE_BRACKETS",
+    ]

@@ -104,3 +104,34 @@ def test_check_unrecognised_or_non_json_is_invalid_not_usage(
     assert [r["valid"] for r in rows] == [False, False]
     assert "unrecognised document" in rows[0]["errors"][0]
     assert "invalid JSON" in rows[1]["errors"][0]
+
+
+def test_check_prints_full_paths_relative_to_cwd(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / "luan+dot-claude" / "skills" / "a-rather-long-skill-folder-name" / "evals"
+    deep.mkdir(parents=True)
+    good = _file(deep, "evals.json", EXAMPLES["002-0-evals"])
+    outside = _file(tmp_path, "history.json", EXAMPLES["004-1-history"])
+    monkeypatch.chdir(tmp_path / "luan+dot-claude")
+    monkeypatch.setenv("COLUMNS", "40")
+    assert main(["schema", "check", str(good), str(outside)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "skills/a-rather-long-skill-folder-name/evals/evals.json  evals (writing-skills)  valid",
+        f"{outside}  history (skill-creator)  valid",
+        "2 files: 2 valid, 0 invalid",
+    ]
+    assert (
+        main(
+            [
+                "schema",
+                "check",
+                "./skills/../skills/a-rather-long-skill-folder-name/evals/evals.json",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["path"] == "skills/a-rather-long-skill-folder-name/evals/evals.json"

@@ -96,7 +96,7 @@ def test_not_json_or_missing(tmp_path: Path) -> None:
         load_eval_set(write(tmp_path, "just a string"))
 
 
-def test_catalog_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
+def test_catalog_skips_caches_and_vendored_folders_not_agent_folders(tmp_path: Path) -> None:
     from skillbench.trigger.run import load_catalog
 
     def skill(folder: Path, name: str) -> None:
@@ -109,4 +109,6 @@ def test_catalog_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
     skill(tmp_path / "real-one", "real-one")
     skill(tmp_path / "node_modules" / "pkg" / "vendored", "vendored")
     skill(tmp_path / ".cache" / "hidden", "hidden")
-    assert [e.name for e in load_catalog(tmp_path)] == ["real-one"]
+    skill(tmp_path / ".venv" / "lib" / "pkg", "in-venv")
+    skill(tmp_path / ".claude" / "skills" / "agent-one", "agent-one")
+    assert [e.name for e in load_catalog(tmp_path)] == ["agent-one", "real-one"]

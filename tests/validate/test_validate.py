@@ -51,7 +51,9 @@ def levels(data: dict[str, Any], code: str) -> set[str]:
 CASES: list[tuple[str, dict[str, Any], str, bool, str]] = [
     ("SKILL_MD_MISSING", {"raw": None, "files": {"notes.md": "x"}}, "claude-code", False, "error"),
     ("FRONTMATTER_PARSE", {"raw": b"name: x\n"}, "claude-code", False, "error"),
-    ("FRONTMATTER_PARSE", {"frontmatter": "name: [unclosed\n"}, "agentskills", False, "error"),
+    ("FRONTMATTER_PARSE", {"raw": b"---\nname: x\n"}, "agentskills", False, "error"),
+    ("FRONTMATTER_INVALID", {"frontmatter": "name: [unclosed\n"}, "agentskills", False, "error"),
+    ("FRONTMATTER_INVALID", {"frontmatter": "name: a: b\n"}, "claude-code", False, "error"),
     ("FRONTMATTER_INVALID", {"frontmatter": "- a\n- b\n"}, "claude-code", False, "error"),
     ("FRONTMATTER_INVALID", {"frontmatter": "just a string\n"}, "claude-code", False, "error"),
     ("UNKNOWN_KEYS", {"frontmatter": fm(colour="red")}, "claude-code", False, "warning"),
@@ -59,7 +61,9 @@ CASES: list[tuple[str, dict[str, Any], str, bool, str]] = [
     ("UNKNOWN_KEYS", {"frontmatter": fm(model="opus")}, "agentskills", False, "warning"),
     ("UNKNOWN_KEYS", {"frontmatter": fm(version="1.0.0")}, "agentskills", True, "error"),
     ("MISSING_RECOMMENDED_KEY", {"frontmatter": f"description: {D}\n"}, "claude-code", False, "warning"),
-    ("MISSING_RECOMMENDED_KEY", {"frontmatter": "name: csv-tidy\n"}, "agentskills", True, "error"),
+    ("MISSING_RECOMMENDED_KEY", {"frontmatter": f"description: {D}\n"}, "agentskills", True, "error"),
+    ("MISSING_RECOMMENDED_KEY", {"frontmatter": "name: csv-tidy\n"}, "claude-code", False, "warning"),
+    ("MISSING_RECOMMENDED_KEY", {"frontmatter": ""}, "claude-code", False, "warning"),
     ("NAME_TYPE", {"frontmatter": f"name: [a]\ndescription: {D}\n"}, "claude-code", False, "error"),
     ("NAME_EMPTY", {"frontmatter": f"name: ''\ndescription: {D}\n"}, "claude-code", False, "error"),
     ("NAME_EMPTY", {"frontmatter": f"name:\ndescription: {D}\n"}, "agentskills", False, "error"),
@@ -73,6 +77,8 @@ CASES: list[tuple[str, dict[str, Any], str, bool, str]] = [
     ("DESCRIPTION_TYPE", {"frontmatter": "name: csv-tidy\ndescription: {a: 1}\n"}, "claude-code", False, "error"),
     ("DESCRIPTION_EMPTY", {"frontmatter": "name: csv-tidy\ndescription: '   '\n"}, "claude-code", False, "error"),
     ("DESCRIPTION_EMPTY", {"frontmatter": "name: csv-tidy\ndescription:\n"}, "agentskills", False, "error"),
+    ("DESCRIPTION_EMPTY", {"frontmatter": "name: csv-tidy\n"}, "agentskills", False, "error"),
+    ("DESCRIPTION_EMPTY", {"frontmatter": "# only a comment\n"}, "agentskills", False, "error"),
     ("DESCRIPTION_TOO_LONG", {"frontmatter": f"name: csv-tidy\ndescription: Use when {'x' * 1020}\n"}, "claude-code", False, "error"),
     ("DESCRIPTION_ANGLE_BRACKETS", {"frontmatter": "name: csv-tidy\ndescription: Use when <b>bold</b>\n"}, "claude-code", False, "error"),
     ("DESCRIPTION_TRIGGER_HINT", {"frontmatter": "name: csv-tidy\ndescription: Formats CSV files.\n"}, "claude-code", False, "warning"),
@@ -113,8 +119,12 @@ def test_code(
 
 
 def test_every_code_has_a_case_and_a_row() -> None:
-    seed_codes = {c[0] for c in CASES} | {"SKILL_DIR_MISSING", "SKILL_PATH_NOT_DIR"}
-    assert len(CODES) == 30
+    seed_codes = {c[0] for c in CASES} | {
+        "SKILL_DIR_MISSING",
+        "SKILL_PATH_NOT_DIR",
+        "SKILL_MD_LINK_OUTSIDE",  # tests/validate/test_validate_library.py
+    }
+    assert len(CODES) == 31  # the seed's 30 and SKILL_MD_LINK_OUTSIDE
     assert seed_codes == set(CODES) == {r.code for r in RULES}
     assert CODES["README_PRESENT"].level == "warning/error"
     assert CODES["NAME_FORMAT"].level == "error"
@@ -207,7 +217,8 @@ def test_library_and_frames(tmp_path: Path) -> None:
     make_skill(
         tmp_path / "nested", "a-skill", frontmatter="name: a-skill\ndescription: No trigger.\n"
     )
-    make_skill(tmp_path / ".hidden", "c-skill")
+    make_skill(tmp_path / ".git", "c-skill")
+    make_skill(tmp_path / "node_modules" / "pkg", "d-skill")
     (tmp_path / "empty").mkdir()
     reports = validate_library(tmp_path)
     assert [Path(r.skill_path).name for r in reports] == ["b-skill", "a-skill"]

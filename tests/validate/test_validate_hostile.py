@@ -64,16 +64,16 @@ def test_billion_laughs(tmp_path: Path) -> None:
         prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
         lines.append(f"{cur}: &{cur} [{','.join(['*' + prev] * 9)}]")
     fm = "\n".join(lines) + "\nname: csv-tidy\n"
-    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_PARSE", "alias")
+    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_INVALID", "alias")
 
 
 def test_recursive_alias(tmp_path: Path) -> None:
-    check(make_skill(tmp_path, frontmatter="a: &a [*a]\n"), "FRONTMATTER_PARSE", "alias")
+    check(make_skill(tmp_path, frontmatter="a: &a [*a]\n"), "FRONTMATTER_INVALID", "alias")
 
 
 def test_deep_nesting_does_not_crash(tmp_path: Path) -> None:
     fm = "a: " + "[" * 20000 + "]" * 20000 + "\n"
-    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_PARSE", "nested")
+    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_INVALID", "nested")
 
 
 def test_five_megabyte_body(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_five_megabyte_single_line_of_brackets(tmp_path: Path) -> None:
 
 def test_five_megabyte_description(tmp_path: Path) -> None:
     fm = f"name: csv-tidy\ndescription: Use when {'x' * 5_000_000}\n"
-    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_PARSE", "limit")
+    check(make_skill(tmp_path, frontmatter=fm), "FRONTMATTER_INVALID", "limit")
 
 
 @pytest.mark.parametrize(
@@ -109,27 +109,22 @@ def test_five_megabyte_description(tmp_path: Path) -> None:
     ],
 )
 def test_construction_errors_are_findings(tmp_path: Path, frontmatter: str) -> None:
-    check(make_skill(tmp_path, frontmatter=frontmatter), "FRONTMATTER_PARSE", "YAML")
+    check(make_skill(tmp_path, frontmatter=frontmatter), "FRONTMATTER_INVALID", "YAML")
 
 
-def test_symlink_escaping_the_folder_is_not_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    outside = tmp_path / "secret.md"
+def test_symlink_leaving_the_library_is_followed_with_a_warning(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere" / "shared.md"
+    outside.parent.mkdir()
     outside.write_text(f"---\nname: csv-tidy\ndescription: {GOOD_DESCRIPTION}\n---\n")
-    folder = tmp_path / "csv-tidy"
-    folder.mkdir()
+    library = tmp_path / "library"
+    folder = library / "csv-tidy"
+    folder.mkdir(parents=True)
     (folder / "SKILL.md").symlink_to(outside)
-    opened: list[str] = []
-    real_open = builtins.open
-
-    def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
-        opened.append(os.path.realpath(file) if isinstance(file, str | Path) else str(file))
-        return real_open(file, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "open", spy)
-    check(folder, "SKILL_MD_MISSING", "symlink that escapes")
-    assert str(outside.resolve()) not in opened
+    with time_bound():
+        report = validate_skill(folder, library=library)
+    assert report.valid, report
+    assert [f.code for f in report.warnings] == ["SKILL_MD_LINK_OUTSIDE"]
+    assert "shared.md" in report.warnings[0].message
 
 
 def test_symlink_inside_the_folder_is_followed(tmp_path: Path) -> None:
@@ -150,8 +145,15 @@ def test_fifo_is_not_opened(tmp_path: Path) -> None:
 def test_dangling_symlink(tmp_path: Path) -> None:
     folder = tmp_path / "csv-tidy"
     folder.mkdir()
-    (folder / "SKILL.md").symlink_to("missing.md")
-    check(folder, "SKILL_MD_MISSING", "cannot be opened")
+    (folder / "SKILL.md").symlink_to("../gone/missing.md")
+    check(folder, "SKILL_MD_MISSING", "symlink to '../gone/missing.md', which does not exist")
+
+
+def test_looping_symlink(tmp_path: Path) -> None:
+    folder = tmp_path / "csv-tidy"
+    folder.mkdir()
+    (folder / "SKILL.md").symlink_to("SKILL.md")
+    check(folder, "SKILL_MD_MISSING", "symlink to 'SKILL.md', which cannot be followed")
 
 
 def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,277 @@
+"""Skill libraries as people lay them out: linked SKILL.md files, hidden skill folders, plugins,
+README files, empty frontmatter, profiles; and the summary printed for them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from validate_helpers import GOOD_DESCRIPTION, make_skill
+
+from skillbench.schemas.validation import Finding, ValidationReport
+from skillbench.skill import find_skills
+from skillbench.validate.output import (
+    Labelled,
+    detail_lines,
+    finding_line,
+    github_annotations,
+    label_reports,
+    summary_lines,
+    totals_line,
+)
+from skillbench.validate.rules import validate_library, validate_skill
+
+D = GOOD_DESCRIPTION
+
+
+def skill_md(name: str, description: str = D, extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n"
+
+
+def link_library(root: Path) -> Path:
+    """A library whose `.gemini/skills/<name>/SKILL.md` files link to `commands/<name>.md`."""
+    commands = root / "commands"
+    commands.mkdir(parents=True)
+    for name in ("changelog", "release-notes"):
+        (commands / f"{name}.md").write_text(skill_md(name))
+        folder = root / ".gemini" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").symlink_to(f"../../../commands/{name}.md")
+    return root
+
+
+def test_linked_skill_md_inside_the_library_is_followed_silently(tmp_path: Path) -> None:
+    root = link_library(tmp_path / "lib")
+    reports = validate_library(root)
+    assert [relabel.label for relabel in label_reports(reports, root)] == [
+        ".gemini/skills/changelog",
+        ".gemini/skills/release-notes",
+    ]
+    assert all(r.valid and not r.warnings for r in reports), reports
+
+
+def test_single_linked_skill_inside_its_repository_has_no_warning(tmp_path: Path) -> None:
+    root = link_library(tmp_path / "lib")
+    (root / ".git").mkdir()
+    report = validate_skill(root / ".gemini" / "skills" / "changelog")
+    assert report.valid and not report.warnings, report
+
+
+def test_single_linked_skill_outside_any_repository_warns(tmp_path: Path) -> None:
+    root = link_library(tmp_path / "lib")
+    report = validate_skill(root / ".gemini" / "skills" / "changelog")
+    assert report.valid
+    assert [f.code for f in report.warnings] == ["SKILL_MD_LINK_OUTSIDE"]
+    assert "../../../commands/changelog.md" in report.warnings[0].message
+
+
+def test_link_leaving_the_library_warns_in_library_mode(tmp_path: Path) -> None:
+    shared = tmp_path / "shared.md"
+    shared.write_text(skill_md("tidy"))
+    root = tmp_path / "lib"
+    (root / "tidy").mkdir(parents=True)
+    (root / "tidy" / "SKILL.md").symlink_to(shared)
+    (report,) = validate_library(root)
+    assert report.valid
+    assert [f.code for f in report.warnings] == ["SKILL_MD_LINK_OUTSIDE"]
+
+
+def test_dangling_link_is_one_finding_naming_link_and_target(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    (root / "gone").mkdir(parents=True)
+    (root / "gone" / "SKILL.md").symlink_to("../commands/gone.md")
+    (report,) = validate_library(root)
+    assert [(f.code, f.message) for f in report.errors + report.warnings] == [
+        (
+            "SKILL_MD_MISSING",
+            "SKILL.md is a symlink to '../commands/gone.md', which does not exist",
+        )
+    ]
+
+
+def test_empty_frontmatter_is_an_empty_mapping(tmp_path: Path) -> None:
+    report = validate_skill(make_skill(tmp_path, frontmatter=""))
+    assert report.valid
+    assert [(f.code, f.message) for f in report.warnings] == [
+        ("MISSING_RECOMMENDED_KEY", "missing recommended key: name"),
+        ("MISSING_RECOMMENDED_KEY", "missing recommended key: description"),
+    ]
+    strict = validate_skill(make_skill(tmp_path, "b", frontmatter=""), profile="agentskills")
+    assert [f.code for f in strict.errors] == ["DESCRIPTION_EMPTY"]
+    assert "requires" in strict.errors[0].message
+
+
+def test_readme_present_once_naming_every_file(tmp_path: Path) -> None:
+    files = {f"docs/part{i}/README.md": "x" for i in range(12)} | {"README.md": "x"}
+    report = validate_skill(make_skill(tmp_path, files=files))
+    readme = [f for f in report.warnings if f.code == "README_PRESENT"]
+    assert len(readme) == 1
+    assert readme[0].message.startswith(
+        "README files in the skill folder: 'README.md', 'docs/part0/README.md', "
+    )
+    assert "and 8 more" in readme[0].message
+    one = validate_skill(make_skill(tmp_path, "b", files={"README.md": "x"}))
+    assert [f.message for f in one.warnings if f.code == "README_PRESENT"] == [
+        "README file in the skill folder: 'README.md' (skill folders should not hold one)"
+    ]
+
+
+def test_when_to_use_is_a_claude_code_key(tmp_path: Path) -> None:
+    path = make_skill(
+        tmp_path, frontmatter=f"name: csv-tidy\ndescription: {D}\nwhen_to_use: CSV files\n"
+    )
+    assert not validate_skill(path, profile="claude-code", strict=True).warnings
+    report = validate_skill(path, profile="agentskills")
+    assert [f.code for f in report.warnings] == ["UNKNOWN_KEYS"]
+    assert "when_to_use" in report.warnings[0].message
+
+
+def test_discovery_of_hidden_and_plugin_layouts(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    for rel in (
+        "skills/a",
+        ".claude/skills/b",
+        ".gemini/skills/c",
+        ".codex/skills/d",
+        "plugins/p1/skills/e",
+        "plugins/p2/skills/f",
+        ".git/skills/skip-me",
+        "node_modules/pkg/skills/skip-me-too",
+        "tools/__pycache__/x",
+        ".venv/lib/site-packages/pkg",
+        ".cache/tool/y",
+    ):
+        folder = root / rel
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(skill_md(folder.name))
+    (root / "linked").symlink_to(root / "skills" / "a", target_is_directory=True)
+    (root / "loop").symlink_to(root, target_is_directory=True)
+    labels = [os.path.relpath(p, root) for p in find_skills(root)]
+    assert labels == [
+        ".claude/skills/b",
+        ".codex/skills/d",
+        ".gemini/skills/c",
+        "linked",
+        "plugins/p1/skills/e",
+        "plugins/p2/skills/f",
+        "skills/a",
+    ]
+
+
+def _library(tmp_path: Path) -> Path:
+    root = tmp_path / "lib"
+    make_skill(root / "skills", "good")
+    make_skill(root / "skills", "warned", frontmatter="name: warned\ndescription: No hint.\n")
+    make_skill(root / ".claude" / "skills", "bad", frontmatter="name: Bad_Name\ndescription: <x>\n")
+    make_skill(root / "skills", "broken", raw=b"no frontmatter\n")
+    return root
+
+
+def test_summary_totals_then_invalid_first(tmp_path: Path) -> None:
+    root = _library(tmp_path)
+    items = label_reports(validate_library(root), root)
+    lines = summary_lines(items)
+    assert lines[0] == "4 skills: 2 valid, 2 invalid, 2 with warnings"
+    assert lines[1:5] == [
+        "",
+        "invalid:",
+        "  .claude/skills/bad  NAME_FORMAT, DESCRIPTION_ANGLE_BRACKETS",
+        "  skills/broken       FRONTMATTER_PARSE",
+    ]
+    assert lines[6] == "warnings (skills per code): DESCRIPTION_TRIGGER_HINT (2), " + (
+        "NAME_FOLDER_MISMATCH (1)"
+    )
+    assert not any(line.startswith("  error") for line in lines)
+    verbose = summary_lines(items, verbose=True)
+    assert "skills/warned: valid (0 errors, 1 warning)" in verbose
+    assert (
+        "  error    FRONTMATTER_PARSE: line 1 must be '---' to open the frontmatter, "
+        + ("found 'no frontmatter'")
+        in verbose
+    )
+    assert len(verbose) > len(lines)
+
+
+def test_totals_line_counts() -> None:
+    assert totals_line([]) == "0 skills: 0 valid, 0 invalid, 0 with warnings"
+
+
+def test_github_annotations_point_at_the_key_line(tmp_path: Path) -> None:
+    root = _library(tmp_path)
+    reports = validate_library(root)
+    lines = github_annotations(reports, cwd=tmp_path)
+    assert (
+        "::error file=lib/.claude/skills/bad/SKILL.md,line=2,title=NAME_FORMAT::NAME_FORMAT: "
+        + ("name must be kebab-case (lowercase letters, digits, single hyphens): 'Bad_Name'")
+        in lines
+    )
+    assert any(
+        line.startswith(
+            "::error file=lib/.claude/skills/bad/SKILL.md,line=3,title=DESCRIPTION_ANGLE_BRACKETS::"
+        )
+        for line in lines
+    )
+    assert any(
+        line.startswith(
+            "::warning file=lib/skills/warned/SKILL.md,line=3,title=DESCRIPTION_TRIGGER"
+        )
+        for line in lines
+    )
+    assert any(line.startswith("::error file=lib/skills/broken/SKILL.md,line=1,") for line in lines)
+    assert len(lines) == sum(len(r.errors) + len(r.warnings) for r in reports)
+
+
+def test_github_annotation_escaping(tmp_path: Path) -> None:
+    folder = make_skill(tmp_path, "a,b", frontmatter="name: 'x%y'\ndescription: 'Use when a\\nb'\n")
+    lines = github_annotations([validate_skill(folder)], cwd=tmp_path)
+    assert all("\n" not in line for line in lines)
+    assert any(line.startswith("::error file=a%2Cb/SKILL.md,line=2,") for line in lines)
+    assert any("'x%25y'" in line for line in lines)
+    odd = Finding(level="error", code="X_CODE", message="two\r\nlines: 100%")
+    (line,) = github_annotations(
+        [ValidationReport.from_findings(str(tmp_path / "a:b"), [odd])], cwd=tmp_path
+    )
+    assert line == "::error file=a%3Ab,line=1,title=X_CODE::X_CODE: two%0D%0Alines: 100%25"
+
+
+def test_finding_line_for_body_heading(tmp_path: Path) -> None:
+    folder = make_skill(tmp_path, body="# T\n\n## When to use\n")
+    report = validate_skill(folder)
+    (finding,) = report.warnings
+    text = (folder / "SKILL.md").read_text()
+    assert finding_line(text, finding) == 7
+
+
+def test_detail_lines(tmp_path: Path) -> None:
+    report = validate_skill(make_skill(tmp_path, frontmatter="name: x\n"))
+    lines = detail_lines(Labelled(report, "x"))
+    assert lines[0] == "x: valid (0 errors, 2 warnings)"
+    assert lines[1].startswith("  warning  MISSING_RECOMMENDED_KEY: missing recommended key")
+
+
+def test_frames_label_skills_relative_to_the_library(tmp_path: Path) -> None:
+    from skillbench.validate.rules import findings_frame, summary_frame
+
+    root = link_library(tmp_path / "lib")
+    make_skill(
+        root / ".claude" / "skills", "changelog", frontmatter=f"name: changelog\ndescription: {D}\n"
+    )
+    reports = validate_library(root)
+    assert summary_frame(reports, root=root)["skill"].tolist() == [
+        ".claude/skills/changelog",
+        ".gemini/skills/changelog",
+        ".gemini/skills/release-notes",
+    ]
+    assert findings_frame(reports, root=root)["skill"].nunique() == 3
+    assert summary_frame(reports)["skill"].nunique() == 2  # folder names collide
+
+
+def test_control_characters_in_names_are_shown_escaped(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    make_skill(root, "evil\x1b[31m", frontmatter="name: Bad\ndescription: x\n")
+    items = label_reports(validate_library(root), root)
+    lines = summary_lines(items, verbose=True)
+    assert all("\x1b" not in line for line in lines)
+    assert "  evil\\x1b[31m  NAME_FORMAT" in lines
+    annotations = github_annotations([i.report for i in items], cwd=root)
+    assert annotations and all("\x1b" not in line for line in annotations)
