@@ -16,6 +16,8 @@ from skillbench.version import __version__
 _EXPORTS: dict[str, str] = {
     # shared ground
     "Skill": "skillbench.skill",
+    "Budget": "skillbench.backends.budget",
+    "cost_lines": "skillbench.schemas.cost",
     "schemas": "",
     "notebook": "",
     # validate
@@ -28,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate_skill": "skillbench.trigger.run",
     "evaluate_skill_sync": "skillbench.trigger.run",
     "run_trigger_eval": "skillbench.trigger.run",
+    "plan_skill_eval": "skillbench.trigger.run",
     "confusion_frame": "skillbench.trigger.frames",
     "cost_frame": "skillbench.trigger.frames",
     "false_triggers_frame": "skillbench.trigger.frames",
@@ -39,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "trigger_rates_figure": "skillbench.trigger.plots",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
+    "plan_improve": "skillbench.improve.run",
+    "round_costs_frame": "skillbench.improve.cost",
     "parse_fractions": "skillbench.improve.splits",
     "gap_frame": "skillbench.improve.overfit",
     "load_summaries": "skillbench.improve.overfit",
@@ -77,6 +82,7 @@ _EXPORTS: dict[str, str] = {
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
 __all__ = [  # every public name; tests check it against _EXPORTS
+    "Budget",
     "Skill",
     "Workspace",
     "__version__",
@@ -85,6 +91,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "cost_frame",
+    "cost_lines",
     "diagnostics_frame",
     "evals_path",
     "evaluate_skill",
@@ -113,8 +120,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "paired_lines",
     "parse_fractions",
     "pass_rate_frame",
+    "plan_improve",
+    "plan_skill_eval",
     "read_evals",
     "results_frame",
+    "round_costs_frame",
     "round_diffs_html",
     "rounds_frame",
     "run_cases",
@@ -155,6 +165,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench import schemas as schemas
+    from skillbench.backends.budget import Budget
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
     from skillbench.behavior.compare_report import (
         cases_frame,
@@ -177,6 +188,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.plots import expectation_matrix_figure, paired_differences_figure
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.overfit import (
         gap_frame,
         load_summaries,
@@ -186,9 +198,10 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         warnings_frame,
     )
     from skillbench.improve.plots import gap_figure, round_diffs_html, split_rates_figure
-    from skillbench.improve.run import improve_skill_sync
+    from skillbench.improve.run import improve_skill_sync, plan_improve
     from skillbench.improve.splits import parse_fractions
     from skillbench.reports import notebook as notebook
+    from skillbench.schemas.cost import cost_lines
     from skillbench.skill import Skill
     from skillbench.trigger.frames import (
         confusion_frame,
@@ -200,7 +213,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         results_frame,
     )
     from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
-    from skillbench.trigger.run import evaluate_skill, evaluate_skill_sync, run_trigger_eval
+    from skillbench.trigger.run import (
+        evaluate_skill,
+        evaluate_skill_sync,
+        plan_skill_eval,
+        run_trigger_eval,
+    )
     from skillbench.validate.plots import findings_by_code_figure
     from skillbench.validate.rules import (
         findings_frame,

@@ -14,7 +14,7 @@ estimate is an upper bound on rounds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TextRequest
 from skillbench.backends.cost_report import CostPlan, key_judge, plan_block
@@ -24,6 +24,11 @@ from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_i
 from skillbench.improve.splits import Split
 from skillbench.trigger.cost import estimate_requests, trigger_requests
 from skillbench.trigger.evalset import EvalQuery
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from skillbench.schemas.loop import LoopSummary
 
 PROPOSER_NOTE = (
     "proposer: one call per later round counted; a validator retry or a shortening call (at "
@@ -115,3 +120,31 @@ def plan_loop(
         else f"  proposer: {max(0, rounds - 1)} improver call(s) to {name}",
     ]
     return CostPlan(lines, plan_block(planned, notes=notes), planned)
+
+
+def round_costs_frame(summary: LoopSummary) -> pd.DataFrame:
+    """One row per round: calls, cache hits, tokens by kind and dollars ("unknown" when a
+    model has no price); the loop's total as the last row."""
+    import pandas as pd
+
+    rows = []
+    entries = [(str(it.round), it.cost) for it in summary.iterations]
+    entries.append(("total", summary.cost))
+    for label, cost in entries:
+        if cost is None:
+            continue
+        t = cost.tokens
+        rows.append(
+            {
+                "round": label,
+                "calls": cost.calls,
+                "cache_hits": cost.cache_hits,
+                "input_tokens": t.input_tokens,
+                "cache_creation_input_tokens": t.cache_creation_input_tokens,
+                "cache_read_input_tokens": t.cache_read_input_tokens,
+                "output_tokens": t.output_tokens,
+                "dollars": cost.dollars,
+                "stopped_at_cap": bool(cost.stopped_at_cap),
+            }
+        )
+    return pd.DataFrame(rows)

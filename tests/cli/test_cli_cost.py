@@ -22,6 +22,7 @@ from skillbench.backends.base import (
 from skillbench.backends.estimate import register_estimator, unregister_estimator
 from skillbench.cli import main
 from skillbench.errors import EXIT_COST_CAP
+from skillbench.improve.cost import round_costs_frame
 from skillbench.improve.run import load_loop_summary
 from skillbench.schemas.trigger import TriggerReport
 
@@ -217,6 +218,9 @@ def test_improve_dry_run_and_cost_per_round(
         assert purposes == {"trigger", "improve"}
     total = sum(float(c.dollars) for c in rounds)  # type: ignore[union-attr]
     assert float(summary.cost.dollars) == pytest.approx(total)
+    frame = round_costs_frame(summary)
+    assert list(frame["round"]) == [str(it.round) for it in summary.iterations] + ["total"]
+    assert frame["dollars"].iloc[-1] == summary.cost.dollars
     assert "round 1 cost: $0.0200" in capsys.readouterr().out
 
 
