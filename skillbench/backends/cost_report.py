@@ -104,10 +104,14 @@ def key_judge(
 
     if cache is None:
         return None, "the call cache is off (--no-cache): every call is counted"
+    unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
     try:
         judge = get_judge(backend, model=model, **options)
     except BackendError:
         if backend != "anthropic":
-            return None, f"backend {backend!r} unavailable here: cache hits not counted"
-        judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)
+            return None, unavailable
+        try:
+            judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)
+        except BackendError as exc:
+            return None, f"{unavailable} ({exc})"
     return CachingJudge(judge, cache), None

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillbench.backends import routing_prompt
-from skillbench.backends.base import TextRequest, TriggerRequest
+from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
 from skillbench.backends.pricing import PriceTable, load_prices
 from skillbench.errors import InputError
 from skillbench.schemas.cost import UNKNOWN, Dollars, TokenCounts
@@ -470,6 +470,106 @@ class ReplayEstimator(_Priced):
             request.system or None, [], [{"role": "user", "content": request.prompt}]
         )
         return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
+
+
+TemplateSource = Callable[[SkillEntry, tuple[SkillEntry, ...]], dict[str, Any]]
+"""`source(target, catalog)` → the captured request body for that skill set, query empty."""
+
+
+class TemplateEstimator(_Priced):
+    """For a judge that replays one captured template per skill set (the replay harness): the
+    requests are grouped by (target, catalog) and each group is estimated by a
+    `ReplayEstimator` over its template, counted once. `source` may capture a template (a local
+    CLI run against a loopback capture server: no model call)."""
+
+    def __init__(
+        self,
+        source: TemplateSource,
+        model: str,
+        counter: TokenCounter | None = None,
+        *,
+        backend: str = "anthropic",
+        cache: CallCache | None = None,
+        prices: PriceTable | None = None,
+        fallback: Estimator | None = None,
+    ) -> None:
+        self.source = source
+        self.fallback = fallback
+        self.failure: str | None = None
+        self.backend = backend
+        self.model = model
+        self.cache = cache
+        self.counter = counter or default_counter(model)
+        self.prices = prices or load_prices()
+        self._estimators: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayEstimator] = {}
+
+    def _for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayEstimator:
+        key = (target, catalog)
+        if key not in self._estimators:
+            self._estimators[key] = ReplayEstimator(
+                self.source(target, catalog),
+                self.model or "",
+                self.counter,
+                backend=self.backend,
+                cache=self.cache,
+                prices=self.prices,
+            )
+        return self._estimators[key]
+
+    def basis(self) -> str:
+        notes = {n for est in self._estimators.values() for n in est._notes}
+        if self.failure is not None and self.fallback is not None:
+            return f"no captured template ({self.failure}); {self.fallback.basis()}"
+        return "; ".join(
+            [
+                f"{len(self._estimators)} captured template(s), each counted once by "
+                f"{counter_basis(self.counter)}",
+                *sorted(notes),
+            ]
+        )
+
+    def trigger_calls(self, requests: Sequence[TriggerRequest]) -> TokenCounts:
+        groups: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], list[TriggerRequest]] = {}
+        for request in requests:
+            groups.setdefault((request.target, request.catalog), []).append(request)
+        total = TokenCounts()
+        for (target, catalog), members in groups.items():
+            try:
+                estimator: Estimator = self._for(target, catalog)
+            except Exception as exc:  # capture impossible here: estimate the plain harness
+                if self.fallback is None:
+                    raise
+                self.failure = f"{type(exc).__name__}: {exc}"[:200]
+                estimator = self.fallback
+            total = total.plus(estimator.trigger_calls(members))
+        return total
+
+    def text_call(self, request: TextRequest) -> TokenCounts:
+        messages = [{"role": "user", "content": request.prompt}]
+        tokens = self.counter(request.system or None, [], messages)
+        output, _ = self.output_tokens(request.purpose)
+        return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
+
+
+def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = None) -> Estimator:
+    """The estimator to use for `judge` (under any cache wrappers): a `TemplateEstimator` when
+    the judge replays captured templates (it has `template_for(target, catalog)` returning an
+    object with `body_for(query)`), else `estimator` unchanged."""
+    inner = judge
+    while getattr(inner, "inner", None) is not None:
+        inner = inner.inner
+    template_for = getattr(inner, "template_for", None)
+    if not callable(template_for) or not estimator.model:
+        return estimator
+
+    def source(target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> dict[str, Any]:
+        body: dict[str, Any] = template_for(target, catalog).body_for("")
+        return body
+
+    counter = getattr(estimator, "counter", None)
+    return TemplateEstimator(
+        source, estimator.model, counter, backend=estimator.backend, cache=cache, fallback=estimator
+    )
 
 
 class ClaudeCodeEstimator(_Priced):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TextRequest
 from skillbench.backends.cost_report import CostPlan, key_judge, plan_block
-from skillbench.backends.estimate import Planned, get_estimator
+from skillbench.backends.estimate import Planned, for_judge, get_estimator
 from skillbench.improve.loop import DEFAULT_ROUNDS
 from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_improver_prompt
 from skillbench.improve.splits import Split
@@ -82,6 +82,8 @@ def plan_loop(
     try:
         estimator = get_estimator(name, model=model, cache=cache)
         keys, note = key_judge(name, model=model, cache=cache, options={})
+        if keys is not None:
+            estimator = for_judge(keys, estimator, cache=cache)
         requests = trigger_requests(
             skill_name,
             description,

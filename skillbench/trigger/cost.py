@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.backends.budget import CAP_ERROR, tokens_of
 from skillbench.backends.cost_report import CostPlan, key_judge, plan_block, price_table_date
-from skillbench.backends.estimate import Estimator, Planned, get_estimator
+from skillbench.backends.estimate import Estimator, Planned, for_judge, get_estimator
 from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost
 from skillbench.trigger.evalset import EvalQuery
 
@@ -105,6 +105,8 @@ def plan_trigger(
         options = dict(backend_options or {})
         estimator = get_estimator(name, model=model, cache=cache, **options)
         keys, note = key_judge(name, model=model, cache=cache, options=options)
+        if keys is not None:
+            estimator = for_judge(keys, estimator, cache=cache)
         line = estimate_requests(requests, estimator, keys)
     finally:
         if cache is not None:

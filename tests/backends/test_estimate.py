@@ -215,3 +215,56 @@ def test_text_call_output_is_bounded_by_max_tokens() -> None:
     )
     assert counts.output_tokens == 100
     assert counts.input_tokens > 300
+
+
+class FakeTemplate:
+    def __init__(self, target: SkillEntry) -> None:
+        self.target = target
+
+    def body_for(self, query: str) -> dict[str, Any]:
+        listing = f"- {self.target.name}: {self.target.description}"
+        return {
+            "system": [{"type": "text", "text": "harness " * 50}],
+            "tools": [{"name": "Skill", "description": "tools " * 2000}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": listing + query}]}],
+        }
+
+
+class ReplayingJudge:
+    """Duck-types the replay harness: one captured template per skill set."""
+
+    def __init__(self) -> None:
+        self.captured: list[str] = []
+
+    def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> FakeTemplate:
+        self.captured.append(target.name)
+        return FakeTemplate(target)
+
+
+def test_a_replaying_judge_gets_one_counted_template_per_skill_set() -> None:
+    counter = CountingCounter(prefix=6000)
+    base = AnthropicEstimator("claude-sonnet-4-5", counter=counter)
+    judge = ReplayingJudge()
+    est = estimate.for_judge(type("Wrapper", (), {"inner": judge})(), base)
+    assert isinstance(est, estimate.TemplateEstimator)
+    other = SkillEntry("xlsx", "Edits spreadsheets.")
+    reqs = requests(["a", "b"], runs=2) + [TriggerRequest(other, CATALOG, "c", 0)]
+    counts = est.trigger_calls(reqs)
+    assert judge.captured == ["pdf", "xlsx"]  # one template per skill set, captured once
+    assert counter.calls == 4  # two counts per template
+    assert counts.cache_creation_input_tokens == 2 * 6000  # one write per template
+    assert counts.cache_read_input_tokens == 3 * 6000
+    assert "2 captured template(s)" in est.basis()
+    assert estimate.for_judge(object(), base) is base  # not a replaying judge: unchanged
+
+
+def test_a_template_that_cannot_be_captured_falls_back_with_a_note() -> None:
+    class Broken:
+        def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> Any:
+            raise RuntimeError("claude CLI not found")
+
+    base = AnthropicEstimator("claude-sonnet-4-5", counter=CountingCounter(prefix=3000))
+    est = estimate.for_judge(Broken(), base)
+    counts = est.trigger_calls(requests(["a"], runs=1))
+    assert counts.total_input > 0
+    assert "no captured template (RuntimeError: claude CLI not found)" in est.basis()
