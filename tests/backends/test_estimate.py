@@ -248,7 +248,7 @@ def test_a_replaying_judge_gets_one_counted_template_per_skill_set() -> None:
     est = estimate.for_judge(type("Wrapper", (), {"inner": judge})(), base)
     assert isinstance(est, estimate.TemplateEstimator)
     other = SkillEntry("xlsx", "Edits spreadsheets.")
-    reqs = requests(["a", "b"], runs=2) + [TriggerRequest(other, CATALOG, "c", 0)]
+    reqs = [*requests(["a", "b"], runs=2), TriggerRequest(other, CATALOG, "c", 0)]
     counts = est.trigger_calls(reqs)
     assert judge.captured == ["pdf", "xlsx"]  # one template per skill set, captured once
     assert counter.calls == 4  # two counts per template
