@@ -149,6 +149,21 @@ def format_dollars(value: Dollars) -> str:
     return UNKNOWN if value == UNKNOWN else f"${float(value):.4f}"
 
 
+def cost_summary(block: CostBlock) -> str:
+    """One line for a report header: dollars, calls, cache hit share, tokens, price date."""
+    t = block.tokens
+    share = "–" if block.cache_hit_share is None else f"{block.cache_hit_share:.0%}"
+    text = (
+        f"{format_dollars(block.dollars)}: {block.calls} calls, cache hits {share}, tokens "
+        f"in {t.input_tokens} / cache write {t.cache_creation_input_tokens} / cache read "
+        f"{t.cache_read_input_tokens} / out {t.output_tokens} "
+        f"(prices as of {block.price_table_as_of or 'unknown date'})"
+    )
+    if block.stopped_at_cap:
+        text += "; stopped at the cost cap"
+    return text
+
+
 def cost_lines(block: CostBlock) -> list[str]:
     """Plain-text lines for a CLI summary or a notebook header."""
     t = block.tokens

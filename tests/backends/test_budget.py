@@ -127,3 +127,13 @@ async def test_text_model_refuses_past_the_cap() -> None:
         await model.complete(TextRequest("c", purpose="improve"))
     line = budget.block(as_of=None).lines[0]
     assert line.purpose == "improve" and line.calls == 2 and line.dollars == pytest.approx(0.02)
+
+
+def test_cost_summary_is_one_line_with_unknown_never_zero() -> None:
+    from skillbench.schemas.cost import cost_summary
+
+    meter = SpendMeter()
+    meter.record("anthropic", "claude-x", "trigger", CallUsage(10, 2), cached=False, priced=False)
+    line = cost_summary(meter.block(as_of="2026-11-21"))
+    assert line.startswith("unknown: 1 calls") and "prices as of 2026-11-21" in line
+    assert "$0" not in line and "\n" not in line
