@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "Skill": "skillbench.skill",
     "Budget": "skillbench.backends.budget",
     "cost_lines": "skillbench.schemas.cost",
+    "cost_summary": "skillbench.schemas.cost",
     "schemas": "",
     "notebook": "",
     # validate
@@ -92,6 +93,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_frame",
     "cost_frame",
     "cost_lines",
+    "cost_summary",
     "diagnostics_frame",
     "evals_path",
     "evaluate_skill",
@@ -201,7 +203,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.improve.run import improve_skill_sync, plan_improve
     from skillbench.improve.splits import parse_fractions
     from skillbench.reports import notebook as notebook
-    from skillbench.schemas.cost import cost_lines
+    from skillbench.schemas.cost import cost_lines, cost_summary
     from skillbench.skill import Skill
     from skillbench.trigger.frames import (
         confusion_frame,
