@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.estimate import Estimator, Planned
@@ -94,6 +95,15 @@ def check_cap(block: CostBlock, cap: float | None) -> None:
         )
 
 
+def existing_cache(path: str | Path | None, *, enabled: bool = True) -> CallCache | None:
+    """The call cache for a dry run: opened only when enabled and its file already exists, so a
+    dry run creates nothing."""
+    from skillbench.backends.cache import CallCache, default_cache_path
+
+    where = Path(path) if path is not None else default_cache_path()
+    return CallCache(where) if enabled and where.is_file() else None
+
+
 def key_judge(
     backend: str, *, model: str | None, cache: CallCache | None, options: dict[str, Any]
 ) -> tuple[CachingJudge | None, str | None]:
@@ -103,7 +113,7 @@ def key_judge(
     from skillbench.backends.registry import get_judge
 
     if cache is None:
-        return None, "the call cache is off (--no-cache): every call is counted"
+        return None, "no call cache (off, or not created yet): every call is counted"
     unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
     try:
         judge = get_judge(backend, model=model, **options)

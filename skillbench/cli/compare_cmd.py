@@ -90,7 +90,8 @@ def _pct(value: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
     from skillbench.backends.budget import Budget
-    from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.cost import plan_compare
     from skillbench.io import dumps_json
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     cap = common.max_cost(args)
     backend = resolve_backend_name(args.backend)
     if args.dry_run or cap is not None:
-        cache = open_cache(args.cache, enabled=not args.no_cache)
+        cache = existing_cache(args.cache, enabled=not args.no_cache)
         try:
             plan = plan_compare(
                 args.skill_dir,

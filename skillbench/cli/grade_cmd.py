@@ -57,14 +57,15 @@ def run_grade(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from skillbench.backends.budget import Budget
-    from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.cost import plan_grade
     from skillbench.behavior.grade import grade_workspace_sync
 
     cap = common.max_cost(args)
     if args.dry_run or cap is not None:
         backend = resolve_backend_name(args.backend)
-        cache = open_cache(args.cache, enabled=not args.no_cache)
+        cache = existing_cache(args.cache, enabled=not args.no_cache)
         try:
             plan = plan_grade(
                 args.skill_dir,

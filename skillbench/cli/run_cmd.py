@@ -167,10 +167,10 @@ def _check_cost(
     cap: float | None,
 ) -> None:
     """The plan and estimate (printed on --dry-run); refuse an estimate above the cap."""
-    from skillbench.backends.cache import CallCache
+    from skillbench.backends.cost_report import existing_cache
     from skillbench.behavior.cost import plan_run
 
-    cache = None if args.no_cache or backend == "local" else CallCache(args.cache)
+    cache = existing_cache(args.cache, enabled=not args.no_cache and backend != "local")
     try:
         plan = plan_run(
             workspace,

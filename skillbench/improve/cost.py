@@ -74,11 +74,12 @@ def plan_loop(
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call."""
-    from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
 
     train = [q for q in queries if q.text in set(split.train)]
     name = resolve_backend_name(backend)
-    cache = open_cache(cache_path, enabled=use_cache)
+    cache = existing_cache(cache_path, enabled=use_cache)
     try:
         estimator = get_estimator(name, model=model, cache=cache)
         keys, note = key_judge(name, model=model, cache=cache, options={})

@@ -87,7 +87,8 @@ def plan_trigger(
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of a trigger eval with these options; no model call."""
-    from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
 
     name = resolve_backend_name(backend)
     per_query = runs_per_query(runs, max_runs)
@@ -100,7 +101,7 @@ def plan_trigger(
         runs_per_query=per_query,
         seed=seed,
     )
-    cache = open_cache(cache_path, enabled=use_cache)
+    cache = existing_cache(cache_path, enabled=use_cache)
     try:
         options = dict(backend_options or {})
         estimator = get_estimator(name, model=model, cache=cache, **options)

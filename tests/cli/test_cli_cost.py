@@ -107,7 +107,7 @@ def test_trigger_dry_run_makes_no_call_and_counts_the_cache_as_free(
     skill, evals = setup(tmp_path)
     assert trigger(skill, evals, "--dry-run", "--runs", "2", "--workers", "1") == 0
     out = capsys.readouterr().out
-    assert made.calls == 0
+    assert made.calls == 0 and not (tmp_path / "cache.sqlite").exists()  # nothing created
     assert "20 queries × 2 runs × 1 description = 40 runs" in out
     assert "estimated cost: $0.0400" in out and "calls 40, cache hits 0" in out
     assert trigger(skill, evals, "--runs", "1", "--out", "r.json") == 1  # some queries fail
