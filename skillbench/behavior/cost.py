@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from skillbench.backends.base import TextRequest, cache_key
+from skillbench.backends.base import CallUsage, TextRequest, cache_key
 from skillbench.backends.cost_report import CostPlan, plan_block
 from skillbench.backends.estimate import Estimator, Planned, get_estimator
 from skillbench.errors import BackendError
-from skillbench.schemas.cost import TokenCounts
+from skillbench.schemas.cost import CostBlock, ModelCost, TokenCounts
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
     from skillbench.behavior.workspace import EvalsFile, Workspace
 
+_USAGE = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 RETRY_NOTE = "an invalid structured reply is asked once more; such retries are not counted"
 LOCAL_NOTE = "local backend: no model call"
 
@@ -266,3 +267,49 @@ def plan_compare(
     line = _planned(estimator, "compare", requests, hits)
     notes = [RETRY_NOTE, "the analyzer's call(s) after the comparison are not counted"]
     return CostPlan(head, plan_block([line], notes=notes), [line])
+
+
+def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlock:
+    """The cost of a workspace's recorded runs, for benchmark.json: per (backend, model), the
+    runs executed (calls), those replayed from the call cache (free hits), their tokens by kind,
+    and dollars from the price table applied to those tokens ("unknown" without a price).
+    Hand-written sample runs cost nothing and are named in a note."""
+    from skillbench.backends.budget import tokens_of
+    from skillbench.backends.cost_report import price_table_date
+    from skillbench.backends.estimate import price_dollars
+    from skillbench.backends.pricing import load_prices
+    from skillbench.behavior.execute import CACHED_NOTE
+
+    table = load_prices()
+    groups: dict[tuple[str, str | None], dict[str, Any]] = {}
+    samples = 0
+    for config in configs or space.configs():
+        for run in space.iter_runs(config):
+            record = run.record
+            if record.is_sample:
+                samples += 1
+                continue
+            group = groups.setdefault(
+                (record.backend, record.model), {"calls": 0, "hits": 0, "tokens": TokenCounts()}
+            )
+            if record.note == CACHED_NOTE:
+                group["hits"] += 1
+                continue
+            group["calls"] += 1
+            usage = CallUsage(**{k: int(v) for k, v in (record.usage or {}).items() if k in _USAGE})
+            group["tokens"] = group["tokens"].plus(tokens_of(usage))
+    lines = [
+        ModelCost(
+            backend=backend,
+            model=model,
+            purpose="run",
+            calls=g["calls"],
+            cache_hits=g["hits"],
+            tokens=g["tokens"],
+            dollars=price_dollars(model, g["tokens"], table) if g["calls"] else 0.0,
+            basis="price table applied to the recorded tokens",
+        )
+        for (backend, model), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+    ]
+    notes = [f"{samples} recorded sample run(s): no model call, no cost"] if samples else None
+    return CostBlock.combine(lines, kind="actual", as_of=price_table_date(), notes=notes)

@@ -34,6 +34,7 @@ from skillbench.timestamps import utc_timestamp
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "runs"
 DEFAULT_CONFIGS = ("with_skill", "baseline")
+CACHED_NOTE = "replayed from the call cache"
 Progress = Callable[[int, int], None]
 
 
@@ -253,7 +254,7 @@ def _record(task: RunTask, result: ExecutionResult, executor: Executor, started:
             "cache_read_input_tokens": usage.cache_read_input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         },
-        note="replayed from the call cache" if result.cached else None,
+        note=CACHED_NOTE if result.cached else None,
     )
 
 

@@ -154,6 +154,11 @@ def run_benchmark(args: argparse.Namespace) -> int:
         f"flaky: {len(extra.get('flaky', []))}",
         markup=False,
     )
+    if extra.get("cost"):
+        from skillbench.schemas.cost import CostBlock, cost_lines
+
+        for line in cost_lines(CostBlock.model_validate(extra["cost"])):
+            out.print(line, markup=False)
     err.print(f"benchmark written to {path}", markup=False)
     mean = paired.get("mean_difference")
     return EXIT_FAILED if mean is not None and mean < 0 else EXIT_OK

@@ -196,3 +196,38 @@ async def test_grading_stops_at_the_cap_and_the_rest_is_left_alone(tmp_path: Pat
     assert any("stopped at the cost cap" in note for note in summary.notes)
     block = budget.block(as_of=None)
     assert block.stopped_at_cap and block.calls == calls and block.lines[0].purpose == "grade"
+
+
+def test_benchmark_states_the_cost_of_the_recorded_runs(skill: Path, tmp_path: Path) -> None:
+    from skillbench.behavior.benchmark import build_benchmark
+    from skillbench.behavior.cost import runs_cost
+
+    space = init_workspace(skill).workspace
+    evals = read_evals(skill / "evals" / "evals.json")
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        run_cases(
+            space,
+            evals,
+            skill_dir=skill,
+            runs=1,
+            cache=cache,
+            executor=TextModelExecutor(PricedModel()),
+        )
+        run_cases(
+            space,
+            evals,
+            skill_dir=skill,
+            runs=2,
+            cache=cache,
+            executor=TextModelExecutor(PricedModel()),
+        )
+    block = runs_cost(space)
+    # run 1 of each config was replayed from the cache by the second call; run 2 was executed
+    assert block.calls == 2 and block.cache_hits == 2
+    assert block.tokens.input_tokens == 200 and block.tokens.output_tokens == 40
+    assert block.dollars == pytest.approx((200 * 3.0 + 40 * 15.0) / 1e6)  # claude-sonnet-4-5
+    from skillbench.behavior.grade import grade_workspace_sync
+
+    grade_workspace_sync(skill, backend="local")  # machine checks only: writes grading.json
+    extra = build_benchmark(skill).model_extra or {}
+    assert extra["cost"]["calls"] == 2 and extra["cost"]["price_table_as_of"]
