@@ -79,6 +79,21 @@ _EXPORTS: dict[str, str] = {
     "findings_html": "skillbench.behavior.compare_report",
     "outcome_figure": "skillbench.behavior.compare_report",
     "verdicts_frame": "skillbench.behavior.compare_report",
+    # report headers, verdicts and diffs (issue 14)
+    "validate_header": "skillbench.validate.verdict",
+    "trigger_header": "skillbench.trigger.verdict",
+    "improve_header": "skillbench.improve.verdict",
+    "overfitting_header": "skillbench.improve.verdict",
+    "grading_header": "skillbench.behavior.verdicts",
+    "benchmark_header": "skillbench.behavior.verdicts",
+    "compare_header": "skillbench.behavior.verdicts",
+    "grading_chart_figure": "skillbench.behavior.plots",
+    "grading_rates_frame": "skillbench.behavior.grade_frames",
+    "diff_reports": "skillbench.reports.diff",
+    "diff_documents": "skillbench.reports.diff",
+    "diff_header": "skillbench.reports.diff",
+    "diff_rows": "skillbench.reports.diff",
+    "diff_figure": "skillbench.reports.diff_plots",
 }
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
@@ -87,7 +102,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "Skill",
     "Workspace",
     "__version__",
+    "benchmark_header",
     "cases_frame",
+    "compare_header",
     "compare_sync",
     "confusion_figure",
     "confusion_frame",
@@ -95,6 +112,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "cost_lines",
     "cost_summary",
     "diagnostics_frame",
+    "diff_documents",
+    "diff_figure",
+    "diff_header",
+    "diff_reports",
+    "diff_rows",
     "evals_path",
     "evaluate_skill",
     "evaluate_skill_sync",
@@ -110,6 +132,10 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "gap_figure",
     "gap_frame",
     "grade_workspace_sync",
+    "grading_chart_figure",
+    "grading_header",
+    "grading_rates_frame",
+    "improve_header",
     "improve_skill_sync",
     "init_workspace",
     "load_summaries",
@@ -117,6 +143,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "metrics_frame",
     "notebook",
     "outcome_figure",
+    "overfitting_header",
     "paired_differences_figure",
     "paired_frame",
     "paired_lines",
@@ -137,7 +164,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "split_frame",
     "split_rates_figure",
     "summary_frame",
+    "trigger_header",
     "trigger_rates_figure",
+    "validate_header",
     "validate_library",
     "validate_skill",
     "verdict_frame",
@@ -183,12 +212,18 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.grade_frames import (
         expectations_frame,
         flags_frame,
+        grading_rates_frame,
         matrix_frame,
         paired_frame,
         pass_rate_frame,
         run_summary_frame,
     )
-    from skillbench.behavior.plots import expectation_matrix_figure, paired_differences_figure
+    from skillbench.behavior.plots import (
+        expectation_matrix_figure,
+        grading_chart_figure,
+        paired_differences_figure,
+    )
+    from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.overfit import (
@@ -202,7 +237,10 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.improve.plots import gap_figure, round_diffs_html, split_rates_figure
     from skillbench.improve.run import improve_skill_sync, plan_improve
     from skillbench.improve.splits import parse_fractions
+    from skillbench.improve.verdict import improve_header, overfitting_header
     from skillbench.reports import notebook as notebook
+    from skillbench.reports.diff import diff_documents, diff_header, diff_reports, diff_rows
+    from skillbench.reports.diff_plots import diff_figure
     from skillbench.schemas.cost import cost_lines, cost_summary
     from skillbench.skill import Skill
     from skillbench.trigger.frames import (
@@ -221,6 +259,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         plan_skill_eval,
         run_trigger_eval,
     )
+    from skillbench.trigger.verdict import trigger_header
     from skillbench.validate.plots import findings_by_code_figure
     from skillbench.validate.rules import (
         findings_frame,
@@ -228,3 +267,4 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         validate_library,
         validate_skill,
     )
+    from skillbench.validate.verdict import validate_header

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -11,12 +12,20 @@ from typing import Any
 from pydantic import BaseModel
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared reports
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -33,9 +42,21 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def finite(data: Any) -> Any:
+    """`data` with every NaN or infinite float replaced by None (JSON has no such numbers)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def dumps_json(data: Any) -> str:
-    """Serialise plain data as pretty, stable JSON with a trailing newline."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """Serialise plain data as pretty, stable, strict JSON (no NaN or Infinity: such values are
+    written as null; documents that can hold them say why beside them) with a trailing newline."""
+    return json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_json(path: str | Path, data: Any) -> Path:

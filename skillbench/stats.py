@@ -437,3 +437,17 @@ def _check_counts(successes: int, n: int) -> None:
 def _check_confidence(confidence: float) -> None:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be within (0, 1), got {confidence}")
+
+
+def mcnemar_one_sided(regressed: int, improved: int) -> float:
+    """Exact one-sided McNemar p-value of H₁: the new version passes more items than the old.
+
+    `improved` = items passing only under the new version, `regressed` = only under the old;
+    p = P(X ≥ improved) for X ~ Bin(improved + regressed, ½). No discordant pair gives 1.
+    """
+    if regressed < 0 or improved < 0:
+        raise ValueError("discordant counts must be >= 0")
+    n = regressed + improved
+    if n == 0:
+        return 1.0
+    return float(_scipy_stats().binom.sf(improved - 1, n, 0.5))

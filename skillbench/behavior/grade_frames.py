@@ -59,6 +59,58 @@ def pass_rate_frame(summary: GradeSummary) -> pd.DataFrame:
     return table
 
 
+def grading_rates_frame(source: GradeSummary | sc.SCBenchmark) -> pd.DataFrame:
+    """Pass rate per (case, expectation) and configuration over graded runs, with its Wilson
+    95 % interval: the data of `grading_chart_figure`. Failures (lowest rates) first."""
+    from skillbench.stats import wilson_interval
+
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    if isinstance(source, GradeSummary):
+        for r in source.runs:
+            rec = r.run.record
+            for i in r.items:
+                cell = counts.setdefault((rec.case_id, i.text, rec.config), [0, 0, 0])
+                if i.passed is None:
+                    cell[2] += 1
+                else:
+                    cell[0] += int(i.passed)
+                    cell[1] += 1
+    else:
+        for row in (source.model_extra or {}).get("expectation_matrix", []):
+            for config, cell in row["results"].items():
+                counts[(row["case_id"], row["expectation"], config)] = [
+                    int(cell["passed"]),
+                    int(cell["graded"]),
+                    int(cell["ungraded"]),
+                ]
+    rows = []
+    for (case, text, config), (passed, graded, ungraded) in counts.items():
+        low, high = wilson_interval(passed, graded) if graded else (None, None)
+        rows.append(
+            {
+                "label": f"{case}: {text}",
+                "config": config,
+                "passed": passed,
+                "graded": graded,
+                "ungraded": ungraded,
+                "pass rate": passed / graded if graded else None,
+                "low": low,
+                "high": high,
+            }
+        )
+    columns = ["label", "config", "passed", "graded", "ungraded", "pass rate", "low", "high"]
+    frame = pd.DataFrame(rows, columns=columns)
+    if frame.empty:
+        return frame
+    worst = frame.groupby("label")["pass rate"].transform("min").fillna(2.0)
+    return (
+        frame.assign(_worst=worst)
+        .sort_values(["_worst", "label"], kind="stable")
+        .drop(columns="_worst")
+        .reset_index(drop=True)
+    )
+
+
 def run_summary_frame(doc: sc.SCBenchmark) -> pd.DataFrame:
     """run_summary per configuration: pass rate (with the between/within-case split), time, tokens."""
     rows = []

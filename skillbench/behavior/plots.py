@@ -98,3 +98,51 @@ def _wrap_label(text: str, limit: int) -> str:
     """Shorten to `limit` characters at a word boundary, then wrap onto lines of 48."""
     short = textwrap.shorten(text, limit, placeholder="…")
     return "\n".join(textwrap.wrap(short, 48)[:2])
+
+
+_CONFIG_COLORS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
+
+
+def grading_chart_figure(rates: pd.DataFrame, *, max_label: int = 90) -> Figure:
+    """Pass rate per expectation (rows) and configuration (one colour each) with its Wilson 95 %
+    interval over the graded runs (`grading_rates_frame`); expectations never graded in a
+    configuration are left out of it and say so in the legend count."""
+    graded = rates[rates["graded"] > 0] if not rates.empty else rates
+    if graded.empty:
+        fig = Figure(figsize=(5, 1.5))
+        fig.text(0.5, 0.5, "no graded expectations: nothing to chart", ha="center")
+        return fig
+    labels = list(dict.fromkeys(graded["label"]))
+    configs = list(dict.fromkeys(graded["config"]))
+    fig = Figure(figsize=(9.5, max(2.8, 0.42 * len(labels) * max(1, len(configs)) / 1.6 + 1.6)))
+    ax = fig.add_subplot()
+    step = 0.7 / max(1, len(configs))
+    for index, config in enumerate(configs):
+        part = graded[graded["config"] == config]
+        ys = [
+            labels.index(label) + (index - (len(configs) - 1) / 2) * step for label in part["label"]
+        ]
+        rate = part["pass rate"].to_numpy(dtype=float)
+        low = rate - part["low"].to_numpy(dtype=float)
+        high = part["high"].to_numpy(dtype=float) - rate
+        ax.errorbar(
+            rate,
+            ys,
+            xerr=[low, high],
+            fmt="o",
+            capsize=3,
+            color=_CONFIG_COLORS[index % len(_CONFIG_COLORS)],
+            label=f"{config} ({len(part)} expectations)",
+        )
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels([_wrap_label(str(label), max_label) for label in labels], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_xlabel("pass rate over graded runs (Wilson 95% interval)")
+    ax.grid(axis="x", color="#dddddd")
+    ax.legend(
+        fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(configs), frameon=False
+    )
+    ax.set_title("Pass rate per expectation and configuration", fontsize=10, pad=24)
+    fig.tight_layout()
+    return fig

@@ -13,8 +13,8 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from skillbench.cli.helptext import VersionAction, complete_help
 from skillbench.errors import EXIT_USAGE, SkillbenchError
-from skillbench.version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,12 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure Agent Skills: validation, trigger evals, description improvement, "
         "behavior evals and reports.",
     )
-    parser.add_argument("--version", action="version", version=f"skillbench {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.endswith("_cmd"):
             module = importlib.import_module(f"{__name__}.{info.name}")
             module.register(subparsers)
+    complete_help(parser)
     return parser
 
 

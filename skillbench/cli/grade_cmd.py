@@ -133,6 +133,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
+    from skillbench.behavior.verdicts import benchmark_header, delta_text, workspace_is_recorded
+    from skillbench.behavior.workspace import Workspace
+    from skillbench.reports.header import header_lines
 
     err = common.stderr_console()
     with err.status("benchmark"):
@@ -146,7 +149,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     extra = doc.model_extra or {}
     paired = extra.get("paired", {})
     out = Console(highlight=False)
-    out.print(f"delta ({extra['comparison']['delta']}): {doc.run_summary['delta']}", markup=False)
+    recorded = workspace_is_recorded(Workspace.for_skill(args.skill_dir, args.workspace))
+    for line in header_lines(benchmark_header(doc, backend=None, recorded=recorded)):
+        out.print(line, markup=False)
+    out.print(f"delta ({extra['comparison']['delta']}): {delta_text(doc)}", markup=False)
     for line in paired_lines(paired):
         out.print(line, markup=False)
     out.print(

@@ -12,6 +12,7 @@ from skillbench.errors import EXIT_COST_CAP, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve.loop import LoopResult, RoundEvent
+    from skillbench.schemas.loop import LoopIteration
 
 
 def register(subparsers: Any) -> None:
@@ -51,7 +52,20 @@ def register(subparsers: Any) -> None:
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
-    p.add_argument("--apply", action="store_true", help="write the best description to SKILL.md")
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="write the chosen description to SKILL.md: the best round only if it beats the "
+        "original on the selection split (one-sided exact McNemar, p < --adopt-alpha), else the "
+        "file is left alone (default: off; e.g. --apply)",
+    )
+    p.add_argument(
+        "--adopt-alpha",
+        type=float,
+        default=0.05,
+        metavar="ALPHA",
+        help="significance level of the adoption test (default 0.05; e.g. --adopt-alpha 0.1)",
+    )
     common.add_cache_options(p)
     common.add_cost_options(p)
     p.set_defaults(func=run)
@@ -72,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
+    if not 0.0 < args.adopt_alpha < 1.0:
+        raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     catalog_dir = common.catalog_dir(args.catalog)
     cap = common.max_cost(args)
     options: dict[str, Any] = dict(
@@ -99,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         out=out,
         apply=args.apply,
         progress=_print_event,
+        adopt_alpha=args.adopt_alpha,
         max_cost=cap,
         **options,
     )
@@ -122,22 +139,33 @@ def _print_event(event: RoundEvent) -> None:
         print(event.message, file=sys.stderr, flush=True)
 
 
+def _rates(it: LoopIteration) -> str:
+    return (
+        f"selection {it.selection_passed}/{it.selection_total} {_ci(it.selection_ci)}, "
+        f"test {it.test_passed}/{it.test_total} {_ci(it.test_ci)}, "
+        f"train {it.train_passed}/{it.train_total}"
+    )
+
+
 def _print_result(result: LoopResult, out: Path) -> None:
     summary = result.summary
-    best = result.best
+    best, chosen, original = result.best, result.chosen, summary.iterations[0]
     settings = summary.settings
     if settings is not None and settings.proposer_is_heuristic:
         print(
-            "note: the local backend's proposer is an offline word-mining heuristic, not a model",
+            "note: DEMO proposer: the local backend rewrites descriptions with an offline "
+            "word-mining heuristic, not a model; its candidates show the method, not good prose",
             file=sys.stderr,
         )
+    print(f"original (round {original.round}): {_rates(original)}")
+    print(f"  {summary.original_description}")
     print(f"best round {best.round} (chosen on the selection split; test used for no decision)")
-    print(
-        f"  selection {best.selection_passed}/{best.selection_total}, "
-        f"test {best.test_passed}/{best.test_total} {_ci(best.test_ci)}, "
-        f"train {best.train_passed}/{best.train_total}"
-    )
-    print(f"  description: {summary.final_description}")
+    adoption = summary.adoption
+    if adoption is not None:
+        print(f"adoption: {adoption.reason}")
+        print(f"  rule: {adoption.rule} (alpha {adoption.alpha:g})")
+    print(f"chosen (round {chosen.round}): {_rates(chosen)}")
+    print(f"  {chosen.description}")
     from skillbench.schemas.cost import cost_lines, format_dollars
 
     for it in summary.iterations:
@@ -153,9 +181,9 @@ def _print_result(result: LoopResult, out: Path) -> None:
         print(f"stopped: {summary.stop_reason}")
     print(f"outputs in {out}")
     if result.applied:
-        print("SKILL.md updated with the best description")
-    elif best.description == summary.original_description:
-        print("SKILL.md unchanged: the original description was best")
+        print("SKILL.md updated with the chosen description")
+    elif chosen.description == summary.original_description:
+        print("SKILL.md unchanged: the original description is kept")
 
 
 def _ci(ci: list[float] | list[int] | None) -> str:

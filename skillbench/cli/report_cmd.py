@@ -31,7 +31,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "OUT/<notebook>/<UTC time>-<id>/ and print that folder. `skillbench report list` lists "
         "the finished report folders. Exit 0 ok, 1 notebook failed, 2 bad input.",
     )
-    report.add_argument("notebook", metavar="NOTEBOOK", help="notebook name or path, or `list`")
+    report.add_argument(
+        "notebook",
+        metavar="NOTEBOOK",
+        help="notebook name or path, or `list`, or `diff` (e.g. trigger_eval)",
+    )
+    report.add_argument(
+        "paths",
+        nargs="*",
+        metavar="A B",
+        help="with `diff`: two trigger (or benchmark) reports, as JSON files or report folders "
+        "(e.g. reports/trigger_eval/latest reports/trigger_eval/20260101T000000Z-abc123)",
+    )
+    report.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="with `diff`: significance level of the paired test (default 0.05; e.g. --alpha 0.1)",
+    )
     report.add_argument(
         "-p",
         "--parameter",
@@ -60,6 +77,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _report(args: argparse.Namespace) -> int:
     from skillbench.reports.runner import list_reports, run_notebook
 
+    if args.notebook == "diff":
+        return _diff(args)
+    if args.paths:
+        raise InputError(
+            f"unexpected arguments {' '.join(args.paths)!r} (only `report diff A B` takes paths)",
+            field="NOTEBOOK",
+        )
     if args.notebook == "list":
         if args.parameter:
             raise InputError("`report list` takes no parameters", field="-p")
@@ -73,9 +97,41 @@ def _report(args: argparse.Namespace) -> int:
         params[name] = parse_value(value)
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
     print(result.folder)
+    header = result.manifest.header
+    if header is not None:
+        from skillbench.reports.header import mark
+
+        print(f"{mark(header.ok)} {header.verdict}")
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
+    return EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from skillbench.reports.diff import diff_header, diff_reports, diff_rows
+    from skillbench.reports.header import header_lines, yes_no
+
+    if len(args.paths) != 2:
+        raise InputError("needs exactly two reports: skillbench report diff A B", field="diff")
+    if args.parameter:
+        raise InputError("`report diff` takes no parameters", field="-p")
+    if not 0.0 < args.alpha < 1.0:
+        raise InputError("must be between 0 and 1 (exclusive)", field="--alpha")
+    diff = diff_reports(args.paths[0], args.paths[1], alpha=args.alpha)
+    print("\n".join(header_lines(diff_header(diff))))
+    for note in diff.notes:
+        print(f"note: {note}")
+    changed = diff_rows(diff, changed_only=True)
+    if changed:
+        print("changed:")
+        for row in changed:
+            print(
+                f"  {row['change']:9}  A {yes_no(row['A pass']):3} → B {yes_no(row['B pass']):3}"
+                f"  {row['item']}"
+            )
+    else:
+        print("changed: none")
     return EXIT_OK
 
 
@@ -92,6 +148,9 @@ def _demo(args: argparse.Namespace) -> int:
         if not result.ok:
             _print_failure(result.folder, result.manifest.error)
             status = EXIT_FAILED
+    index = Path(args.out) / "index.html"
+    if index.is_file():
+        print(f"index of every report, newest first: {index}")
     return status
 
 

@@ -27,7 +27,14 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(p)
-    p.add_argument("--runs", type=_runs, default=3, metavar="N|auto", help="runs per query (3)")
+    p.add_argument(
+        "--runs",
+        type=_runs,
+        default=4,  # skillbench.trigger.run.DEFAULT_RUNS (not imported: the CLI loads lazily)
+        metavar="N|auto",
+        help="runs per query, or auto to stop each query once its verdict is settled (default 4: "
+        "the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",
+    )
     p.add_argument(
         "--max-runs", type=common.positive_int, default=10, help="cap for --runs auto (10)"
     )
@@ -40,7 +47,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--catalog", metavar="DIR", help="competing skills (default data/catalog if it exists)"
     )
-    p.add_argument("--out", metavar="FILE", help="write the report JSON here (atomically)")
+    p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     common.add_cache_options(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
@@ -110,14 +117,21 @@ def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | Non
 
 
 def _print_report(console: Console, report: TriggerReport) -> None:
-    """A per-query table and the summary lines."""
+    """The header (verdict, failures, provenance), a per-query table (failures first) and the
+    summary lines."""
     from rich.table import Table
     from rich.text import Text
+
+    from skillbench.reports.header import header_lines
+    from skillbench.trigger.verdict import trigger_header
+
+    for line in header_lines(trigger_header(report), failures=False):  # the table lists them
+        console.print(line, markup=False)
 
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
     for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):
         table.add_column(column, overflow="fold" if column == "query" else "ellipsis")
-    for r in report.results:
+    for r in sorted(report.results, key=lambda r: r.passed):  # failures first, order kept
         ci = "–" if r.ci_low is None else f"{r.ci_low:.2f}–{r.ci_high:.2f}"
         if r.unresolved:
             verdict = Text("UNRESOLVED", style="bold red")

@@ -21,6 +21,7 @@ from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextRes
 from skillbench.backends.budget import STOPPED_NOTE, Budget
 from skillbench.backends.cost_report import price_table_date
 from skillbench.errors import CostCapReached, InputError
+from skillbench.improve.adopt import ADOPT_ALPHA, decide_adoption
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
 from skillbench.improve.proposers import ModelProposer, Proposer
 from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
@@ -78,6 +79,15 @@ class LoopResult:
         """The iteration chosen on the selection split."""
         assert self.summary.best_iteration is not None
         return self.summary.best_iteration
+
+    @property
+    def chosen(self) -> LoopIteration:
+        """The iteration `--apply` writes: the best round when the adoption rule lets it
+        replace the original, else the original (round 1)."""
+        adoption = self.summary.adoption
+        if adoption is None or adoption.adopted:
+            return self.best
+        return self.summary.iterations[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -335,6 +345,7 @@ async def run_improve_loop(
     evals_file: str | Path | None = None,
     source: str = "eval set",
     budget: Budget | None = None,
+    adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Run the loop (see the module docstring); nothing is written. The judge is not closed.
 
@@ -345,6 +356,8 @@ async def run_improve_loop(
     cost is its evaluation's."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InputError("must be a positive integer", field="rounds")
+    if not 0.0 < adopt_alpha < 1.0:
+        raise InputError("must be between 0 and 1 (exclusive)", field="adopt_alpha")
     labelled = [_labelled(q) for q in queries]
     if split is None:
         split_seed = seed if split_seed is None else split_seed
@@ -456,6 +469,7 @@ async def run_improve_loop(
         split=split_record(split, labelled),
         selected_by="selection",
         stop_reason=stop,
+        adoption=decide_adoption(iterations[0], best, alpha=adopt_alpha),
         settings=LoopSettings(
             rounds=rounds,
             runs=runs,

@@ -280,11 +280,22 @@ class Verdict:
     power_hint: str
 
 
+def chosen_iteration(summary: LoopSummary) -> LoopIteration:
+    """The description the loop keeps: the adoption rule's choice when recorded, else the best
+    round on selection (older summaries), else the original."""
+    adoption = summary.adoption
+    if adoption is not None:
+        for it in summary.iterations:
+            if it.round == adoption.chosen_round:
+                return it
+    return summary.best_iteration or summary.iterations[0]
+
+
 def verdict(summary: LoopSummary, label: str | None = None, *, alpha: float = ALPHA) -> Verdict:
     """The chosen description's test pass rate with its interval, and whether the change from
     the original is real (paired exact McNemar on the test queries)."""
     run = label or summary.skill_name
-    original, chosen = summary.iterations[0], summary.best_iteration or summary.iterations[0]
+    original, chosen = summary.iterations[0], chosen_iteration(summary)
     n = int(chosen.test_total or 0)
     low, high = wilson_interval(int(chosen.test_passed or 0), n) if n else (None, None)
     pairs = _paired_test(original, chosen)
@@ -312,7 +323,8 @@ def verdict(summary: LoopSummary, label: str | None = None, *, alpha: float = AL
             0,
             0,
             None,
-            "the original description was kept (no round beat it on selection): nothing to test",
+            "the original description was kept (no round beat it on selection by more than "
+            "noise): nothing to test",
             "",
         )
     if pairs is None:

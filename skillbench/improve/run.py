@@ -17,6 +17,7 @@ from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel
 from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
+from skillbench.improve.adopt import ADOPT_ALPHA
 from skillbench.improve.cost import plan_loop
 from skillbench.improve.loop import (
     DEFAULT_FRACTIONS,
@@ -101,14 +102,15 @@ def load_history(path: str | Path) -> ImprovementHistory:
 
 
 def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
-    """Write the best description into SKILL.md when it differs from the original; returns
-    whether the file was changed."""
+    """Write the chosen description (the best round, when the adoption rule lets it replace the
+    original; see `skillbench.improve.adopt`) into SKILL.md when it differs from the original;
+    returns whether the file was changed."""
     from skillbench.skill import write_description
 
-    summary = result.summary
-    if summary.final_description == summary.original_description:
+    chosen = result.chosen.description
+    if chosen == result.summary.original_description:
         return False
-    write_description(skill_dir, summary.final_description)
+    write_description(skill_dir, chosen)
     return True
 
 
@@ -163,6 +165,7 @@ async def improve_skill(
     progress: ProgressHook | None = None,
     max_cost: float | None = None,
     budget: Budget | None = None,
+    adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
 
@@ -236,6 +239,7 @@ async def improve_skill(
             evals_file=evals,
             source=str(evals),
             budget=budget,
+            adopt_alpha=adopt_alpha,
         )
     finally:
         try:

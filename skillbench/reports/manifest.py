@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from skillbench.gitinfo import run_git
+from skillbench.reports.header import ReportHeader
 from skillbench.schemas.base import Document
 from skillbench.schemas.registry import native_entry
 from skillbench.version import __version__
@@ -74,8 +75,11 @@ class GitState(Document):
 
 
 class Manifest(Document):
-    """Self-description of one report folder."""
+    """Self-description of one report folder (it opens with the report's header)."""
 
+    header: ReportHeader | None = Field(
+        default=None, description="what the report is about and its verdict (first, when known)"
+    )
     notebook: str
     notebook_path: str
     run_id: str

@@ -21,6 +21,10 @@ from pydantic import BaseModel
 
 from skillbench.errors import InputError
 from skillbench.io import atomic_write_bytes, write_json
+from skillbench.reports.header import HEADER_NAME, HEADER_OUTPUT_KEY, ReportHeader, header_html
+from skillbench.reports.paths import default_cache_path
+from skillbench.reports.paths import input_path as input_path  # re-exported for notebooks
+from skillbench.reports.paths import project_root as project_root
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,10 +177,46 @@ def format_number(value: float) -> str:
     return f"{value:.2g}"
 
 
+CHECK_COLUMNS = frozenset({"pass", "passed", "valid", "ok", "result", "adopted", "changed"})
+"""Boolean columns shown as ✓/✗ (every other boolean column reads yes/no)."""
+
+
 def _format_cell(value: Any) -> Any:
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return format_number(value) if isinstance(value, float) else value
+
+
+def _bool_text(column: str) -> Any:
+    name = str(column).lower()
+    check = name in CHECK_COLUMNS or bool(set(name.replace("_", " ").split()) & CHECK_COLUMNS)
+
+    def render(value: Any) -> Any:
+        if value is None or (isinstance(value, float) and value != value):
+            return ""
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            if check:
+                return "✓" if value else "✗"
+            return "yes" if value else "no"
+        return value
+
+    return render
+
+
+def failures_first(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The rows whose `column` is false (or FAIL/failed) first, order otherwise kept."""
+    if column not in df.columns or df.empty:
+        return df
+
+    def failing(value: Any) -> int:
+        if isinstance(value, str):
+            return 0 if value.strip().lower() in {"fail", "failed", "✗", "error"} else 1
+        return 0 if value is False or (value is not None and not bool(value)) else 1
+
+    order = sorted(range(len(df)), key=lambda i: failing(df[column].iloc[i]))
+    return df.iloc[order]
 
 
 def _whole_numbers(values: pd.Series) -> bool:
@@ -201,6 +241,10 @@ def table_html(df: pd.DataFrame, *, max_rows: int | None = 200) -> str:
     """
     df = df.copy()
     for column, dtype in list(df.dtypes.items()):
+        if dtype.kind == "b" or (
+            dtype.kind == "O" and df[column].map(lambda v: isinstance(v, bool)).any()
+        ):  # booleans read ✓/✗ (pass, valid, ...) or yes/no, never True/False
+            df[column] = df[column].astype(object).map(_bool_text(str(column)))
         if dtype.kind == "O":  # floats mixed with text (e.g. a "+0.55" delta row): same digits
             df[column] = df[column].map(_format_cell)
         elif dtype.kind == "f" and _whole_numbers(df[column]):  # scores 1.0, 3.0 → 1, 3
@@ -244,3 +288,59 @@ def show_text(text: str) -> None:
     from IPython.display import HTML, display
 
     display(HTML(f"<p>{html.escape(text)}</p>"))
+
+
+def cache_path() -> Path:
+    """The call cache a notebook uses (``$SKILLBENCH_CACHE``, else the project's git-ignored
+    ``.skillbench/cache.sqlite``): never a new file in the notebooks folder."""
+    return default_cache_path()
+
+
+_header: ReportHeader | None = None
+
+
+def current_header() -> ReportHeader | None:
+    """The header last shown with `show_header` (None before)."""
+    return _header
+
+
+def save_table(
+    name: str, df: pd.DataFrame, *, nulls: Mapping[str, str] | None = None
+) -> Saved | None:
+    """Write a table as ``<name>.json`` (a `ReportTable`: the report's header, the columns, the
+    rows). Missing values are null; `nulls` says why per column (a generic reason is filled in
+    for any other column holding a null)."""
+    import json
+
+    from skillbench.schemas.report import ReportTable
+
+    path = artifact_path(name, ".json")
+    if path is None:
+        return None
+    rows = json.loads(df.to_json(orient="records", date_format="iso"))
+    reasons = dict(nulls or {})
+    for column in df.columns:
+        if str(column) not in reasons and any(row.get(str(column)) is None for row in rows):
+            reasons[str(column)] = "no value (not applicable or not computed for this row)"
+    table = ReportTable(
+        table=name,
+        header=_header,
+        columns=[str(c) for c in df.columns],
+        rows=rows,
+        nulls=reasons,
+    )
+    return Saved(write_json(path, table))
+
+
+def show_header(header: ReportHeader) -> None:
+    """Display the report header and save it as ``header.json``; the report runner moves it to
+    the top of the executed notebook and the HTML, and into ``manifest.json``."""
+    from IPython.display import HTML, display
+
+    global _header
+    _header = header
+    # marked, so the report runner can drop this copy when it puts the header first
+    display(HTML(header_html(header)), metadata={HEADER_OUTPUT_KEY: True})
+    folder = current_report_dir()
+    if folder is not None:
+        write_json(folder / HEADER_NAME, header)

@@ -22,7 +22,9 @@ from pydantic import BaseModel
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import write_json
-from skillbench.reports.html import render_html
+from skillbench.reports.header import HEADER_NAME, ReportHeader, Verdict, make_header
+from skillbench.reports.html import HEADER_CELL_TAG, prepend_header, render_html
+from skillbench.reports.index import LATEST_NAME, update_latest, write_index
 from skillbench.reports.manifest import (
     MANIFEST_NAME,
     SECRET_NAME,
@@ -45,6 +47,7 @@ DEMO_NOTEBOOKS: list[str] = [
     "grading_report",
     "benchmark",
     "blind_comparison",
+    "report_diff",
 ]
 """Notebooks `skillbench demo` runs, in this order, with their default (offline) parameters."""
 
@@ -69,7 +72,7 @@ class ReportResult(BaseModel):
 
 def repo_root() -> Path:
     """The project folder (holding notebooks/), used as the notebooks' working directory."""
-    candidate = Path(__file__).resolve().parents[1]
+    candidate = Path(__file__).resolve().parents[2]  # skillbench/reports/runner.py -> checkout
     return candidate if (candidate / "notebooks").is_dir() else Path.cwd()
 
 
@@ -178,7 +181,7 @@ def new_run_id() -> str:
     return f"{utc_now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
-PAPERMILL_TAGS = frozenset({"injected-parameters", "papermill-error-cell-tag"})
+PAPERMILL_TAGS = frozenset({"injected-parameters", "papermill-error-cell-tag", HEADER_CELL_TAG})
 
 
 def locate_failed_cell(executed: Path) -> tuple[int, int] | None:
@@ -303,6 +306,18 @@ def run_notebook(
             os.environ["SKILLBENCH_REPORT_DIR"] = previous_env
     wall = time.monotonic() - clock
 
+    header = _final_header(staging, name, error)
+    if executed.is_file():
+        try:
+            prepend_header(executed, header)
+            if error is not None and error.executed_cell_index is not None:
+                error = error.model_copy(
+                    update={"executed_cell_index": error.executed_cell_index + 1}
+                )
+        except Exception as exc:
+            error = error or RunError(
+                type=type(exc).__name__, message=redact(f"header insertion failed: {exc}")
+            )
     html: Path | None = None
     if executed.is_file():
         try:
@@ -313,6 +328,7 @@ def run_notebook(
             )
     manifest = manifest.model_copy(
         update={
+            "header": header,
             "status": "failed" if error else "ok",
             "error": error,
             "finished_utc": utc_now(),
@@ -322,12 +338,44 @@ def run_notebook(
     )
     write_json(staging / MANIFEST_NAME, manifest)
     os.replace(staging, final)
+    _refresh_index(Path(out_root).resolve(), name)
     return ReportResult(
         folder=final,
         notebook=final / executed.name,
         html=final / HTML_NAME if html else None,
         manifest=manifest,
     )
+
+
+def _final_header(staging: Path, name: str, error: RunError | None) -> ReportHeader:
+    """The header the notebook saved (`nb.show_header`), else a plain one; a failed run's
+    verdict says where it failed whatever the notebook concluded before."""
+    path = staging / HEADER_NAME
+    header: ReportHeader | None = None
+    if path.is_file():
+        try:
+            header = read_model(path, ReportHeader, what="not a report header")
+        except InputError:
+            header = None
+    if error is not None:
+        where = f" in cell {error.cell_index}" if error.cell_index is not None else ""
+        line = f"the notebook failed{where}: {error.type}: {error.message}"
+        failed = Verdict(ok=False, line=line.splitlines()[0][:300])
+        if header is None:
+            return make_header(name.replace("_", " "), failed)
+        return header.model_copy(update={"ok": False, "verdict": failed.line})
+    if header is None:
+        return make_header(name.replace("_", " "), Verdict(ok=None, line="no verdict recorded"))
+    return header
+
+
+def _refresh_index(out_root: Path, name: str) -> None:
+    """Best effort: a broken index never turns a finished report into a failure."""
+    try:
+        update_latest(out_root, name)
+        write_index(out_root)
+    except OSError:
+        pass
 
 
 def _as_text(value: Any) -> str | None:
@@ -339,7 +387,7 @@ def list_reports(out_root: str | Path = "reports") -> list[tuple[Path, Manifest]
     root = Path(out_root)
     found: list[tuple[Path, Manifest]] = []
     for path in sorted(root.glob(f"*/*/{MANIFEST_NAME}")):
-        if path.parent.name.startswith("."):
+        if path.parent.name.startswith(".") or path.parent.name == LATEST_NAME:
             continue
         found.append((path.parent, read_model(path, Manifest, what="not a report manifest")))
     found.sort(key=lambda item: (item[1].started_utc, str(item[0])))

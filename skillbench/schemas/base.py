@@ -19,6 +19,9 @@ class Document(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="allow", validate_assignment=False)
 
     omit_if_none: ClassVar[frozenset[str]] = frozenset()
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench"})
+    """Extra keys skillbench itself adds to a foreign dialect's document (documented in
+    docs/formats.md): kept like any unknown key, but `schema check` does not warn about them."""
 
     @model_serializer(mode="wrap")
     def _drop_omitted_nones(self, handler: SerializerFunctionWrapHandler) -> Any:

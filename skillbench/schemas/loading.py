@@ -216,7 +216,10 @@ def _unknown_keys(value: Any, where: str = "") -> list[str]:
     if isinstance(value, RootModel):
         return _unknown_keys(value.root, where)
     if isinstance(value, BaseModel):
+        known: frozenset[str] = getattr(type(value), "extension_keys", frozenset())
         for key in value.model_extra or {}:
+            if key in known:
+                continue
             found.append(f"{where + '.' if where else ''}{key}: unknown key (kept as is)")
         for name in type(value).model_fields:
             child = getattr(value, name)

@@ -172,6 +172,21 @@ class LoopSettings(Doc):
     proposer_is_heuristic: bool | None = None
 
 
+class LoopAdoption(Doc):
+    """Whether the best round replaces the original (skillbench): only when it beats it on the
+    selection split by a one-sided exact McNemar test at `alpha`."""
+
+    rule: str = Field(description="the adoption rule, in words")
+    alpha: Number
+    adopted: bool
+    chosen_round: StrictInt = Field(ge=0, description="the round whose description is kept")
+    best_round: StrictInt = Field(ge=0, description="the round chosen on selection")
+    improved: Count = Field(description="selection queries only the best round passes")
+    regressed: Count = Field(description="selection queries only the original passes")
+    p_value: Number | None = Field(description="one-sided exact McNemar p (null: same round)")
+    reason: str
+
+
 class LoopSummary(Doc):
     """`run_loop.py --output-dir` summary."""
 
@@ -186,6 +201,7 @@ class LoopSummary(Doc):
     stop_reason: str | None = Field(default=None, description="why the loop ended (skillbench)")
     settings: LoopSettings | None = None
     cost: CostBlock | None = Field(default=None, description="cost of the whole loop")
+    adoption: LoopAdoption | None = None
 
     @model_validator(mode="after")
     def _best_is_an_iteration(self) -> LoopSummary:

@@ -8,7 +8,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from skillbench.schemas import grader, loop, skill_creator, trigger, validation, writing_skills
+from skillbench.schemas import (
+    grader,
+    loop,
+    report,
+    skill_creator,
+    trigger,
+    validation,
+    writing_skills,
+)
 
 SKILL_CREATOR_V3 = "skill-creator-v3"
 WRITING_SKILLS = "writing-skills"
@@ -236,6 +244,29 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
+NATIVE_ENTRIES: tuple[Entry, ...] = (
+    Entry(
+        "report-header",
+        SKILLBENCH,
+        report.ReportHeader,
+        (_keys("title", "verdict", "date"),),
+        file_names=("header.json",),
+    ),
+    Entry("report-table", SKILLBENCH, report.ReportTable, (_keys("table", "columns", "rows"),)),
+    Entry(
+        "validation-list",
+        SKILLBENCH,
+        report.ValidationList,
+        (_keys(),),
+        True,
+        "",
+        (_keys("skill_path", "valid", "errors", "warnings"),),
+        ("validation.json",),
+    ),
+)
+"""skillbench's own report documents defined in this package (schemas.report)."""
+
+
 DOCUMENT_ENTRY_POINTS = "skillbench.documents"
 """The entry-point group through which a package registers documents it owns (pyproject.toml).
 
@@ -276,7 +307,7 @@ def native_entry(
 
 def all_entries() -> tuple[Entry, ...]:
     """Every document skillbench recognises: the seed dialects' and its own."""
-    return ENTRIES + plugin_entries() + tuple(_registered)
+    return ENTRIES + NATIVE_ENTRIES + plugin_entries() + tuple(_registered)
 
 
 def entries_for(kind: str, dialect: str) -> list[Entry]:

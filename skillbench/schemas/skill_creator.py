@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, RootModel, StrictBool, StrictInt, model_validator
 
@@ -182,6 +182,8 @@ class SCHistory(Doc):
 class SCExpectation(Doc):
     """A graded expectation with evidence."""
 
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "method"})
+
     text: str
     passed: StrictBool
     evidence: str
@@ -189,6 +191,8 @@ class SCExpectation(Doc):
 
 class SCSummary(Doc):
     """Aggregate pass/fail counts."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "ungraded"})
 
     passed: Count
     failed: Count
@@ -273,6 +277,10 @@ class SCEvalFeedback(Doc):
 class SCGrading(Doc):
     """`<run-dir>/grading.json`."""
 
+    extension_keys: ClassVar[frozenset[str]] = frozenset(
+        {"skillbench", "ungraded", "grader", "config", "score_note", "skill_version"}
+    )
+
     expectations: list[SCExpectation]
     summary: SCSummary
     execution_metrics: SCMetrics | None = None
@@ -291,6 +299,8 @@ class SCGrading(Doc):
 
 class SCRunResult(Doc):
     """Numbers of one benchmark run."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "ungraded"})
 
     pass_rate: Rate
     passed: Count
@@ -322,6 +332,17 @@ class SCBenchmarkRun(Doc):
 class SCStat(Doc):
     """mean/stddev/min/max of one measure."""
 
+    extension_keys: ClassVar[frozenset[str]] = frozenset(
+        {
+            "skillbench",
+            "stddev_between_cases",
+            "stddev_within_case",
+            "n_runs",
+            "n_cases",
+            "ungraded_runs",
+        }
+    )
+
     mean: Number
     stddev: Number
     min: Number | None = None
@@ -350,7 +371,20 @@ class SCBenchmarkMetadata(Doc):
 
 class SCBenchmark(Doc):
     """`benchmarks/<timestamp>/benchmark.json`; `run_summary` maps configuration → aggregates,
-    plus `delta` (difference strings such as "+0.50")."""
+    plus `delta` (difference strings such as "+0.50"). skillbench adds the paired analysis beside
+    it (`extension_keys`), and the cost of the recorded runs (`cost`, a `schemas.cost.CostBlock`)."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset(
+        {
+            "skillbench",
+            "comparison",
+            "paired",
+            "expectation_matrix",
+            "non_discriminating",
+            "flaky",
+            "cost",
+        }
+    )
 
     metadata: SCBenchmarkMetadata
     runs: list[SCBenchmarkRun]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator, model_validator
 
@@ -15,6 +15,8 @@ PASS_SCORE = 3
 
 class WSExpectation(Doc):
     """A criterion of a case; `required` failures fail the case."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "check"})
 
     criterion: str
     description: str
@@ -76,6 +78,8 @@ class WSEvals(Doc):
 class WSVersion(Doc):
     """A snapshot of the skill."""
 
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "grading_result"})
+
     version: StrictInt = Field(ge=0)
     timestamp: str | None
     description: str
@@ -86,6 +90,10 @@ class WSVersion(Doc):
 
 class WSHistory(Doc):
     """`history.json` of the workspace."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset(
+        {"skillbench", "started_at", "skill_name", "current_best"}
+    )
 
     versions: list[WSVersion] = Field(min_length=1)
     current_version: StrictInt
@@ -109,6 +117,8 @@ class WSHistory(Doc):
 
 class WSCriterionResult(Doc):
     """A graded criterion; `passed` is derived from `score`."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "score_source"})
 
     criterion: str
     score: Score5
@@ -172,6 +182,10 @@ def _mean(values: list[int]) -> float:
 
 class WSGrading(Doc):
     """`grading/<case>_v<version>_run<run>.json`."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset(
+        {"skillbench", "config", "ungraded", "grader", "score_note", "skill_version"}
+    )
 
     case_id: str
     version: StrictInt = Field(ge=0)

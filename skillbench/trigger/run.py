@@ -58,6 +58,11 @@ Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
+DEFAULT_RUNS = 4
+"""Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
+when none is given): the fewest whose unanimous result settles a verdict at the default
+threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
+
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
     "approximate how Claude would route these queries"

@@ -19,11 +19,16 @@ def test_notebooks_are_in_the_demo() -> None:
 def test_grading_report_notebook(tmp_path: Path) -> None:
     result = run_notebook("grading_report", {}, out_root=tmp_path)
     assert result.ok, result.manifest.error
-    rows = json.loads((result.folder / "expectations.json").read_text())
+    table = json.loads((result.folder / "expectations.json").read_text())
+    assert table["header"]["title"] == "Grading report" and table["header"]["recorded"]
+    rows = table["rows"]
     verdicts = {r["verdict"] for r in rows}
     assert "UNGRADED" in verdicts and verdicts <= {"pass", "FAIL", "UNGRADED"}
     html = result.html.read_text() if result.html else ""
     assert "UNGRADED" in html
+    assert (result.folder / "expectation_rates.png").read_bytes().startswith(b"\x89PNG")
+    rates = json.loads((result.folder / "expectation_rates.json").read_text())["rows"]
+    assert all(r["low"] <= r["pass rate"] <= r["high"] for r in rates if r["graded"])
 
 
 def test_benchmark_notebook(tmp_path: Path) -> None:

@@ -122,13 +122,32 @@ def test_apply_writes_best_description_and_keeps_every_other_byte(
     skill, evals = setup(tmp_path)
     words = [q.text.split()[-1] for q in sample_queries() if q.should_trigger]
     made.reply = lambda request: tagged(f"{BASE}, {', '.join(words)}.")  # a domain expert
-    assert improve(skill, evals, "--rounds", "3", "--apply") == 0
+    # the sample's selection split is tiny: only a lenient adoption level lets a gain through
+    assert improve(skill, evals, "--rounds", "3", "--apply", "--adopt-alpha", "0.6") == 0
     summary = load_loop_summary(tmp_path / "out")
     assert summary.final_description != BASE
+    assert summary.adoption is not None and summary.adoption.adopted, summary.adoption
     raw = (skill / "SKILL.md").read_bytes().decode("utf-8")
     assert Skill.load(skill).description == summary.final_description
     expected = SKILL_MD.replace(BASE, summary.final_description)
     assert raw == expected
+
+
+def test_apply_keeps_the_original_when_the_gain_is_noise(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    words = [q.text.split()[-1] for q in sample_queries() if q.should_trigger]
+    made.reply = lambda request: tagged(f"{BASE}, {', '.join(words)}.")
+    assert improve(skill, evals, "--rounds", "3", "--apply") == 0
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.adoption is not None and not summary.adoption.adopted
+    assert summary.adoption.p_value is not None and summary.adoption.p_value >= 0.05
+    assert (skill / "SKILL.md").read_bytes() == SKILL_MD.encode("utf-8")
+    out = capsys.readouterr().out
+    assert "original (round 1): selection" in out and "chosen (round 1): selection" in out
+    assert "SKILL.md unchanged: the original description is kept" in out
+    assert improve(skill, evals, "--adopt-alpha", "1") == 2
 
 
 def test_apply_leaves_file_alone_when_original_is_best(tmp_path: Path, made: Made) -> None:

@@ -42,7 +42,7 @@ def test_overfitting_analysis_notebook(tmp_path: Path) -> None:
         out_root=tmp_path / "reports",
     )
     assert result.ok, result.manifest.error
-    verdicts = json.loads((result.folder / "verdicts.json").read_text(encoding="utf-8"))
+    verdicts = json.loads((result.folder / "verdicts.json").read_text(encoding="utf-8"))["rows"]
     assert [v["run"] for v in verdicts] == ["csv-cleanup", "sql-query-reviewer"]
     assert all(v["n_test"] > 0 for v in verdicts)
 

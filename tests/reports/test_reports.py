@@ -49,6 +49,7 @@ def test_report_folder_layout(validated: ReportResult) -> None:
         "manifest.json",
         "validation.json",
         "findings_by_code.png",
+        "header.json",
     }
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")], "staging left over"
     reports = [
@@ -108,10 +109,15 @@ def test_failing_notebook_leaves_a_failed_folder_and_exit_1(tmp_path: Path) -> N
     nbformat.write(notebook, str(path))
     out = tmp_path / "reports"
     assert main(["report", str(path), "-p", "n", "7", "--out", str(out)]) == 1
-    (folder,) = list((out / "boom").iterdir())
+    (folder,) = [p for p in (out / "boom").iterdir() if p.name != "latest"]
     assert RUN_ID.match(folder.name)
+    assert (out / "boom" / "latest").resolve() == folder.resolve()
+    assert (
+        "the notebook failed in cell 2: RuntimeError: broken 7" in (out / "index.html").read_text()
+    )
     manifest = Manifest.model_validate_json((folder / "manifest.json").read_text(encoding="utf-8"))
     assert manifest.status == "failed" and manifest.parameters == {"n": 7}
+    assert manifest.header is not None and manifest.header.ok is False
     assert manifest.error is not None
     assert manifest.error.type == "RuntimeError" and manifest.error.message == "broken 7"
     executed = nbformat.read(str(folder / "boom.ipynb"), as_version=4)

@@ -1,0 +1,200 @@
+"""The header every report opens with: what it is about, how it was made, and its verdict.
+
+A `ReportHeader` names the skill, the eval set (path and sha256), the backend, the harness and
+model (and the CLI version and what the model was shown, when known), the runs, the date, the
+commit (with a dirty flag) and a one-line verdict. Numbers that come from recorded fixtures
+(hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
+(`skillbench.trigger.verdict`, `skillbench.improve.adopt`, `skillbench.behavior.verdicts`); this
+module only holds the model and renders it (HTML for reports, plain lines for the CLI).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from skillbench.gitinfo import run_git
+from skillbench.reports.paths import project_root
+from skillbench.schemas.report import ReportHeader
+
+__all__ = [
+    "HEADER_NAME",
+    "HEADER_OUTPUT_KEY",
+    "ReportHeader",
+    "Verdict",
+    "commit_state",
+    "file_sha256",
+    "header_html",
+    "header_lines",
+    "make_header",
+    "mark",
+    "yes_no",
+]
+
+HEADER_NAME = "header.json"
+HEADER_OUTPUT_KEY = "skillbench_header"
+"""Metadata key of the header's display output inside a notebook (the runner moves it first)."""
+MAX_FAILURES_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One question's answer: passed or not (None: no yes/no answer), the one-line sentence,
+    and the failures to list first."""
+
+    ok: bool | None
+    line: str
+    failures: list[str] = field(default_factory=list)
+
+
+def mark(value: bool | None) -> str:
+    """✓ for true, ✗ for false, – for unknown."""
+    return "–" if value is None else ("✓" if value else "✗")
+
+
+def yes_no(value: bool | None) -> str:
+    """yes / no / – (never True/False)."""
+    return "–" if value is None else ("yes" if value else "no")
+
+
+def file_sha256(path: str | Path | None) -> str | None:
+    """Hex sha256 of a file, None when there is no such file."""
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def commit_state() -> tuple[str | None, bool | None]:
+    """(HEAD commit, dirty flag) of the project checkout; (None, None) outside git."""
+    root = project_root() or Path.cwd()
+    commit = run_git(root, "rev-parse", "HEAD")
+    if commit is None:
+        return None, None
+    status = run_git(root, "status", "--porcelain", "--untracked-files=no")
+    return commit.strip(), None if status is None else bool(status.strip())
+
+
+def make_header(
+    title: str,
+    verdict: Verdict,
+    *,
+    skill: str | None = None,
+    eval_set: str | Path | None = None,
+    backend: str | None = None,
+    harness: str | None = None,
+    model: str | None = None,
+    cli_version: str | None = None,
+    listing: str | None = None,
+    runs: str | int | None = None,
+    recorded: str | None = None,
+    proxy: str | None = None,
+) -> ReportHeader:
+    """A header stamped with now (UTC), the project's commit and the eval set's hash."""
+    commit, dirty = commit_state()
+    return ReportHeader(
+        title=title,
+        verdict=verdict.line,
+        ok=verdict.ok,
+        failures=list(verdict.failures),
+        skill=skill,
+        eval_set=None if eval_set is None else str(eval_set),
+        eval_set_sha256=file_sha256(eval_set) if eval_set is not None else None,
+        backend=backend,
+        harness=harness,
+        model=model,
+        cli_version=cli_version,
+        listing=listing,
+        runs=None if runs is None else str(runs),
+        date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        commit=commit,
+        dirty=dirty,
+        recorded=recorded,
+        proxy=proxy,
+    )
+
+
+def _fields(header: ReportHeader) -> list[tuple[str, str]]:
+    eval_set = header.eval_set
+    if eval_set and header.eval_set_sha256:
+        eval_set = f"{eval_set} (sha256 {header.eval_set_sha256[:12]})"
+    commit = header.commit[:12] if header.commit else "not a git checkout"
+    if header.commit and header.dirty:
+        commit += " (dirty: uncommitted changes)"
+    rows = [
+        ("skill", header.skill),
+        ("eval set", eval_set),
+        ("backend", header.backend),
+        ("harness", header.harness),
+        ("model", header.model),
+        ("CLI version", header.cli_version),
+        ("listing", header.listing),
+        ("runs", header.runs),
+        ("date", header.date),
+        ("commit", commit),
+    ]
+    return [(k, v) for k, v in rows if v]
+
+
+def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
+    """The header as plain text lines (the CLI prints these); `failures=False` leaves out the
+    list of failures (for a CLI that prints them in its own table right after)."""
+    lines = [f"{mark(header.ok)} {header.title}: {header.verdict}"]
+    if header.recorded:
+        lines.append(f"  RECORDED FIXTURES: {header.recorded}")
+    if header.proxy:
+        lines.append(f"  NOT CLAUDE: {header.proxy}")
+    lines += [f"  {key}: {value}" for key, value in _fields(header)]
+    shown = header.failures[:MAX_FAILURES_SHOWN] if failures else []
+    if shown:
+        lines.append("  failures:")
+        lines += [f"    ✗ {item}" for item in shown]
+        if len(header.failures) > len(shown):
+            lines.append(f"    … and {len(header.failures) - len(shown)} more")
+    return lines
+
+
+_COLORS = {True: "#1a7f37", False: "#cf222e", None: "#57606a"}
+
+
+def header_html(header: ReportHeader) -> str:
+    """The header as an HTML block (every value escaped): verdict first, then the failures, then
+    what the report is about."""
+    color = _COLORS[header.ok]
+    esc = html.escape
+    parts = [
+        '<div class="sb-header" style="border:1px solid #d0d7de;border-left:6px solid '
+        f'{color};padding:0.6em 1em;margin:0 0 1em 0;font-family:sans-serif">',
+        f'<div style="font-size:1.35em;font-weight:600">{esc(header.title)}</div>',
+        f'<div class="sb-verdict" style="font-size:1.1em;color:{color};margin:0.3em 0">'
+        f"{esc(mark(header.ok))} {esc(header.verdict)}</div>",
+    ]
+    if header.recorded:
+        parts.append(
+            '<div style="background:#fff8c5;padding:0.2em 0.5em;margin:0.3em 0">'
+            f"<b>Recorded fixtures:</b> {esc(header.recorded)}</div>"
+        )
+    if header.proxy:
+        parts.append(
+            '<div style="background:#ddf4ff;padding:0.2em 0.5em;margin:0.3em 0">'
+            f"<b>Not Claude:</b> {esc(header.proxy)}</div>"
+        )
+    if header.failures:
+        shown = header.failures[:MAX_FAILURES_SHOWN]
+        items = "".join(f"<li>✗ {esc(item)}</li>" for item in shown)
+        more = len(header.failures) - len(shown)
+        if more > 0:
+            items += f"<li>… and {more} more (see below)</li>"
+        parts.append(f'<ul style="margin:0.3em 0;color:{_COLORS[False]}">{items}</ul>')
+    rows = "".join(
+        f'<tr><th style="text-align:left;padding-right:1em;color:#57606a">{esc(k)}</th>'
+        f"<td style='text-align:left'>{esc(v)}</td></tr>"
+        for k, v in _fields(header)
+    )
+    parts.append(f'<table style="font-size:0.9em;margin-top:0.4em">{rows}</table></div>')
+    return "".join(parts)

@@ -1,0 +1,53 @@
+"""skillbench's report documents: the header every report opens with, a saved table, and a
+library's validation reports as one list (pure models; rendering lives in skillbench.reports)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, RootModel
+
+from skillbench.schemas.base import Document
+from skillbench.schemas.validation import ValidationReport
+
+
+class ReportHeader(Document):
+    """What a report is about and its one-line verdict (first in every report)."""
+
+    title: str
+    verdict: str = Field(description="one line: the answer, failures named")
+    ok: bool | None = Field(default=None, description="true: passed, false: failed, null: n/a")
+    failures: list[str] = Field(default_factory=list, description="the failures, listed first")
+    skill: str | None = None
+    eval_set: str | None = Field(default=None, description="path of the eval set (or workspace)")
+    eval_set_sha256: str | None = None
+    backend: str | None = None
+    harness: str | None = Field(default=None, description="how the model was driven")
+    model: str | None = None
+    cli_version: str | None = Field(default=None, description="Claude Code CLI version, if used")
+    listing: str | None = Field(default=None, description="what the model was shown (skills)")
+    runs: str | None = Field(default=None, description="runs per query or case")
+    date: str = Field(description="UTC, ISO 8601")
+    commit: str | None = None
+    dirty: bool | None = Field(default=None, description="uncommitted changes in the checkout")
+    recorded: str | None = Field(
+        default=None, description="set when the numbers come from recorded fixtures, not a model"
+    )
+    proxy: str | None = Field(default=None, description="set when the judge is not Claude")
+
+
+class ReportTable(Document):
+    """A table a report saved (`nb.save_table`): its header, columns and rows. A value that
+    could not be computed is null, and `nulls` says why, per column."""
+
+    table: str
+    header: ReportHeader | None = None
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    nulls: dict[str, str] = Field(
+        default_factory=dict, description="column -> why some of its values are null"
+    )
+
+
+class ValidationList(RootModel[list[ValidationReport]]):
+    """The validation reports of a library, one per skill folder (validate_library)."""
