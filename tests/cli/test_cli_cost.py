@@ -24,6 +24,7 @@ from skillbench.cli import main
 from skillbench.errors import EXIT_COST_CAP
 from skillbench.improve.cost import round_costs_frame
 from skillbench.improve.run import load_loop_summary
+from skillbench.schemas.cost import cost_summary
 from skillbench.schemas.trigger import TriggerReport
 
 BACKEND = "cost-test"
@@ -239,3 +240,25 @@ def test_improve_stops_at_the_cap_with_outputs_written(
     best = summary.best_iteration
     assert best is not None and not (best.cost and best.cost.stopped_at_cap)
     assert "stopped: stopped at the cost cap" in capsys.readouterr().out
+
+
+def test_report_headers_state_the_cost(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.improve.verdict import improve_header
+    from skillbench.reports.header import header_lines
+    from skillbench.trigger.verdict import trigger_header
+
+    skill, evals = setup(tmp_path)
+    trigger(skill, evals, "--runs", "1", "--out", "r.json")
+    out = capsys.readouterr().out
+    assert "cost: $0.0200: 20 calls, cache hits 0%" in out  # the header the CLI opens with
+    report = TriggerReport.model_validate_json(Path("r.json").read_text(encoding="utf-8"))
+    header = trigger_header(report)
+    assert header.cost is not None and "prices as of" in header.cost
+    assert any(line.startswith("  cost: $0.0200") for line in header_lines(header))
+    base = ["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs", "1"]
+    main([*base, "--rounds", "2", "--out", "out"])
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.cost is not None
+    assert improve_header(summary).cost == cost_summary(summary.cost)
