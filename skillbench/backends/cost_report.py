@@ -107,21 +107,25 @@ def existing_cache(path: str | Path | None, *, enabled: bool = True) -> CallCach
 def key_judge(
     backend: str, *, model: str | None, cache: CallCache | None, options: dict[str, Any]
 ) -> tuple[CachingJudge | None, str | None]:
-    """A caching judge used only to compute cache keys (no call is made), and a note when the
-    cache cannot be consulted. The anthropic backend needs no real key for this."""
+    """The backend's judge behind the cache, used only to compute cache keys and to find its
+    request templates (no call is made; without a cache every request is a miss), and a note
+    when the cache cannot be consulted. The anthropic backend needs no real key for this."""
     from skillbench.backends.cache import CachingJudge
     from skillbench.backends.registry import get_judge
 
-    if cache is None:
-        return None, "no call cache (off, or not created yet): every call is counted"
+    note = (
+        None
+        if cache is not None
+        else "no call cache (off, or not created yet): every call is counted"
+    )
     unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
     try:
         judge = get_judge(backend, model=model, **options)
     except BackendError:
         if backend != "anthropic":
-            return None, unavailable
+            return None, note or unavailable
         try:
             judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)
         except BackendError as exc:
-            return None, f"{unavailable} ({exc})"
-    return CachingJudge(judge, cache), None
+            return None, note or f"{unavailable} ({exc})"
+    return CachingJudge(judge, cache), note
