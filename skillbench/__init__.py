@@ -16,6 +16,9 @@ from skillbench.version import __version__
 _EXPORTS: dict[str, str] = {
     # shared ground
     "Skill": "skillbench.skill",
+    "Budget": "skillbench.backends.budget",
+    "cost_lines": "skillbench.schemas.cost",
+    "cost_summary": "skillbench.schemas.cost",
     "schemas": "",
     "notebook": "",
     # validate
@@ -28,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate_skill": "skillbench.trigger.run",
     "evaluate_skill_sync": "skillbench.trigger.run",
     "run_trigger_eval": "skillbench.trigger.run",
+    "plan_skill_eval": "skillbench.trigger.run",
     "confusion_frame": "skillbench.trigger.frames",
     "cost_frame": "skillbench.trigger.frames",
     "false_triggers_frame": "skillbench.trigger.frames",
@@ -46,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     "catalog_line": "skillbench.trigger.listing",
     # improve
     "improve_skill_sync": "skillbench.improve.run",
+    "plan_improve": "skillbench.improve.run",
+    "round_costs_frame": "skillbench.improve.cost",
     "parse_fractions": "skillbench.improve.splits",
     "gap_frame": "skillbench.improve.overfit",
     "load_summaries": "skillbench.improve.overfit",
@@ -99,6 +105,7 @@ _EXPORTS: dict[str, str] = {
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
 __all__ = [  # every public name; tests check it against _EXPORTS
+    "Budget",
     "Skill",
     "Workspace",
     "__version__",
@@ -114,6 +121,8 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "cost_frame",
+    "cost_lines",
+    "cost_summary",
     "diagnostics_frame",
     "diff_documents",
     "diff_figure",
@@ -153,8 +162,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "paired_lines",
     "parse_fractions",
     "pass_rate_frame",
+    "plan_improve",
+    "plan_skill_eval",
     "read_evals",
     "results_frame",
+    "round_costs_frame",
     "round_diffs_html",
     "rounds_frame",
     "run_agreement_sync",
@@ -198,6 +210,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench import schemas as schemas
+    from skillbench.backends.budget import Budget
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
     from skillbench.behavior.compare_report import (
         cases_frame,
@@ -226,6 +239,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.overfit import (
         gap_frame,
         load_summaries,
@@ -235,12 +249,13 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         warnings_frame,
     )
     from skillbench.improve.plots import gap_figure, round_diffs_html, split_rates_figure
-    from skillbench.improve.run import improve_skill_sync
+    from skillbench.improve.run import improve_skill_sync, plan_improve
     from skillbench.improve.splits import parse_fractions
     from skillbench.improve.verdict import improve_header, overfitting_header
     from skillbench.reports import notebook as notebook
     from skillbench.reports.diff import diff_documents, diff_header, diff_reports, diff_rows
     from skillbench.reports.diff_plots import diff_figure
+    from skillbench.schemas.cost import cost_lines, cost_summary
     from skillbench.skill import Skill
     from skillbench.trigger.agreement import (
         agreement_frame,
@@ -260,7 +275,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.trigger.listing import catalog_line, listing_lines
     from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
-    from skillbench.trigger.run import evaluate_skill, evaluate_skill_sync, run_trigger_eval
+    from skillbench.trigger.run import (
+        evaluate_skill,
+        evaluate_skill_sync,
+        plan_skill_eval,
+        run_trigger_eval,
+    )
     from skillbench.trigger.verdict import trigger_header
     from skillbench.validate.plots import findings_by_code_figure
     from skillbench.validate.rules import (

@@ -7,6 +7,8 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_COST_CAP = 3
+"""Refused to start (the estimate exceeds --max-cost) or stopped when the spend reached it."""
 
 
 class SkillbenchError(Exception):
@@ -48,3 +50,15 @@ class InputError(SkillbenchError):
 
 class BackendError(SkillbenchError):
     """A model backend could not be used (missing key, missing CLI, unreachable server)."""
+
+
+class CostCapError(SkillbenchError):
+    """The estimated cost of a run exceeds the --max-cost cap: refused before any call."""
+
+    exit_code = EXIT_COST_CAP
+
+
+class CostCapReached(SkillbenchError):
+    """A call was asked for after the spend reached the --max-cost cap."""
+
+    exit_code = EXIT_COST_CAP

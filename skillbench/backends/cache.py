@@ -130,6 +130,13 @@ def assert_no_secrets(identity: dict[str, Any]) -> None:
     walk(identity, "")
 
 
+def _add_model_column(conn: sqlite3.Connection) -> None:
+    """Caches written before answers recorded their model get the (nullable) column."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+    if "model" not in columns:
+        conn.execute("ALTER TABLE calls ADD COLUMN model TEXT")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -177,6 +184,7 @@ class CallCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._retry(lambda conn: conn.executescript(_SCHEMA))
+            self._retry(_add_model_column)
             self._retry(
                 lambda conn: conn.execute("SELECT key, value FROM calls LIMIT 1").fetchall()
             )
@@ -241,7 +249,13 @@ class CallCache:
         return value if isinstance(value, dict) else None
 
     def put(
-        self, key: str, value: dict[str, Any], *, backend: str, kind: str
+        self,
+        key: str,
+        value: dict[str, Any],
+        *,
+        backend: str,
+        kind: str,
+        model: str | None = None,
     ) -> dict[str, Any] | None:
         """Store the answer for `key` (secrets scrubbed) unless one is already stored.
 
@@ -257,9 +271,9 @@ class CallCache:
 
         def write(conn: sqlite3.Connection) -> str | None:
             inserted = conn.execute(
-                "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (key, blob, backend, kind, _now()),
+                "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, blob, backend, kind, _now(), model),
             ).rowcount
             if inserted == 1:  # the common case: one statement, this answer is the answer
                 return None
@@ -290,6 +304,33 @@ class CallCache:
             {"key": k, "value": json.loads(v), "backend": b, "kind": kd, "created_at": at}
             for k, v, b, kd, at in rows
         ]
+
+    def has(self, key: str) -> bool:
+        """Whether an answer for `key` is stored (no counting, no journal)."""
+        row = self._retry(
+            lambda conn: conn.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone()
+        )
+        return row is not None
+
+    def usage_samples(
+        self, backend: str, model: str | None, kind: str | None = None, *, limit: int = 500
+    ) -> list[dict[str, Any]]:
+        """The recorded `usage` of the latest answers of one backend and model (and kind), for
+        estimates; answers stored without a model (older caches) are not included."""
+        sql = "SELECT value FROM calls WHERE backend = ? AND model IS ?"
+        params: list[Any] = [backend, model]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        params.append(limit)
+        rows = self._retry(lambda conn: conn.execute(sql, params).fetchall())
+        samples = []
+        for (blob,) in rows:
+            usage = json.loads(blob).get("usage")
+            if isinstance(usage, dict):
+                samples.append(usage)
+        return samples
 
     # journal -----------------------------------------------------------------------------
 
@@ -465,7 +506,9 @@ class CachingJudge(_Counted):
         if self.cache is None:
             return outcome
         if outcome.error is None:
-            earlier = self.cache.put(key, outcome.to_cache(), backend=self.name, kind="trigger")
+            earlier = self.cache.put(
+                key, outcome.to_cache(), backend=self.name, kind="trigger", model=self.model
+            )
             if earlier is not None:  # another run stored this key first: report its answer
                 outcome = TriggerOutcome.from_cache(earlier)
         if self.run_id:
@@ -546,7 +589,9 @@ class CachingTextModel(_Counted):
                 "usage": asdict(response.usage),
                 "parsed": response.parsed,
             }
-            earlier = self.cache.put(key, value, backend=self.name, kind=request.purpose or "text")
+            earlier = self.cache.put(
+                key, value, backend=self.name, kind=request.purpose or "text", model=self.model
+            )
             if earlier is not None:  # another run stored this key first: report its answer
                 return TextResponse(
                     text=str(earlier["text"]),

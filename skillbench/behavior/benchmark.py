@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillbench.behavior.cost import runs_cost
 from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.documents import read_model
 from skillbench.errors import InputError
@@ -472,6 +473,7 @@ def build_benchmark(
         expectation_matrix=matrix,
         non_discriminating=non_discriminating(matrix, cand, base),
         flaky=flaky(matrix),
+        cost=runs_cost(space, configs).to_json_dict(),
     )
 
 

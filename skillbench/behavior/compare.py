@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from skillbench.backends.base import TextModel
+from skillbench.backends.budget import STOPPED_NOTE, Budget
 from skillbench.behavior.blind import (
     DIALECT_CHOICES,
     SKILL_CREATOR,
@@ -49,7 +50,7 @@ from skillbench.behavior.workspace import (
     read_history,
     record_result,
 )
-from skillbench.errors import BackendError, InputError
+from skillbench.errors import BackendError, CostCapReached, InputError
 from skillbench.io import write_json
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
@@ -272,6 +273,7 @@ class Comparator:
     model: str | None = None
     dialect: str = WRITING_SKILLS
     seed: int = 0
+    budget: Budget | None = None
 
     @property
     def kind(self) -> JudgeKind:
@@ -577,6 +579,11 @@ async def compare_workspace(
         nonlocal done
         async with gate:
             failed = _errored_runs(dirs)
+            budget = comparator.budget
+            stop = budget is not None and comparator.judge is not None and not budget.allows()
+            if failed is None and stop and budget is not None:
+                budget.refuse()
+                failed = STOPPED_NOTE
             if failed is not None:
                 result = PairResult(
                     case_id=case.case_id,
@@ -596,6 +603,13 @@ async def compare_workspace(
                             config: path.relative_to(comparator.workspace.root).as_posix()
                             for config, path in dirs.items()
                         },
+                    )
+                except CostCapReached:
+                    result = PairResult(
+                        case_id=case.case_id,
+                        run_number=run_number,
+                        status="skipped",
+                        reason=f"not judged: {STOPPED_NOTE}",
                     )
                 except BackendError as exc:
                     if comparator.judge is None:

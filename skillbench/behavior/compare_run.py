@@ -12,6 +12,7 @@ from typing import Any
 
 from skillbench.aio import run_sync
 from skillbench.backends.base import TextModel
+from skillbench.backends.budget import Budget, metered_text_model
 from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
 from skillbench.behavior.analyze import AnalysisResult
 from skillbench.behavior.analyze import analyze as run_analyzer
@@ -51,10 +52,13 @@ async def compare(
     progress: ProgressFn | None = None,
     analyze: bool = True,
     text_model: TextModel | None = None,
+    budget: Budget | None = None,
 ) -> CompareRun:
     """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
     behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
-    `text_model` replaces the backend's model (tests, plugins)."""
+    `text_model` replaces the backend's model (tests, plugins). `budget` meters the judge's
+    calls; once the spend reaches its cap, pairs not yet judged are skipped ("not judged:
+    stopped at the cost cap") and the analyzer is not run."""
     space = Workspace.for_skill(skill_dir, workspace)
     if not space.root.is_dir():
         raise InputError(
@@ -68,7 +72,10 @@ async def compare(
     judge: TextModel | None = text_model
     if judge is None and name != "local":
         cache = open_cache(cache_path, enabled=use_cache)
-        judge = cached_text_model(name, model=model, cache=cache)
+        if budget is not None:
+            judge = metered_text_model(name, model=model, cache=cache, budget=budget)
+        else:
+            judge = cached_text_model(name, model=model, cache=cache)
     comparator = Comparator(
         workspace=space,
         cases=cases,
@@ -79,11 +86,12 @@ async def compare(
         model=judge.model if judge is not None else None,
         dialect=dialect,
         seed=seed,
+        budget=budget,
     )
     try:
         summary = await compare_workspace(comparator, workers=workers, progress=progress)
         result = None
-        if analyze:
+        if analyze and not (budget is not None and budget.stopped):
             result = await run_analyzer(space, summary, cases, model=judge, dialect=dialect)
         return CompareRun(summary, result)
     finally:

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from skillbench import limits
 from skillbench.backends.base import cache_key
+from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
@@ -34,6 +35,7 @@ from skillbench.timestamps import utc_timestamp
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "runs"
 DEFAULT_CONFIGS = ("with_skill", "baseline")
+CACHED_NOTE = "replayed from the call cache"
 Progress = Callable[[int, int], None]
 
 
@@ -47,6 +49,7 @@ class RunBatch(list[RunRecord]):
         self.missing: list[str] = []
         self.replayed_samples = False
         self.notes: list[str] = []
+        self.refused = 0  # runs not started because the spend reached the cost cap
 
 
 def _file_field(evals: EvalsFile, case_index: int, file_index: int) -> str:
@@ -251,7 +254,7 @@ def _record(task: RunTask, result: ExecutionResult, executor: Executor, started:
             "cache_read_input_tokens": usage.cache_read_input_tokens,
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         },
-        note="replayed from the call cache" if result.cached else None,
+        note=CACHED_NOTE if result.cached else None,
     )
 
 
@@ -264,14 +267,20 @@ async def execute_tasks(
     workers: int,
     batch: RunBatch,
     progress: Progress | None = None,
+    budget: Budget | None = None,
 ) -> RunBatch:
-    """Run the tasks (bounded concurrency) through the cache and write every run folder."""
+    """Run the tasks (bounded concurrency) through the cache and write every run folder.
+
+    With `budget`, every answer is metered, and once the spend reaches its cap no new run
+    starts (runs in flight finish and are written; the others are counted in
+    `batch.refused`, not written, and a re-run resumes from the cache)."""
     identity = executor.identity()
     assert_no_secrets(identity)
+    priced = _priced(executor) if budget is not None else None
     limit = asyncio.Semaphore(max(1, workers))
     done = 0
 
-    async def one(task: RunTask) -> RunRecord:
+    async def one(task: RunTask) -> RunRecord | None:
         nonlocal done
         async with limit:
             started = utc_timestamp()
@@ -280,14 +289,32 @@ async def execute_tasks(
             if cached is not None:
                 result = ExecutionResult.from_cache(cached)
                 batch.hits += 1
+            elif budget is not None and not budget.allows():
+                budget.refuse()
+                batch.refused += 1
+                done += 1
+                if progress is not None:
+                    progress(done, len(tasks))
+                return None
             else:
                 batch.calls += 1
                 result = await executor.execute(task)
                 data = result.to_cache()
                 if cache is not None and data is not None:
-                    earlier = cache.put(key, data, backend=executor.name, kind="behavior-run")
+                    earlier = cache.put(
+                        key, data, backend=executor.name, kind="behavior-run", model=executor.model
+                    )
                     if earlier is not None:  # a concurrent run stored this key first
                         result = ExecutionResult.from_cache(earlier)
+            if budget is not None:
+                budget.meter.record(
+                    executor.name,
+                    executor.model,
+                    "run",
+                    result.usage,
+                    cached=cached is not None,
+                    priced=priced,
+                )
             record = _record(task, result, executor, started)
             write_run_folder(
                 workspace.run_dir(task.config, task.case_id, task.run_number), record, result
@@ -298,10 +325,24 @@ async def execute_tasks(
             return record
 
     try:
-        batch.extend(await asyncio.gather(*(one(t) for t in tasks)))
+        done_records = await asyncio.gather(*(one(t) for t in tasks))
+        batch.extend(r for r in done_records if r is not None)
     finally:
         await executor.aclose()
     return batch
+
+
+def _priced(executor: Executor) -> bool | None:
+    """Whether the executor's model has a known price (None: trust the costs it reports)."""
+    from skillbench.backends.estimate import get_estimator
+
+    try:
+        estimator = get_estimator(executor.name, model=executor.model)
+    except InputError:
+        return None
+    if getattr(estimator, "reports_cost", False):
+        return None
+    return estimator.price_known()
 
 
 def replay_samples(
@@ -352,8 +393,10 @@ def run_cases(
     executor: Executor | None = None,
     samples_dir: str | Path | None = None,
     progress: Progress | None = None,
+    budget: Budget | None = None,
 ) -> RunBatch:
     """Run every case `runs` times per configuration; returns the records (a RunBatch).
+    `budget` meters the runs and stops starting new ones at its cap (see `execute_tasks`).
 
     `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
     recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
@@ -383,6 +426,7 @@ def run_cases(
             workers=workers,
             batch=batch,
             progress=progress,
+            budget=budget,
         )
     )
     result.notes.append(f"{len(tasks)} runs in {time.monotonic() - started:.1f} s")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import TextModel
+from skillbench.backends.budget import Budget
 from skillbench.behavior.checks import RunMaterial, run_check
 from skillbench.behavior.grade_dialects import write_gradings
 from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
@@ -23,7 +24,7 @@ from skillbench.behavior.grade_records import GradedExpectation, GradeSummary, R
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.documents import read_model
-from skillbench.errors import InputError
+from skillbench.errors import CostCapReached, InputError
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
@@ -266,14 +267,21 @@ async def grade_run(
 
 
 def _text_model(
-    backend: str | None, model: str | None, use_cache: bool, cache_path: str | Path | None
+    backend: str | None,
+    model: str | None,
+    use_cache: bool,
+    cache_path: str | Path | None,
+    budget: Budget | None = None,
 ) -> tuple[str, TextModel | None, Any]:
+    from skillbench.backends.budget import metered_text_model
     from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
 
     name = resolve_backend_name(backend)
     if name == "local":
         return name, None, None
     cache = open_cache(cache_path, enabled=use_cache)
+    if budget is not None:
+        return name, metered_text_model(name, model=model, cache=cache, budget=budget), cache
     return name, cached_text_model(name, model=model, cache=cache), cache
 
 
@@ -289,11 +297,15 @@ async def grade_workspace(
     cache_path: str | Path | None = None,
     text_model: TextModel | None = None,
     progress: ProgressFn | None = None,
+    budget: Budget | None = None,
 ) -> GradeSummary:
     """Grade every run of the workspace and write the gradings of `dialect` (all by default).
 
     `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
-    default) grades machine checks only and reports the rest UNGRADED.
+    default) grades machine checks only and reports the rest UNGRADED. With `budget`, the
+    grader's calls are metered and, once the spend reaches its cap, the runs not yet graded are
+    left alone (not written; `summary.stopped_at_cap` counts them; a re-run resumes from the
+    cache).
     """
     if dialect not in DIALECTS:
         raise InputError(
@@ -308,7 +320,7 @@ async def grade_workspace(
     if text_model is not None:
         name, chosen = str(getattr(text_model, "name", "custom")), text_model
     else:
-        name, chosen, cache = _text_model(backend, model, use_cache, cache_path)
+        name, chosen, cache = _text_model(backend, model, use_cache, cache_path, budget)
     runs = [r for config in (configs or space.configs()) for r in space.iter_runs(config)]
     summary = GradeSummary(space, name, getattr(chosen, "model", None) if chosen else None, [])
     gate = asyncio.Semaphore(MAX_CONCURRENT)
@@ -327,7 +339,15 @@ async def grade_workspace(
             )
             return None
         async with gate:
-            grade = await grade_run(run, case, cases.checks.get(run.record.case_id, []), chosen)
+            if budget is not None and chosen is not None and not budget.allows():
+                budget.refuse()
+                summary.stopped_at_cap += 1
+                return None
+            try:
+                grade = await grade_run(run, case, cases.checks.get(run.record.case_id, []), chosen)
+            except CostCapReached:
+                summary.stopped_at_cap += 1
+                return None
         grade.grader = {"backend": name, "model": summary.model}
         write_gradings(grade, space, dialect)
         done += 1
@@ -343,6 +363,11 @@ async def grade_workspace(
         if cache is not None:
             cache.close()
     summary.runs = [g for g in graded if g is not None]
+    if summary.stopped_at_cap:
+        summary.notes.append(
+            f"stopped at the cost cap: {summary.stopped_at_cap} run(s) not graded; a re-run "
+            "with a higher cap resumes from the call cache"
+        )
     return summary
 
 

@@ -78,6 +78,7 @@ class GradeSummary:
     model: str | None
     runs: list[RunGrade]
     notes: list[str] = field(default_factory=list)
+    stopped_at_cap: int = 0  # runs left ungraded because the spend reached the cost cap
 
     @property
     def ungraded(self) -> int:

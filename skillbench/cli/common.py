@@ -16,6 +16,9 @@ from skillbench import limits
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from skillbench.backends.budget import Budget
+    from skillbench.backends.cost_report import CostPlan
+
 SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
 WORKSPACE_HELP = "workspace folder (default <skill>-workspace)"
@@ -89,6 +92,61 @@ WORKERS_HELP = (
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
     """`--workers N`: calls in flight, handed to the backend (None: the backend's default)."""
     parser.add_argument("--workers", type=workers_option(), metavar="N", help=WORKERS_HELP)
+
+
+def add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """`--dry-run` and `--max-cost USD` (or $SKILLBENCH_MAX_COST)."""
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="make no model call: print the plan and the estimated calls, tokens and dollars "
+        "(what the call cache holds counts as free); exit 3 if it exceeds --max-cost",
+    )
+    parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="refuse to start when the estimate exceeds USD, stop starting calls when the spend "
+        "reaches it (exit 3, results so far written; a re-run resumes from the cache); "
+        "default $SKILLBENCH_MAX_COST",
+    )
+
+
+def max_cost(args: argparse.Namespace) -> float | None:
+    """The parsed cap of `--max-cost` / $SKILLBENCH_MAX_COST (InputError naming it if bad)."""
+    from skillbench.backends.budget import parse_max_cost
+
+    return parse_max_cost(getattr(args, "max_cost", None))
+
+
+def print_plan(lines: list[str]) -> None:
+    """A dry run's plan and estimate, on stdout."""
+    import sys
+
+    for line in lines:
+        print(line, file=sys.stdout)
+
+
+def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:
+    """Every model of the plan must have a price (exit 2 naming --model); a dry run prints the
+    plan; an estimate above the cap is refused (CostCapError, exit 3)."""
+    from skillbench.backends.cost_report import check_cap, require_price
+
+    for line in plan.planned:
+        require_price(line.estimator)
+    if dry_run:
+        print_plan(plan.text())
+    check_cap(plan.estimate, cap)
+
+
+def print_cost(budget: Budget) -> None:
+    """The actual cost block of a run (stderr)."""
+    import sys
+
+    from skillbench.backends.cost_report import price_table_date
+    from skillbench.schemas.cost import cost_lines
+
+    for line in cost_lines(budget.block(as_of=price_table_date())):
+        print(line, file=sys.stderr)
 
 
 def positive_int(text: str) -> int:

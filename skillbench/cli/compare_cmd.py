@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.behavior.compare import CompareSummary
@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
         "sign test, update history.json and write analysis.json. The local backend uses a "
         "deterministic proxy (machine-checkable expectations), never a pretended model verdict. "
         "Exit 0 when every pair was judged, 1 when a judgement failed or nothing could be "
-        "judged, 2 on bad input.",
+        "judged, 2 on bad input, 3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(p, common.WORKSPACE_SHORT_HELP)
@@ -42,6 +42,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-analyze", action="store_true", help="skip the analyzer")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -88,9 +89,36 @@ def _pct(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
+    from skillbench.backends.budget import Budget
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.compare_run import compare_sync
+    from skillbench.behavior.cost import plan_compare
     from skillbench.io import dumps_json
 
+    cap = common.max_cost(args)
+    backend = resolve_backend_name(args.backend)
+    if args.dry_run or cap is not None:
+        cache = existing_cache(args.cache, enabled=not args.no_cache)
+        try:
+            plan = plan_compare(
+                args.skill_dir,
+                args.a,
+                args.b,
+                workspace=args.workspace,
+                backend=backend,
+                model=args.model,
+                dialect=args.dialect,
+                seed=args.seed,
+                cache=cache,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+        common.check_plan(plan, cap, dry_run=args.dry_run)
+        if args.dry_run:
+            return EXIT_OK
+    budget = Budget(cap)
     err = common.stderr_console()
     with common.progress_bar(err, "blind comparison") as on_progress:
         outcome = compare_sync(
@@ -107,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=on_progress,
             analyze=not args.no_analyze,
+            budget=budget,
         )
     summary = outcome.summary
     if args.json:
@@ -120,4 +149,8 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"analysis ({analysis.analyzer}) written to {analysis.path}", markup=False)
         elif analysis.reason:
             err.print(common.safe(f"analysis not written: {analysis.reason}"), markup=False)
+    if backend != "local":
+        common.print_cost(budget)
+    if budget.stopped:
+        return EXIT_COST_CAP
     return EXIT_OK if summary.errors == 0 and summary.judged > 0 else EXIT_FAILED

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 
 def register(subparsers: Any) -> None:
@@ -17,7 +17,8 @@ def register(subparsers: Any) -> None:
         description="Grade every run folder of the skill's workspace and write the gradings "
         "(seed 004 grading.json, seed 002 grading/*.json, seed 001 behavior_grading.json). With the "
         "local backend only machine-checkable expectations are graded; the rest are reported as "
-        "UNGRADED. Exit 0 when every graded expectation passed, 1 otherwise, 2 on bad input.",
+        "UNGRADED. Exit 0 when every graded expectation passed, 1 otherwise, 2 on bad input, "
+        "3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(g, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(g, common.WORKSPACE_SHORT_HELP)
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
         help="which grading files to write (all)",
     )
     common.add_cache_options(g, cache_help="call cache file")
+    common.add_cost_options(g)
     g.set_defaults(func=run_grade)
 
     b = subparsers.add_parser(
@@ -54,8 +56,31 @@ def run_grade(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from skillbench.backends.budget import Budget
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.behavior.cost import plan_grade
     from skillbench.behavior.grade import grade_workspace_sync
 
+    cap = common.max_cost(args)
+    if args.dry_run or cap is not None:
+        backend = resolve_backend_name(args.backend)
+        cache = existing_cache(args.cache, enabled=not args.no_cache)
+        try:
+            plan = plan_grade(
+                args.skill_dir,
+                workspace=args.workspace,
+                backend=backend,
+                model=args.model,
+                cache=cache,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+        common.check_plan(plan, cap, dry_run=args.dry_run)
+        if args.dry_run:
+            return EXIT_OK
+    budget = Budget(cap)
     err = common.stderr_console()
     with common.progress_bar(err, "grading runs") as on_progress:
         summary = grade_workspace_sync(
@@ -67,6 +92,7 @@ def run_grade(args: argparse.Namespace) -> int:
             use_cache=not args.no_cache,
             cache_path=args.cache,
             progress=on_progress,
+            budget=budget,
         )
     table = Table(title=f"grading ({summary.backend})", title_justify="left")
     for column in ("config", "case", "run", "passed", "graded", "ungraded", "pass rate"):
@@ -95,6 +121,10 @@ def run_grade(args: argparse.Namespace) -> int:
     skipped = {why for r in summary.runs for why in r.skipped.values()}
     for why in sorted(skipped):
         err.print(common.safe(f"not written: {why}"), markup=False)
+    if summary.backend != "local":
+        common.print_cost(budget)
+    if summary.stopped_at_cap:
+        return EXIT_COST_CAP
     return EXIT_OK if failed == 0 else EXIT_FAILED
 
 
@@ -133,6 +163,11 @@ def run_benchmark(args: argparse.Namespace) -> int:
         f"flaky: {len(extra.get('flaky', []))}",
         markup=False,
     )
+    if extra.get("cost"):
+        from skillbench.schemas.cost import CostBlock, cost_lines
+
+        for line in cost_lines(CostBlock.model_validate(extra["cost"])):
+            out.print(line, markup=False)
     err.print(f"benchmark written to {path}", markup=False)
     mean = paired.get("mean_difference")
     return EXIT_FAILED if mean is not None and mean < 0 else EXIT_OK

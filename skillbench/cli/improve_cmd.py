@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench import limits
 from skillbench.cli import common
-from skillbench.errors import EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve.loop import LoopResult, RoundEvent
@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
         description="Split the eval set (train for the improver, selection to pick the best round, "
         "test for reporting only), evaluate the original description, then propose, validate and "
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
-        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input.",
+        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input, 3 refused or "
+        "stopped by --max-cost (outputs so far written).",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -76,6 +77,7 @@ def register(subparsers: Any) -> None:
         help="significance level of the adoption test (default 0.05; e.g. --adopt-alpha 0.1)",
     )
     common.add_cache_options(p)
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -98,31 +100,49 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     catalog_dir = common.catalog_dir(args.catalog)
-    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
-    check_out_dir(out, label="--out")
-    result = improve_skill_sync(
-        args.skill_dir,
-        args.evals,
+    cap = common.max_cost(args)
+    options: dict[str, Any] = dict(
         backend=args.backend,
         model=args.model,
         rounds=args.rounds,
         fractions=fractions,
         runs=args.runs,
-        threshold=args.threshold,
         seed=args.seed,
         split_seed=args.split_seed,
         split_from=args.split_from,
-        workers=args.workers,
         catalog_dir=catalog_dir,
-        out=out,
-        apply=args.apply,
         use_cache=not args.no_cache,
         cache_path=args.cache,
         harness=args.harness,
+    )
+    if args.dry_run:
+        return _dry_run(args, options, cap)
+    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
+    check_out_dir(out, label="--out")
+    result = improve_skill_sync(
+        args.skill_dir,
+        args.evals,
+        threshold=args.threshold,
+        workers=args.workers,
+        out=out,
+        apply=args.apply,
         progress=_print_event,
         adopt_alpha=args.adopt_alpha,
+        max_cost=cap,
+        **options,
     )
     _print_result(result, out)
+    cost = result.summary.cost
+    return EXIT_COST_CAP if cost is not None and cost.stopped_at_cap else EXIT_OK
+
+
+def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
+    """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
+    from skillbench.aio import run_sync
+    from skillbench.improve.run import plan_improve
+
+    plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, **options))
+    common.check_plan(plan, cap, dry_run=True)
     return EXIT_OK
 
 
@@ -158,6 +178,19 @@ def _print_result(result: LoopResult, out: Path) -> None:
         print(f"  rule: {adoption.rule} (alpha {adoption.alpha:g})")
     print(f"chosen (round {chosen.round}): {_rates(chosen)}")
     print(common.safe(f"  {chosen.description}"))
+    from skillbench.schemas.cost import cost_lines, format_dollars
+
+    for it in summary.iterations:
+        if it.cost is not None:
+            print(
+                f"  round {it.round} cost: {format_dollars(it.cost.dollars)} "
+                f"(calls {it.cost.calls}, cache hits {it.cost.cache_hits})"
+            )
+    if summary.cost is not None:
+        for line in cost_lines(summary.cost):
+            print(line)
+    if summary.stop_reason:
+        print(f"stopped: {summary.stop_reason}")
     print(common.safe(f"outputs in {out}"))
     if result.applied:
         print("SKILL.md updated with the chosen description")

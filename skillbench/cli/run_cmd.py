@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
 
 
 def register(subparsers: Any) -> None:
@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
         description="Run every case prompt of evals/evals.json N times per configuration "
         "(with_skill and baseline, or versions v0,v1) and write runs/<config>/<case>/run-<k>/. "
         "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
-        "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input.",
+        "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input, "
+        "3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(p)
     common.add_workspace_option(p)
@@ -48,11 +49,13 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
+    from skillbench.backends.budget import Budget
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs, run_cases
@@ -90,6 +93,14 @@ def run(args: argparse.Namespace) -> int:
             backend=backend,
             samples_dir=args.samples,
         )
+    cap = common.max_cost(args)
+    if (args.dry_run or cap is not None) and evals is not None:
+        _check_cost(args, workspace, evals, configs, backend, cap)
+        if args.dry_run:
+            return EXIT_OK
+    elif args.dry_run:
+        raise InputError("nothing to plan: write the eval cases first", path=evals_file)
+    budget = Budget(cap)
     init = init_workspace(args.skill_dir, args.workspace)
     if evals is None:
         err.print(
@@ -123,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
                 cache=cache,
                 samples_dir=args.samples,
                 progress=on_progress,
+                budget=budget,
             )
     finally:
         if cache is not None:
@@ -151,4 +163,44 @@ def run(args: argparse.Namespace) -> int:
             style="red",
             markup=False,
         )
+    if not batch.replayed_samples:
+        common.print_cost(budget)
+    if batch.refused:
+        err.print(
+            f"stopped at the cost cap: {batch.refused} run(s) not made; a re-run with a higher "
+            "--max-cost resumes from the call cache",
+            style="bold red",
+            markup=False,
+        )
+        return EXIT_COST_CAP
     return EXIT_OK if not failed and not batch.missing else EXIT_FAILED
+
+
+def _check_cost(
+    args: argparse.Namespace,
+    workspace: Any,
+    evals: Any,
+    configs: list[str],
+    backend: str,
+    cap: float | None,
+) -> None:
+    """The plan and estimate (printed on --dry-run); refuse an estimate above the cap."""
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.behavior.cost import plan_run
+
+    cache = existing_cache(args.cache, enabled=not args.no_cache and backend != "local")
+    try:
+        plan = plan_run(
+            workspace,
+            evals,
+            skill_dir=args.skill_dir,
+            configs=configs,
+            runs=args.runs,
+            backend=backend,
+            model=args.model,
+            cache=cache,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
+    common.check_plan(plan, cap, dry_run=args.dry_run)

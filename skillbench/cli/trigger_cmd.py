@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
         help="run a trigger eval: does the skill fire for the queries it should?",
         description="Run each query of an eval set several times against the skill's description "
         "(or a candidate --description) and report trigger rates with intervals. Exit 0 when every "
-        "query passes, 1 otherwise, 2 on bad input.",
+        "query passes, 1 otherwise, 2 on bad input, 3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -80,6 +80,7 @@ def register(subparsers: Any) -> None:
         "login (not your skills or settings) into each run's isolated HOME (e.g. --auth login)",
     )
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -94,7 +95,21 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.out, "--out")
     common.check_harness(args.harness, args.backend)
     catalog = common.catalog_dir(args.catalog)
-    options = _backend_options(args)
+    cap = common.max_cost(args)
+    options: dict[str, Any] = dict(
+        backend=args.backend,
+        model=args.model,
+        description=args.description,
+        catalog_dir=catalog,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        backend_options=_backend_options(args) or None,
+        runs=args.runs,
+        max_runs=args.max_runs,
+        seed=args.seed,
+    )
+    if args.dry_run:
+        return _dry_run(args, options, cap)
     err = common.stderr_console()
     if args.batch:
         _show_batch_progress()
@@ -102,22 +117,14 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
-            backend=args.backend,
-            model=args.model,
-            description=args.description,
-            catalog_dir=catalog,
-            use_cache=not args.no_cache,
-            cache_path=args.cache,
-            backend_options=options,
             escalate=args.escalate,
-            runs=args.runs,
-            max_runs=args.max_runs,
             confidence=args.confidence,
             threshold=args.threshold,
             workers=args.workers,
-            seed=args.seed,
             timeout=args.timeout,
             progress=on_progress,
+            max_cost=cap,
+            **options,
         )
     if args.out:
         write_json(args.out, report)
@@ -129,7 +136,19 @@ def run(args: argparse.Namespace) -> int:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:
         err.print(common.safe(f"report written to {args.out}"), markup=False)
+    if report.cost is not None and report.cost.stopped_at_cap:
+        return EXIT_COST_CAP
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
+    """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
+    from skillbench.aio import run_sync
+    from skillbench.trigger.run import plan_skill_eval
+
+    plan = run_sync(lambda: plan_skill_eval(args.skill_dir, args.evals, **options))
+    common.check_plan(plan, cap, dry_run=True)
+    return EXIT_OK
 
 
 #: Rows of the per-query table printed; past it, failing rows first and a count of the rest
@@ -220,13 +239,21 @@ def summary_lines(report: TriggerReport) -> list[str]:
     if s.calls_saved is not None:
         calls += f", saved by --runs auto {s.calls_saved}"
     lines.append(calls)
-    if s.usage is not None:
-        cached = ""
-        if s.cache_read_share is not None:
-            cached = f" (cache reads {s.usage.cache_read_input_tokens}, {s.cache_read_share:.0%})"
+    if report.cost is not None:
+        from skillbench.schemas.cost import cost_lines
+
+        lines.extend(cost_lines(report.cost))
+        lines.append(f"wall {s.wall_seconds or 0:.1f} s")
+    elif s.usage is not None:
+        cost = "unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}"
         lines.append(
-            f"tokens in {s.usage.input_tokens}{cached}, out {s.usage.output_tokens}, "
-            f"cost ${s.cost_usd or 0:.4f}, wall {s.wall_seconds or 0:.1f} s"
+            f"tokens in {s.usage.input_tokens}, out {s.usage.output_tokens}, "
+            f"cost {cost}, wall {s.wall_seconds or 0:.1f} s"
+        )
+    if s.usage is not None and s.cache_read_share is not None:
+        lines.append(
+            f"prompt cache: {s.usage.cache_read_input_tokens} input tokens read from it "
+            f"({s.cache_read_share:.0%} of input)"
         )
     if s.undecided_runs:
         lines.append(f"undecided runs (another tool first): {s.undecided_runs}")

@@ -18,11 +18,14 @@ from typing import Any
 
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextResponse, TriggerJudge
-from skillbench.errors import InputError
+from skillbench.backends.budget import STOPPED_NOTE, Budget
+from skillbench.backends.cost_report import price_table_date
+from skillbench.errors import CostCapReached, InputError
 from skillbench.improve.adopt import ADOPT_ALPHA, decide_adoption
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
 from skillbench.improve.proposers import ModelProposer, Proposer
 from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
+from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.loop import (
     ImprovementHistory,
     ImprovementRound,
@@ -343,12 +346,16 @@ async def run_improve_loop(
     source: str = "eval set",
     folder: str | Path | None = None,
     content_hash: str | None = None,
+    budget: Budget | None = None,
     adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Run the loop (see the module docstring); nothing is written. The judge is not closed.
 
     `seed` drives the backend and, unless `split_seed` is given, the split; a given `split` is
-    used as is (it must hold exactly the eval set's queries)."""
+    used as is (it must hold exactly the eval set's queries). With `budget` (whose meter the
+    judge and the proposer's model record into, see `improve.run`), each round's cost counts its
+    proposal and its evaluation, and the loop stops at the budget's cap; without it, a round's
+    cost is its evaluation's."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InputError("must be a positive integer", field="rounds")
     if workers is None:
@@ -383,25 +390,47 @@ async def run_improve_loop(
             content_hash=content_hash,
         )
 
+    as_of = price_table_date()
+    mark = budget.meter.snapshot() if budget is not None else None
+    start = mark
     reports = [await evaluate(description, 1)]
     iterations = [build_iteration(1, reports[0], split, proposer="original")]
+    iterations[0].cost = _round_cost(reports[0], budget, mark, as_of)
     emit(_evaluated(iterations[0], rounds))
     attempts = [train_attempt(1, reports[0], split)]
     prompts: list[str] = []
     stop = f"round limit reached ({rounds} evaluations)"
     while True:
         last = iterations[-1]
+        if last.cost is not None and last.cost.stopped_at_cap:
+            stop = f"{STOPPED_NOTE} during round {last.round}'s evaluation"
+            _halt(budget)
+            break
         if last.train_passed == last.train_total:
             stop = "all train queries pass"
             break
         if len(iterations) >= rounds:
             break
         round_no = last.round + 1
+        if budget is not None and not budget.allows():
+            stop = f"{STOPPED_NOTE} before round {round_no}"
+            _halt(budget)
+            break
+        mark = budget.meter.snapshot() if budget is not None else None
         view = TrainView(skill_name, body, current=attempts[-1], earlier=tuple(attempts[:-1]))
         check_view(view, split)
         emit(RoundEvent(round_no, rounds, "proposing", f"round {round_no}/{rounds}: proposing"))
-        candidate = await propose_candidate(guarded, view, skill_name)
+        try:
+            candidate = await propose_candidate(guarded, view, skill_name)
+        except CostCapReached:
+            stop = f"{STOPPED_NOTE} while proposing round {round_no}"
+            _halt(budget)
+            break
         prompts.extend(candidate.prompts)
+        if budget is not None and not budget.allows():
+            stop = f"{STOPPED_NOTE} after proposing round {round_no} (not evaluated)"
+            _halt(budget)
+            break
         if candidate.description is None:
             stop = f"no candidate in round {round_no}: {candidate.note}"
             break
@@ -426,10 +455,12 @@ async def run_improve_loop(
             note=candidate.note,
             warnings=candidate.warnings,
         )
+        iteration.cost = _round_cost(report, budget, mark, as_of)
         iterations.append(iteration)
         attempts.append(train_attempt(round_no, report, split))
         emit(_evaluated(iteration, rounds))
-    best = choose_best(iterations)
+    complete = [it for it in iterations if not (it.cost and it.cost.stopped_at_cap)]
+    best = choose_best(complete or iterations)
     emit(
         RoundEvent(len(iterations), rounds, "stopped", f"stopped: {stop}; best round {best.round}")
     )
@@ -460,8 +491,45 @@ async def run_improve_loop(
             proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
         ),
     )
+    summary.cost = _loop_cost(iterations, budget, start, as_of)
     history = ImprovementHistory([history_entry(it) for it in iterations])
     return LoopResult(summary, history, reports, split, prompts)
+
+
+def _halt(budget: Budget | None) -> None:
+    if budget is not None:
+        budget.halt()
+
+
+def _round_cost(
+    report: TriggerReport, budget: Budget | None, mark: Any, as_of: str | None
+) -> CostBlock | None:
+    """A round's cost: the meter's growth since `mark` (proposal + evaluation) when metered,
+    else the evaluation's report cost."""
+    if budget is None:
+        return report.cost
+    block = budget.meter.block(as_of=as_of, since=mark)
+    block.cap_usd = budget.cap_usd
+    if report.cost is not None and report.cost.stopped_at_cap:
+        block.stopped_at_cap = True
+        block.notes = report.cost.notes
+    return block
+
+
+def _loop_cost(
+    iterations: Sequence[LoopIteration], budget: Budget | None, start: Any, as_of: str | None
+) -> CostBlock | None:
+    """The whole loop's cost (the meter's growth since `start` when metered, else the rounds'
+    sum)."""
+    if budget is not None:
+        return budget.block(as_of=as_of, since=start)
+    blocks = [it.cost for it in iterations if it.cost is not None]
+    if not blocks:
+        return None
+    total = blocks[0]
+    for block in blocks[1:]:
+        total = total.plus(block)
+    return total
 
 
 def run_improve_loop_sync(

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.aio import run_sync
+from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel
+from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.improve.adopt import ADOPT_ALPHA
+from skillbench.improve.cost import plan_loop
 from skillbench.improve.loop import (
     DEFAULT_FRACTIONS,
     DEFAULT_ROUNDS,
@@ -25,7 +28,7 @@ from skillbench.improve.loop import (
     run_improve_loop,
 )
 from skillbench.improve.proposers import HeuristicProposer, ModelProposer, Proposer
-from skillbench.improve.splits import Split, split_from_record
+from skillbench.improve.splits import Split, split_from_record, stratified_split
 from skillbench.io import write_json
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
 from skillbench.trigger.evalset import load_eval_set
@@ -110,14 +113,32 @@ def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
     return True
 
 
-def make_proposer(backend: str, *, model: str | None, cache: Any) -> Proposer:
+def make_proposer(
+    backend: str, *, model: str | None, cache: Any, budget: Budget | None = None
+) -> Proposer:
     """`local` → the offline HeuristicProposer; any other backend → ModelProposer over the
-    backend's TextModel behind the call cache."""
+    backend's TextModel behind the call cache (metered by `budget` when given)."""
     from skillbench.backends.registry import cached_text_model
 
     if backend == "local":
         return HeuristicProposer()
-    return ModelProposer(cached_text_model(backend, model=model, cache=cache))
+    text_model: Any = cached_text_model(backend, model=model, cache=cache)
+    if budget is not None:
+        text_model = MeteredTextModel(text_model, budget, priced=_priced(backend, model))
+    return ModelProposer(text_model)
+
+
+def _priced(backend: str, model: str | None) -> bool | None:
+    """Whether the backend's model has a known price (None: no estimator, trust its costs)."""
+    from skillbench.backends.estimate import get_estimator
+
+    try:
+        estimator = get_estimator(backend, model=model)
+    except InputError:
+        return None
+    if getattr(estimator, "reports_cost", False):
+        return None  # the backend states its own costs (claude-code)
+    return estimator.price_known()
 
 
 async def improve_skill(
@@ -142,13 +163,20 @@ async def improve_skill(
     harness: str | None = None,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
+    max_cost: float | None = None,
+    budget: Budget | None = None,
     adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
 
     `seed` drives the backend; `split_seed` (default `seed`) the split. `split_from` reuses a
     recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
-    hold exactly the eval set's queries. `out` is checked before any call is made."""
+    hold exactly the eval set's queries. `out` is checked before any call is made.
+    `max_cost` (USD): refuse to start (CostCapError) when the estimate exceeds it; stop at the
+    end of the round in which the spend reaches it (the outputs so far are written).
+    `budget`: a `Budget` shared across runs (a notebook session) whose meter records this loop
+    and whose cap stops it; no upfront refusal (that is `max_cost`'s)."""
+    from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import cached_judge, open_cache, resolve_backend_name
     from skillbench.skill import Skill
 
@@ -167,10 +195,34 @@ async def improve_skill(
 
     catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
     name = resolve_backend_name(backend)
+    if max_cost is not None:
+        plan = plan_loop(
+            skill.name,
+            skill.description,
+            skill.body,
+            queries,
+            split or _draw_split(queries, fractions, seed, split_seed, evals),
+            catalog=catalog,
+            backend=name,
+            model=model,
+            rounds=rounds,
+            runs=runs,
+            seed=seed,
+            use_cache=use_cache,
+            cache_path=cache_path,
+        )
+        for line in plan.planned:
+            require_price(line.estimator)
+        check_cap(plan.estimate, max_cost)
+    budget = budget or Budget(max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
     options = {"harness": harness} if harness else {}
-    judge = cached_judge(name, model=model, cache=cache, workers=workers, **options)
-    chosen = proposer or make_proposer(name, model=model, cache=cache)
+    judge = MeteredJudge(
+        cached_judge(name, model=model, cache=cache, workers=workers, **options),
+        budget,
+        priced=_priced(name, model),
+    )
+    chosen = proposer or make_proposer(name, model=model, cache=cache, budget=budget)
     try:
         result = await run_improve_loop(
             skill.name,
@@ -193,6 +245,7 @@ async def improve_skill(
             progress=progress,
             evals_file=evals,
             source=str(evals),
+            budget=budget,
             adopt_alpha=adopt_alpha,
         )
     finally:
@@ -209,6 +262,70 @@ async def improve_skill(
     if apply:
         result.applied = apply_best(result, skill.path)
     return result
+
+
+def _draw_split(
+    queries: Any,
+    fractions: tuple[float, float, float],
+    seed: int,
+    split_seed: int | None,
+    evals: str | Path,
+) -> Split:
+    """The split the loop will draw (same seed, same fractions)."""
+    chosen = seed if split_seed is None else split_seed
+    return stratified_split(queries, fractions, seed=chosen, source=str(evals))
+
+
+async def plan_improve(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    runs: int = 3,
+    seed: int = 0,
+    split_seed: int | None = None,
+    split_from: str | Path | Split | None = None,
+    catalog_dir: str | Path | None = None,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    harness: str | None = None,
+    **_: Any,
+) -> CostPlan:
+    """The `--dry-run` of `improve_skill`: the same inputs loaded, the plan and the estimate
+    returned; no model call."""
+    from skillbench.skill import Skill
+
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    if isinstance(split_from, Split):
+        split = split_from
+    elif split_from is not None:
+        split = load_recorded_split(split_from)
+    else:
+        split = _draw_split(queries, fractions, seed, split_seed, evals)
+    check_split_covers(split, queries, str(evals))
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, _info = resolve_catalog(catalog_dir, exclude=skill.name)
+    return plan_loop(
+        skill.name,
+        skill.description,
+        skill.body,
+        queries,
+        split,
+        catalog=catalog,
+        backend=backend,
+        model=model,
+        rounds=rounds,
+        runs=runs,
+        seed=seed,
+        use_cache=use_cache,
+        cache_path=cache_path,
+        harness=harness,
+    )
 
 
 def improve_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> LoopResult:

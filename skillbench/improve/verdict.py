@@ -74,6 +74,7 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
         model=settings.model if settings else None,
         runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)" if settings else None,
         proxy=DEMO_PROPOSER if heuristic else None,
+        cost=summary.cost,
     )
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from skillbench.gitinfo import run_git
 from skillbench.reports.paths import project_root
+from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.report import ReportHeader
 
 __all__ = [
@@ -94,6 +95,7 @@ def make_header(
     runs: str | int | None = None,
     recorded: str | None = None,
     proxy: str | None = None,
+    cost: CostBlock | None = None,
 ) -> ReportHeader:
     """A header stamped with now (UTC), the project's commit and the eval set's hash."""
     commit, dirty = commit_state()
@@ -116,6 +118,7 @@ def make_header(
         dirty=dirty,
         recorded=recorded,
         proxy=proxy,
+        cost=cost_summary(cost) if cost is not None else None,
     )
 
 
@@ -135,6 +138,7 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
         ("CLI version", header.cli_version),
         ("listing", header.listing),
         ("runs", header.runs),
+        ("cost", header.cost),
         ("date", header.date),
         ("commit", commit),
     ]

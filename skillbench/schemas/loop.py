@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, RootModel, StrictInt, model_validator
 
 from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
+from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.trigger import TriggerQuery
 
 RATE_TOLERANCE = 1e-4
@@ -97,6 +98,9 @@ class LoopIteration(Doc):
     validation_warnings: list[str] | None = None
     results: list[LoopQueryResult] | None = Field(
         default=None, description="per-query results of this iteration (skillbench)"
+    )
+    cost: CostBlock | None = Field(
+        default=None, description="cost of this round: its proposal and its evaluation"
     )
 
     @model_validator(mode="after")
@@ -196,6 +200,7 @@ class LoopSummary(Doc):
     selected_by: Literal["selection"] | None = None
     stop_reason: str | None = Field(default=None, description="why the loop ended (skillbench)")
     settings: LoopSettings | None = None
+    cost: CostBlock | None = Field(default=None, description="cost of the whole loop")
     adoption: LoopAdoption | None = None
 
     @model_validator(mode="after")

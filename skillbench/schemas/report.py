@@ -34,6 +34,10 @@ class ReportHeader(Document):
         default=None, description="set when the numbers come from recorded fixtures, not a model"
     )
     proxy: str | None = Field(default=None, description="set when the judge is not Claude")
+    cost: str | None = Field(
+        default=None,
+        description="calls, cache hit share, tokens by kind and dollars, with the price date",
+    )
 
 
 class ReportTable(Document):

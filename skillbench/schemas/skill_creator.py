@@ -372,10 +372,18 @@ class SCBenchmarkMetadata(Doc):
 class SCBenchmark(Doc):
     """`benchmarks/<timestamp>/benchmark.json`; `run_summary` maps configuration → aggregates,
     plus `delta` (difference strings such as "+0.50"). skillbench adds the paired analysis beside
-    it (`extension_keys`)."""
+    it (`extension_keys`), and the cost of the recorded runs (`cost`, a `schemas.cost.CostBlock`)."""
 
     extension_keys: ClassVar[frozenset[str]] = frozenset(
-        {"skillbench", "comparison", "paired", "expectation_matrix", "non_discriminating", "flaky"}
+        {
+            "skillbench",
+            "comparison",
+            "paired",
+            "expectation_matrix",
+            "non_discriminating",
+            "flaky",
+            "cost",
+        }
     )
 
     metadata: SCBenchmarkMetadata

@@ -14,6 +14,7 @@ from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, m
 
 from skillbench.schemas.base import Document
 from skillbench.schemas.common import rule_error
+from skillbench.schemas.cost import CostBlock
 
 RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
 
@@ -315,6 +316,7 @@ class TriggerReport(Document):
             "harness",
             "listing",
             "catalog",
+            "cost",
         }
     )
 
@@ -331,6 +333,9 @@ class TriggerReport(Document):
     notes: list[str] | None = None
     created_at: str | None = None
     skillbench_version: str | None = None
+    cost: CostBlock | None = Field(
+        default=None, description="calls, tokens by kind, cache hit share and dollars (skillbench)"
+    )
 
     @model_validator(mode="after")
     def _summary_matches_results(self) -> TriggerReport:

@@ -95,20 +95,26 @@ def false_triggers_frame(report: TriggerReport) -> pd.DataFrame:
 
 
 def cost_frame(report: TriggerReport) -> pd.DataFrame:
-    """Calls made, cache hits, runs saved, tokens, cost, wall time, backend, model and the
-    workers (calls in flight) used, as one column."""
+    """Calls made, cache hits, runs saved, tokens by kind (and the prompt-cache read share),
+    undecided runs, cost (or "unknown") with the price table's date, wall time, backend, model
+    and the workers (calls in flight) used, as one column."""
     s = report.summary
     usage = s.usage
+    cost = report.cost
     values: dict[str, object] = {
         "calls": s.calls,
         "cache_hits": s.cache_hits,
+        "cache_hit_share": cost.cache_hit_share if cost else None,
         "calls_saved": s.calls_saved,
         "input_tokens": usage.input_tokens if usage else None,
-        "output_tokens": usage.output_tokens if usage else None,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens if usage else None,
         "cache_read_input_tokens": usage.cache_read_input_tokens if usage else None,
         "cache_read_share": s.cache_read_share,
         "undecided_runs": s.undecided_runs,
-        "cost_usd": s.cost_usd,
+        "output_tokens": usage.output_tokens if usage else None,
+        "cost_usd": cost.dollars if cost else s.cost_usd,
+        "price_table_as_of": cost.price_table_as_of if cost else None,
+        "stopped_at_cost_cap": bool(cost and cost.stopped_at_cap),
         "wall_seconds": s.wall_seconds,
         "backend": report.backend.name if report.backend else None,
         "model": report.backend.model if report.backend else None,

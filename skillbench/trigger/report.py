@@ -47,7 +47,7 @@ class QueryTally:
         undecided one (another tool first) is neither a trigger nor a miss."""
         if outcome.cached:
             self.cache_hits += 1
-        else:
+        elif not outcome.detail.get("not_run"):  # refused by the cost cap: no call was made
             self.calls += 1
             self.usage.add(outcome.usage)
         if outcome.error is not None:

@@ -16,9 +16,18 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from skillbench import limits
 from skillbench.aio import run_sync
-from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerJudge,
+    TriggerOutcome,
+    TriggerRequest,
+)
+from skillbench.backends.budget import Budget
+from skillbench.backends.cost_report import CostPlan
 from skillbench.errors import InputError
 from skillbench.redaction import clip
+from skillbench.schemas.cost import UNKNOWN
 from skillbench.schemas.trigger import (
     BackendInfo,
     CatalogInfo,
@@ -30,6 +39,7 @@ from skillbench.schemas.trigger import (
 )
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.cost import actual_cost, plan_trigger, refused_by_cap
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
 from skillbench.trigger.report import (
     QueryTally,
@@ -143,6 +153,7 @@ async def run_trigger_eval(
         warm_up()
     started = time.perf_counter()
     pending = list(tallies)
+    refused = 0
     while pending:
         wave: list[tuple[QueryTally, TriggerRequest]] = []
         for tally in pending:
@@ -157,6 +168,7 @@ async def run_trigger_eval(
         outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
         for (tally, _), outcome in zip(wave, outcomes, strict=True):
             tally.record(outcome, skill_name)
+            refused += refused_by_cap(outcome)
         if not auto:
             break
         still: list[QueryTally] = []
@@ -187,6 +199,17 @@ async def run_trigger_eval(
         wall_seconds=wall,
     )
     backend = backend_info(judge)
+    cost = actual_cost(
+        judge, summary.calls or 0, summary.cache_hits or 0, _usage(tallies), refused=refused
+    )
+    if cost.dollars == UNKNOWN:
+        summary.cost_usd = None  # an unknown price is never reported as 0
+    warnings = harness_warnings(results)
+    if refused:
+        warnings.append(
+            f"stopped at the cost cap: {refused} run(s) not made (counted as errors, never as "
+            "outcomes); a re-run with a higher --max-cost resumes from the call cache"
+        )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
     harness = harness_info(judge)
     listing = listing_info(judge, target, others)
@@ -197,7 +220,6 @@ async def run_trigger_eval(
         notes.append(
             f"--escalate: {escalated} undecided run(s) re-run through the claude-code backend."
         )
-    warnings = harness_warnings(results)
     if listing is not None and listing.warning:
         warnings.insert(0, listing.warning)
     config = RunConfig(
@@ -224,6 +246,7 @@ async def run_trigger_eval(
         catalog=catalog_info,
         warnings=warnings or None,
         notes=notes or None,
+        cost=cost,
         created_at=utc_timestamp(),
         skillbench_version=__version__,
     )
@@ -282,6 +305,8 @@ async def evaluate_skill(
     cache_path: str | Path | None = None,
     backend_options: dict[str, Any] | None = None,
     escalate: bool = False,
+    max_cost: float | None = None,
+    budget: Budget | None = None,
     **options: Any,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
@@ -291,7 +316,13 @@ async def evaluate_skill(
     ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
     no competing skills. ``escalate`` re-runs undecided runs (another tool first) through the
     claude-code backend. Other options go to run_trigger_eval.
+    ``max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and stop
+    starting calls once the spend reaches it (the report says "stopped at the cost cap").
+    ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
+    and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
+    from skillbench.backends.budget import MeteredJudge
+    from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
     from skillbench.skill import Skill
 
@@ -313,6 +344,24 @@ async def evaluate_skill(
         options["workers"],
         options.get("timeout"),
     )
+    if max_cost is not None:
+        plan = plan_trigger(
+            skill.name,
+            text,
+            queries,
+            body=skill.body,
+            catalog=catalog,
+            backend=backend,
+            model=model,
+            use_cache=use_cache,
+            cache_path=cache_path,
+            backend_options=backend_options,
+            folder=skill.path,
+            content_hash=skill.content_hash,
+            **options,
+        )
+        _require_priced(plan.planned)
+        check_cap(plan.estimate, max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
     cached: Any = cached_judge(
         backend, model=model, cache=cache, workers=options["workers"], **(backend_options or {})
@@ -321,12 +370,15 @@ async def evaluate_skill(
         from skillbench.trigger.escalate import EscalatingJudge
 
         cached = EscalatingJudge(cached, cached_judge("claude-code", model=model, cache=cache))
+    if budget is None and max_cost is not None:
+        budget = Budget(max_cost)
+    judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
     try:
-        return await run_trigger_eval(
+        report = await run_trigger_eval(
             skill.name,
             text,
             queries,
-            cached,
+            judge,
             catalog=catalog,
             body=skill.body,
             evals_file=evals,
@@ -335,12 +387,54 @@ async def evaluate_skill(
             catalog_info=catalog_info,
             **options,
         )
+        if report.cost is not None and budget is not None:
+            report.cost.cap_usd = budget.cap_usd
+        return report
     finally:
         try:
             await cached.aclose()
         finally:
             if cache is not None:
                 cache.close()
+
+
+async def plan_skill_eval(
+    skill_dir: str | Path,
+    evals: str | Path,
+    *,
+    description: str | None = None,
+    catalog_dir: str | Path | None = None,
+    **options: Any,
+) -> CostPlan:
+    """The `--dry-run` of `evaluate_skill`: load the same files, return the plan and the
+    estimate (cache hits free); no model call. Options are those of `evaluate_skill`."""
+    from skillbench.skill import Skill
+
+    skill = Skill.load(skill_dir)
+    queries = load_eval_set(evals)
+    text = skill.description if description is None else description
+    if not text.strip():
+        raise InputError("must be a non-empty string", field="description")
+    from skillbench.trigger.catalog import resolve_catalog
+
+    catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
+    return plan_trigger(
+        skill.name,
+        text,
+        queries,
+        body=skill.body,
+        catalog=catalog,
+        folder=skill.path,
+        content_hash=skill.content_hash,
+        **options,
+    )
+
+
+def _require_priced(planned: Sequence[Any]) -> None:
+    from skillbench.backends.cost_report import require_price
+
+    for line in planned:
+        require_price(line.estimator)
 
 
 def evaluate_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> TriggerReport:
@@ -619,6 +713,13 @@ def _notes(
                 f"(that takes {needed} runs). Use --runs auto or more runs."
             )
     return notes
+
+
+def _usage(tallies: Sequence[QueryTally]) -> CallUsage:
+    total = CallUsage()
+    for tally in tallies:
+        total.add(tally.usage)
+    return total
 
 
 def _sha_or_none(path: str | Path | None) -> str | None:

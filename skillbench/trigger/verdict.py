@@ -119,6 +119,7 @@ def trigger_header(
         listing=listing,
         runs=runs,
         recorded=recorded,
+        cost=report.cost,
         proxy=backend.notes or "offline proxy, not Claude"
         if backend and backend.is_proxy
         else None,

@@ -1,0 +1,353 @@
+"""Spend tracking and the `--max-cost` cap.
+
+`SpendMeter` records every answer a workflow gets — calls made and cache hits (free) — by
+(backend, model, purpose), with tokens by kind and dollars. `Budget` adds a cap: once the
+recorded spend reaches it, no new call starts (calls already in flight finish and are counted,
+so the final spend may pass the cap by at most those calls); cache hits are still served, so a
+re-run with a higher cap resumes from the call cache. `MeteredJudge` and `MeteredTextModel` wrap
+a cached judge / text model (outside the cache wrapper, so they see hits and calls) and apply
+both. A judge past the cap answers with an error outcome ("not run: stopped at the cost cap"),
+which is never counted as an outcome and never cached.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillbench.backends.base import (
+    CallUsage,
+    TextModel,
+    TextRequest,
+    TextResponse,
+    TriggerJudge,
+    TriggerOutcome,
+    TriggerRequest,
+)
+from skillbench.errors import CostCapReached, InputError
+from skillbench.schemas.cost import UNKNOWN, CostBlock, Dollars, ModelCost, TokenCounts
+
+MAX_COST_ENV = "SKILLBENCH_MAX_COST"
+CAP_ERROR = "not run: stopped at the cost cap"
+STOPPED_NOTE = "stopped at the cost cap"
+
+
+def parse_max_cost(value: str | float | None, *, env: bool = True) -> float | None:
+    """The cap in USD from `value` (the option), else `$SKILLBENCH_MAX_COST`, else None.
+
+    A negative, zero-or-less, non-numeric or non-finite cap is an InputError naming `--max-cost`
+    (or the variable)."""
+    source = "--max-cost"
+    if value is None and env:
+        value = os.environ.get(MAX_COST_ENV) or None
+        source = f"${MAX_COST_ENV}"
+    if value is None:
+        return None
+    try:
+        cap = float(str(value).strip().lstrip("$"))
+    except ValueError:
+        raise InputError(f"must be a number of US dollars, got {value!r}", path=source) from None
+    if not math.isfinite(cap) or cap <= 0:
+        raise InputError(f"must be a positive number of US dollars, got {value!r}", path=source)
+    return cap
+
+
+@dataclass
+class _Line:
+    calls: int = 0
+    hits: int = 0
+    usage: CallUsage = field(default_factory=CallUsage)
+
+
+class SpendMeter:
+    """Calls, cache hits, tokens and dollars so far, by (backend, model, purpose); thread-safe."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[str, str | None, str], _Line] = {}
+        self._priced: dict[tuple[str, str | None], bool | None] = {}
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        backend: str,
+        model: str | None,
+        purpose: str,
+        usage: CallUsage,
+        *,
+        cached: bool,
+        priced: bool | None = True,
+    ) -> None:
+        """Fold in one answer (a cache hit costs nothing and adds no tokens). `priced`: whether
+        the model's price is known; None (a backend without an estimator) trusts a reported
+        cost."""
+        with self._lock:
+            line = self._lines.setdefault((backend, model, purpose), _Line())
+            if cached:
+                line.hits += 1
+            else:
+                line.calls += 1
+                line.usage.add(usage)
+            self._priced[(backend, model)] = priced
+
+    @property
+    def spent(self) -> float:
+        """USD spent on calls so far (known prices only)."""
+        with self._lock:
+            return sum(line.usage.cost_usd for line in self._lines.values())
+
+    def snapshot(self) -> dict[tuple[str, str | None, str], _Line]:
+        """A copy of the lines, to subtract later (`block(since=...)`)."""
+        with self._lock:
+            return {k: _Line(v.calls, v.hits, _copy_usage(v.usage)) for k, v in self._lines.items()}
+
+    def block(
+        self,
+        *,
+        as_of: str | None,
+        since: dict[tuple[str, str | None, str], _Line] | None = None,
+    ) -> CostBlock:
+        """The actual cost so far (or since a snapshot) as a report block."""
+        lines: list[ModelCost] = []
+        for key, line in self.snapshot().items():
+            base = (since or {}).get(key, _Line())
+            calls, hits = line.calls - base.calls, line.hits - base.hits
+            if calls == 0 and hits == 0:
+                continue
+            usage = _minus(line.usage, base.usage)
+            backend, model, purpose = key
+            known = self._priced.get((backend, model), True)
+            if known is None:
+                known = usage.cost_usd > 0 or calls == 0
+            dollars: Dollars = round(usage.cost_usd, 6) if known else UNKNOWN
+            lines.append(
+                ModelCost(
+                    backend=backend,
+                    model=model,
+                    purpose=purpose,
+                    calls=calls,
+                    cache_hits=hits,
+                    tokens=tokens_of(usage),
+                    dollars=dollars,
+                )
+            )
+        lines.sort(key=lambda m: (m.backend, m.model or "", m.purpose))
+        return CostBlock.combine(lines, kind="actual", as_of=as_of)
+
+
+def tokens_of(usage: CallUsage) -> TokenCounts:
+    """The token part of a usage, as the report model."""
+    return TokenCounts(
+        input_tokens=usage.input_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+        output_tokens=usage.output_tokens,
+    )
+
+
+def _copy_usage(usage: CallUsage) -> CallUsage:
+    copy = CallUsage()
+    copy.add(usage)
+    return copy
+
+
+def _minus(a: CallUsage, b: CallUsage) -> CallUsage:
+    return CallUsage(
+        input_tokens=a.input_tokens - b.input_tokens,
+        output_tokens=a.output_tokens - b.output_tokens,
+        cache_read_input_tokens=a.cache_read_input_tokens - b.cache_read_input_tokens,
+        cache_creation_input_tokens=a.cache_creation_input_tokens - b.cache_creation_input_tokens,
+        cost_usd=a.cost_usd - b.cost_usd,
+    )
+
+
+class Budget:
+    """A meter with an optional cap: `allows()` is False once the spend reached the cap."""
+
+    def __init__(self, cap_usd: float | None = None, meter: SpendMeter | None = None) -> None:
+        self.cap_usd = cap_usd
+        self.meter = meter or SpendMeter()
+        self.refused = 0  # calls not started because of the cap
+        self.halted = False  # a workflow stopped early because of the cap
+        self._lock = threading.Lock()
+
+    def allows(self) -> bool:
+        """Whether a new call may start."""
+        return self.cap_usd is None or self.meter.spent < self.cap_usd
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the cap stopped anything (a call refused, a workflow halted)."""
+        return self.refused > 0 or self.halted
+
+    def halt(self) -> None:
+        """Record that a workflow stopped early because the spend reached the cap."""
+        self.halted = True
+
+    def refuse(self, count: int = 1) -> None:
+        """Count calls not started."""
+        with self._lock:
+            self.refused += count
+
+    def block(self, *, as_of: str | None, since: Any = None) -> CostBlock:
+        """The meter's block with the cap and the stop recorded."""
+        block = self.meter.block(as_of=as_of, since=since)
+        block.cap_usd = self.cap_usd
+        if self.stopped:
+            block.stopped_at_cap = True
+            block.notes = [
+                *(block.notes or []),
+                f"{STOPPED_NOTE} (${self.meter.spent:.4f} spent of ${self.cap_usd:g}): "
+                f"{self.refused} call(s) refused; a re-run with a higher cap resumes from the "
+                "call cache",
+            ]
+        return block
+
+
+class MeteredJudge:
+    """A (cached) TriggerJudge whose answers are metered and whose new calls stop at the cap.
+
+    Past the cap, requests the cache holds are still answered from it; others get an error
+    outcome. `inner` is the wrapped judge, so harness checks see through this wrapper."""
+
+    def __init__(self, judge: TriggerJudge, budget: Budget, *, priced: bool | None = True) -> None:
+        self.inner = judge
+        self.budget = budget
+        self.priced = priced
+        self.name = judge.name
+        self.model = judge.model
+        self.is_proxy = judge.is_proxy
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped judge's identity."""
+        return self.inner.identity()
+
+    def versions(self) -> dict[str, str]:
+        """The wrapped judge's versions."""
+        return self.inner.versions()
+
+    def _cached_only(self, request: TriggerRequest) -> bool:
+        cache = getattr(self.inner, "cache", None)
+        key = getattr(self.inner, "key", None)
+        return cache is not None and key is not None and bool(cache.has(key(request)))
+
+    def _record(self, outcome: TriggerOutcome) -> TriggerOutcome:
+        self.budget.meter.record(
+            self.name,
+            self.model,
+            "trigger",
+            outcome.usage,
+            cached=outcome.cached,
+            priced=self.priced,
+        )
+        return outcome
+
+    def _refused(self) -> TriggerOutcome:
+        self.budget.refuse()
+        return TriggerOutcome(triggered=False, error=CAP_ERROR, detail={"not_run": "cost cap"})
+
+    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+        """The answer, metered; past the cap only what the cache holds."""
+        if not self.budget.allows() and not self._cached_only(request):
+            return self._refused()
+        return self._record(await self.inner.judge(request))
+
+    async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+        """Many requests (the wrapped judge's `judge_many` when it has one); past the cap,
+        requests the cache cannot answer are refused."""
+        if self.budget.allows():
+            allowed = list(range(len(requests)))
+        else:
+            allowed = [i for i, r in enumerate(requests) if self._cached_only(r)]
+        results: list[TriggerOutcome | None] = [None] * len(requests)
+        many = getattr(self.inner, "judge_many", None)
+        chosen = [requests[i] for i in allowed]
+        if many is not None:
+            outcomes = list(await many(chosen)) if chosen else []
+        else:
+            outcomes = [await self.inner.judge(r) for r in chosen]
+        for i, outcome in zip(allowed, outcomes, strict=True):
+            results[i] = self._record(outcome)
+        return [r if r is not None else self._refused() for r in results]
+
+    async def aclose(self) -> None:
+        """Close the wrapped judge."""
+        await self.inner.aclose()
+
+
+class MeteredTextModel:
+    """A (cached) TextModel whose replies are metered; past the cap a new call raises
+    CostCapReached (callers check `budget.allows()` first to stop cleanly)."""
+
+    def __init__(self, model: TextModel, budget: Budget, *, priced: bool | None = True) -> None:
+        self.inner = model
+        self.budget = budget
+        self.priced = priced
+        self.name = model.name
+        self.model = model.model
+
+    def identity(self) -> dict[str, Any]:
+        """The wrapped model's identity."""
+        return self.inner.identity()
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """The reply, metered."""
+        if not self.budget.allows():
+            self.budget.refuse()
+            raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
+        response = await self.inner.complete(request)
+        self.budget.meter.record(
+            self.name,
+            self.model,
+            request.purpose or "text",
+            response.usage,
+            cached=response.cached,
+            priced=self.priced,
+        )
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "complete_json" and callable(getattr(self.inner, "complete_json", None)):
+            return self._complete_json
+        return getattr(self.inner, name)
+
+    async def _complete_json(self, request: TextRequest, output_model: Any) -> TextResponse:
+        """The wrapped model's native structured reply, metered like `complete`."""
+        if not self.budget.allows():
+            self.budget.refuse()
+            raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
+        response: TextResponse = await self.inner.complete_json(request, output_model)  # type: ignore[attr-defined]
+        self.budget.meter.record(
+            self.name,
+            self.model,
+            request.purpose or "text",
+            response.usage,
+            cached=response.cached,
+            priced=self.priced,
+        )
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped model."""
+        await self.inner.aclose()
+
+
+def metered_text_model(backend: str, *, model: str | None, cache: Any, budget: Budget) -> Any:
+    """The backend's TextModel, metered by `budget`, behind the call cache (so the meter sees
+    the calls made; cache hits, served before it, cost nothing and are not counted)."""
+    from skillbench.backends.cache import CachingTextModel
+    from skillbench.backends.estimate import get_estimator
+    from skillbench.backends.registry import get_text_model
+
+    try:
+        estimator = get_estimator(backend, model=model)
+        priced: bool | None = (
+            None if getattr(estimator, "reports_cost", False) else estimator.price_known()
+        )
+    except InputError:
+        priced = None
+    inner = MeteredTextModel(get_text_model(backend, model=model), budget, priced=priced)
+    return CachingTextModel(inner, cache)

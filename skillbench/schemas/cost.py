@@ -1,0 +1,191 @@
+"""Cost of a run, actual or estimated: calls, tokens by kind, cache hit share, dollars.
+
+One `CostBlock` goes into every report (trigger report, loop summary and each of its rounds,
+behavior benchmark) and is what `--dry-run` prints. Dollars are a number only when every model
+involved has a known price; otherwise they are the string "unknown" — never 0. The price
+table's date says how old the prices are.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from skillbench.schemas.common import Count, Doc
+
+UNKNOWN: Literal["unknown"] = "unknown"
+Dollars = float | Literal["unknown"]
+
+
+class TokenCounts(Doc):
+    """Tokens by kind, summed over calls."""
+
+    input_tokens: Count = 0
+    cache_creation_input_tokens: Count = 0
+    cache_read_input_tokens: Count = 0
+    output_tokens: Count = 0
+
+    def plus(self, other: TokenCounts) -> TokenCounts:
+        """The sum of two counts."""
+        return TokenCounts(
+            input_tokens=self.input_tokens + other.input_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+    @property
+    def total_input(self) -> int:
+        """Uncached input, cache writes and cache reads together."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+class ModelCost(Doc):
+    """Calls and cost of one (backend, model, purpose) line."""
+
+    backend: str
+    model: str | None = None
+    purpose: str = Field(description="what the calls were for: trigger, improve, grade, run, ...")
+    calls: Count = Field(description="calls made (or, in an estimate, to be made)")
+    cache_hits: Count = Field(default=0, description="answers served by the call cache: free")
+    tokens: TokenCounts = Field(default_factory=TokenCounts)
+    dollars: Dollars = Field(description='USD, or "unknown" when the model has no known price')
+    basis: str | None = Field(default=None, description="how an estimate was made")
+
+
+class CostBlock(Doc):
+    """The cost of a run (kind "actual") or of a planned run (kind "estimate")."""
+
+    kind: Literal["actual", "estimate"]
+    calls: Count
+    cache_hits: Count = 0
+    cache_hit_share: float | None = Field(
+        default=None, ge=0, le=1, description="cache hits / (calls + cache hits); None when 0"
+    )
+    tokens: TokenCounts = Field(default_factory=TokenCounts)
+    dollars: Dollars
+    price_table_as_of: str | None = Field(default=None, description="date of the price table")
+    lines: list[ModelCost] = Field(default_factory=list)
+    cap_usd: float | None = Field(default=None, description="the --max-cost cap, when set")
+    stopped_at_cap: bool | None = Field(
+        default=None, description="true when the run stopped because spend reached the cap"
+    )
+    notes: list[str] | None = None
+
+    @classmethod
+    def combine(
+        cls,
+        lines: list[ModelCost],
+        *,
+        kind: Literal["actual", "estimate"],
+        as_of: str | None,
+        notes: list[str] | None = None,
+    ) -> CostBlock:
+        """A block summing `lines` (dollars "unknown" if any line's are)."""
+        tokens = TokenCounts()
+        for line in lines:
+            tokens = tokens.plus(line.tokens)
+        calls = sum(line.calls for line in lines)
+        hits = sum(line.cache_hits for line in lines)
+        dollars: Dollars = (
+            UNKNOWN
+            if any(line.dollars == UNKNOWN for line in lines)
+            else round(sum(float(line.dollars) for line in lines), 6)
+        )
+        return cls(
+            kind=kind,
+            calls=calls,
+            cache_hits=hits,
+            cache_hit_share=round(hits / (calls + hits), 4) if calls + hits else None,
+            tokens=tokens,
+            dollars=dollars,
+            price_table_as_of=as_of,
+            lines=lines,
+            notes=notes or None,
+        )
+
+    def plus(self, other: CostBlock) -> CostBlock:
+        """Two blocks of the same kind added (lines merged by backend, model and purpose)."""
+        merged: dict[tuple[str, str | None, str], ModelCost] = {}
+        for line in [*self.lines, *other.lines]:
+            key = (line.backend, line.model, line.purpose)
+            if key not in merged:
+                merged[key] = line.model_copy()
+                continue
+            old = merged[key]
+            dollars: Dollars = (
+                UNKNOWN
+                if UNKNOWN in (old.dollars, line.dollars)
+                else round(float(old.dollars) + float(line.dollars), 6)
+            )
+            merged[key] = old.model_copy(
+                update={
+                    "calls": old.calls + line.calls,
+                    "cache_hits": old.cache_hits + line.cache_hits,
+                    "tokens": old.tokens.plus(line.tokens),
+                    "dollars": dollars,
+                }
+            )
+        notes = [
+            *(self.notes or []),
+            *(n for n in other.notes or [] if n not in (self.notes or [])),
+        ]
+        block = CostBlock.combine(
+            list(merged.values()),
+            kind=self.kind,
+            as_of=self.price_table_as_of or other.price_table_as_of,
+            notes=notes,
+        )
+        block.cap_usd = self.cap_usd if self.cap_usd is not None else other.cap_usd
+        if self.stopped_at_cap or other.stopped_at_cap:
+            block.stopped_at_cap = True
+        return block
+
+
+def format_dollars(value: Dollars) -> str:
+    """`$0.1234`, or "unknown"."""
+    return UNKNOWN if value == UNKNOWN else f"${float(value):.4f}"
+
+
+def cost_summary(block: CostBlock) -> str:
+    """One line for a report header: dollars, calls, cache hit share, tokens, price date."""
+    t = block.tokens
+    share = "–" if block.cache_hit_share is None else f"{block.cache_hit_share:.0%}"
+    text = (
+        f"{format_dollars(block.dollars)}: {block.calls} calls, cache hits {share}, tokens "
+        f"in {t.input_tokens} / cache write {t.cache_creation_input_tokens} / cache read "
+        f"{t.cache_read_input_tokens} / out {t.output_tokens} "
+        f"(prices as of {block.price_table_as_of or 'unknown date'})"
+    )
+    if block.stopped_at_cap:
+        text += "; stopped at the cost cap"
+    return text
+
+
+def cost_lines(block: CostBlock) -> list[str]:
+    """Plain-text lines for a CLI summary or a notebook header."""
+    t = block.tokens
+    share = "–" if block.cache_hit_share is None else f"{block.cache_hit_share:.0%}"
+    label = "estimated cost" if block.kind == "estimate" else "cost"
+    lines = [
+        f"{label}: {format_dollars(block.dollars)} "
+        f"(prices as of {block.price_table_as_of or 'unknown date'}); "
+        f"calls {block.calls}, cache hits {block.cache_hits} ({share})",
+        f"  tokens: input {t.input_tokens}, cache writes {t.cache_creation_input_tokens}, "
+        f"cache reads {t.cache_read_input_tokens}, output {t.output_tokens}",
+    ]
+    for line in block.lines:
+        model = f" {line.model}" if line.model else ""
+        lines.append(
+            f"  {line.backend}{model} [{line.purpose}]: calls {line.calls}, "
+            f"hits {line.cache_hits}, {format_dollars(line.dollars)}"
+            + (f" — {line.basis}" if line.basis else "")
+        )
+    if block.cap_usd is not None:
+        lines.append(f"  cap: ${block.cap_usd:g}")
+    if block.stopped_at_cap:
+        lines.append("  stopped at the cost cap: re-run (with a higher cap) resumes from the cache")
+    lines.extend(f"  note: {note}" for note in block.notes or [])
+    return lines

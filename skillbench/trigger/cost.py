@@ -1,0 +1,176 @@
+"""What a trigger eval costs: the plan and estimate of a dry run, the actual cost of a report.
+
+`trigger_requests` builds exactly the requests `run_trigger_eval` sends (for `--runs auto`, the
+upper bound of `max_runs` per query). `estimate_requests` checks each against the call cache
+(hits are free) and asks the backend's estimator about the rest. `plan_trigger_eval` is the
+`--dry-run` of `evaluate_skill` (`trigger.run.plan_skill_eval` loads the files and calls it): no model call. `actual_cost` is the report's cost block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
+from skillbench.backends.budget import CAP_ERROR, tokens_of
+from skillbench.backends.cost_report import CostPlan, key_judge, plan_block, price_table_date
+from skillbench.backends.estimate import Estimator, Planned, for_judge, get_estimator
+from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost
+from skillbench.trigger.evalset import EvalQuery
+
+if TYPE_CHECKING:
+    from skillbench.backends.cache import CachingJudge, CallUsage
+
+AUTO_NOTE = (
+    "--runs auto: counted at the upper bound of --max-runs per query; adaptive sampling "
+    "usually stops earlier"
+)
+
+
+def trigger_requests(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery],
+    *,
+    body: str = "",
+    catalog: Iterable[SkillEntry] = (),
+    runs_per_query: int,
+    seed: int = 0,
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
+) -> list[TriggerRequest]:
+    """The requests a fixed-runs trigger eval sends, in its order (the same target entry as
+    `run_trigger_eval`'s, so the same cache keys)."""
+    target = SkillEntry(
+        name=skill_name,
+        description=description,
+        body=body,
+        folder=None if folder is None else str(folder),
+        content_hash=content_hash,
+    )
+    others = tuple(entry for entry in catalog if entry.name != skill_name)
+    return [
+        TriggerRequest(target, others, query.text, run, seed)
+        for query in queries
+        for run in range(runs_per_query)
+    ]
+
+
+def estimate_requests(
+    requests: Sequence[TriggerRequest],
+    estimator: Estimator,
+    keys: CachingJudge | None,
+    *,
+    purpose: str = "trigger",
+    planned: Planned | None = None,
+) -> Planned:
+    """Fold `requests` into a planned line: cache hits free, the rest estimated."""
+    line = planned or Planned(estimator, purpose)
+    cache = keys.cache if keys is not None else None
+    misses = [r for r in requests if cache is None or not cache.has(keys.key(r))]  # type: ignore[union-attr]
+    line.add(estimator.trigger_calls(misses), len(misses), len(requests) - len(misses))
+    return line
+
+
+def runs_per_query(runs: int | str, max_runs: int) -> int:
+    """Runs per query of a plan: `runs`, or `max_runs` for "auto"."""
+    return max_runs if runs == "auto" else int(runs)
+
+
+def plan_trigger(
+    skill_name: str,
+    description: str,
+    queries: Sequence[EvalQuery],
+    *,
+    body: str = "",
+    catalog: Sequence[SkillEntry] = (),
+    backend: str | None = None,
+    model: str | None = None,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    backend_options: dict[str, Any] | None = None,
+    runs: int | str = 3,
+    max_runs: int = 10,
+    seed: int = 0,
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
+    **_: Any,
+) -> CostPlan:
+    """The plan and estimate of a trigger eval with these options; no model call."""
+    from skillbench.backends.cost_report import existing_cache
+    from skillbench.backends.registry import resolve_backend_name
+
+    name = resolve_backend_name(backend)
+    per_query = runs_per_query(runs, max_runs)
+    requests = trigger_requests(
+        skill_name,
+        description,
+        queries,
+        body=body,
+        catalog=catalog,
+        runs_per_query=per_query,
+        seed=seed,
+        folder=folder,
+        content_hash=content_hash,
+    )
+    cache = existing_cache(cache_path, enabled=use_cache)
+    try:
+        options = dict(backend_options or {})
+        estimator = get_estimator(name, model=model, cache=cache, **options)
+        keys, note = key_judge(name, model=model, cache=cache, options=options)
+        if keys is not None:
+            estimator = for_judge(keys, estimator, cache=cache)
+        line = estimate_requests(requests, estimator, keys)
+    finally:
+        if cache is not None:
+            cache.close()
+    notes = [n for n in (note, AUTO_NOTE if runs == "auto" else None) if n]
+    others = [entry for entry in catalog if entry.name != skill_name]
+    lines = [
+        f"plan: trigger eval of {skill_name!r} on backend {name}"
+        + (f" ({estimator.model})" if estimator.model else ""),
+        f"  {len(queries)} queries × {per_query} runs × 1 description = {len(requests)} runs, "
+        f"{len(others)} competing skill(s)",
+    ]
+    return CostPlan(lines, plan_block([line], notes=notes), [line])
+
+
+def refused_by_cap(outcome: TriggerOutcome) -> bool:
+    """Whether a run was not made because the spend had reached the cap."""
+    return outcome.error == CAP_ERROR
+
+
+def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
+    """Whether the judge's dollars are known: its backend's estimator says so, or (for a
+    backend without one) it reported a cost."""
+    try:
+        estimator = get_estimator(judge.name, model=judge.model)
+    except Exception:  # no estimator (a plugin or test backend): trust a reported cost
+        return outcomes_cost > 0
+    reports = bool(getattr(estimator, "reports_cost", False))
+    return estimator.price_known() or (reports and outcomes_cost > 0)
+
+
+def actual_cost(
+    judge: TriggerJudge, calls: int, hits: int, usage: CallUsage, *, refused: int = 0
+) -> CostBlock:
+    """A trigger report's cost block (stopped_at_cap when runs were refused by the cap)."""
+    known = priced(judge, usage.cost_usd) or (calls == 0)
+    line = ModelCost(
+        backend=str(getattr(judge, "name", "?")),
+        model=getattr(judge, "model", None),
+        purpose="trigger",
+        calls=calls,
+        cache_hits=hits,
+        tokens=tokens_of(usage),
+        dollars=round(usage.cost_usd, 6) if known else UNKNOWN,
+    )
+    block = CostBlock.combine([line], kind="actual", as_of=price_table_date())
+    if refused:
+        block.stopped_at_cap = True
+        block.notes = [
+            f"stopped at the cost cap: {refused} run(s) not made; a re-run with a higher cap "
+            "resumes from the call cache"
+        ]
+    return block

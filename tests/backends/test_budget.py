@@ -1,0 +1,139 @@
+"""The spend meter, the cap, and the metered judge / text model."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from trigger_fakes import ScriptedJudge
+
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TextRequest,
+    TextResponse,
+    TriggerRequest,
+)
+from skillbench.backends.budget import (
+    CAP_ERROR,
+    MAX_COST_ENV,
+    Budget,
+    MeteredJudge,
+    MeteredTextModel,
+    SpendMeter,
+    parse_max_cost,
+)
+from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.errors import CostCapReached, InputError
+
+TARGET = SkillEntry("pdf", "PDF forms")
+
+
+def request(query: str, run: int = 0) -> TriggerRequest:
+    return TriggerRequest(TARGET, (), query, run)
+
+
+@pytest.mark.parametrize("bad", ["-1", "0", "abc", "nan", "inf", ""])
+def test_bad_caps_name_the_option(bad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MAX_COST_ENV, raising=False)
+    if bad == "":
+        assert parse_max_cost(None) is None
+        return
+    with pytest.raises(InputError, match="--max-cost"):
+        parse_max_cost(bad)
+
+
+def test_cap_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MAX_COST_ENV, "$2.50")
+    assert parse_max_cost(None) == 2.5
+    assert parse_max_cost("1") == 1.0  # the option wins
+    monkeypatch.setenv(MAX_COST_ENV, "lots")
+    with pytest.raises(InputError, match=r"\$SKILLBENCH_MAX_COST"):
+        parse_max_cost(None)
+
+
+def test_meter_states_unknown_prices_as_unknown_never_zero() -> None:
+    meter = SpendMeter()
+    meter.record("anthropic", "claude-x", "trigger", CallUsage(10, 2), cached=False, priced=False)
+    meter.record("anthropic", "claude-x", "trigger", CallUsage(), cached=True, priced=False)
+    meter.record("local", "minilm", "trigger", CallUsage(), cached=False, priced=True)
+    block = meter.block(as_of="2026-11-21")
+    assert block.dollars == "unknown"
+    assert (
+        block.calls == 2
+        and block.cache_hits == 1
+        and block.cache_hit_share == pytest.approx(1 / 3, abs=1e-4)
+    )
+    by_backend = {line.backend: line for line in block.lines}
+    assert by_backend["anthropic"].dollars == "unknown"
+    assert by_backend["local"].dollars == 0.0
+    assert block.tokens.input_tokens == 10 and block.price_table_as_of == "2026-11-21"
+
+
+async def test_judge_stops_starting_calls_at_the_cap_and_in_flight_calls_finish() -> None:
+    inner = ScriptedJudge({}, delay=0.01)  # each call costs $0.001
+    budget = Budget(0.0025)
+    judge = MeteredJudge(inner, budget)
+    gate = asyncio.Semaphore(2)  # two in flight at a time
+
+    async def one(i: int) -> object:
+        async with gate:
+            return await judge.judge(request(f"q{i}"))
+
+    outcomes = await asyncio.gather(*(one(i) for i in range(10)))
+    made = len(inner.requests)
+    assert 3 <= made <= 4  # the cap is reached after 3; a 4th may already be in flight
+    refused = [o for o in outcomes if o.error == CAP_ERROR]  # type: ignore[attr-defined]
+    assert len(refused) == 10 - made and budget.refused == 10 - made
+    block = budget.block(as_of=None)
+    assert block.stopped_at_cap and block.calls == made and block.cap_usd == 0.0025
+    assert "re-run with a higher cap resumes" in (block.notes or [""])[0]
+
+
+async def test_past_the_cap_cached_answers_are_still_served(tmp_path: Path) -> None:
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner = ScriptedJudge({"q0": "T"})
+        warm = CachingJudge(inner, cache)
+        await warm.judge(request("q0"))
+        budget = Budget(0.0001)
+        budget.meter.record("scripted", "fake-1", "trigger", CallUsage(cost_usd=1.0), cached=False)
+        judge = MeteredJudge(CachingJudge(inner, cache), budget)
+        hit, miss = await judge.judge_many([request("q0"), request("q1")])
+    assert hit.triggered and hit.cached
+    assert miss.error == CAP_ERROR and len(inner.requests) == 1
+
+
+class PricedModel:
+    name = "priced"
+    model: str | None = "p-1"
+
+    def identity(self) -> dict[str, str]:
+        return {"backend": self.name}
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        return TextResponse("ok", usage=CallUsage(5, 5, cost_usd=0.01))
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_text_model_refuses_past_the_cap() -> None:
+    budget = Budget(0.015)
+    model = MeteredTextModel(PricedModel(), budget)
+    await model.complete(TextRequest("a", purpose="improve"))
+    await model.complete(TextRequest("b", purpose="improve"))
+    with pytest.raises(CostCapReached, match="stopped at the cost cap"):
+        await model.complete(TextRequest("c", purpose="improve"))
+    line = budget.block(as_of=None).lines[0]
+    assert line.purpose == "improve" and line.calls == 2 and line.dollars == pytest.approx(0.02)
+
+
+def test_cost_summary_is_one_line_with_unknown_never_zero() -> None:
+    from skillbench.schemas.cost import cost_summary
+
+    meter = SpendMeter()
+    meter.record("anthropic", "claude-x", "trigger", CallUsage(10, 2), cached=False, priced=False)
+    line = cost_summary(meter.block(as_of="2026-11-21"))
+    assert line.startswith("unknown: 1 calls") and "prices as of 2026-11-21" in line
+    assert "$0" not in line and "\n" not in line
