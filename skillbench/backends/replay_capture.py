@@ -19,7 +19,6 @@ version and the environment settings that change the request (`REQUEST_SETTINGS`
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -33,10 +32,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
 
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_install import install_skills
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
@@ -305,38 +304,11 @@ class CaptureServer(ThreadingHTTPServer):
 # -- capture -----------------------------------------------------------------------------------
 
 
-def skill_markdown(entry: SkillEntry) -> str:
-    """SKILL.md text for an entry: frontmatter (name, description) and the body."""
-    front = yaml.safe_dump(
-        {"name": entry.name, "description": entry.description},
-        sort_keys=False,
-        allow_unicode=True,
-        width=1_000_000,
-    )
-    body = entry.body if entry.body.endswith("\n") or not entry.body else entry.body + "\n"
-    return f"---\n{front}---\n\n{body}"
-
-
 def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
     """Install the target and the catalog under `project/.claude/skills/` (target wins a name
-    clash) as the claude-code backend installs them (whole folders when known, see
+    clash) exactly as the claude-code backend installs them (whole folders when known, see
     `claude_install`); returns the names installed, in order."""
-    try:  # the claude-code backend's installer, where present (whole folders)
-        claude_install: Any = importlib.import_module("skillbench.backends.claude_install")
-    except ImportError:
-        claude_install = None
-    if claude_install is not None:
-        installed: list[str] = claude_install.install_skills(project, target, catalog)
-        return installed
-    names: list[str] = []
-    for entry in (target, *catalog):
-        if entry.name in names or not entry.name or "/" in entry.name or entry.name in {".", ".."}:
-            continue
-        folder = project / ".claude" / "skills" / entry.name
-        folder.mkdir(parents=True, exist_ok=False)
-        (folder / "SKILL.md").write_text(skill_markdown(entry), encoding="utf-8")
-        names.append(entry.name)
-    return names
+    return install_skills(project, target, catalog)
 
 
 def capture_env(home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:

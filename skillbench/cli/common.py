@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from skillbench.backends.budget import Budget
+    from skillbench.backends.cache import CallCache
     from skillbench.backends.cost_report import CostPlan
 
 SKILL_DIR_HELP = "folder holding SKILL.md"
@@ -124,6 +125,26 @@ def print_plan(lines: list[str]) -> None:
 
     for line in lines:
         print(line, file=sys.stdout)
+
+
+def plan_with_cache(
+    args: argparse.Namespace,
+    make: Callable[[CallCache | None], CostPlan],
+    cap: float | None,
+    *,
+    use_cache: bool = True,
+) -> None:
+    """Build a plan with the call cache as it is (`--cache`, unless `--no-cache`; never
+    created), then `check_plan` it (printed on `--dry-run`, refused above the cap)."""
+    from skillbench.backends.cost_report import existing_cache
+
+    cache = existing_cache(args.cache, enabled=use_cache and not args.no_cache)
+    try:
+        plan = make(cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    check_plan(plan, cap, dry_run=args.dry_run)
 
 
 def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:

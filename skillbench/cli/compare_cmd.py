@@ -90,7 +90,6 @@ def _pct(value: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
     from skillbench.backends.budget import Budget
-    from skillbench.backends.cost_report import existing_cache
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.cost import plan_compare
@@ -99,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
     cap = common.max_cost(args)
     backend = resolve_backend_name(args.backend)
     if args.dry_run or cap is not None:
-        cache = existing_cache(args.cache, enabled=not args.no_cache)
-        try:
-            plan = plan_compare(
+        common.plan_with_cache(
+            args,
+            lambda cache: plan_compare(
                 args.skill_dir,
                 args.a,
                 args.b,
@@ -111,11 +110,9 @@ def run(args: argparse.Namespace) -> int:
                 dialect=args.dialect,
                 seed=args.seed,
                 cache=cache,
-            )
-        finally:
-            if cache is not None:
-                cache.close()
-        common.check_plan(plan, cap, dry_run=args.dry_run)
+            ),
+            cap,
+        )
         if args.dry_run:
             return EXIT_OK
     budget = Budget(cap)

@@ -57,7 +57,6 @@ def run_grade(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from skillbench.backends.budget import Budget
-    from skillbench.backends.cost_report import existing_cache
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.cost import plan_grade
     from skillbench.behavior.grade import grade_workspace_sync
@@ -65,19 +64,17 @@ def run_grade(args: argparse.Namespace) -> int:
     cap = common.max_cost(args)
     if args.dry_run or cap is not None:
         backend = resolve_backend_name(args.backend)
-        cache = existing_cache(args.cache, enabled=not args.no_cache)
-        try:
-            plan = plan_grade(
+        common.plan_with_cache(
+            args,
+            lambda cache: plan_grade(
                 args.skill_dir,
                 workspace=args.workspace,
                 backend=backend,
                 model=args.model,
                 cache=cache,
-            )
-        finally:
-            if cache is not None:
-                cache.close()
-        common.check_plan(plan, cap, dry_run=args.dry_run)
+            ),
+            cap,
+        )
         if args.dry_run:
             return EXIT_OK
     budget = Budget(cap)

@@ -185,12 +185,11 @@ def _check_cost(
     cap: float | None,
 ) -> None:
     """The plan and estimate (printed on --dry-run); refuse an estimate above the cap."""
-    from skillbench.backends.cost_report import existing_cache
     from skillbench.behavior.cost import plan_run
 
-    cache = existing_cache(args.cache, enabled=not args.no_cache and backend != "local")
-    try:
-        plan = plan_run(
+    common.plan_with_cache(
+        args,
+        lambda cache: plan_run(
             workspace,
             evals,
             skill_dir=args.skill_dir,
@@ -199,8 +198,7 @@ def _check_cost(
             backend=backend,
             model=args.model,
             cache=cache,
-        )
-    finally:
-        if cache is not None:
-            cache.close()
-    common.check_plan(plan, cap, dry_run=args.dry_run)
+        ),
+        cap,
+        use_cache=backend != "local",
+    )
