@@ -72,6 +72,7 @@ MINIMAL_NOTE = (
     "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
     "replay harness for rates that mean Claude Code"
 )
+SELF_BOUNDED_HEADROOM = 4  # workers per limiter slot for a judge that queues its own calls
 DEFAULT_RUNS = 4
 """Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
 when none is given): the fewest whose unanimous result settles a verdict at the default
@@ -571,8 +572,10 @@ async def _run_wave(
     # not one task per run (50,000 queries x 100 runs would be 5 million tasks)
     done: list[TriggerOutcome | None] = [None] * len(requests)
     pending = iter(range(len(requests)))
+    # a judge with its own limiter frees its slot while a call waits out a retry-after: give it
+    # headroom (runs queued in the limiter, not holding a worker), still O(workers) coroutines
     self_bounded = timeout is None and getattr(_innermost(judge), "limiter", None) is not None
-    width = len(requests) if self_bounded else workers
+    width = SELF_BOUNDED_HEADROOM * workers if self_bounded else workers
 
     async def worker() -> None:
         for index in pending:
