@@ -10,6 +10,7 @@ from skillbench.behavior.grade_records import GradeSummary
 from skillbench.behavior.workspace import Workspace
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas import skill_creator as sc
+from skillbench.schemas.cost import CostBlock
 
 SAMPLE_RUNS = (
     "hand-written SAMPLE runs from data/runs/, replayed (not model output): their times and "
@@ -143,8 +144,10 @@ def workspace_is_recorded(space: Workspace) -> bool:
 def benchmark_header(
     doc: sc.SCBenchmark, *, backend: str | None, recorded: bool, model: str | None = None
 ) -> ReportHeader:
-    """The benchmark report's header."""
+    """The benchmark report's header (with the recorded runs' cost when benchmark.json has it)."""
     meta = doc.metadata
+    cost_data = (doc.model_extra or {}).get("cost")
+    cost = CostBlock.model_validate(cost_data) if isinstance(cost_data, dict) else None
     return make_header(
         "Benchmark",
         benchmark_verdict(doc),
@@ -154,6 +157,7 @@ def benchmark_header(
         model=meta.executor_model or model,
         runs=f"{meta.runs_per_configuration} per case and configuration",
         recorded=SAMPLE_RUNS if recorded else None,
+        cost=cost,
     )
 
 

@@ -53,6 +53,7 @@ def test_benchmark_verdict_reads_the_paired_interval(graded: tuple[Path, object]
     assert "rough: fewer than 10 cases" in verdict.line
     header = benchmark_header(doc, backend="local", recorded=True)
     assert header.skill == "csv-cleanup" and header.recorded and "per case" in (header.runs or "")
+    assert header.cost is not None  # benchmark.json's cost of the recorded runs, in the header
 
 
 def test_benchmark_cli_opens_with_the_header_and_no_raw_dict(
