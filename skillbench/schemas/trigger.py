@@ -8,7 +8,7 @@ that completed (triggered or not); runs that errored (timeout, crash, API error)
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, model_validator
 
@@ -317,9 +317,15 @@ class TriggerReport(Document):
             "listing",
             "catalog",
             "cost",
+            "header",
         }
     )
 
+    header: dict[str, Any] | None = Field(
+        default=None,
+        description="skillbench's report header (skill, eval set, backend, harness, model, "
+        "runs, date, commit, one-line verdict), first so the file opens with it",
+    )
     skill_name: str
     description: str
     summary: TriggerSummary

@@ -390,6 +390,9 @@ async def evaluate_skill(
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
+        from skillbench.trigger.verdict import trigger_header
+
+        report.header = trigger_header(report).model_dump(mode="json", exclude_none=True)
         return report
     finally:
         try:
