@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skillbench.backends import registry
@@ -200,6 +200,7 @@ def test_any_trigger_option_value(place: Path, option: str, value: str) -> None:
     name=st.sampled_from(["skill_dir", "runs", "model"]),
     value=option_text,
 )
+@example(split="0.6,0.2,0.2", name="runs", value="3")  # one valid call always runs (see below)
 def test_any_split_and_report_parameter(place: Path, split: str, name: str, value: str) -> None:
     codes.append(call(["improve", str(place / "prop-skill"), "--evals", str(place / "good.json"),
           "--backend", BACKEND, "--no-cache", "--catalog", str(place / "catalog"),
