@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,19 +295,7 @@ class MeteredTextModel:
 
     async def complete(self, request: TextRequest) -> TextResponse:
         """The reply, metered."""
-        if not self.budget.allows():
-            self.budget.refuse()
-            raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
-        response = await self.inner.complete(request)
-        self.budget.meter.record(
-            self.name,
-            self.model,
-            request.purpose or "text",
-            response.usage,
-            cached=response.cached,
-            priced=self.priced,
-        )
-        return response
+        return await self._metered(request, self.inner.complete(request))
 
     def __getattr__(self, name: str) -> Any:
         if name == "complete_json" and callable(getattr(self.inner, "complete_json", None)):
@@ -316,10 +304,18 @@ class MeteredTextModel:
 
     async def _complete_json(self, request: TextRequest, output_model: Any) -> TextResponse:
         """The wrapped model's native structured reply, metered like `complete`."""
+        call = self.inner.complete_json(request, output_model)  # type: ignore[attr-defined]
+        return await self._metered(request, call)
+
+    async def _metered(
+        self, request: TextRequest, call: Coroutine[Any, Any, TextResponse]
+    ) -> TextResponse:
+        """Refuse past the cap (CostCapReached), else await `call` and record its usage."""
         if not self.budget.allows():
+            call.close()  # never started: no "coroutine was never awaited" warning
             self.budget.refuse()
             raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
-        response: TextResponse = await self.inner.complete_json(request, output_model)  # type: ignore[attr-defined]
+        response = await call
         self.budget.meter.record(
             self.name,
             self.model,
