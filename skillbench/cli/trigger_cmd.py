@@ -174,10 +174,12 @@ def _print_report(console: Console, report: TriggerReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from skillbench.reports.header import header_lines
+    from skillbench.reports.header import ReportHeader, header_lines
     from skillbench.trigger.verdict import trigger_header
 
-    for line in header_lines(trigger_header(report), failures=False):  # the table lists them
+    # the header evaluate_skill stored (one git query per eval), else built here
+    header = ReportHeader.model_validate(report.header) if report.header else trigger_header(report)
+    for line in header_lines(header, failures=False):  # the table lists them
         console.print(line, markup=False)
 
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
