@@ -1,19 +1,22 @@
-"""Estimate versus actual spend: a trigger eval and an improvement loop against the local mock API.
+"""Estimate versus actual spend: trigger evals and an improvement loop against a local fake API.
 
-The mock (`mock_messages_server.py`, loopback only, dummy key) reports usage like the real API:
-uncached input, prompt-cache writes for the first request with a tools+system prefix and reads
-after, output tokens. This script adds to it a `count_tokens` route and an improver that answers
-with a `<new_description>`. For each workflow it first asks for the `--dry-run` estimate (fresh
-cache), then runs it for real and prints estimate / actual for calls, each token kind and dollars;
-then it checks the re-run estimate (everything cached: 0 calls, $0) and the cap: a cap below the
-estimate is refused (CostCapError, exit 3) and a cap inside the run stops it cleanly.
+The fake (`billing_api.BillingServer`, loopback only, dummy key) bills every request the way
+prompt caching is billed, by breakpoint (see billing_api.py), answers `count_tokens`, routes
+Skill-offering requests by word overlap, and answers an improver with a `<new_description>`.
+Workflows: a trigger eval on the replay harness (the default: Claude Code's captured request,
+whose last breakpoint is on the query) and on the minimal harness, and an improvement loop
+(replay; one capture per candidate description). For each it first asks for the `--dry-run`
+estimate (fresh cache), then runs it for real and prints estimate / actual for calls, each token
+kind and dollars; then it checks the re-run estimate (everything cached: 0 calls, $0) and the
+cap: a cap below the estimate is refused (CostCapError, exit 3) and a cap inside the run stops it
+cleanly.
 
-Caveat: the mock counts tokens as characters / 4, the same rule as the offline estimate, so the
+Caveat: the fake counts tokens as characters / 4, the same rule as the offline estimate, so the
 input ratios here check the accounting (which calls, which prefix is written or read, hits free),
 not a tokenizer; against the real API use a key (count_tokens) for exact input counts.
 Writes benchmarks/results/cost.json. Target: calls, each input kind and dollars within
 [0.8, 1.25]. Output tokens are printed but not held to it: with an empty cache the estimate uses
-the stated default (60 tokens per routing reply; the mock answers 25-40), which is the point
+the stated default (60 tokens per routing reply; the fake answers ~20-30), which is the point
 of stating it.
 
     .venv/bin/python benchmarks/bench_cost.py
@@ -32,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mock_messages_server import MockMessagesServer, MockState, _Handler, _Server, _tokens
+from billing_api import BillingServer
 
 from skillbench.backends.budget import Budget
 from skillbench.errors import CostCapError
@@ -52,55 +55,29 @@ LOW, HIGH = 0.8, 1.25
 _WORD = re.compile(r"[a-z]{4,}")
 
 
-class CostState(MockState):
-    """The mock, plus an improver that rewrites the description from the failing queries."""
-
-    def reply(self, body: dict[str, Any]) -> dict[str, Any]:
-        reply = super().reply(body)
-        text = json.dumps(body.get("messages"))
-        if not body.get("tools") and "new_description" in text:
-            words = sorted(set(_WORD.findall(text.lower())))[: 20 + self.counts["improve"] % 7]
-            with self.lock:
-                self.counts["improve"] += 1
-            new = (
-                "Writes clear git commit messages from staged changes and diffs. Use when the "
-                "user asks for a commit message, to summarise a change for git, or mentions "
-                + ", ".join(words)
-                + "."
-            )
-            reply["content"] = [
-                {"type": "text", "text": f"<new_description>{new}</new_description>"}
-            ]
-            reply["stop_reason"] = "end_turn"
-            reply["usage"]["output_tokens"] = _tokens(new) + 8
-        return reply
-
-
-class CostHandler(_Handler):
-    """Adds POST /v1/messages/count_tokens (characters / 4, as the mock's usage)."""
-
-    def do_POST(self) -> None:
-        if self.path.split("?")[0] != "/v1/messages/count_tokens":
-            super().do_POST()
-            return
-        length = int(self.headers.get("content-length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        prefix = {"tools": body.get("tools") or [], "system": body.get("system")}
-        with self.server.state.lock:
-            self.server.state.counts["count_tokens"] += 1
-        self._send(200, {"input_tokens": _tokens(prefix) + _tokens(body.get("messages"))})
-
-
-class CostMock(MockMessagesServer):
-    """The mock server with the improver and count_tokens additions."""
+class CostApi(BillingServer):
+    """The billing fake, plus an improver that rewrites the description from the failing
+    queries (a request without tools asking for a `<new_description>`)."""
 
     def __init__(self) -> None:
-        super().__init__(latency=0.0)
-        self._server.server_close()
-        self.state = CostState(latency=0.0)
-        self._server = _Server(("127.0.0.1", 0), CostHandler)
-        self._server.state = self.state
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(target=None)
+        self.improves = 0
+        self.lock = threading.Lock()
+
+    def text_reply(self, body: dict[str, Any]) -> str:
+        text = json.dumps(body.get("messages"))
+        if body.get("tools") or "new_description" not in text:
+            return "OK."
+        with self.lock:
+            self.improves += 1
+            words = sorted(set(_WORD.findall(text.lower())))[: 20 + self.improves % 7]
+        new = (
+            "Writes clear git commit messages from staged changes and diffs. Use when the "
+            "user asks for a commit message, to summarise a change for git, or mentions "
+            + ", ".join(words)
+            + "."
+        )
+        return f"<new_description>{new}</new_description>"
 
 
 def ratios(estimate: CostBlock, actual: CostBlock) -> dict[str, float | None]:
@@ -135,8 +112,8 @@ def main() -> int:
     """Run both workflows; exit 1 when a ratio falls outside the target or a check fails."""
     results: dict[str, Any] = {}
     failures: list[str] = []
-    with CostMock() as mock, tempfile.TemporaryDirectory(prefix="bench-cost-") as tmp:
-        os.environ["ANTHROPIC_BASE_URL"] = mock.url
+    with CostApi() as api, tempfile.TemporaryDirectory(prefix="bench-cost-") as tmp:
+        os.environ["ANTHROPIC_BASE_URL"] = api.url
         os.environ["ANTHROPIC_API_KEY"] = "bench-dummy-key-not-secret"
         cache = Path(tmp) / "cache.sqlite"
         common = {
@@ -146,20 +123,28 @@ def main() -> int:
             "catalog_dir": CATALOG,
         }
 
-        plan = plan_skill_eval_sync(SKILL, EVALS, runs=3, **common)
-        report = evaluate_skill_sync(SKILL, EVALS, runs=3, **common)
-        assert report.cost is not None
-        results["trigger"] = show("trigger eval", plan.estimate, report.cost)
-        results["trigger"]["basis"] = [line.basis for line in plan.estimate.lines]
-        again = plan_skill_eval_sync(SKILL, EVALS, runs=3, **common)
-        print(f"  re-run estimate: calls {again.estimate.calls}, ${again.estimate.dollars}")
-        if again.estimate.calls != 0 or again.estimate.dollars != 0.0:
-            failures.append("re-run estimate is not free")
-        results["trigger"]["rerun_estimate_calls"] = again.estimate.calls
+        for name, harness in (("trigger", "replay"), ("trigger_minimal", "minimal")):
+            run = {**common, "runs": 3, "backend_options": {"harness": harness}}
+            plan = plan_skill_eval_sync(SKILL, EVALS, **run)
+            api.ledger.forget()  # each workflow starts with a cold prompt cache
+            report = evaluate_skill_sync(SKILL, EVALS, **run)
+            assert report.cost is not None
+            errors = report.summary.errored_runs or 0
+            results[name] = show(f"trigger eval ({harness} harness)", plan.estimate, report.cost)
+            results[name]["basis"] = [line.basis for line in plan.estimate.lines]
+            results[name]["errors"] = errors
+            if errors:
+                failures.append(f"{name}: {errors} run(s) errored")
+            again = plan_skill_eval_sync(SKILL, EVALS, **run)
+            print(f"  re-run estimate: calls {again.estimate.calls}, ${again.estimate.dollars}")
+            if again.estimate.calls != 0 or again.estimate.dollars != 0.0:
+                failures.append(f"{name}: re-run estimate is not free")
+            results[name]["rerun_estimate_calls"] = again.estimate.calls
 
         loop = {**common, "rounds": 4, "runs": 2, "seed": 1}
         loop_plan = plan_improve_sync(SKILL, EVALS, **loop)
         out = Path(tmp) / "improve"
+        api.ledger.forget()
         result = improve_skill_sync(SKILL, EVALS, out=out, **loop)
         actual = result.summary.cost
         assert actual is not None
@@ -208,9 +193,9 @@ def main() -> int:
             "spent_usd": cost.dollars,
             "resumed_calls": rcost.calls,
             "resumed_cache_hits": rcost.cache_hits,
-            "mock_count_tokens_calls": mock.count("count_tokens"),
+            "fake_count_tokens_calls": api.ledger.counted,
         }
-    for name in ("trigger", "improve"):
+    for name in ("trigger", "trigger_minimal", "improve"):
         for key, value in results[name]["ratios"].items():
             if key != "output_tokens" and value is not None and not LOW <= value <= HIGH:
                 failures.append(f"{name} {key} ratio {value} outside [{LOW}, {HIGH}]")

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from skillbench.backends import routing_prompt
+from skillbench.backends import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
 from skillbench.backends.pricing import PriceTable, load_prices
 from skillbench.errors import InputError
@@ -417,10 +417,17 @@ class AnthropicEstimator(_Priced):
 
 class ReplayEstimator(_Priced):
     """A captured request template (`system`, `tools`, `messages`) replayed with only the query
-    swapped: the template is counted ONCE (two counts: the cacheable prefix tools + system, and
-    the whole template); each call then adds its query. The prefix is written to the prompt
-    cache by the first call and read by the rest (when above the model's minimum); the template's
-    messages and the query are plain input."""
+    swapped, estimated from the template's own prompt-cache breakpoints (`prompt_cache.layout`,
+    the query's place found by `query_marker`): the prefix up to the last breakpoint before the
+    query is written by the first call and read by the rest; the part from there to a breakpoint
+    on (or after) the query's block is written once per distinct query and read when the same
+    query runs again; what follows the last breakpoint is plain input. A prefix shorter than the
+    model's minimum is not cached. The template is counted once (at most three counts).
+
+    The shared prefix is remembered by content across calls (and, through `prefix_seen`, across
+    templates: candidate descriptions of one skill share Claude Code's tools and system prompt);
+    per-query prefixes only within one `trigger_calls` (a later round of an improvement loop has
+    a new description, so its listing is written again)."""
 
     def __init__(
         self,
@@ -428,9 +435,11 @@ class ReplayEstimator(_Priced):
         model: str,
         counter: TokenCounter | None = None,
         *,
+        query_marker: str = "",
         backend: str = "replay",
         cache: CallCache | None = None,
         prices: PriceTable | None = None,
+        prefix_seen: set[str] | None = None,
     ) -> None:
         for part in ("system", "tools", "messages"):
             if part not in template:
@@ -440,24 +449,62 @@ class ReplayEstimator(_Priced):
         self.cache = cache
         self.counter = counter or default_counter(model)
         self.prices = prices or load_prices()
-        probe = [{"role": "user", "content": "."}]
-        self.prefix_tokens = max(
-            0, self.counter(template["system"], template["tools"], probe) - char_tokens(probe)
+        self.layout = prompt_cache.layout(template, query_marker)
+        body = prompt_cache.swap_text(template, query_marker, "") if query_marker else template
+        body = prompt_cache.without_breakpoints(body)  # hints, not tokens
+        self.shared_tokens = self._count(body, self.layout.shared)
+        self.whole_tokens = self._count(body, None)
+        self.cached_tokens = (
+            self._count(body, self.layout.last) if self.layout.query_cached else self.shared_tokens
         )
-        whole = self.counter(template["system"], template["tools"], template["messages"])
-        self.messages_tokens = max(0, whole - self.prefix_tokens)
+        shared = (
+            [] if self.layout.shared is None else prompt_cache.prefix(template, self.layout.shared)
+        )
+        blob = json.dumps([model, shared], sort_keys=True, ensure_ascii=False)
+        self.shared_key = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        self.prefix_seen = prefix_seen if prefix_seen is not None else set()
         self._notes: list[str] = []
+
+    def _count(self, body: dict[str, Any], end: int | None) -> int:
+        """Input tokens of the request cut after slot `end` (the whole request for None)."""
+        part = body if end is None else prompt_cache.prefix(body, end)
+        messages = part.get("messages") or []
+        if messages:
+            return self.counter(part.get("system"), part.get("tools") or [], messages)
+        probe = [{"role": "user", "content": "."}]
+        total = self.counter(part.get("system"), part.get("tools") or [], probe)
+        return max(0, total - char_tokens(probe))
 
     def basis(self) -> str:
         return "; ".join([f"template counted once by {counter_basis(self.counter)}", *self._notes])
 
     def trigger_calls(self, requests: Sequence[TriggerRequest]) -> TokenCounts:
-        if not requests:
-            return TokenCounts()
-        rest = [self.messages_tokens + char_tokens(r.query) for r in requests]
-        counts = split_prefix_calls(
-            ["template"] * len(requests), self.prefix_tokens, rest, self.model
-        )
+        minimum = min_cacheable_tokens(self.model)
+        shared_cached = self.layout.shared is not None and self.shared_tokens >= minimum
+        shared = self.shared_key
+        seen = self.prefix_seen  # shared prefixes written so far, by content
+        queries: set[str] = set()  # per-query prefixes written in this call
+        counts = TokenCounts()
+        for request in requests:
+            query = char_tokens(request.query)
+            whole = self.whole_tokens + query
+            if self.layout.query_cached:
+                upto = self.cached_tokens + query
+                cacheable, written_before = upto >= minimum, request.query in queries
+            else:
+                upto, cacheable, written_before = self.shared_tokens, shared_cached, shared in seen
+            if cacheable and written_before:
+                read = upto
+            else:
+                read = self.shared_tokens if shared_cached and shared in seen else 0
+            written = upto - read if cacheable and not written_before else 0
+            counts.cache_read_input_tokens += read
+            counts.cache_creation_input_tokens += written
+            counts.input_tokens += whole - read - written
+            if shared_cached:
+                seen.add(shared)
+            if cacheable and self.layout.query_cached:
+                queries.add(request.query)
         output, note = self.output_tokens("trigger")
         if note not in self._notes:
             self._notes.append(note)
@@ -473,7 +520,11 @@ class ReplayEstimator(_Priced):
 
 
 TemplateSource = Callable[[SkillEntry, tuple[SkillEntry, ...]], dict[str, Any]]
-"""`source(target, catalog)` → the captured request body for that skill set, query empty."""
+"""`source(target, catalog)` → the request body sent for that skill set, `QUERY_MARKER` where
+the query goes."""
+
+QUERY_MARKER = "<skillbench-estimate-query>"
+"""Stands for the query in a template handed to `ReplayEstimator` (counted as empty)."""
 
 
 class TemplateEstimator(_Priced):
@@ -502,6 +553,7 @@ class TemplateEstimator(_Priced):
         self.counter = counter or default_counter(model)
         self.prices = prices or load_prices()
         self._estimators: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayEstimator] = {}
+        self._prefix_seen: set[str] = set()  # shared prefixes (tools + system) across templates
 
     def _for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayEstimator:
         key = (target, catalog)
@@ -510,6 +562,8 @@ class TemplateEstimator(_Priced):
                 self.source(target, catalog),
                 self.model or "",
                 self.counter,
+                query_marker=QUERY_MARKER,
+                prefix_seen=self._prefix_seen,
                 backend=self.backend,
                 cache=self.cache,
                 prices=self.prices,
@@ -554,16 +608,22 @@ class TemplateEstimator(_Priced):
 def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = None) -> Estimator:
     """The estimator to use for `judge` (under any cache wrappers): a `TemplateEstimator` when
     the judge replays captured templates (it has `template_for(target, catalog)` returning an
-    object with `body_for(query)`), else `estimator` unchanged."""
+    object with `body_for(query)`, and maybe `request_body(template, query)` for the body as
+    sent), else `estimator` unchanged."""
     inner = judge
     while getattr(inner, "inner", None) is not None:
         inner = inner.inner
     template_for = getattr(inner, "template_for", None)
     if not callable(template_for) or not estimator.model:
         return estimator
+    request_body = getattr(inner, "request_body", None)
 
     def source(target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> dict[str, Any]:
-        body: dict[str, Any] = template_for(target, catalog).body_for("")
+        template = template_for(target, catalog)
+        if callable(request_body):  # the body as sent (breakpoints the judge adds included)
+            sent: dict[str, Any] = request_body(template, QUERY_MARKER)
+            return sent
+        body: dict[str, Any] = template.body_for(QUERY_MARKER)
         return body
 
     counter = getattr(estimator, "counter", None)

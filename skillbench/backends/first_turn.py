@@ -10,12 +10,16 @@ Outcomes (`Decision.kind`):
   `malformed_tool_call`, `incomplete` (the stream ended before the reply did).
 
 The fold consumes stream events (SDK objects or plain dicts) and says when the outcome is decided,
-so the caller can close the stream early (`Decision.decided`).
+so the caller can close the stream early (`Decision.decided`, then `FirstTurn.close_early`). A
+closed stream never delivers the final usage, so its output tokens are then estimated from the
+characters received (thinking, text and tool input; `CHARS_PER_TOKEN` per token) and flagged
+`output_estimated`: the API bills what it generated before the close, which is at least that.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +27,8 @@ from skillbench.backends.routing_prompt import normalise_skill_name
 
 SKILL_TOOL = "Skill"
 TEXT_KEEP = 500
+CHARS_PER_TOKEN = 4.0  # the offline rule of skillbench.backends.estimate
+DELTA_TEXT = ("partial_json", "text", "thinking")  # what a content delta carries
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -68,6 +74,7 @@ class Decision:
     decided: bool = False
     finished: bool = False
     closed_early: bool = False
+    output_estimated: bool = False
     usage: Usage = field(default_factory=Usage)
 
 
@@ -79,6 +86,17 @@ class FirstTurn:
         self.decision = Decision()
         self._blocks: dict[int, dict[str, Any]] = {}
         self._texts: list[str] = []
+        self.received_chars = 0
+
+    def close_early(self) -> None:
+        """The caller closes the stream now: flag it, and raise the output count to what was
+        received (the final usage will not arrive)."""
+        d = self.decision
+        d.closed_early = True
+        received = math.ceil(self.received_chars / CHARS_PER_TOKEN)
+        if received > d.usage.output_tokens:
+            d.usage.output_tokens = received
+            d.output_estimated = True
 
     def feed(self, event: Any) -> bool:
         """Consume one event; True once the outcome is decided (the rest changes nothing)."""
@@ -97,6 +115,10 @@ class FirstTurn:
         elif kind == "content_block_delta":
             block_state = self._blocks.get(int(_get(event, "index", 0)))
             delta = _get(event, "delta")
+            for name in DELTA_TEXT:
+                piece = _get(delta, name)
+                if isinstance(piece, str):
+                    self.received_chars += len(piece)
             if block_state is not None:
                 if _get(delta, "type") == "input_json_delta":
                     block_state["json"] += _get(delta, "partial_json") or ""

@@ -125,6 +125,17 @@ def resolve_harness(harness: str | None) -> str:
     return chosen
 
 
+def harness_options(
+    harness: str | None = None, *, cache_before_query: bool = False
+) -> dict[str, Any]:
+    """The anthropic trigger judge's options for a harness name and the replay harness's
+    `cache_before_query` (empty for the defaults)."""
+    options: dict[str, Any] = {"harness": harness} if harness else {}
+    if cache_before_query:
+        options["cache_before_query"] = True
+    return options
+
+
 def _harness_class(harness: str | None) -> Callable[..., Any]:
     module_name, class_name = HARNESSES[resolve_harness(harness)]
     try:

@@ -51,7 +51,9 @@ from skillbench.backends.base import (
 )
 from skillbench.backends.first_turn import FirstTurn
 from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.prompt_cache import add_breakpoint_before_query
 from skillbench.backends.replay_capture import (
+    SENTINEL,
     ReplayTemplate,
     TemplateStore,
     install_hint,
@@ -63,6 +65,8 @@ if TYPE_CHECKING:
     import httpx2
 
 HARNESS = "replay"
+CACHE_BEFORE_QUERY = "claude-code + 1 before the query"
+"""The `cache_breakpoints` version of a judge with `cache_before_query` on."""
 #: Claude Code 2.1.197's own model table (first party → Bedrock, Vertex).
 PROVIDER_MODELS: dict[str, tuple[str, str]] = {
     "claude-haiku-4-5": (
@@ -199,6 +203,7 @@ class ReplayJudge:
         batch_poll_seconds: float = 10.0,
         batch_timeout_seconds: float = 24 * 3600.0,
         temperature: float | None = None,
+        cache_before_query: bool = False,
     ) -> None:
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
@@ -227,6 +232,8 @@ class ReplayJudge:
         self.batch_poll_seconds = batch_poll_seconds
         self.batch_timeout_seconds = batch_timeout_seconds
         self.progress: Callable[[str], None] | None = None
+        self.cache_before_query = cache_before_query
+        self._prepared: dict[str, ReplayTemplate] = {}
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -257,12 +264,13 @@ class ReplayJudge:
         }
 
     def versions(self) -> dict[str, str]:
-        """SDK, CLI and endpoint, for the report."""
+        """SDK, CLI, endpoint and prompt-cache breakpoints, for the report."""
         return {
             "harness": HARNESS,
             "anthropic": metadata.version("anthropic"),
             "claude_code": self.cli_version(),
             "endpoint": self.endpoint(),
+            "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
         }
 
     # -- templates --------------------------------------------------------------------------
@@ -340,11 +348,24 @@ class ReplayJudge:
     async def _observe(self, response: Any) -> None:
         self.limiter.observe_headers(response.headers)
 
+    def request_body(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
+        """The body sent for `query`: the captured one with the query swapped in, plus one
+        prompt-cache breakpoint before the query when `cache_before_query` is on (added once
+        per template; the model sees the same tokens)."""
+        if not self.cache_before_query:
+            return template.body_for(query)
+        prepared = self._prepared.get(template.key)
+        if prepared is None:
+            body = add_breakpoint_before_query(template.body, SENTINEL)
+            prepared = template.model_copy(update={"body": body})
+            self._prepared[template.key] = prepared
+        return prepared.body_for(query)
+
     def call_arguments(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
-        """The `beta.messages.create` arguments: the captured body with the query swapped in
-        (fields the SDK does not name go through `extra_body`), the betas as a list and the
-        captured `anthropic-version`."""
-        body = template.body_for(query)
+        """The `beta.messages.create` arguments: the body for the query (`request_body`; fields
+        the SDK does not name go through `extra_body`), the betas as a list and the captured
+        `anthropic-version`."""
+        body = self.request_body(template, query)
         model = provider_model(str(body.pop("model", self._model)), self.provider)
         max_tokens = body.pop("max_tokens")
         messages = body.pop("messages")
@@ -415,7 +436,7 @@ class ReplayJudge:
         try:
             async for event in stream:
                 if fold.feed(event) and self.stop_when_decided:
-                    fold.decision.closed_early = True
+                    fold.close_early()
                     break
         finally:
             await stream.close()
@@ -567,6 +588,8 @@ class ReplayJudge:
         }
         if d.closed_early:
             detail["stream_closed_when_decided"] = True
+        if d.output_estimated:
+            detail["output_tokens_estimated"] = "characters received / 4 (stream closed early)"
         if d.text:
             detail["text"] = d.text
         if cost_note:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_install import install_skills
+from skillbench.backends.prompt_cache import swap_text
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
@@ -87,21 +88,11 @@ class ReplayTemplate(BaseModel):
     def body_for(self, query: str) -> dict[str, Any]:
         """A deep copy of the body with the sentinel replaced by `query` (JSON-safe: only string
         values are touched, so quotes or backslashes in the query cannot break the document)."""
-        return _swap(self.body, query)
+        return swap_text(self.body, SENTINEL, query)
 
     def sentinel_count(self) -> int:
         """How many strings of the body hold the sentinel (1 for a well-formed capture)."""
         return json.dumps(self.body, ensure_ascii=False).count(SENTINEL)
-
-
-def _swap(value: Any, query: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(SENTINEL, query) if SENTINEL in value else value
-    if isinstance(value, list):
-        return [_swap(item, query) for item in value]
-    if isinstance(value, dict):
-        return {key: _swap(item, query) for key, item in value.items()}
-    return value
 
 
 def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:

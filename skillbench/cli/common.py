@@ -258,7 +258,8 @@ def catalog_dir(arg: str | None) -> str:
 
 
 def add_harness_option(parser: argparse.ArgumentParser) -> None:
-    """`--harness replay|minimal` (the anthropic backend's trigger harness)."""
+    """`--harness replay|minimal` and `--cache-before-query` (the anthropic backend's trigger
+    harness and its prompt-cache option)."""
     parser.add_argument(
         "--harness",
         choices=("replay", "minimal"),
@@ -266,19 +267,36 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
         "the installed claude CLI; `minimal` = skillbench's imitation, not Claude Code's request "
         "(default replay)",
     )
+    parser.add_argument(
+        "--cache-before-query",
+        action="store_true",
+        help="replay harness only: add one prompt-cache breakpoint before the query, so the "
+        "skill listing (~2k tokens) is read from the cache instead of written anew for every "
+        "query; the model sees the same tokens, the request's caching hints differ from Claude "
+        "Code's (the report says so)",
+    )
 
 
-def check_harness(harness: str | None, backend: str | None) -> None:
-    """`--harness` is the anthropic backend's option: refuse it for any other backend."""
-    if harness is None:
+def check_harness(
+    harness: str | None, backend: str | None, *, cache_before_query: bool = False
+) -> None:
+    """`--harness` and `--cache-before-query` are the anthropic backend's options (the second
+    its replay harness's): refuse them anywhere else."""
+    if harness is None and not cache_before_query:
         return
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import resolve_backend_name, resolve_harness
     from skillbench.errors import InputError
 
+    flag = "--harness" if harness is not None else "--cache-before-query"
     name = resolve_backend_name(backend)
     if name != "anthropic":
         raise InputError(
-            f"applies to --backend anthropic only (the backend is {name!r})", path="--harness"
+            f"applies to --backend anthropic only (the backend is {name!r})", path=flag
+        )
+    if cache_before_query and resolve_harness(harness) != "replay":
+        raise InputError(
+            "applies to the replay harness only (the minimal harness has its own breakpoints)",
+            path="--cache-before-query",
         )
 
 

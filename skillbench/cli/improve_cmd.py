@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
-    common.check_harness(args.harness, args.backend)
+    common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     catalog_dir = common.catalog_dir(args.catalog)
@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         cache_path=args.cache,
         harness=args.harness,
+        cache_before_query=args.cache_before_query,
     )
     if args.dry_run:
         return _dry_run(args, options, cap)

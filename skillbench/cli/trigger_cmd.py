@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:  # before any model call: a bad --out must not cost a whole eval
         check_output(args.out, "--out")
-    common.check_harness(args.harness, args.backend)
+    common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     catalog = common.catalog_dir(args.catalog)
     cap = common.max_cost(args)
     options: dict[str, Any] = dict(
@@ -296,6 +296,8 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
         options["auth"] = "login"
     if getattr(args, "harness", None):
         options["harness"] = args.harness
+    if getattr(args, "cache_before_query", False):
+        options["cache_before_query"] = True
     return options
 
 

@@ -72,12 +72,13 @@ def plan_loop(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     harness: str | None = None,
+    cache_before_query: bool = False,
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call.
     ``harness`` is the anthropic backend's (`replay` captures each skill set's template)."""
     from skillbench.backends.cost_report import existing_cache
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import harness_options, resolve_backend_name
 
     train = [q for q in queries if q.text in set(split.train)]
     name = resolve_backend_name(backend)
@@ -85,7 +86,10 @@ def plan_loop(
     try:
         estimator = get_estimator(name, model=model, cache=cache)
         keys, note = key_judge(
-            name, model=model, cache=cache, options={"harness": harness} if harness else {}
+            name,
+            model=model,
+            cache=cache,
+            options=harness_options(harness, cache_before_query=cache_before_query),
         )
         if keys is not None:
             estimator = for_judge(keys, estimator, cache=cache)

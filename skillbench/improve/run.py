@@ -161,6 +161,7 @@ async def improve_skill(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     harness: str | None = None,
+    cache_before_query: bool = False,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
     max_cost: float | None = None,
@@ -177,7 +178,12 @@ async def improve_skill(
     `budget`: a `Budget` shared across runs (a notebook session) whose meter records this loop
     and whose cap stops it; no upfront refusal (that is `max_cost`'s)."""
     from skillbench.backends.cost_report import check_cap, require_price
-    from skillbench.backends.registry import cached_judge, open_cache, resolve_backend_name
+    from skillbench.backends.registry import (
+        cached_judge,
+        harness_options,
+        open_cache,
+        resolve_backend_name,
+    )
     from skillbench.skill import Skill
 
     if out is not None:
@@ -210,13 +216,15 @@ async def improve_skill(
             seed=seed,
             use_cache=use_cache,
             cache_path=cache_path,
+            harness=harness,
+            cache_before_query=cache_before_query,
         )
         for line in plan.planned:
             require_price(line.estimator)
         check_cap(plan.estimate, max_cost)
     budget = budget or Budget(max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
-    options = {"harness": harness} if harness else {}
+    options = harness_options(harness, cache_before_query=cache_before_query)
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache, workers=workers, **options),
         budget,
@@ -292,6 +300,7 @@ async def plan_improve(
     use_cache: bool = True,
     cache_path: str | Path | None = None,
     harness: str | None = None,
+    cache_before_query: bool = False,
     **_: Any,
 ) -> CostPlan:
     """The `--dry-run` of `improve_skill`: the same inputs loaded, the plan and the estimate
@@ -325,6 +334,7 @@ async def plan_improve(
         use_cache=use_cache,
         cache_path=cache_path,
         harness=harness,
+        cache_before_query=cache_before_query,
     )
 
 

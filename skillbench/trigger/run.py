@@ -72,6 +72,11 @@ MINIMAL_NOTE = (
     "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
     "replay harness for rates that mean Claude Code"
 )
+CACHE_BEFORE_QUERY_NOTE = (
+    "--cache-before-query: one prompt-cache breakpoint added before the query, so the skill "
+    "listing is read from the cache instead of rewritten for every query; the model saw Claude "
+    "Code's own tokens, only the request's caching hint differs"
+)
 SELF_BOUNDED_HEADROOM = 4  # workers per limiter slot for a judge that queues its own calls
 DEFAULT_RUNS = 4
 """Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
@@ -495,7 +500,8 @@ def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
     harness = getattr(inner, "harness", None)
     name = str(getattr(inner, "name", ""))
     if harness == "replay":
-        return HarnessInfo(name="replay", claude_code_request=True)
+        note = CACHE_BEFORE_QUERY_NOTE if getattr(inner, "cache_before_query", False) else None
+        return HarnessInfo(name="replay", claude_code_request=True, note=note)
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
     if name == "claude-code":

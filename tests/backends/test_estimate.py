@@ -112,20 +112,84 @@ def test_output_tokens_come_from_what_the_cache_has_seen(tmp_path: Path) -> None
     assert "mean of 2 cached replies" in est.basis()
 
 
-def test_replay_template_is_counted_once_and_split_by_the_cache() -> None:
+MARK = estimate.QUERY_MARKER
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def claude_code_template(*, before_query: bool = False) -> dict[str, Any]:
+    """Claude Code's layout: breakpoints on the system prompt and on the query's own block."""
+    listing: dict[str, Any] = {"type": "text", "text": "listing " * 500}
+    if before_query:
+        listing["cache_control"] = EPHEMERAL
+    query = {"type": "text", "text": MARK, "cache_control": EPHEMERAL}
+    return {
+        "system": [{"type": "text", "text": "harness", "cache_control": EPHEMERAL}],
+        "tools": [{"name": "Skill"}],
+        "messages": [{"role": "user", "content": [listing, query]}],
+    }
+
+
+def test_replay_estimate_follows_claude_codes_breakpoints() -> None:
     counter = CountingCounter(prefix=5000)
-    template = {
+    est = ReplayEstimator(claude_code_template(), "claude-sonnet-4-5", counter, query_marker=MARK)
+    assert counter.calls == 3  # shared prefix, prefix to the last breakpoint, whole: once
+    shared, upto = est.shared_tokens, est.cached_tokens
+    assert shared == 5000 and upto > shared + 800  # the listing is between them
+    assert est.layout.query_cached
+    counts = est.trigger_calls(requests(["a", "b", "c"], runs=2))
+    assert counter.calls == 3
+    later = est.trigger_calls(requests(["a"], runs=1))  # a later round: a new description
+    assert later.cache_read_input_tokens == shared  # the tools and system prompt stay cached
+    assert later.cache_creation_input_tokens == upto + estimate.char_tokens("a") - shared
+    q = estimate.char_tokens("a")
+    # first query: all written; its repeat: all read; each new query: shared part read and the
+    # listing + query written again (Claude Code's own request rewrites the listing per query)
+    assert counts.cache_creation_input_tokens == (upto + q) + 2 * (upto + q - shared)
+    assert counts.cache_read_input_tokens == 3 * (upto + q) + 2 * shared
+    assert counts.input_tokens == 6 * (est.whole_tokens + q) - (
+        counts.cache_creation_input_tokens + counts.cache_read_input_tokens
+    )
+
+
+def test_a_breakpoint_before_the_query_makes_the_listing_a_cache_read() -> None:
+    counter = CountingCounter(prefix=5000)
+    plain = ReplayEstimator(claude_code_template(), "claude-sonnet-4-5", counter, query_marker=MARK)
+    extra = ReplayEstimator(
+        claude_code_template(before_query=True), "claude-sonnet-4-5", counter, query_marker=MARK
+    )
+    # the listing joined the shared prefix (everything but the query's own block)
+    assert plain.shared_tokens + 800 < extra.shared_tokens < plain.cached_tokens
+    reqs = requests([f"query {i}" for i in range(10)], runs=1)
+    a, b = plain.trigger_calls(reqs), extra.trigger_calls(reqs)
+    assert a.total_input == b.total_input  # the same tokens, billed differently
+    first_a = ReplayEstimator(
+        claude_code_template(), "claude-sonnet-4-5", counter, query_marker=MARK
+    ).trigger_calls(reqs[:1])
+    first_b = ReplayEstimator(
+        claude_code_template(before_query=True), "claude-sonnet-4-5", counter, query_marker=MARK
+    ).trigger_calls(reqs[:1])
+    later_a = a.cache_creation_input_tokens - first_a.cache_creation_input_tokens
+    later_b = b.cache_creation_input_tokens - first_b.cache_creation_input_tokens
+    assert later_a > 9 * 1000 and later_b < later_a / 20  # per later query: ~1k vs the query
+    assert b.cache_read_input_tokens > a.cache_read_input_tokens
+
+
+def test_a_template_without_breakpoints_or_below_the_minimum_is_plain_input() -> None:
+    counter = CountingCounter(prefix=5000)
+    bare = {
         "system": [{"type": "text", "text": "harness"}],
         "tools": [{"name": "Skill"}],
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "listing " * 50}]}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "listing " + MARK}]}],
     }
-    est = ReplayEstimator(template, "claude-sonnet-4-5", counter)
-    assert counter.calls == 2  # prefix and whole template, at construction only
-    counts = est.trigger_calls(requests(["a", "b", "c"], runs=1))
-    assert counter.calls == 2
-    assert counts.cache_creation_input_tokens == 5000
-    assert counts.cache_read_input_tokens == 2 * 5000
-    assert counts.input_tokens >= 3 * est.messages_tokens > 0
+    est = ReplayEstimator(bare, "claude-sonnet-4-5", counter, query_marker=MARK)
+    counts = est.trigger_calls(requests(["a", "b"], runs=2))
+    assert counts.cache_creation_input_tokens == counts.cache_read_input_tokens == 0
+    assert counts.input_tokens == 4 * (est.whole_tokens + estimate.char_tokens("a")) > 4 * 5000
+    small = ReplayEstimator(
+        claude_code_template(), "claude-haiku-4-5", CountingCounter(prefix=100), query_marker=MARK
+    )  # haiku-4-5 caches nothing shorter than 4,096 tokens
+    counts = small.trigger_calls(requests(["a"], runs=3))
+    assert counts.cache_creation_input_tokens == counts.cache_read_input_tokens == 0
     with pytest.raises(InputError, match="no 'tools'"):
         ReplayEstimator({"system": [], "messages": []}, "claude-sonnet-4-5", counter)
 
@@ -224,7 +288,7 @@ class FakeTemplate:
     def body_for(self, query: str) -> dict[str, Any]:
         listing = f"- {self.target.name}: {self.target.description}"
         return {
-            "system": [{"type": "text", "text": "harness " * 50}],
+            "system": [{"type": "text", "text": "harness " * 50, "cache_control": EPHEMERAL}],
             "tools": [{"name": "Skill", "description": "tools " * 2000}],
             "messages": [{"role": "user", "content": [{"type": "text", "text": listing + query}]}],
         }
@@ -252,8 +316,9 @@ def test_a_replaying_judge_gets_one_counted_template_per_skill_set() -> None:
     counts = est.trigger_calls(reqs)
     assert judge.captured == ["pdf", "xlsx"]  # one template per skill set, captured once
     assert counter.calls == 4  # two counts per template
-    assert counts.cache_creation_input_tokens == 2 * 6000  # one write per template
-    assert counts.cache_read_input_tokens == 3 * 6000
+    # the two templates share their tools and system prompt: one write, read by the rest
+    assert counts.cache_creation_input_tokens == 6000
+    assert counts.cache_read_input_tokens == 4 * 6000
     assert "2 captured template(s)" in est.basis()
     assert estimate.for_judge(object(), base) is base  # not a replaying judge: unchanged
 

@@ -412,6 +412,26 @@ async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) 
     assert outcome.triggered is True
     assert outcome.detail["stream_closed_when_decided"] is True
     assert outcome.detail["stop_reason"] is None  # message_delta was never read
+    # the final usage never came: output is what was received (22 characters of tool input),
+    # not message_start's placeholder count of 1
+    assert outcome.usage is not None and outcome.usage.output_tokens == 6
+    assert "stream closed early" in outcome.detail["output_tokens_estimated"]
+
+
+def test_thinking_and_text_received_count_towards_a_closed_streams_output() -> None:
+    from skillbench.backends.first_turn import FirstTurn
+
+    fold = FirstTurn("pdf-tools")
+    fold.feed({"type": "message_start", "message": {"usage": {"output_tokens": 1}}})
+    fold.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}})
+    thinking = {"type": "thinking_delta", "thinking": "t" * 400}
+    fold.feed({"type": "content_block_delta", "index": 0, "delta": thinking})
+    fold.close_early()
+    assert fold.decision.usage.output_tokens == 100 and fold.decision.output_estimated
+    full = FirstTurn("pdf-tools")
+    full.feed({"type": "message_delta", "delta": {}, "usage": {"output_tokens": 250}})
+    full.close_early()  # the real count is larger than what was received: kept
+    assert full.decision.usage.output_tokens == 250 and not full.decision.output_estimated
 
 
 class ReplayBatchServer:
@@ -601,3 +621,47 @@ async def test_a_failed_capture_is_an_error_outcome_and_is_not_retried_per_run(
     )
     assert calls.read_text().count("run") == 1
     assert not list((tmp_path / "templates").glob("*.json"))
+
+
+async def test_cache_before_query_adds_one_breakpoint_and_changes_nothing_else(
+    tmp_path: Path,
+) -> None:
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": "pdf-tools"}))
+
+    judge = make_judge(tmp_path, handler, cache_before_query=True)
+    for query in ("merge a.pdf and b.pdf", "split c.pdf"):
+        outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, query, 0))
+        assert outcome.error is None and outcome.triggered is True
+    await judge.aclose()
+    for request, query in zip(seen, ("merge a.pdf and b.pdf", "split c.pdf"), strict=True):
+        sent = json.loads(request.content)
+        sent.pop("stream")
+        expected = captured_body()
+        expected["messages"][0]["content"][1]["text"] = query
+        expected["messages"][0]["content"][0]["cache_control"] = {"type": "ephemeral"}
+        assert sent == expected  # the listing block is a breakpoint; all else is Claude Code's
+    assert judge.versions()["cache_breakpoints"] == "claude-code + 1 before the query"
+    # the stored template is untouched (the call cache keys on it: same tokens, same samples)
+    assert (
+        "cache_control"
+        not in judge.store.load(next(iter(judge.templates_used))).body["messages"][0]["content"][0]
+    )
+
+
+def test_without_the_option_the_breakpoints_are_claude_codes(tmp_path: Path) -> None:
+    judge = make_judge(tmp_path, lambda r: sse(b""))
+    assert judge.versions()["cache_breakpoints"] == "claude-code"
+
+
+def test_the_report_names_the_added_breakpoint(tmp_path: Path) -> None:
+    from skillbench.trigger.run import harness_info
+
+    plain = harness_info(make_judge(tmp_path, lambda r: sse(b"")))
+    assert plain is not None and plain.claude_code_request and plain.note is None
+    extra = harness_info(make_judge(tmp_path, lambda r: sse(b""), cache_before_query=True))
+    assert extra is not None and extra.note is not None
+    assert "--cache-before-query" in extra.note and "Claude Code's own tokens" in extra.note

@@ -190,17 +190,30 @@ def test_replay_dry_run_counts_the_captured_template_once(
     tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The default harness: Claude Code's own request captured once (by the pinned CLI against
-    a loopback server), counted once, written once to the prompt cache and read by the rest."""
+    a loopback server), counted once, and billed as its breakpoints bill it: the tools and system
+    prompt written once and read by the rest; the listing before the query written once per
+    distinct query (Claude Code's last breakpoint is on the query) unless --cache-before-query."""
     skill, evals = setup(tmp_path)
-    code = trigger(skill, evals, "--dry-run", "--model", "claude-sonnet-4-5", backend="anthropic")
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "captured template(s), each counted once" in out, out
-    tokens = next(line for line in out.splitlines() if line.strip().startswith("tokens:"))
-    writes = int(tokens.split("cache writes ")[1].split(",")[0])
-    reads = int(tokens.split("cache reads ")[1].split(",")[0])
-    assert writes > 10_000  # Claude Code's tools and system prompt: one write
-    assert reads > 50 * writes  # every later run reads that prefix
+
+    def tokens(*flags: str) -> dict[str, int]:
+        code = trigger(
+            skill, evals, "--dry-run", "--model", "claude-sonnet-4-5", *flags, backend="anthropic"
+        )
+        assert code == 0
+        out = capsys.readouterr().out
+        assert "captured template(s), each counted once" in out, out
+        line = next(x for x in out.splitlines() if x.strip().startswith("tokens:"))
+        return {
+            kind: int(line.split(f"{kind} ")[1].split(",")[0])
+            for kind in ("input", "cache writes", "cache reads")
+        }
+
+    exact, extra = tokens(), tokens("--cache-before-query")
+    assert exact["cache writes"] > 10_000  # Claude Code's tools and system prompt: one write
+    assert exact["cache reads"] > 20 * exact["cache writes"]  # later runs read that prefix
+    assert sum(exact.values()) == sum(extra.values())  # the same tokens, billed differently
+    assert extra["cache writes"] < exact["cache writes"] * 0.6  # the listing is written once
+    assert extra["cache reads"] > exact["cache reads"]
 
 
 def test_trigger_stops_at_the_cap_writes_the_report_and_resumes_from_the_cache(

@@ -241,3 +241,17 @@ def test_harness_is_refused_for_other_backends(
     assert code == 2
     assert "--harness" in capsys.readouterr().err
     assert judges == [] or judges[0].requests == []
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), "--cache-before-query")
+    assert code == 2
+    assert "--cache-before-query" in capsys.readouterr().err
+
+
+def test_cache_before_query_needs_the_replay_harness(
+    tmp_path: Path, judges: list[ScriptedJudge], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = make_skill(tmp_path, "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
+    args = ("--backend", "anthropic", "--harness", "minimal", "--cache-before-query")
+    code = run_trigger(skill, str(evals(tmp_path, GOOD)), *args)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--cache-before-query" in err and "replay harness only" in err
