@@ -636,8 +636,10 @@ class CachingTextModel(_Counted):
             }
             kind = request.purpose or ("structured" if output_model is not None else "text")
             earlier = self.cache.put(key, value, backend=self.name, kind=kind, model=self.model)
-            if earlier is not None:  # another run stored this key first: report its answer
-                return _cached_response(earlier)
+            if earlier is not None:  # another run stored this key first: report its answer,
+                kept = _cached_response(earlier)  # but this call was made (and paid) all the same
+                kept.cached, kept.usage = False, response.usage
+                return kept
         return response
 
     async def aclose(self) -> None:

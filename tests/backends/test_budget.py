@@ -184,3 +184,23 @@ async def test_past_the_cap_cached_text_replies_are_still_served(tmp_path: Path)
         with pytest.raises(CostCapReached):
             await ask_structured(model, TextRequest("new"), Verdict)
     assert reply.ok and len(inner.asked) == 1 and budget.refused == 1
+
+
+class SlowModel(PricedModel):
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        self.asked += 1
+        await asyncio.sleep(0.01)
+        return TextResponse(f"answer {self.asked}", usage=CallUsage(5, 5, cost_usd=0.01))
+
+
+async def test_identical_requests_in_flight_together_are_both_paid_calls(tmp_path: Path) -> None:
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner, budget = SlowModel(), Budget()
+        model = meter_text_model(CachingTextModel(inner, cache), budget)
+        one, two = await asyncio.gather(*(model.complete(TextRequest("same")) for _ in range(2)))
+    assert inner.asked == 2 and one.text == two.text  # the answer stored first is reported
+    block = budget.block(as_of=None)
+    assert (block.calls, block.cache_hits) == (2, 0) and block.dollars == pytest.approx(0.02)
