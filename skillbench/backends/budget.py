@@ -279,8 +279,10 @@ class MeteredJudge:
 
 
 class MeteredTextModel:
-    """A (cached) TextModel whose replies are metered; past the cap a new call raises
-    CostCapReached (callers check `budget.allows()` first to stop cleanly)."""
+    """A (cached) TextModel whose replies are metered — calls and cache hits alike, as the
+    wrapped `CachingTextModel` marks them — and whose new calls stop at the cap: past it, a
+    request the cache holds is still answered from it; any other raises CostCapReached
+    (callers check `budget.allows()` first to stop cleanly)."""
 
     def __init__(self, model: TextModel, budget: Budget, *, priced: bool | None = True) -> None:
         self.inner = model
@@ -295,23 +297,29 @@ class MeteredTextModel:
 
     async def complete(self, request: TextRequest) -> TextResponse:
         """The reply, metered."""
-        return await self._metered(request, self.inner.complete(request))
+        return await self._metered(request, None, self.inner.complete(request))
 
     def __getattr__(self, name: str) -> Any:
-        if name == "complete_json" and callable(getattr(self.inner, "complete_json", None)):
+        inner = self.__dict__.get("inner")
+        if name == "complete_json" and callable(getattr(inner, "complete_json", None)):
             return self._complete_json
-        return getattr(self.inner, name)
+        return getattr(inner, name)
 
     async def _complete_json(self, request: TextRequest, output_model: Any) -> TextResponse:
         """The wrapped model's native structured reply, metered like `complete`."""
         call = self.inner.complete_json(request, output_model)  # type: ignore[attr-defined]
-        return await self._metered(request, call)
+        return await self._metered(request, output_model, call)
+
+    def _held(self, request: TextRequest, output_model: Any) -> bool:
+        holds = getattr(self.inner, "holds", None)
+        return callable(holds) and bool(holds(request, output_model))
 
     async def _metered(
-        self, request: TextRequest, call: Coroutine[Any, Any, TextResponse]
+        self, request: TextRequest, output_model: Any, call: Coroutine[Any, Any, TextResponse]
     ) -> TextResponse:
-        """Refuse past the cap (CostCapReached), else await `call` and record its usage."""
-        if not self.budget.allows():
+        """Refuse past the cap (CostCapReached) unless the cache holds the reply, else await
+        `call` and record it (a call, or a free cache hit)."""
+        if not self.budget.allows() and not self._held(request, output_model):
             call.close()  # never started: no "coroutine was never awaited" warning
             self.budget.refuse()
             raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
@@ -331,19 +339,30 @@ class MeteredTextModel:
         await self.inner.aclose()
 
 
-def metered_text_model(backend: str, *, model: str | None, cache: Any, budget: Budget) -> Any:
-    """The backend's TextModel, metered by `budget`, behind the call cache (so the meter sees
-    the calls made; cache hits, served before it, cost nothing and are not counted)."""
-    from skillbench.backends.cache import CachingTextModel
+def backend_priced(backend: str, model: str | None) -> bool | None:
+    """Whether the backend's model has a known price; None for a backend that states its own
+    costs (claude-code) or has no estimator (a plugin or test backend: trust reported costs)."""
     from skillbench.backends.estimate import get_estimator
-    from skillbench.backends.registry import get_text_model
 
     try:
         estimator = get_estimator(backend, model=model)
-        priced: bool | None = (
-            None if getattr(estimator, "reports_cost", False) else estimator.price_known()
-        )
     except InputError:
-        priced = None
-    inner = MeteredTextModel(get_text_model(backend, model=model), budget, priced=priced)
-    return CachingTextModel(inner, cache)
+        return None
+    if getattr(estimator, "reports_cost", False):
+        return None
+    return bool(estimator.price_known())
+
+
+def meter_text_model(model: TextModel, budget: Budget) -> MeteredTextModel:
+    """`model` (best behind the call cache, so its hits are counted as free) metered by
+    `budget`, priced by its backend's estimator."""
+    return MeteredTextModel(model, budget, priced=backend_priced(model.name, model.model))
+
+
+def metered_text_model(backend: str, *, model: str | None, cache: Any, budget: Budget) -> Any:
+    """The backend's TextModel behind the call cache, metered by `budget` outside it (as
+    `MeteredJudge` wraps a `CachingJudge`), so the meter sees every answer: calls made, and
+    cache hits at no cost."""
+    from skillbench.backends.registry import cached_text_model
+
+    return meter_text_model(cached_text_model(backend, model=model, cache=cache), budget)

@@ -19,6 +19,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -552,8 +553,29 @@ class CachingJudge(_Counted):
         await self.inner.aclose()
 
 
+def structured_fields(request: TextRequest, output_model: Any = None) -> dict[str, Any]:
+    """The fields keying a text request; a native structured request adds its output schema."""
+    fields = request.cache_fields()
+    if output_model is not None:
+        fields["output_schema"] = output_model.model_json_schema()
+    return fields
+
+
+def _cached_response(data: dict[str, Any]) -> TextResponse:
+    return TextResponse(
+        text=str(data["text"]),
+        usage=CallUsage(**data.get("usage", {})),
+        cached=True,
+        parsed=data.get("parsed"),
+    )
+
+
 class CachingTextModel(_Counted):
-    """A TextModel whose replies are served from a CallCache when the same request recurs."""
+    """A TextModel whose replies are served from a CallCache when the same request recurs.
+
+    When the wrapped model offers native structured output (`complete_json`), so does this
+    wrapper, under its own key (the request plus the output schema); a reply served from the
+    cache comes back with `cached=True`, so a meter outside this wrapper counts it as a hit."""
 
     def __init__(self, model: TextModel, cache: CallCache | None) -> None:
         self.inner = model
@@ -562,43 +584,62 @@ class CachingTextModel(_Counted):
         self.model = model.model
         self._counter = _Counter()
 
+    def __getattr__(self, name: str) -> Any:
+        inner = self.__dict__.get("inner")
+        if name == "complete_json" and callable(getattr(inner, "complete_json", None)):
+            return self._complete_json
+        raise AttributeError(name)
+
     def identity(self) -> dict[str, Any]:
         """The wrapped model's identity."""
         return self.inner.identity()
 
-    async def complete(self, request: TextRequest) -> TextResponse:
-        """The cached reply, or the wrapped model's (a raised BackendError is never cached)."""
+    def key(self, request: TextRequest, output_model: Any = None) -> str:
+        """The cache key of `request` (with `output_model`: of its native structured form)."""
         identity = self.inner.identity()
         assert_no_secrets(identity)
-        key = cache_key(identity, request.cache_fields())
+        return cache_key(identity, structured_fields(request, output_model))
+
+    def holds(self, request: TextRequest, output_model: Any = None) -> bool:
+        """Whether the cache can answer `request` without a call."""
+        return self.cache is not None and self.cache.has(self.key(request, output_model))
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        """The cached reply, or the wrapped model's (a raised BackendError is never cached)."""
+        return await self._answer(request, None, self.inner.complete)
+
+    async def _complete_json(self, request: TextRequest, output_model: Any) -> TextResponse:
+        """The wrapped model's native structured reply, cached like `complete` (a cached entry
+        without a parsed object is not a hit)."""
+        call = self.inner.complete_json  # type: ignore[attr-defined]
+        return await self._answer(request, output_model, lambda r: call(r, output_model))
+
+    async def _answer(
+        self,
+        request: TextRequest,
+        output_model: Any,
+        call: Callable[[TextRequest], Awaitable[TextResponse]],
+    ) -> TextResponse:
+        key = self.key(request, output_model)
         if self.cache is not None:
             data = self.cache.get(key)
-            if data is not None:
+            if data is not None and (output_model is None or isinstance(data.get("parsed"), dict)):
                 self._counter.hit()
-                return TextResponse(
-                    text=str(data["text"]),
-                    usage=CallUsage(**data.get("usage", {})),
-                    cached=True,
-                    parsed=data.get("parsed"),
-                )
+                return _cached_response(data)
         self._counter.call()
-        response = await self.inner.complete(request)
-        if self.cache is not None:
+        response = await call(request)
+        if self.cache is not None and (output_model is None or response.parsed is not None):
             value = {
                 "text": response.text,
                 "usage": asdict(response.usage),
                 "parsed": response.parsed,
             }
-            earlier = self.cache.put(
-                key, value, backend=self.name, kind=request.purpose or "text", model=self.model
-            )
-            if earlier is not None:  # another run stored this key first: report its answer
-                return TextResponse(
-                    text=str(earlier["text"]),
-                    usage=CallUsage(**earlier.get("usage", {})),
-                    cached=True,
-                    parsed=earlier.get("parsed"),
-                )
+            kind = request.purpose or ("structured" if output_model is not None else "text")
+            earlier = self.cache.put(key, value, backend=self.name, kind=kind, model=self.model)
+            if earlier is not None:  # another run stored this key first: report its answer,
+                kept = _cached_response(earlier)  # but this call was made (and paid) all the same
+                kept.cached, kept.usage = False, response.usage
+                return kept
         return response
 
     async def aclose(self) -> None:

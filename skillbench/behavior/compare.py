@@ -26,6 +26,7 @@ from pydantic import Field
 
 from skillbench.backends.base import TextModel
 from skillbench.backends.budget import STOPPED_NOTE, Budget
+from skillbench.backends.cost_report import price_table_date
 from skillbench.behavior.blind import (
     DIALECT_CHOICES,
     SKILL_CREATOR,
@@ -55,6 +56,7 @@ from skillbench.io import write_json
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.base import Document
+from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.loading import write
 from skillbench.schemas.registry import native_entry
 
@@ -168,6 +170,10 @@ class CompareSummary(JudgeProvenance):
     sign_test_p: float = Field(description="exact two-sided binomial test of case wins vs losses")
     history: str | None = Field(default=None, description="what was recorded in history.json")
     pair_results: list[PairResult]
+    cost: CostBlock | None = Field(
+        default=None,
+        description="the judge's (and the analyzer's) calls, call-cache hits, tokens and dollars",
+    )
 
 
 @dataclass(frozen=True)
@@ -564,13 +570,15 @@ async def compare_workspace(
     write_files: bool = True,
     update: bool = True,
 ) -> CompareSummary:
-    """Judge every run pair, write the comparison files and the summary, update history.json."""
+    """Judge every run pair, write the comparison files and the summary, update history.json.
+    With `comparator.budget`, the summary's `cost` states what it metered during this call."""
     if comparator.config_a == comparator.config_b:
         raise InputError("--a and --b name the same configuration", field="--b")
     if comparator.dialect not in DIALECT_CHOICES:
         raise InputError(f"dialect must be one of {', '.join(DIALECT_CHOICES)}", field="--dialect")
     check_config(comparator.config_a)
     check_config(comparator.config_b)
+    mark = comparator.budget.meter.snapshot() if comparator.budget is not None else None
     todo, results = _plan(comparator)
     gate = asyncio.Semaphore(max(1, workers))
     done = 0
@@ -635,6 +643,8 @@ async def compare_workspace(
             write(comparison_document(result.record, comparator.cases[result.case_id]), path)
             result.path = path.relative_to(space.root).as_posix()
     summary = summarise(comparator, results)
+    if comparator.budget is not None:
+        summary.cost = comparator.budget.block(as_of=price_table_date(), since=mark)
     if update and write_files:
         summary.history = update_history(space, summary)
     if write_files:

@@ -12,8 +12,9 @@ from typing import Any
 
 from skillbench.aio import run_sync
 from skillbench.backends.base import TextModel
-from skillbench.backends.budget import Budget, metered_text_model
-from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
+from skillbench.backends.budget import Budget, meter_text_model, metered_text_model
+from skillbench.backends.cost_report import price_table_date
+from skillbench.backends.registry import open_cache, resolve_backend_name
 from skillbench.behavior.analyze import AnalysisResult
 from skillbench.behavior.analyze import analyze as run_analyzer
 from skillbench.behavior.compare import (
@@ -23,9 +24,11 @@ from skillbench.behavior.compare import (
     ProgressFn,
     compare_workspace,
     load_cases,
+    summary_path,
 )
 from skillbench.behavior.workspace import Workspace
 from skillbench.errors import InputError
+from skillbench.io import write_json
 
 
 @dataclass
@@ -56,9 +59,10 @@ async def compare(
 ) -> CompareRun:
     """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
     behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
-    `text_model` replaces the backend's model (tests, plugins). `budget` meters the judge's
-    calls; once the spend reaches its cap, pairs not yet judged are skipped ("not judged:
-    stopped at the cost cap") and the analyzer is not run."""
+    `text_model` replaces the backend's model (tests, plugins). `budget` (a fresh, uncapped one
+    when None) meters the judge's and the analyzer's answers — calls, and call-cache hits at no
+    cost — which the summary's `cost` states; once the spend reaches its cap, pairs not yet
+    judged are skipped ("not judged: stopped at the cost cap") and the analyzer is not run."""
     space = Workspace.for_skill(skill_dir, workspace)
     if not space.root.is_dir():
         raise InputError(
@@ -67,15 +71,16 @@ async def compare(
             field="--workspace",
         )
     cases = load_cases(skill_dir)
+    budget = budget or Budget()
+    mark = budget.meter.snapshot()
     name = resolve_backend_name(backend) if text_model is None else text_model.name
     cache = None
-    judge: TextModel | None = text_model
-    if judge is None and name != "local":
+    judge: TextModel | None = None
+    if text_model is not None:
+        judge = meter_text_model(text_model, budget)
+    elif name != "local":
         cache = open_cache(cache_path, enabled=use_cache)
-        if budget is not None:
-            judge = metered_text_model(name, model=model, cache=cache, budget=budget)
-        else:
-            judge = cached_text_model(name, model=model, cache=cache)
+        judge = metered_text_model(name, model=model, cache=cache, budget=budget)
     comparator = Comparator(
         workspace=space,
         cases=cases,
@@ -91,8 +96,11 @@ async def compare(
     try:
         summary = await compare_workspace(comparator, workers=workers, progress=progress)
         result = None
-        if analyze and not (budget is not None and budget.stopped):
+        if analyze and not budget.stopped:
             result = await run_analyzer(space, summary, cases, model=judge, dialect=dialect)
+            if result.analyzer == "model":  # the summary's cost now counts the analyzer's call
+                summary.cost = budget.block(as_of=price_table_date(), since=mark)
+                write_json(summary_path(space, config_a, config_b), summary)
         return CompareRun(summary, result)
     finally:
         try:

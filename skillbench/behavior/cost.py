@@ -46,11 +46,12 @@ def structured_hit(
     cache: CallCache | None, identity: dict[str, Any] | None, request: TextRequest, output: Any
 ) -> bool:
     """Whether the cache holds the answer to a structured request (native or text form)."""
+    from skillbench.backends.cache import structured_fields
+
     if cache is None or identity is None:
         return False
-    fields = request.cache_fields()
-    native = {**fields, "output_schema": output.model_json_schema()}
-    return cache.has(cache_key(identity, native)) or cache.has(cache_key(identity, fields))
+    native = cache_key(identity, structured_fields(request, output))
+    return cache.has(native) or cache.has(cache_key(identity, structured_fields(request)))
 
 
 def _planned(

@@ -271,18 +271,16 @@ def _text_model(
     model: str | None,
     use_cache: bool,
     cache_path: str | Path | None,
-    budget: Budget | None = None,
+    budget: Budget,
 ) -> tuple[str, TextModel | None, Any]:
     from skillbench.backends.budget import metered_text_model
-    from skillbench.backends.registry import cached_text_model, open_cache, resolve_backend_name
+    from skillbench.backends.registry import open_cache, resolve_backend_name
 
     name = resolve_backend_name(backend)
     if name == "local":
         return name, None, None
     cache = open_cache(cache_path, enabled=use_cache)
-    if budget is not None:
-        return name, metered_text_model(name, model=model, cache=cache, budget=budget), cache
-    return name, cached_text_model(name, model=model, cache=cache), cache
+    return name, metered_text_model(name, model=model, cache=cache, budget=budget), cache
 
 
 async def grade_workspace(
@@ -302,11 +300,15 @@ async def grade_workspace(
     """Grade every run of the workspace and write the gradings of `dialect` (all by default).
 
     `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
-    default) grades machine checks only and reports the rest UNGRADED. With `budget`, the
-    grader's calls are metered and, once the spend reaches its cap, the runs not yet graded are
-    left alone (not written; `summary.stopped_at_cap` counts them; a re-run resumes from the
-    cache).
+    default) grades machine checks only and reports the rest UNGRADED. The grader's answers are
+    metered by `budget` (a fresh, uncapped one when None) — calls, and call-cache hits at no
+    cost — and `summary.cost` states them. Once the spend reaches the budget's cap, the runs not
+    yet graded are left alone (not written; `summary.stopped_at_cap` counts them; a re-run
+    resumes from the cache).
     """
+    from skillbench.backends.budget import meter_text_model
+    from skillbench.backends.cost_report import price_table_date
+
     if dialect not in DIALECTS:
         raise InputError(
             f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", path="--dialect"
@@ -315,10 +317,15 @@ async def grade_workspace(
     if not space.runs_dir.is_dir():
         raise InputError("workspace has no runs/ (execute the cases first)", path=space.runs_dir)
     cases = load_cases(skill_dir)
+    budget = budget or Budget()
+    mark = budget.meter.snapshot()
     cache = None
     chosen: TextModel | None
     if text_model is not None:
-        name, chosen = str(getattr(text_model, "name", "custom")), text_model
+        name, chosen = (
+            str(getattr(text_model, "name", "custom")),
+            meter_text_model(text_model, budget),
+        )
     else:
         name, chosen, cache = _text_model(backend, model, use_cache, cache_path, budget)
     runs = [r for config in (configs or space.configs()) for r in space.iter_runs(config)]
@@ -339,7 +346,7 @@ async def grade_workspace(
             )
             return None
         async with gate:
-            if budget is not None and chosen is not None and not budget.allows():
+            if chosen is not None and not budget.allows():
                 budget.refuse()
                 summary.stopped_at_cap += 1
                 return None
@@ -363,6 +370,7 @@ async def grade_workspace(
         if cache is not None:
             cache.close()
     summary.runs = [g for g in graded if g is not None]
+    summary.cost = budget.block(as_of=price_table_date(), since=mark)
     if summary.stopped_at_cap:
         summary.notes.append(
             f"stopped at the cost cap: {summary.stopped_at_cap} run(s) not graded; a re-run "

@@ -206,10 +206,10 @@ async def ask_grader(
 
     Goes through `skillbench.behavior.structured.ask_structured`: native structured output where
     the backend has it, else JSON in the text reply; the call cache of a CachingTextModel is used
-    either way. A failed call (BackendError other than an invalid reply) propagates.
+    either way (and a meter outside it counts its hits). A failed call (BackendError other than
+    an invalid reply) propagates.
     """
-    inner = getattr(model, "inner", model)
-    native = callable(getattr(inner, "complete_json", None))
+    native = callable(getattr(model, "complete_json", None))  # wrappers pass it on
     base_prompt = prompt if native else f"{prompt}\n\n{json_instruction(GraderReply)}"
     request = TextRequest(
         prompt=base_prompt,

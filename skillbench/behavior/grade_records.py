@@ -13,6 +13,7 @@ from skillbench.behavior.grade_prompt import GraderReply
 from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
+from skillbench.schemas.cost import CostBlock
 
 Method = Literal["check", "model", "ungraded"]
 
@@ -79,6 +80,7 @@ class GradeSummary:
     runs: list[RunGrade]
     notes: list[str] = field(default_factory=list)
     stopped_at_cap: int = 0  # runs left ungraded because the spend reached the cost cap
+    cost: CostBlock | None = None  # the grader's calls and call-cache hits in this call
 
     @property
     def ungraded(self) -> int:

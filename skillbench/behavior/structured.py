@@ -1,7 +1,8 @@
-"""Ask a TextModel for an object of a pydantic model, through the call cache where there is one.
+"""Ask a TextModel for an object of a pydantic model (through whatever wraps it: cache, meter).
 
 Backends with native structured output (`AnthropicTextModel.complete_json`, i.e.
-`messages.parse(output_format=...)`) are used natively; any other TextModel (claude-code, test
+`messages.parse(output_format=...)`) are used natively (`CachingTextModel` caches those replies
+under the request plus the output schema); any other TextModel (claude-code, test
 fakes) is asked for one JSON object in its reply, which is then validated. A reply that does not
 validate raises BackendError; it is never guessed or repaired.
 """
@@ -10,12 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from skillbench.backends.base import CallUsage, TextModel, TextRequest, TextResponse, cache_key
+from skillbench.backends.base import CallUsage, TextModel, TextRequest, TextResponse
 from skillbench.errors import BackendError
 
 M = TypeVar("M", bound=BaseModel)
@@ -51,52 +51,25 @@ def extract_json(text: str) -> Any:
     raise BackendError("the model's reply holds no JSON object")
 
 
-def _unwrap(model: TextModel) -> tuple[TextModel, Any]:
-    """(the innermost model, the call cache of a CachingTextModel wrapper or None)."""
-    inner = getattr(model, "inner", None)
-    cache = getattr(model, "cache", None)
-    if inner is not None:
-        return inner, cache
-    return model, None
-
-
-async def _native(
-    target: Any, cache: Any, request: TextRequest, output_model: type[M]
-) -> dict[str, Any]:
-    fields = {**request.cache_fields(), "output_schema": output_model.model_json_schema()}
-    key = cache_key(target.identity(), fields)
-    if cache is not None:
-        hit = cache.get(key)
-        if hit is not None and isinstance(hit.get("parsed"), dict):
-            parsed: dict[str, Any] = hit["parsed"]
-            return parsed
-    response: TextResponse = await target.complete_json(request, output_model)
-    if response.parsed is None:
-        raise BackendError(f"the model returned no {output_model.__name__} object")
-    if cache is not None:
-        value = {"text": response.text, "usage": asdict(response.usage), "parsed": response.parsed}
-        earlier = cache.put(key, value, backend=target.name, kind=request.purpose or "structured")
-        if earlier is not None and isinstance(earlier.get("parsed"), dict):
-            kept: dict[str, Any] = earlier["parsed"]  # a concurrent run stored this key first
-            return kept
-    return response.parsed
-
-
 async def ask_structured(
     model: TextModel, request: TextRequest, output_model: type[M]
 ) -> tuple[M, CallUsage]:
     """The model's answer to `request` as an `output_model` instance, and the call's usage.
 
-    For text-only backends the prompt must already end with `json_instruction(output_model)`.
+    A model offering `complete_json` (natively, or through the cache and meter wrappers, which
+    pass it on) is asked natively; any other is asked for text. For text-only backends the
+    prompt must already end with `json_instruction(output_model)`.
     """
-    target, cache = _unwrap(model)
-    usage = CallUsage()
-    if callable(getattr(target, "complete_json", None)):
-        data: Any = await _native(target, cache, request, output_model)
+    native = getattr(model, "complete_json", None)
+    if callable(native):
+        response: TextResponse = await native(request, output_model)
+        if response.parsed is None:
+            raise BackendError(f"the model returned no {output_model.__name__} object")
+        data: Any = response.parsed
     else:
         response = await model.complete(request)
-        usage = response.usage
         data = response.parsed if response.parsed is not None else extract_json(response.text)
+    usage = response.usage
     try:
         return output_model.model_validate(data), usage
     except ValidationError as exc:

@@ -70,7 +70,8 @@ def grading_header(
     recorded: bool,
     eval_set: str | Path | None = None,
 ) -> ReportHeader:
-    """The grading report's header (`skill`: a name or the skill's folder)."""
+    """The grading report's header (`skill`: a name or the skill's folder), with the grader's
+    cost when the summary has it."""
     runs = len(summary.runs)
     return make_header(
         "Grading report",
@@ -85,6 +86,7 @@ def grading_header(
         proxy="no model grader: what checks cannot decide is UNGRADED"
         if summary.backend == "local"
         else None,
+        cost=summary.cost,
     )
 
 
@@ -184,7 +186,8 @@ def compare_verdict(summary: CompareSummary) -> Verdict:
 def compare_header(
     summary: CompareSummary, *, skill: str | Path, recorded: bool, runs: int | None = None
 ) -> ReportHeader:
-    """The blind comparison's header (`skill`: a name or the skill's folder)."""
+    """The blind comparison's header (`skill`: a name or the skill's folder), with the judge's
+    cost when the summary has it."""
     return make_header(
         "Blind A/B comparison",
         compare_verdict(summary),
@@ -195,4 +198,5 @@ def compare_header(
         runs=None if runs is None else f"{runs} per case and configuration",
         recorded=SAMPLE_RUNS if recorded else None,
         proxy=summary.note if summary.backend == "local" else None,
+        cost=summary.cost,
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.aio import run_sync
-from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel
+from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel, backend_priced
 from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
@@ -124,21 +124,8 @@ def make_proposer(
         return HeuristicProposer()
     text_model: Any = cached_text_model(backend, model=model, cache=cache)
     if budget is not None:
-        text_model = MeteredTextModel(text_model, budget, priced=_priced(backend, model))
+        text_model = MeteredTextModel(text_model, budget, priced=backend_priced(backend, model))
     return ModelProposer(text_model)
-
-
-def _priced(backend: str, model: str | None) -> bool | None:
-    """Whether the backend's model has a known price (None: no estimator, trust its costs)."""
-    from skillbench.backends.estimate import get_estimator
-
-    try:
-        estimator = get_estimator(backend, model=model)
-    except InputError:
-        return None
-    if getattr(estimator, "reports_cost", False):
-        return None  # the backend states its own costs (claude-code)
-    return estimator.price_known()
 
 
 async def improve_skill(
@@ -228,7 +215,7 @@ async def improve_skill(
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache, workers=workers, **options),
         budget,
-        priced=_priced(name, model),
+        priced=backend_priced(name, model),
     )
     chosen = proposer or make_proposer(name, model=model, cache=cache, budget=budget)
     try:

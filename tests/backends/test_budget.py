@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 from trigger_fakes import ScriptedJudge
 
 from skillbench.backends.base import (
@@ -22,9 +23,11 @@ from skillbench.backends.budget import (
     MeteredJudge,
     MeteredTextModel,
     SpendMeter,
+    meter_text_model,
     parse_max_cost,
 )
-from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.backends.cache import CachingJudge, CachingTextModel, CallCache
+from skillbench.behavior.structured import ask_structured
 from skillbench.errors import CostCapReached, InputError
 
 TARGET = SkillEntry("pdf", "PDF forms")
@@ -137,3 +140,67 @@ def test_cost_summary_is_one_line_with_unknown_never_zero() -> None:
     line = cost_summary(meter.block(as_of="2026-11-21"))
     assert line.startswith("unknown: 1 calls") and "prices as of 2026-11-21" in line
     assert "$0" not in line and "\n" not in line
+
+
+class Verdict(BaseModel):
+    ok: bool
+
+
+class NativeModel(PricedModel):
+    """Offers native structured output (like AnthropicTextModel.complete_json)."""
+
+    def __init__(self) -> None:
+        self.asked: list[TextRequest] = []
+
+    async def complete_json(self, request: TextRequest, output_model: type) -> TextResponse:
+        self.asked.append(request)
+        return TextResponse("", usage=CallUsage(5, 5, cost_usd=0.01), parsed={"ok": True})
+
+
+async def test_text_cache_hits_are_metered_as_free_hits(tmp_path: Path) -> None:
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner = NativeModel()
+        budget = Budget()
+        model = meter_text_model(CachingTextModel(inner, cache), budget)
+        for _ in range(2):
+            await model.complete(TextRequest("a", purpose="grade"))
+            reply, _ = await ask_structured(model, TextRequest("b", purpose="grade"), Verdict)
+            assert reply.ok
+    assert len(inner.asked) == 1  # the structured reply was replayed natively, not as text
+    block = budget.block(as_of=None)
+    assert (block.calls, block.cache_hits, block.cache_hit_share) == (2, 2, 0.5)
+    assert block.dollars == pytest.approx(0.02)  # hits cost nothing and add no tokens
+    assert block.tokens.input_tokens == 10
+
+
+async def test_past_the_cap_cached_text_replies_are_still_served(tmp_path: Path) -> None:
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner = NativeModel()
+        await CachingTextModel(inner, cache).complete_json(TextRequest("held"), Verdict)
+        budget = Budget(0.0001)
+        budget.meter.record("priced", "p-1", "grade", CallUsage(cost_usd=1.0), cached=False)
+        model = MeteredTextModel(CachingTextModel(inner, cache), budget)
+        reply, _ = await ask_structured(model, TextRequest("held"), Verdict)
+        with pytest.raises(CostCapReached):
+            await ask_structured(model, TextRequest("new"), Verdict)
+    assert reply.ok and len(inner.asked) == 1 and budget.refused == 1
+
+
+class SlowModel(PricedModel):
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        self.asked += 1
+        await asyncio.sleep(0.01)
+        return TextResponse(f"answer {self.asked}", usage=CallUsage(5, 5, cost_usd=0.01))
+
+
+async def test_identical_requests_in_flight_together_are_both_paid_calls(tmp_path: Path) -> None:
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner, budget = SlowModel(), Budget()
+        model = meter_text_model(CachingTextModel(inner, cache), budget)
+        one, two = await asyncio.gather(*(model.complete(TextRequest("same")) for _ in range(2)))
+    assert inner.asked == 2 and one.text == two.text  # the answer stored first is reported
+    block = budget.block(as_of=None)
+    assert (block.calls, block.cache_hits) == (2, 0) and block.dollars == pytest.approx(0.02)

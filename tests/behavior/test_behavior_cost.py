@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -231,3 +232,110 @@ def test_benchmark_states_the_cost_of_the_recorded_runs(skill: Path, tmp_path: P
     grade_workspace_sync(skill, backend="local")  # machine checks only: writes grading.json
     extra = build_benchmark(skill).model_extra or {}
     assert extra["cost"]["calls"] == 2 and extra["cost"]["price_table_as_of"]
+
+
+@pytest.fixture
+def priced_backends() -> Iterator[None]:
+    """`priced-grader` and `priced-judge`: registered text models at $0.01 a call, each with a
+    flat estimator (so their price is known and `--dry-run` works)."""
+    from compare_fakes import FakeJudge
+    from cost_fakes import flat_factory
+
+    from skillbench.backends import registry
+    from skillbench.backends.estimate import register_estimator, unregister_estimator
+
+    class PricedJudge(FakeJudge):
+        name = "priced-judge"
+
+        async def complete(self, request: TextRequest) -> TextResponse:
+            reply = await super().complete(request)
+            reply.usage = CallUsage(10, 10, cost_usd=0.01)
+            return reply
+
+    registry.register_text_model("priced-grader", lambda **_: CostedGrader())
+    registry.register_text_model("priced-judge", lambda **_: PricedJudge())
+    for name in ("priced-grader", "priced-judge"):
+        register_estimator(name, flat_factory(name, per_call=0.01))
+    try:
+        yield
+    finally:
+        for name in ("priced-grader", "priced-judge"):
+            registry.unregister(name)
+            unregister_estimator(name)
+
+
+def test_regrading_unchanged_runs_costs_nothing_and_counts_cache_hits(
+    tmp_path: Path, priced_backends: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.behavior.cost import plan_grade
+    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.verdicts import grading_header
+    from skillbench.schemas.cost import cost_summary
+
+    skill, _space = standard_workspace(tmp_path)
+    where = tmp_path / "c.sqlite"
+    first = grade_workspace_sync(skill, backend="priced-grader", cache_path=where)
+    assert first.cost is not None  # no Budget passed: the library meters anyway
+    calls, n = first.cost.calls, first.cost.calls + first.cost.cache_hits
+    assert calls > 0 and first.cost.dollars == pytest.approx(0.01 * calls)
+    assert first.cost.price_table_as_of and first.cost.lines[0].purpose == "grade"
+    again = grade_workspace_sync(skill, backend="priced-grader", cache_path=where)
+    assert again.cost is not None
+    assert (again.cost.calls, again.cost.cache_hits, again.cost.cache_hit_share) == (0, n, 1.0)
+    assert again.cost.dollars == 0.0 and again.cost.tokens.input_tokens == 0
+    header = grading_header(again, skill=skill, recorded=False)
+    assert header.cost == cost_summary(again.cost) and "0 calls, cache hits 100%" in header.cost
+    with CallCache(where) as cache:  # the dry run counts the cached answers as free
+        plan = plan_grade(skill, backend="priced-grader", cache=cache)
+    assert (plan.estimate.calls, plan.estimate.cache_hits, plan.estimate.dollars) == (0, n, 0.0)
+    args = ["grade", str(skill), "--backend", "priced-grader", "--cache", str(where)]
+    assert main([*args, "--dry-run"]) == 0
+    assert f"calls 0, cache hits {n} (100%)" in capsys.readouterr().out
+    main(args)
+    assert (
+        f"cost: $0.0000 (prices as of {again.cost.price_table_as_of}); calls 0, cache hits {n}"
+        in (capsys.readouterr().err)
+    )
+
+
+def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
+    tmp_path: Path, priced_backends: None
+) -> None:
+    from skillbench.behavior.compare import read_summary, summary_path
+    from skillbench.behavior.compare_run import compare_sync
+    from skillbench.behavior.cost import plan_compare
+    from skillbench.behavior.verdicts import compare_header
+    from skillbench.behavior.workspace import Workspace
+    from skillbench.schemas.cost import cost_summary
+
+    skill = make_workspace(tmp_path, runs=1)
+    where = tmp_path / "c.sqlite"
+    options: dict[str, Any] = {"backend": "priced-judge", "cache_path": where}
+    first = compare_sync(skill, "v1", "v0", **options).summary
+    pairs = first.judged
+    assert pairs == 3 and first.cost is not None
+    by_purpose = {line.purpose: line.calls for line in first.cost.lines}
+    assert by_purpose == {"compare": 2 * pairs, "analyze": 1}  # the analyzer's call counts too
+    assert first.cost.dollars == pytest.approx(0.01 * (2 * pairs + 1))
+    again = compare_sync(skill, "v1", "v0", **options).summary
+    assert again.cost is not None
+    assert (again.cost.calls, again.cost.cache_hits, again.cost.dollars) == (0, 2 * pairs + 1, 0.0)
+    stored = read_summary(summary_path(Workspace.for_skill(skill), "v1", "v0"))
+    assert stored.cost == again.cost  # the persisted summary carries the block
+    assert compare_header(again, skill=skill, recorded=False).cost == cost_summary(again.cost)
+    with CallCache(where) as cache:
+        plan = plan_compare(
+            skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache=cache
+        )
+    assert (plan.estimate.calls, plan.estimate.cache_hits) == (0, 2 * pairs)
+
+
+def test_local_grading_and_comparison_state_a_zero_cost(tmp_path: Path) -> None:
+    from skillbench.behavior.compare_run import compare_sync
+    from skillbench.behavior.grade import grade_workspace_sync
+
+    skill = make_workspace(tmp_path, runs=1)
+    graded = grade_workspace_sync(skill, backend="local")
+    compared = compare_sync(skill, "v1", "v0", backend="local", use_cache=False).summary
+    for cost in (graded.cost, compared.cost):
+        assert cost is not None and (cost.calls, cost.cache_hits, cost.dollars) == (0, 0, 0.0)

@@ -20,6 +20,9 @@ def test_blind_comparison_notebook_runs_on_the_samples(tmp_path: Path) -> None:
     assert summary["judge"] == "deterministic-proxy"
     assert summary["judged"] == summary["pairs"] > 0
     assert summary["swap_consistency"] == 1.0  # the proxy ignores the order
+    assert summary["cost"]["calls"] == 0 and summary["cost"]["dollars"] == 0.0
+    header = json.loads((result.folder / "header.json").read_text(encoding="utf-8"))
+    assert header["cost"].startswith("$0.0000: 0 calls") and "prices as of" in header["cost"]
     analysis = json.loads((result.folder / "analysis.json").read_text(encoding="utf-8"))
     assert analysis["skillbench"]["analyzer"] == "deterministic"
     assert analysis["suggestions"] == []

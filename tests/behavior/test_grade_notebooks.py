@@ -21,6 +21,8 @@ def test_grading_report_notebook(tmp_path: Path) -> None:
     assert result.ok, result.manifest.error
     table = json.loads((result.folder / "expectations.json").read_text())
     assert table["header"]["title"] == "Grading report" and table["header"]["recorded"]
+    cost = table["header"]["cost"]  # the local grader makes no call: $0, 0 calls, dated prices
+    assert cost.startswith("$0.0000: 0 calls, cache hits –") and "prices as of 20" in cost
     rows = table["rows"]
     verdicts = {r["verdict"] for r in rows}
     assert "UNGRADED" in verdicts and verdicts <= {"pass", "FAIL", "UNGRADED"}
