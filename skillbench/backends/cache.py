@@ -135,7 +135,11 @@ def _add_model_column(conn: sqlite3.Connection) -> None:
     """Caches written before answers recorded their model get the (nullable) column."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
     if "model" not in columns:
-        conn.execute("ALTER TABLE calls ADD COLUMN model TEXT")
+        try:
+            conn.execute("ALTER TABLE calls ADD COLUMN model TEXT")
+        except sqlite3.OperationalError as exc:  # another process added it just now
+            if "duplicate column" not in str(exc).lower():
+                raise
 
 
 def _now() -> str:
@@ -510,8 +514,10 @@ class CachingJudge(_Counted):
             earlier = self.cache.put(
                 key, outcome.to_cache(), backend=self.name, kind="trigger", model=self.model
             )
-            if earlier is not None:  # another run stored this key first: report its answer
-                outcome = TriggerOutcome.from_cache(earlier)
+            if earlier is not None:  # another run stored this key first: report its answer,
+                kept = TriggerOutcome.from_cache(earlier)  # but this call was made and paid
+                kept.cached, kept.usage = False, outcome.usage
+                outcome = kept
         if self.run_id:
             self.cache.mark(self.run_id, key, "done" if outcome.error is None else "error")
         return outcome

@@ -14,6 +14,7 @@ from skillbench.backends.base import (
     SkillEntry,
     TextRequest,
     TextResponse,
+    TriggerOutcome,
     TriggerRequest,
 )
 from skillbench.backends.budget import (
@@ -204,3 +205,29 @@ async def test_identical_requests_in_flight_together_are_both_paid_calls(tmp_pat
     assert inner.asked == 2 and one.text == two.text  # the answer stored first is reported
     block = budget.block(as_of=None)
     assert (block.calls, block.cache_hits) == (2, 0) and block.dollars == pytest.approx(0.02)
+
+
+async def test_identical_trigger_runs_in_flight_together_are_both_paid_calls(
+    tmp_path: Path,
+) -> None:
+    class Varying(ScriptedJudge):
+        """Each answer differs a little (as two real calls do), so the second store loses."""
+
+        answered = 0
+
+        async def judge(self, request: TriggerRequest) -> TriggerOutcome:
+            outcome = await super().judge(request)
+            self.answered += 1
+            outcome.detail["call"] = self.answered
+            return outcome
+
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        inner, budget = Varying({"q": "T"}, delay=0.01), Budget()
+        judge = MeteredJudge(CachingJudge(inner, cache), budget)
+        one, two = await asyncio.gather(*(judge.judge(request("q")) for _ in range(2)))
+        assert len(cache.superseded()) == 1  # the losing answer is kept apart
+    assert len(inner.requests) == 2 and one.triggered and two.triggered
+    assert one.detail["call"] == two.detail["call"]  # both report the answer stored first
+    assert not one.cached and not two.cached  # both were made: neither is a free hit
+    block = budget.block(as_of=None)
+    assert (block.calls, block.cache_hits) == (2, 0) and block.dollars == pytest.approx(0.002)
