@@ -119,6 +119,7 @@ def make_header(
         recorded=recorded,
         proxy=proxy,
         cost=cost_summary(cost) if cost is not None else None,
+        cost_detail=cost,
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field, RootModel
 
 from skillbench.schemas.base import Document
+from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.validation import ValidationReport
 
 
@@ -37,6 +38,9 @@ class ReportHeader(Document):
     cost: str | None = Field(
         default=None,
         description="calls, cache hit share, tokens by kind and dollars, with the price date",
+    )
+    cost_detail: CostBlock | None = Field(
+        default=None, description="the cost as data: per backend, model and purpose"
     )
 
 

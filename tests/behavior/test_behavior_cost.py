@@ -285,6 +285,7 @@ def test_regrading_unchanged_runs_costs_nothing_and_counts_cache_hits(
     assert again.cost.dollars == 0.0 and again.cost.tokens.input_tokens == 0
     header = grading_header(again, skill=skill, recorded=False)
     assert header.cost == cost_summary(again.cost) and "0 calls, cache hits 100%" in header.cost
+    assert header.cost_detail == again.cost  # and as data, for a CI gate reading header.json
     with CallCache(where) as cache:  # the dry run counts the cached answers as free
         plan = plan_grade(skill, backend="priced-grader", cache=cache)
     assert (plan.estimate.calls, plan.estimate.cache_hits, plan.estimate.dollars) == (0, n, 0.0)
