@@ -99,7 +99,13 @@ def route(seconds: float, triggered: int, errors: int, ideal: float) -> Route:
 
 async def skillbench_route(*, shipped: bool, ideal: float) -> Route:
     """The trigger eval with the claude-code judge, as shipped or as it was before."""
-    options = {} if shipped else {"stop_on_trigger": False, "max_concurrency": 4}
+    # as shipped: `--workers 10` reaches the judge as `skillbench trigger` passes it
+    # (get_judge → max_concurrency); before: its own cap of 4, sessions read to the end
+    options = (
+        {"max_concurrency": WORKERS}
+        if shipped
+        else {"stop_on_trigger": False, "max_concurrency": 4}
+    )
     judge = ClaudeCodeJudge(claude_bin=PACED, env=paced_env(), timeout=60, **options)  # type: ignore[arg-type]
     queries = [EvalQuery(f"clean this csv, variant {i}", True) for i in range(QUERIES)]
     judge.version()  # `claude --version` once, outside the timing (the report asks for it)

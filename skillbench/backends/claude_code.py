@@ -28,6 +28,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -366,11 +367,13 @@ class _ClaudeRunner:
     @staticmethod
     def _kill(proc: asyncio.subprocess.Process) -> None:
         """Kill the process's whole group and every descendant (the CLI spawns children, some
-        may detach: `proctree.kill_tree`), then the process."""
+        may detach: `proctree.kill_tree`), then the process itself by pid. Not `proc.kill()`:
+        Popen.send_signal polls first, reaping the just-killed child behind asyncio's child
+        watcher, which then logs "Unknown child process" and reports exit code 255."""
         kill_tree(proc.pid)
         if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, signal.SIGKILL)
 
     async def run(
         self,

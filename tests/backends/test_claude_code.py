@@ -137,6 +137,19 @@ async def test_session_ends_once_the_target_fires_and_leaves_no_process(
     assert not j._procs
 
 
+async def test_an_early_stop_leaves_the_child_to_asyncio_to_reap(
+    record: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Killing the session must not reap the CLI behind asyncio's child watcher (it would log
+    "Unknown child process ... returncode 255" on the user's terminal, once per run)."""
+    caplog.set_level("WARNING", logger="asyncio")
+    j = judge(record, "skill_then_linger", timeout=30, env={"FAKE_CLAUDE_DETACH": "0"})
+    outcomes = await asyncio.gather(*(j.judge(request()) for _ in range(8)))
+    assert all(o.triggered for o in outcomes)
+    await asyncio.sleep(0.2)  # let the watcher threads report
+    assert "Unknown child process" not in caplog.text
+
+
 async def test_without_early_stop_the_session_runs_to_its_end(record: Path) -> None:
     """Control: the same scenario read to the end takes the fake's full minute (bounded here
     by the timeout, so it becomes an error) — the early stop is what makes it fast."""
