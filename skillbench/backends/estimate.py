@@ -543,8 +543,10 @@ class TemplateEstimator(_Priced):
         cache: CallCache | None = None,
         prices: PriceTable | None = None,
         fallback: Estimator | None = None,
+        breakpoints: str | None = None,
     ) -> None:
         self.source = source
+        self.breakpoints = breakpoints
         self.fallback = fallback
         self.failure: str | None = None
         self.backend = backend
@@ -578,6 +580,7 @@ class TemplateEstimator(_Priced):
             [
                 f"{len(self._estimators)} captured template(s), each counted once by "
                 f"{counter_basis(self.counter)}",
+                *([f"cache breakpoints: {self.breakpoints}"] if self.breakpoints else []),
                 *sorted(notes),
             ]
         )
@@ -627,8 +630,15 @@ def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = Non
         return body
 
     counter = getattr(estimator, "counter", None)
+    extra = bool(getattr(inner, "cache_before_query", False))
     return TemplateEstimator(
-        source, estimator.model, counter, backend=estimator.backend, cache=cache, fallback=estimator
+        source,
+        estimator.model,
+        counter,
+        backend=estimator.backend,
+        cache=cache,
+        fallback=estimator,
+        breakpoints="Claude Code's + 1 before the query" if extra else "Claude Code's own",
     )
 
 

@@ -202,6 +202,7 @@ def test_replay_dry_run_counts_the_captured_template_once(
         assert code == 0
         out = capsys.readouterr().out
         assert "captured template(s), each counted once" in out, out
+        assert ("+ 1 before the query" in out) == bool(flags), out
         line = next(x for x in out.splitlines() if x.strip().startswith("tokens:"))
         return {
             kind: int(line.split(f"{kind} ")[1].split(",")[0])
