@@ -1,13 +1,20 @@
-"""Run library coroutines from synchronous code, including inside a running Jupyter kernel."""
+"""Run library coroutines from synchronous code, including inside a running Jupyter kernel; keep
+the cycle collector from stalling an event loop full of calls in flight."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import gc
+import threading
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar
 
 T = TypeVar("T")
+
+_freeze_lock = threading.Lock()
+_freeze_depth = 0
 
 
 def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
@@ -26,3 +33,30 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbench-sync") as pool:
         return pool.submit(asyncio.run, main()).result()
+
+
+@contextmanager
+def heap_frozen() -> Iterator[None]:
+    """Within the block, the cycle collector skips every object that existed when it began.
+
+    A full collection walks every tracked object with the event loop stopped: once the anthropic
+    SDK is imported that is about 160,000 objects and 90-130 ms, long enough to hold up a whole
+    wave of calls in flight (a tenth of a second on a 3 s eval of 32 workers). `gc.freeze()`
+    moves the objects alive now to the permanent generation, which collections skip, and
+    `gc.unfreeze()` gives them back at the end: nothing is leaked (a cycle among them that became
+    garbage meanwhile is collected after the block). Objects made inside the block are collected
+    as usual. Nested and concurrent blocks (threads included) share one freeze, undone when the
+    last one ends.
+    """
+    global _freeze_depth
+    with _freeze_lock:
+        if _freeze_depth == 0:
+            gc.freeze()
+        _freeze_depth += 1
+    try:
+        yield
+    finally:
+        with _freeze_lock:
+            _freeze_depth -= 1
+            if _freeze_depth == 0:
+                gc.unfreeze()

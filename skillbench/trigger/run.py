@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from skillbench import limits
-from skillbench.aio import run_sync
+from skillbench.aio import heap_frozen, run_sync
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -171,7 +171,8 @@ async def run_trigger_eval(
         if not wave:
             break
         requests = [request for _, request in wave]
-        outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
+        with heap_frozen():  # no full collection of the SDK's objects stalls calls in flight
+            outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
         for (tally, _), outcome in zip(wave, outcomes, strict=True):
             tally.record(outcome, skill_name)
             refused += refused_by_cap(outcome)
