@@ -7,7 +7,9 @@ answers every call after 300 ms. Figures, each as a ratio:
 - span / bound at 8, 32 and 64 workers, bound = ceil(320 / workers) × 300 ms (target at 32:
   ≤ 1.1), with the peak of calls in flight the fake saw; the span is the eval's `wall_seconds`
   (first call to last outcome). What is left above the bound is the client's CPU per call
-  (SDK + httpx2, ≈ 1.6 ms on an idle core), serialised on one event loop;
+  (SDK + httpx2, ≈ 2 ms), on one event loop: the requests of a wave are written one at a time
+  (the limiter's `serial_sends`), so a wave reaches the fake about 2 ms × workers after it
+  starts; a bare asyncio client without the SDK makes 1.01;
 - 20 % of the runs answered 429 (`retry-after: 1`) on their first attempt, at 32 workers:
   span ≤ 1.3 × the clean span + one retry-after;
 - limiter choice (documented in docs/backends.md): a fake that admits only 16 calls at once

@@ -11,8 +11,10 @@ SDK's own retries are off (`max_retries=0` on the client): the limiter retries
 honouring `retry-after` / `retry-after-ms`), then rate-limit and overload answers get
 `overload_retries` more (full-jitter backoff from 2 s capped at 30 s), and it gives the slot back
 while a call waits. The `anthropic-ratelimit-*` headers of every answer reach it through an httpx
-response hook. Anything still failing becomes `TriggerOutcome(error=...)` — never "not
-triggered". Error texts are redacted: the API key never appears in them.
+response hook, and a request hook tells it when each request is written (httpcore's `trace`
+extension), so that calls write their requests one at a time (`serial_sends`). Anything still
+failing becomes `TriggerOutcome(error=...)` — never "not triggered". Error texts are redacted: the
+API key never appears in them.
 
 Sampling: SDK 2.x sends `anthropic-version: 2026-10-21`, which rejects `temperature`, `top_p`
 and `top_k` at ANY value (the SDK dropped them too), so requests carry none: the model samples
@@ -50,7 +52,13 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
-from skillbench.backends.limiter import AdaptiveLimiter, Failure, RetryPolicy, parse_retry_after
+from skillbench.backends.limiter import (
+    AdaptiveLimiter,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    request_sent,
+)
 from skillbench.errors import BackendError
 
 if TYPE_CHECKING:
@@ -234,6 +242,27 @@ async def within_deadline(call: Awaitable[Any], deadline: float, seconds: float)
         ) from None
 
 
+_SENT_EVENTS = ("send_request_body.complete", "connect_tcp.started", "start_tls.started")
+
+
+async def _trace_sends(request: httpx2.Request) -> None:
+    """Request hook: tell the limiter (`limiter.request_sent`) when this request is written, or
+    when it waits on the network for a new connection, through httpcore's `trace` extension.
+
+    The limiter then lets the next call write its own request (`serial_sends`): calls started
+    together would otherwise interleave every step of their sends on the one event loop and
+    all reach the server only once the last one was built, a whole wave late."""
+    previous = request.extensions.get("trace")
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith(_SENT_EVENTS) or event.endswith(".failed"):
+            request_sent()
+        if previous is not None:
+            await previous(event, info)
+
+    request.extensions["trace"] = trace
+
+
 class ClientOptions(TypedDict, total=False):
     """The keyword options every Messages API backend accepts (see `_AnthropicBase.__init__`)."""
 
@@ -285,6 +314,7 @@ class _AnthropicBase:
         self.limiter = AdaptiveLimiter(
             max_concurrency,
             policy=RetryPolicy(max_retries=max_retries, overload_retries=overload_retries),
+            serial_sends=True,  # the client's request hook says when each request is written
         )
         self.sleep: Sleep = asyncio.sleep  # patched by tests to keep backoff instant
 
@@ -318,6 +348,7 @@ class _AnthropicBase:
             import anthropic
 
             http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
+            http_client.event_hooks["request"].append(_trace_sends)
             http_client.event_hooks["response"].append(self._observe)
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._key,

@@ -545,3 +545,28 @@ async def test_ratelimit_headers_reach_the_limiter_and_pause_the_next_call() -> 
     assert first.triggered and second.triggered
     assert len(slept) >= 1 and 1.0 < slept[0] <= 2.0  # waited for the budget's reset
     await judge.aclose()
+
+
+async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
+    from skillbench.backends.anthropic import _trace_sends
+    from skillbench.backends.limiter import AdaptiveLimiter
+
+    seen: list[str] = []
+
+    async def previous(event: str, info: dict[str, Any]) -> None:
+        seen.append(event)
+
+    request_ = httpx2.Request(
+        "POST", "http://127.0.0.1/v1/messages", extensions={"trace": previous}
+    )
+    await _trace_sends(request_)
+    trace = request_.extensions["trace"]
+    limiter = AdaptiveLimiter(2, serial_sends=True)
+
+    async def call() -> None:
+        await trace("http11.send_request_headers.started", {})
+        await trace("http11.send_request_body.complete", {})
+
+    await limiter.run(call, lambda exc: None)
+    assert seen == ["http11.send_request_headers.started", "http11.send_request_body.complete"]
+    assert limiter._reports_sends

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -58,3 +59,21 @@ async def test_batch_round_trip(server: MockMessagesServer) -> None:
     assert all(o.error is None and o.detail.get("batch") for o in outcomes)
     assert server.count("batches") == 1 and server.count("batch_requests") == 4
     assert server.count("messages") == 0
+
+
+async def test_requests_are_written_one_at_a_time_and_answers_overlap() -> None:
+    """httpcore's `trace` extension reports each written request to the limiter (serial
+    sends), and the calls still wait for the server together."""
+    with MockMessagesServer(latency=0.1) as slow:
+        judge = AnthropicJudge(
+            api_key="dummy-key", base_url=slow.url, max_retries=0, max_concurrency=4
+        )
+        await judge.judge(req("warm up"))
+        assert judge.limiter._reports_sends  # the request hook's trace reached the limiter
+        start = time.perf_counter()
+        outcomes = await judge.judge_many([req(f"query {i}", i) for i in range(8)])
+        elapsed = time.perf_counter() - start
+        await judge.aclose()
+    assert all(o.error is None for o in outcomes)
+    assert judge.limiter.peak == 4 and slow.count() == 9
+    assert elapsed < 0.6  # two rounds of four 100 ms waits, not eight in a row

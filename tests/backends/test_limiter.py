@@ -15,6 +15,7 @@ from skillbench.backends.limiter import (
     RetryPolicy,
     parse_retry_after,
     ratelimit_wait,
+    request_sent,
 )
 
 
@@ -242,3 +243,88 @@ def test_ratelimit_wait_ignores_budgets_left_and_bad_values() -> None:
 def test_limit_must_be_positive() -> None:
     with pytest.raises(ValueError):
         AdaptiveLimiter(0)
+
+
+# serial sends ------------------------------------------------------------------------------
+
+
+def sending_call(
+    log: list[str], name: str, *, report: bool = True, server: float = 0.02
+) -> Callable[[], Awaitable[str]]:
+    """A call that 'writes' its request in two steps (yielding between them, as an HTTP client
+    does), reports it written, then waits `server` seconds for its answer."""
+
+    async def call() -> str:
+        log.append(f"{name} head")
+        await asyncio.sleep(0)
+        log.append(f"{name} body")
+        if report:
+            request_sent()
+        await asyncio.sleep(server)
+        log.append(f"{name} answer")
+        return name
+
+    return call
+
+
+async def test_once_reported_requests_are_written_one_at_a_time_answers_overlap() -> None:
+    limiter = AdaptiveLimiter(3, serial_sends=True)
+    log: list[str] = []
+    await limiter.run(sending_call(log, "first"), classify)  # the client reports its sends
+    log.clear()
+    names = ["a", "b", "c"]
+    start = asyncio.get_running_loop().time()
+    results = await asyncio.gather(*(limiter.run(sending_call(log, n), classify) for n in names))
+    elapsed = asyncio.get_running_loop().time() - start
+    assert results == names
+    writes = [entry for entry in log if not entry.endswith("answer")]
+    assert writes == ["a head", "a body", "b head", "b body", "c head", "c body"]
+    assert elapsed < 0.05  # the three 20 ms server waits overlapped
+    assert limiter.peak == 3 and limiter.in_flight == 0
+
+
+async def test_sends_stay_free_until_a_call_reports_one() -> None:
+    limiter = AdaptiveLimiter(3, serial_sends=True)
+    log: list[str] = []
+    calls = [sending_call(log, n, report=False) for n in "abc"]
+    await asyncio.gather(*(limiter.run(call, classify) for call in calls))
+    assert log[:3] == ["a head", "b head", "c head"]  # interleaved: never reported, never serial
+    log.clear()
+    limiter = AdaptiveLimiter(3)  # serial_sends off: reports change nothing
+    await limiter.run(sending_call(log, "first"), classify)
+    log.clear()
+    await asyncio.gather(*(limiter.run(sending_call(log, n), classify) for n in "abc"))
+    assert log[:3] == ["a head", "b head", "c head"]
+
+
+async def test_a_call_that_fails_or_is_cancelled_before_reporting_frees_the_turn() -> None:
+    limiter = AdaptiveLimiter(2, serial_sends=True)
+    log: list[str] = []
+    await limiter.run(sending_call(log, "first"), classify)
+
+    async def fails() -> str:
+        await asyncio.sleep(0)
+        raise Boom(None)
+
+    with pytest.raises(Boom):
+        await limiter.run(fails, classify)
+    assert await limiter.run(sending_call(log, "next"), classify) == "next"
+
+    stuck = asyncio.Event()
+
+    async def hangs() -> str:
+        await stuck.wait()
+        return "never"
+
+    hanging = asyncio.create_task(limiter.run(hangs, classify))
+    given_up = asyncio.create_task(limiter.run(sending_call(log, "given up"), classify))
+    await asyncio.sleep(0.01)
+    given_up.cancel()  # cancelled while queued for its turn to write
+    waiting = asyncio.create_task(limiter.run(sending_call(log, "queued"), classify))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()  # its turn to write comes after the hanging call's
+    hanging.cancel()
+    assert await waiting == "queued"
+    assert given_up.cancelled() and "given up head" not in log
+    assert limiter.in_flight == 0
+    request_sent()  # outside a limiter's call: nothing happens
