@@ -245,7 +245,7 @@ async def within_deadline(call: Awaitable[Any], deadline: float, seconds: float)
 _SENT_EVENTS = ("send_request_body.complete", "connect_tcp.started", "start_tls.started")
 
 
-async def _trace_sends(request: httpx2.Request) -> None:
+async def trace_sends(request: httpx2.Request) -> None:
     """Request hook: tell the limiter (`limiter.request_sent`) when this request is written, or
     when it waits on the network for a new connection, through httpcore's `trace` extension.
 
@@ -348,7 +348,7 @@ class _AnthropicBase:
             import anthropic
 
             http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
-            http_client.event_hooks["request"].append(_trace_sends)
+            http_client.event_hooks["request"].append(trace_sends)
             http_client.event_hooks["response"].append(self._observe)
             self._client = anthropic.AsyncAnthropic(
                 api_key=self._key,

@@ -40,6 +40,7 @@ from skillbench.backends.anthropic import (
     price,
     redact,
     resolve_api_key,
+    trace_sends,
     within_deadline,
 )
 from skillbench.backends.base import (
@@ -65,6 +66,10 @@ if TYPE_CHECKING:
     import httpx2
 
 HARNESS = "replay"
+DRAIN_SECONDS = 1.0
+"""After the first move is decided, how long the rest of the message may take to arrive before
+the stream is cut off (closing a stream mid-body also closes its connection: the next call
+pays a new TLS handshake)."""
 CACHE_BEFORE_QUERY = "claude-code + 1 before the query"
 """The `cache_breakpoints` version of a judge with `cache_before_query` on."""
 #: Claude Code 2.1.197's own model table (first party → Bedrock, Vertex).
@@ -220,10 +225,12 @@ class ReplayJudge:
         self.limiter = AdaptiveLimiter(
             self.max_concurrency,
             policy=RetryPolicy(max_retries=max_retries, overload_retries=overload_retries),
+            serial_sends=True,  # the client's request hook says when each request is written
         )
         self._http_client = http_client
         self._timeout = timeout
         self.stop_when_decided = stop_when_decided
+        self.drain_seconds = DRAIN_SECONDS
         self._client: Any = None
         self._capture_lock: asyncio.Lock | None = None
         self.sleep = asyncio.sleep
@@ -234,6 +241,7 @@ class ReplayJudge:
         self.progress: Callable[[str], None] | None = None
         self.cache_before_query = cache_before_query
         self._prepared: dict[str, ReplayTemplate] = {}
+        self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayTemplate] = {}
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -276,7 +284,11 @@ class ReplayJudge:
     # -- templates --------------------------------------------------------------------------
 
     async def template(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
-        """The captured request for this skill set (captured once, then cached on disk)."""
+        """The captured request for this skill set (captured once, then cached on disk; a skill
+        set already seen by this judge is answered without a lock or a thread hop)."""
+        known = self._by_skill_set.get((target, catalog))
+        if known is not None:
+            return known
         if self._capture_lock is None:
             self._capture_lock = asyncio.Lock()
         version = self.cli_version()
@@ -291,6 +303,7 @@ class ReplayJudge:
                 settings=self.settings,
             )
         self.templates_used[template.key] = template
+        self._by_skill_set[(target, catalog)] = template
         return template
 
     def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
@@ -317,6 +330,7 @@ class ReplayJudge:
             # the SDK's own retries are off: the limiter retries, with the slot given back
             # while it waits, and sees every answer's rate-limit headers through the hook
             http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
+            http_client.event_hooks["request"].append(trace_sends)
             http_client.event_hooks["response"].append(self._observe)
             common: dict[str, Any] = {
                 "max_retries": 0,
@@ -358,6 +372,7 @@ class ReplayJudge:
         if prepared is None:
             body = add_breakpoint_before_query(template.body, SENTINEL)
             prepared = template.model_copy(update={"body": body})
+            prepared._sentinel_at = None  # found again in the new body
             self._prepared[template.key] = prepared
         return prepared.body_for(query)
 
@@ -431,17 +446,33 @@ class ReplayJudge:
         return await self.limiter.run(attempt, classify_failure)
 
     async def _stream_once(self, arguments: dict[str, Any], target: str) -> FirstTurn:
+        """One streamed call folded into its first move. Once the move is decided the rest of
+        the message is read for at most `drain_seconds` (after a tool call it is only the
+        closing events, so the connection goes back to the pool and the real output count
+        arrives); a reply still going after that is cut off (`FirstTurn.close_early`)."""
         fold = FirstTurn(target)
         stream = await self.client.beta.messages.create(**arguments)
+        events = stream.__aiter__()
         try:
-            async for event in stream:
+            async for event in events:
                 if fold.feed(event) and self.stop_when_decided:
-                    fold.close_early()
+                    if not await self._drain(events, fold):
+                        fold.close_early()
                     break
         finally:
             await stream.close()
         fold.finish()
         return fold
+
+    async def _drain(self, events: Any, fold: FirstTurn) -> bool:
+        """Read the decided message to its end within `drain_seconds`; False if it went on."""
+        try:
+            async with asyncio.timeout(self.drain_seconds):
+                async for event in events:
+                    fold.feed(event)  # message_delta: the real output count
+        except TimeoutError:
+            return False
+        return True
 
     # -- Message Batches ----------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_install import install_skills
@@ -85,10 +85,45 @@ class ReplayTemplate(BaseModel):
         raw = self.headers.get("anthropic-beta", "")
         return [flag.strip() for flag in raw.split(",") if flag.strip()]
 
+    _sentinel_at: tuple[str | int, ...] | None = PrivateAttr(default=None)
+
     def body_for(self, query: str) -> dict[str, Any]:
-        """A deep copy of the body with the sentinel replaced by `query` (JSON-safe: only string
-        values are touched, so quotes or backslashes in the query cannot break the document)."""
-        return swap_text(self.body, SENTINEL, query)
+        """The body with the sentinel replaced by `query` (JSON-safe: only string values are
+        touched, so quotes or backslashes in the query cannot break the document).
+
+        Only the containers on the way to the sentinel's string are copied; the rest (tools,
+        system prompt: ~100 kB) is shared with the template, so the result is read-only below
+        its top level. A body without exactly one sentinel string is copied whole."""
+        at = self._sentinel_at if self._sentinel_at is not None else self._find_sentinel()
+        if not at:
+            return dict(swap_text(self.body, SENTINEL, query))
+        root: dict[str, Any] = dict(self.body)
+        node: Any = root
+        for step in at[:-1]:
+            child = node[step]
+            node[step] = child = list(child) if isinstance(child, list) else dict(child)
+            node = child
+        node[at[-1]] = node[at[-1]].replace(SENTINEL, query)
+        return root
+
+    def _find_sentinel(self) -> tuple[str | int, ...]:
+        """The path (keys and indices) to the one string holding the sentinel; () if not one."""
+        found: list[tuple[str | int, ...]] = []
+
+        def walk(value: Any, path: tuple[str | int, ...]) -> None:
+            if isinstance(value, str):
+                if SENTINEL in value:
+                    found.append(path)
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    walk(item, (*path, index))
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    walk(item, (*path, key))
+
+        walk(self.body, ())
+        self._sentinel_at = found[0] if len(found) == 1 and found[0] else ()
+        return self._sentinel_at
 
     def sentinel_count(self) -> int:
         """How many strings of the body hold the sentinel (1 for a well-formed capture)."""

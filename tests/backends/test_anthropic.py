@@ -548,7 +548,7 @@ async def test_ratelimit_headers_reach_the_limiter_and_pause_the_next_call() -> 
 
 
 async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
-    from skillbench.backends.anthropic import _trace_sends
+    from skillbench.backends.anthropic import trace_sends
     from skillbench.backends.limiter import AdaptiveLimiter
 
     seen: list[str] = []
@@ -559,7 +559,7 @@ async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
     request_ = httpx2.Request(
         "POST", "http://127.0.0.1/v1/messages", extensions={"trace": previous}
     )
-    await _trace_sends(request_)
+    await trace_sends(request_)
     trace = request_.extensions["trace"]
     limiter = AdaptiveLimiter(2, serial_sends=True)
 

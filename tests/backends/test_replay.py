@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -398,7 +399,9 @@ def test_without_a_cli_the_error_names_make_claude_and_the_minimal_harness(
     assert "make claude" in capsys.readouterr().err
 
 
-async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) -> None:
+async def test_after_the_decision_a_prompt_tail_is_read_to_the_end(tmp_path: Path) -> None:
+    """The closing events follow at once: read them (the connection stays reusable and the
+    output count is the API's own)."""
     tail = _text_block("After the tool call the model would go on talking.").replace(
         b'"index": 0', b'"index": 1'
     )
@@ -409,6 +412,29 @@ async def test_the_stream_is_closed_once_the_outcome_is_decided(tmp_path: Path) 
         + message_end_events("tool_use", 77)
     )
     outcome, _ = await judge_one(tmp_path, reply)
+    assert outcome.triggered is True
+    assert "stream_closed_when_decided" not in outcome.detail
+    assert outcome.detail["stop_reason"] == "tool_use"
+    assert outcome.usage is not None and outcome.usage.output_tokens == 77
+
+
+async def test_a_reply_still_going_after_the_decision_is_cut_off(tmp_path: Path) -> None:
+    head = message_start_event(MODEL, 100) + _broken_tool('{"skill": "pdf-tools"}')
+
+    async def stalled() -> Any:
+        yield head
+        await asyncio.sleep(30)  # the model goes on (more tools, more text): not waited for
+        yield message_end_events("tool_use", 77)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
+            200, content=stalled(), headers={"content-type": "text/event-stream"}
+        )
+
+    judge = make_judge(tmp_path, handler)
+    judge.drain_seconds = 0.2
+    outcome = await asyncio.wait_for(judge.judge(TriggerRequest(TARGET, CATALOG, "merge", 0)), 10)
+    await judge.aclose()
     assert outcome.triggered is True
     assert outcome.detail["stream_closed_when_decided"] is True
     assert outcome.detail["stop_reason"] is None  # message_delta was never read
@@ -591,6 +617,12 @@ def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Pat
     assert body["messages"][0]["content"][1]["text"] == nasty
     assert body["system"] == captured_body()["system"]
     assert json.loads(json.dumps(body)) == body
+    # the template itself is untouched, and so is it after a call's arguments are built from it
+    assert template.body == captured_body()
+    judge = make_judge(tmp_path, lambda r: sse(b""))
+    judge.call_arguments(template, "one")
+    assert template.body == captured_body() and template.sentinel_count() == 1
+    assert template.body_for("two")["messages"][0]["content"][1]["text"] == "two"
 
 
 async def test_a_failed_capture_is_an_error_outcome_and_is_not_retried_per_run(
