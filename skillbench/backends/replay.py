@@ -9,7 +9,8 @@ tokens are cache reads (the report's cost line shows the share).
 
 The outcome is the model's FIRST move (`first_turn`): the target skill, another skill, another
 tool first (undecided: counted apart, never a miss), a text answer, or a broken answer (an error
-with its kind). The stream is closed as soon as the outcome is decided (`stop_when_decided`).
+with its kind). Once the outcome is decided the rest of the message is read for at most
+`DRAIN_SECONDS`, then the stream is cut off (`stop_when_decided`).
 
 Bedrock / Vertex: with `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX` set (as for Claude
 Code itself) the request goes through the SDK's Bedrock / Vertex client, the model id mapped as
