@@ -45,6 +45,7 @@ class Pass(BaseModel):
     server_requests: int
     report_calls: int | None
     report_cache_hits: int | None
+    errored_runs: int = 0
 
 
 class TriggerCliBench(BaseModel):
@@ -90,6 +91,7 @@ def one_pass(server_url: str, count: int, cache: Path, out: Path, counter: objec
         server_requests=served,
         report_calls=summary.get("calls"),
         report_cache_hits=summary.get("cache_hits"),
+        errored_runs=int(summary.get("errored_runs") or 0),
     )
 
 
@@ -109,14 +111,18 @@ def main() -> int:
         first=first,
         first_calls_per_second=round(first.server_requests / first.wall_seconds, 2),
         rerun=rerun,
-        rerun_ok=rerun.server_requests == 0 and rerun.wall_seconds < 2.0,
+        # an errored run is never cached: a re-run of errors would "pass" by failing again
+        rerun_ok=first.errored_runs == 0
+        and rerun.server_requests == 0
+        and rerun.wall_seconds < 2.0,
         note="wall time of whole CLI processes, Python start-up and imports included; the "
         "first pass's calls/s is therefore below the judge-only figure of bench_anthropic.py",
     )
     write_json(RESULTS, result)
     print(
         f"first:  {first.server_requests} calls, {first.wall_seconds:.2f} s wall "
-        f"({result.first_calls_per_second} calls/s incl. start-up), exit {first.exit_code}"
+        f"({result.first_calls_per_second} calls/s incl. start-up), exit {first.exit_code}, "
+        f"{first.errored_runs} errored run(s) (target 0)"
     )
     print(
         f"re-run: {rerun.server_requests} calls, {rerun.report_cache_hits} cache hits, "

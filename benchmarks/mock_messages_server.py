@@ -4,7 +4,9 @@ POST /v1/messages answers after a configurable latency (default 300 ms) with a r
 it reads the skills listed in the `Skill` tool's description ("- <name>: <description>" lines)
 and calls `Skill` with the listed skill whose description shares the most content words with
 the user's query (at least `min_overlap`; ties broken by name), else answers in text. The
-answer is deterministic. Usage imitates prompt caching: the first request with a given
+answer is deterministic (Claude Code's own request, replayed, lists the skills in a
+`<system-reminder>` of the user turn instead: read from there too). Streamed (server-sent
+events) when the request asks for it. Usage imitates prompt caching: the first request with a given
 tools+system prefix reports `cache_creation_input_tokens`, later ones `cache_read_input_tokens`.
 
 Minimal Message Batches endpoints (create, retrieve, results JSONL) answer without latency;
@@ -28,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+_LISTING = "The following skills are available for use with the Skill tool:"
 _LINE = re.compile(r"^- ([a-z0-9][a-z0-9-]*): (.*)$", re.MULTILINE)
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -53,16 +56,32 @@ def listed_skills(tools: list[dict[str, Any]]) -> dict[str, str]:
     return {}
 
 
-def user_text(messages: list[dict[str, Any]]) -> str:
-    """The text of the last user message (string or text blocks)."""
+def _texts(messages: list[dict[str, Any]]) -> list[str]:
+    """The text pieces of the last user message (string or text blocks)."""
     for msg in reversed(messages):
         if msg.get("role") != "user":
             continue
         content = msg.get("content", "")
         if isinstance(content, str):
-            return content
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return ""
+            return [content]
+        return [b.get("text", "") for b in content if isinstance(b, dict)]
+    return []
+
+
+def reminder_listing(messages: list[dict[str, Any]]) -> dict[str, str]:
+    """Name → description of the skills Claude Code lists in a `<system-reminder>` of the user
+    turn (its own request, replayed), if any."""
+    for text in _texts(messages):
+        if text.lstrip().startswith("<system-reminder>") and _LISTING in text:
+            return dict(_LINE.findall(text.split(_LISTING, 1)[1]))
+    return {}
+
+
+def user_text(messages: list[dict[str, Any]]) -> str:
+    """The user's words in the last user message (system reminders left out)."""
+    texts = _texts(messages)
+    own = [t for t in texts if not t.lstrip().startswith("<system-reminder>")]
+    return " ".join(own or texts)
 
 
 def choose_skill(query: str, skills: dict[str, str], min_overlap: int = 2) -> str | None:
@@ -102,8 +121,10 @@ class MockState:
         with self.lock:
             seen = digest in self.prefixes
             self.prefixes.add(digest)
-        query = user_text(body.get("messages") or [])
-        skill = choose_skill(query, listed_skills(tools), self.min_overlap)
+        messages = body.get("messages") or []
+        query = user_text(messages)
+        skills = listed_skills(tools) or reminder_listing(messages)
+        skill = choose_skill(query, skills, self.min_overlap)
         if skill:
             content: list[dict[str, Any]] = [
                 {"type": "text", "text": f"I'll use the {skill} skill for this."},
@@ -134,6 +155,32 @@ class MockState:
         }
 
 
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def stream_events(reply: dict[str, Any]) -> bytes:
+    """A reply as the server-sent events of a streamed answer (`"stream": true`)."""
+    start = {**reply, "content": [], "stop_reason": None}
+    start["usage"] = {**reply["usage"], "output_tokens": 1}
+    parts = [_sse("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(reply["content"]):
+        if block["type"] == "tool_use":
+            opened = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            opened = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        parts.append(_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": opened}))  # fmt: skip
+        parts.append(_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))  # fmt: skip
+        parts.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+    end = {"stop_reason": reply["stop_reason"], "stop_sequence": None}
+    usage = {"output_tokens": reply["usage"]["output_tokens"]}
+    parts.append(_sse("message_delta", {"type": "message_delta", "delta": end, "usage": usage}))
+    parts.append(_sse("message_stop", {"type": "message_stop"}))
+    return "".join(parts).encode()
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms ACK stalls
@@ -143,12 +190,15 @@ class _Handler(BaseHTTPRequestHandler):
         """Silent: the benchmark prints its own summary."""
 
     def _send(self, status: int, payload: Any, *, jsonl: bool = False) -> None:
-        if jsonl:
+        kind = "application/binary" if jsonl else "application/json"
+        if isinstance(payload, bytes):
+            data, kind = payload, "text/event-stream"
+        elif jsonl:
             data = "".join(json.dumps(line) + "\n" for line in payload).encode()
         else:
             data = json.dumps(payload).encode()
         self.send_response(status)
-        self.send_header("content-type", "application/binary" if jsonl else "application/json")
+        self.send_header("content-type", kind)
         self.send_header("content-length", str(len(data)))
         self.send_header("request-id", f"req_{uuid.uuid4().hex[:16]}")
         self.end_headers()
@@ -179,7 +229,8 @@ class _Handler(BaseHTTPRequestHandler):
             with state.lock:
                 state.counts["messages"] += 1
             time.sleep(state.latency)
-            self._send(200, state.reply(body))
+            reply = state.reply(body)
+            self._send(200, stream_events(reply) if body.get("stream") else reply)
         elif path == "/v1/messages/batches":
             self._send(200, self._create_batch(body.get("requests") or []))
         else:

@@ -77,3 +77,46 @@ async def test_requests_are_written_one_at_a_time_and_answers_overlap() -> None:
     assert all(o.error is None for o in outcomes)
     assert judge.limiter.peak == 4 and slow.count() == 9
     assert elapsed < 0.6  # two rounds of four 100 ms waits, not eight in a row
+
+
+def test_mock_answers_claude_codes_replayed_request_streamed(server: MockMessagesServer) -> None:
+    """The replay harness (the default) sends Claude Code's request: the listing sits in a
+    system reminder of the user turn and the answer is streamed. The mock routes it too."""
+    import json
+    import urllib.request
+
+    listing = (
+        "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n"
+        f"- {TARGET.name}: {TARGET.description}\n- regex-builder: {CATALOG[0].description}\n"
+        "</system-reminder>"
+    )
+    body = {
+        "model": "claude-haiku-4-5",
+        "stream": True,
+        "tools": [{"name": "Skill", "description": "Execute a skill", "input_schema": {}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": listing},
+                    {"type": "text", "text": "repair the broken quoting in this csv export"},
+                ],
+            }
+        ],
+    }
+    request = urllib.request.Request(
+        f"{server.url}/v1/messages",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json", "x-api-key": "dummy"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        assert reply.headers["content-type"] == "text/event-stream"
+        events = [
+            json.loads(line[len("data: ") :])
+            for line in reply.read().decode().splitlines()
+            if line.startswith("data: ")
+        ]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    tool = next(e for e in events if e.get("delta", {}).get("type") == "input_json_delta")
+    assert json.loads(tool["delta"]["partial_json"]) == {"skill": TARGET.name}
