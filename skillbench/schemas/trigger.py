@@ -285,6 +285,9 @@ class HarnessInfo(Document):
     name: str
     claude_code_request: bool
     note: str | None = None
+    cache_before_query: bool | None = Field(
+        default=None, description="replay: one prompt-cache breakpoint added before the query"
+    )
 
 
 class RunConfig(Document):

@@ -192,6 +192,8 @@ def harness_phrase(report: TriggerReport) -> str | None:
     if h is None:
         return None
     whose = "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
+    if h.cache_before_query:
+        whose += ", + 1 cache breakpoint before the query"
     return f"{h.name} ({whose})"
 
 

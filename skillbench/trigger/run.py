@@ -501,8 +501,13 @@ def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
     harness = getattr(inner, "harness", None)
     name = str(getattr(inner, "name", ""))
     if harness == "replay":
-        note = CACHE_BEFORE_QUERY_NOTE if getattr(inner, "cache_before_query", False) else None
-        return HarnessInfo(name="replay", claude_code_request=True, note=note)
+        extra = bool(getattr(inner, "cache_before_query", False))
+        return HarnessInfo(
+            name="replay",
+            claude_code_request=True,
+            note=CACHE_BEFORE_QUERY_NOTE if extra else None,
+            cache_before_query=extra or None,
+        )
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
     if name == "claude-code":

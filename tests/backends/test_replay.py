@@ -697,3 +697,4 @@ def test_the_report_names_the_added_breakpoint(tmp_path: Path) -> None:
     extra = harness_info(make_judge(tmp_path, lambda r: sse(b""), cache_before_query=True))
     assert extra is not None and extra.note is not None
     assert "--cache-before-query" in extra.note and "Claude Code's own tokens" in extra.note
+    assert extra.cache_before_query is True and plain.cache_before_query is None
