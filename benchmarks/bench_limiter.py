@@ -333,9 +333,15 @@ def TokenBucket(limit: int, *, rate: float, **options: Any) -> Any:
 
 
 async def measure(
-    url: str, name: str, workers: int, limiter: str = "aimd", admitted: int = 0
+    url: str,
+    name: str,
+    workers: int,
+    limiter: str = "aimd",
+    admitted: int = 0,
+    judge: Any = None,
 ) -> Scenario:
-    """One eval of QUERIES × RUNS through run_trigger_eval; the fake was configured before."""
+    """One eval of QUERIES × RUNS through run_trigger_eval; the fake was configured before.
+    `judge`: another judge than the minimal harness's `AnthropicJudge` with `limiter`."""
     from sample_catalog import QUERIES as TEXTS
     from sample_catalog import SKILLS
 
@@ -343,10 +349,11 @@ async def measure(
     from skillbench.trigger.evalset import EvalQuery
     from skillbench.trigger.run import run_trigger_eval
 
-    judge = make_judge(url, workers, limiter)
-    target, catalog = SKILLS[0], SKILLS[1:]
-    warm = [TriggerRequest(target, (), f"warm-up {i}", -1 - i) for i in range(workers)]
-    await asyncio.gather(*(judge.judge(r) for r in warm))  # untimed: SDK import, connections
+    judge = judge or make_judge(url, workers, limiter)
+    target, catalog = SKILLS[0], tuple(SKILLS[1:])
+    warm = [TriggerRequest(target, catalog, f"warm-up {i}", -1 - i) for i in range(workers)]
+    # untimed: SDK import, connections (and the replay harness's capture)
+    await asyncio.gather(*(judge.judge(r) for r in warm))
     control(url, "/control", {})  # keeps the scenario's settings, resets the counters
     queries = [EvalQuery(text, i % 2 == 0, None, (i,)) for i, text in enumerate(TEXTS[:QUERIES])]
     start = time.perf_counter()
@@ -377,14 +384,8 @@ CLI = Path(__file__).resolve().parent.parent / ".tools" / "node_modules" / ".bin
 
 async def measure_replay(url: str, workers: int, template_dir: Path) -> Scenario | None:
     """The clean scenario through the replay harness (the anthropic backend's default): Claude
-    Code's captured request (~100 kB each) streamed back. None without the pinned CLI."""
-    from sample_catalog import QUERIES as TEXTS
-    from sample_catalog import SKILLS
-
-    from skillbench.backends.base import TriggerRequest
+    Code's captured request (~120 kB each) streamed back. None without the pinned CLI."""
     from skillbench.backends.replay import ReplayJudge
-    from skillbench.trigger.evalset import EvalQuery
-    from skillbench.trigger.run import run_trigger_eval
 
     if not CLI.exists():
         return None
@@ -395,30 +396,7 @@ async def measure_replay(url: str, workers: int, template_dir: Path) -> Scenario
         template_dir=template_dir,
         max_concurrency=workers,
     )
-    target, catalog = SKILLS[0], tuple(SKILLS[1:])
-    warm = [TriggerRequest(target, catalog, f"warm-up {i}", -1 - i) for i in range(workers)]
-    await asyncio.gather(*(judge.judge(r) for r in warm))  # untimed: capture, SDK, connections
-    control(url, "/control", {})
-    queries = [EvalQuery(text, i % 2 == 0, None, (i,)) for i, text in enumerate(TEXTS[:QUERIES])]
-    report = await run_trigger_eval(
-        target.name, target.description, queries, judge, runs=RUNS, workers=workers, catalog=catalog
-    )
-    span = report.summary.wall_seconds or 0.0
-    stats = _stats(url)
-    await judge.aclose()
-    bound = math.ceil(QUERIES * RUNS / workers) * LATENCY
-    return Scenario(
-        name="clean, replay harness",
-        workers=workers,
-        limiter="aimd",
-        span_seconds=round(span, 3),
-        bound_seconds=round(bound, 3),
-        ratio=round(span / bound, 3),
-        peak_in_flight=int(stats["peak"]),
-        server_requests=int(stats["requests"]),
-        server_429s=int(stats["throttled"]),
-        errors=sum(r.errors for r in report.results),
-    )
+    return await measure(url, "clean, replay harness", workers, judge=judge)
 
 
 def _stats(url: str) -> dict[str, Any]:
