@@ -20,6 +20,7 @@ Claude Code 2.1.197 maps it (`provider_model`). No key then: the provider's cred
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
 
 HARNESS = "replay"
 DRAIN_SECONDS = 1.0
+DEADLINE_MARGIN = 0.05  # seconds the drain leaves before the call's deadline
 """After the first move is decided, how long the rest of the message may take to arrive before
 the stream is cut off (closing a stream mid-body also closes its connection: the next call
 pays a new TLS handshake)."""
@@ -440,38 +442,52 @@ class ReplayJudge:
                 return await self._stream_once(arguments, target)
             deadline = deadline or loop.time() + timeout
             result: FirstTurn = await within_deadline(
-                self._stream_once(arguments, target), deadline, timeout
+                self._stream_once(arguments, target, deadline), deadline, timeout
             )
             return result
 
         return await self.limiter.run(attempt, classify_failure)
 
-    async def _stream_once(self, arguments: dict[str, Any], target: str) -> FirstTurn:
+    async def _stream_once(
+        self, arguments: dict[str, Any], target: str, deadline: float | None = None
+    ) -> FirstTurn:
         """One streamed call folded into its first move. Once the move is decided the rest of
         the message is read for at most `drain_seconds` (after a tool call it is only the
         closing events, so the connection goes back to the pool and the real output count
-        arrives); a reply still going after that is cut off (`FirstTurn.close_early`)."""
+        arrives); a reply still going after that is cut off (`FirstTurn.close_early`). Nothing
+        after the decision can undo it: not the call's deadline, a late error event or a
+        dropped connection."""
         fold = FirstTurn(target)
         stream = await self.client.beta.messages.create(**arguments)
         events = stream.__aiter__()
         try:
             async for event in events:
                 if fold.feed(event) and self.stop_when_decided:
-                    if not await self._drain(events, fold):
+                    if not await self._drain(events, fold, deadline):
                         fold.close_early()
                     break
         finally:
-            await stream.close()
+            if fold.decision.decided:
+                with contextlib.suppress(Exception):
+                    await stream.close()
+            else:
+                await stream.close()
         fold.finish()
         return fold
 
-    async def _drain(self, events: Any, fold: FirstTurn) -> bool:
-        """Read the decided message to its end within `drain_seconds`; False if it went on."""
+    async def _drain(self, events: Any, fold: FirstTurn, deadline: float | None) -> bool:
+        """Read the decided message to its end within `drain_seconds` (and before the call's
+        deadline); False if it went on, broke off or failed."""
+        budget = self.drain_seconds
+        if deadline is not None:
+            budget = min(budget, deadline - asyncio.get_running_loop().time() - DEADLINE_MARGIN)
+        if budget <= 0:
+            return False
         try:
-            async with asyncio.timeout(self.drain_seconds):
+            async with asyncio.timeout(budget):
                 async for event in events:
                     fold.feed(event)  # message_delta: the real output count
-        except TimeoutError:
+        except Exception:  # timeout, a late `error` event, a dropped connection: the move stands
             return False
         return True
 

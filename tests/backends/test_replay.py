@@ -698,3 +698,46 @@ def test_the_report_names_the_added_breakpoint(tmp_path: Path) -> None:
     assert extra is not None and extra.note is not None
     assert "--cache-before-query" in extra.note and "Claude Code's own tokens" in extra.note
     assert extra.cache_before_query is True and plain.cache_before_query is None
+
+
+def _decided_head() -> bytes:
+    """A reply whose first move is decided: a complete Skill call naming the target."""
+    return message_start_event(MODEL, 100) + _broken_tool('{"skill": "pdf-tools"}')
+
+
+async def _after_decision(tmp_path: Path, tail: Any, **options: Any) -> TriggerOutcome:
+    async def body() -> Any:
+        yield _decided_head()
+        await tail()
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body(), headers={"content-type": "text/event-stream"})
+
+    judge = make_judge(tmp_path, handler, **options)
+    outcome = await asyncio.wait_for(judge.judge(TriggerRequest(TARGET, CATALOG, "merge", 0)), 10)
+    await judge.aclose()
+    return outcome
+
+
+async def test_a_late_error_event_does_not_undo_a_decided_first_move(tmp_path: Path) -> None:
+    late = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"x"}}\n\n'
+    outcome, seen = await judge_one(tmp_path, _decided_head() + late)
+    assert outcome.error is None and outcome.triggered is True and len(seen) == 1
+    assert outcome.detail["stream_closed_when_decided"] is True
+
+
+async def test_a_dropped_connection_after_the_decision_keeps_the_outcome(tmp_path: Path) -> None:
+    async def drop() -> None:
+        raise httpx2.ReadError("connection reset")
+
+    outcome = await _after_decision(tmp_path, drop)
+    assert outcome.error is None and outcome.triggered is True
+
+
+async def test_the_call_deadline_during_the_drain_keeps_the_outcome(tmp_path: Path) -> None:
+    async def stall() -> None:
+        await asyncio.sleep(30)
+
+    outcome = await _after_decision(tmp_path, stall, timeout=0.3)
+    assert outcome.error is None and outcome.triggered is True
+    assert outcome.detail["stream_closed_when_decided"] is True
