@@ -314,6 +314,27 @@ class _Priced:
         return default, f"output {kind}: stated default {default} tokens"
 
 
+class _MessagesApi(_Priced):
+    """An estimator of Messages API calls: input counted by `counter`, the source of every
+    output figure used kept in `_notes` (for `basis`)."""
+
+    counter: TokenCounter
+    _notes: list[str]
+
+    def noted_output(self, kind: str) -> int:
+        """`output_tokens(kind)`, its source noted."""
+        output, note = self.output_tokens(kind)
+        if note not in self._notes:
+            self._notes.append(note)
+        return output
+
+    def text_call(self, request: TextRequest) -> TokenCounts:
+        messages = [{"role": "user", "content": request.prompt}]
+        tokens = self.counter(request.system or None, [], messages)
+        output = self.noted_output(request.purpose)
+        return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
+
+
 class LocalEstimator:
     """The offline embedding router: calls are counted, and cost nothing."""
 
@@ -337,7 +358,7 @@ class LocalEstimator:
         return 0.0
 
 
-class AnthropicEstimator(_Priced):
+class AnthropicEstimator(_MessagesApi):
     """The current Messages API harness (`routing_prompt`): the template (tools + system) is
     counted once per distinct skill listing, each query separately; prompt caching per run."""
 
@@ -400,22 +421,11 @@ class AnthropicEstimator(_Priced):
             keys.append(json.dumps([params["tools"], params["system"]], sort_keys=True))
             rest.append(char_tokens(params["messages"]))
         counts = split_prefix_calls(keys, prefix, rest, self.model)
-        output, note = self.output_tokens("trigger")
-        if note not in self._notes:
-            self._notes.append(note)
-        counts.output_tokens = output * len(requests)
+        counts.output_tokens = self.noted_output("trigger") * len(requests)
         return counts
 
-    def text_call(self, request: TextRequest) -> TokenCounts:
-        messages = [{"role": "user", "content": request.prompt}]
-        tokens = self.counter(request.system or None, [], messages)
-        output, note = self.output_tokens(request.purpose)
-        if note not in self._notes:
-            self._notes.append(note)
-        return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
 
-
-class ReplayEstimator(_Priced):
+class ReplayEstimator(_MessagesApi):
     """A captured request template (`system`, `tools`, `messages`) replayed with only the query
     swapped, estimated from the template's own prompt-cache breakpoints (`prompt_cache.layout`,
     the query's place found by `query_marker`): the prefix up to the last breakpoint before the
@@ -505,18 +515,8 @@ class ReplayEstimator(_Priced):
                 seen.add(shared)
             if cacheable and self.layout.query_cached:
                 queries.add(request.query)
-        output, note = self.output_tokens("trigger")
-        if note not in self._notes:
-            self._notes.append(note)
-        counts.output_tokens = output * len(requests)
+        counts.output_tokens = self.noted_output("trigger") * len(requests)
         return counts
-
-    def text_call(self, request: TextRequest) -> TokenCounts:
-        output, _ = self.output_tokens(request.purpose)
-        tokens = self.counter(
-            request.system or None, [], [{"role": "user", "content": request.prompt}]
-        )
-        return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
 
 
 TemplateSource = Callable[[SkillEntry, tuple[SkillEntry, ...]], dict[str, Any]]
@@ -527,7 +527,7 @@ QUERY_MARKER = "<skillbench-estimate-query>"
 """Stands for the query in a template handed to `ReplayEstimator` (counted as empty)."""
 
 
-class TemplateEstimator(_Priced):
+class TemplateEstimator(_MessagesApi):
     """For a judge that replays one captured template per skill set (the replay harness): the
     requests are grouped by (target, catalog) and each group is estimated by a
     `ReplayEstimator` over its template, counted once. `source` may capture a template (a local
@@ -556,6 +556,7 @@ class TemplateEstimator(_Priced):
         self.prices = prices or load_prices()
         self._estimators: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayEstimator] = {}
         self._prefix_seen: set[str] = set()  # shared prefixes (tools + system) across templates
+        self._notes: list[str] = []  # its own text calls' output sources
 
     def _for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayEstimator:
         key = (target, catalog)
@@ -573,7 +574,7 @@ class TemplateEstimator(_Priced):
         return self._estimators[key]
 
     def basis(self) -> str:
-        notes = {n for est in self._estimators.values() for n in est._notes}
+        notes = {n for est in [self, *self._estimators.values()] for n in est._notes}
         if self.failure is not None and self.fallback is not None:
             return f"no captured template ({self.failure}); {self.fallback.basis()}"
         return "; ".join(
@@ -600,12 +601,6 @@ class TemplateEstimator(_Priced):
                 estimator = self.fallback
             total = total.plus(estimator.trigger_calls(members))
         return total
-
-    def text_call(self, request: TextRequest) -> TokenCounts:
-        messages = [{"role": "user", "content": request.prompt}]
-        tokens = self.counter(request.system or None, [], messages)
-        output, _ = self.output_tokens(request.purpose)
-        return TokenCounts(input_tokens=tokens, output_tokens=min(output, request.max_tokens))
 
 
 def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = None) -> Estimator:
