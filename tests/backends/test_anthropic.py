@@ -11,6 +11,7 @@ from typing import Any
 import anthropic._base_client as sdk_base
 import httpx2
 import pytest
+from mock_batches import BatchEndpoints
 from pydantic import BaseModel
 
 from skillbench.backends import routing_prompt
@@ -360,77 +361,37 @@ async def test_concurrency_is_bounded() -> None:
     await judge.aclose()
 
 
-class BatchServer:
-    """Minimal Message Batches endpoints: create, retrieve (in progress once), results JSONL."""
+class BatchServer(BatchEndpoints):
+    """Two routing answers and one errored request."""
 
-    def __init__(self) -> None:
-        self.created: list[dict[str, Any]] = []
-        self.polls = 0
-
-    def batch(self, status: str) -> dict[str, Any]:
-        done = status == "ended"
-        return {
-            "id": "msgbatch_01",
-            "type": "message_batch",
-            "processing_status": status,
-            "request_counts": {
-                "processing": 0 if done else 3,
-                "succeeded": 2 if done else 0,
-                "errored": 1 if done else 0,
-                "canceled": 0,
-                "expired": 0,
+    def result_lines(self) -> list[dict[str, Any]]:
+        usage = {"input_tokens": 100, "output_tokens": 20}
+        return [
+            {
+                "custom_id": "r2",
+                "result": {
+                    "type": "succeeded",
+                    "message": message([skill_use("pdf-tools")], **usage),
+                },
             },
-            "created_at": "2026-11-21T10:00:00Z",
-            "expires_at": "2026-11-22T10:00:00Z",
-            "ended_at": "2026-11-21T10:05:00Z" if done else None,
-            "results_url": "https://api.anthropic.com/v1/messages/batches/msgbatch_01/results"
-            if done
-            else None,
-        }
-
-    def __call__(self, req: httpx2.Request) -> httpx2.Response:
-        path = req.url.path
-        if req.method == "POST" and path == "/v1/messages/batches":
-            self.created.append(json.loads(req.content))
-            return httpx2.Response(200, json=self.batch("in_progress"))
-        if req.method == "GET" and path == "/v1/messages/batches/msgbatch_01":
-            self.polls += 1
-            return httpx2.Response(
-                200, json=self.batch("ended" if self.polls > 1 else "in_progress")
-            )
-        if req.method == "GET" and path.endswith("/results"):
-            usage = {"input_tokens": 100, "output_tokens": 20}
-            lines = [
-                {
-                    "custom_id": "r2",
-                    "result": {
-                        "type": "succeeded",
-                        "message": message([skill_use("pdf-tools")], **usage),
+            {
+                "custom_id": "r0",
+                "result": {
+                    "type": "succeeded",
+                    "message": message([skill_use("csv-cleanup")], **usage),
+                },
+            },
+            {
+                "custom_id": "r1",
+                "result": {
+                    "type": "errored",
+                    "error": {
+                        "type": "error",
+                        "error": {"type": "invalid_request_error", "message": "bad params"},
                     },
                 },
-                {
-                    "custom_id": "r0",
-                    "result": {
-                        "type": "succeeded",
-                        "message": message([skill_use("csv-cleanup")], **usage),
-                    },
-                },
-                {
-                    "custom_id": "r1",
-                    "result": {
-                        "type": "errored",
-                        "error": {
-                            "type": "error",
-                            "error": {"type": "invalid_request_error", "message": "bad params"},
-                        },
-                    },
-                },
-            ]
-            text = "\n".join(json.dumps(line) for line in lines) + "\n"
-            return httpx2.Response(200, text=text, headers={"content-type": "application/binary"})
-        return httpx2.Response(
-            404, json={"type": "error", "error": {"type": "not_found_error", "message": path}}
-        )
+            },
+        ]
 
 
 async def test_batch_flow_matches_custom_ids_and_prices_at_half() -> None:

@@ -17,6 +17,7 @@ from mock_anthropic_sse import (
     text_stream,
     tool_use_stream,
 )
+from mock_batches import BatchEndpoints
 
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.replay import ReplayJudge, provider_model
@@ -460,98 +461,43 @@ def test_thinking_and_text_received_count_towards_a_closed_streams_output() -> N
     assert full.decision.usage.output_tokens == 250 and not full.decision.output_estimated
 
 
-class ReplayBatchServer:
-    """Message Batches endpoints for the replay harness: create, retrieve, results JSONL.
-    `fail_polls` makes the first retrievals fail (a run killed while the batch processes)."""
+class ReplayBatchServer(BatchEndpoints):
+    """First moves for the replay harness: another tool, the target, a max_tokens cut."""
 
-    def __init__(self, fail_polls: int = 0) -> None:
-        self.created: list[dict[str, Any]] = []
-        self.polls = 0
-        self.fail_polls = fail_polls
+    batch_id = "msgbatch_r1"
+    base_url = "http://mock.local"
 
-    def batch(self, status: str) -> dict[str, Any]:
-        done = status == "ended"
-        return {
-            "id": "msgbatch_r1",
-            "type": "message_batch",
-            "processing_status": status,
-            "request_counts": {
-                "processing": 0 if done else 3,
-                "succeeded": 3 if done else 0,
-                "errored": 0,
-                "canceled": 0,
-                "expired": 0,
-            },
-            "created_at": "2026-11-25T10:00:00Z",
-            "expires_at": "2026-11-26T10:00:00Z",
-            "ended_at": "2026-11-25T10:05:00Z" if done else None,
-            "results_url": "http://mock.local/v1/messages/batches/msgbatch_r1/results"
-            if done
-            else None,
-        }
-
-    def __call__(self, req: httpx2.Request) -> httpx2.Response:
-        path = req.url.path
-        if req.method == "POST" and path == "/v1/messages/batches":
-            self.created.append(json.loads(req.content))
-            return httpx2.Response(200, json=self.batch("in_progress"))
-        if req.method == "GET" and path == "/v1/messages/batches/msgbatch_r1":
-            self.polls += 1
-            if self.polls <= self.fail_polls:
-                return httpx2.Response(
-                    400,
-                    json={
-                        "type": "error",
-                        "error": {"type": "invalid_request_error", "message": "killed"},
-                    },
-                )
-            return httpx2.Response(
-                200, json=self.batch("ended" if self.polls > self.fail_polls + 1 else "in_progress")
-            )
-        if path.endswith("/results"):
-
-            def msg(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
-                return {
-                    "id": "msg_b",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": MODEL,
-                    "content": content,
-                    "stop_reason": stop,
-                    "stop_sequence": None,
-                    "usage": {
-                        "input_tokens": 10,
-                        "cache_read_input_tokens": 900,
-                        "output_tokens": 20,
-                    },
-                }
-
-            skill = {
-                "type": "tool_use",
-                "id": "toolu_1",
-                "name": "Skill",
-                "input": {"skill": "pdf-tools"},
+    def result_lines(self) -> list[dict[str, Any]]:
+        def msg(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+            return {
+                "id": "msg_b",
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": content,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "cache_read_input_tokens": 900, "output_tokens": 20},
             }
-            bash = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}
-            lines = [
-                {
-                    "custom_id": "r1",
-                    "result": {"type": "succeeded", "message": msg([bash], "tool_use")},
-                },
-                {
-                    "custom_id": "r0",
-                    "result": {"type": "succeeded", "message": msg([skill], "tool_use")},
-                },
-                {
-                    "custom_id": "r2",
-                    "result": {"type": "succeeded", "message": msg([], "max_tokens")},
-                },
-            ]
-            text = "\n".join(json.dumps(line) for line in lines) + "\n"
-            return httpx2.Response(200, text=text, headers={"content-type": "application/binary"})
-        return httpx2.Response(
-            404, json={"type": "error", "error": {"type": "not_found_error", "message": path}}
-        )
+
+        skill = {
+            "type": "tool_use",
+            "id": "toolu_1",
+            "name": "Skill",
+            "input": {"skill": "pdf-tools"},
+        }
+        bash = {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "ls"}}
+        return [
+            {
+                "custom_id": "r1",
+                "result": {"type": "succeeded", "message": msg([bash], "tool_use")},
+            },
+            {
+                "custom_id": "r0",
+                "result": {"type": "succeeded", "message": msg([skill], "tool_use")},
+            },
+            {"custom_id": "r2", "result": {"type": "succeeded", "message": msg([], "max_tokens")}},
+        ]
 
 
 async def test_batch_sends_the_replayed_bodies_and_reads_first_moves(tmp_path: Path) -> None:
