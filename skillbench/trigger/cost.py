@@ -28,6 +28,26 @@ AUTO_NOTE = (
 )
 
 
+def eval_entries(
+    skill_name: str,
+    description: str,
+    body: str,
+    catalog: Iterable[SkillEntry],
+    folder: str | Path | None,
+    content_hash: str | None,
+) -> tuple[SkillEntry, tuple[SkillEntry, ...]]:
+    """The target entry and the competing catalog entries (the target's name left out) of a
+    trigger eval: one construction for the eval and its plan, so their cache keys agree."""
+    target = SkillEntry(
+        name=skill_name,
+        description=description,
+        body=body,
+        folder=None if folder is None else str(folder),
+        content_hash=content_hash,
+    )
+    return target, tuple(entry for entry in catalog if entry.name != skill_name)
+
+
 def trigger_requests(
     skill_name: str,
     description: str,
@@ -42,14 +62,7 @@ def trigger_requests(
 ) -> list[TriggerRequest]:
     """The requests a fixed-runs trigger eval sends, in its order (the same target entry as
     `run_trigger_eval`'s, so the same cache keys)."""
-    target = SkillEntry(
-        name=skill_name,
-        description=description,
-        body=body,
-        folder=None if folder is None else str(folder),
-        content_hash=content_hash,
-    )
-    others = tuple(entry for entry in catalog if entry.name != skill_name)
+    target, others = eval_entries(skill_name, description, body, catalog, folder, content_hash)
     return [
         TriggerRequest(target, others, query.text, run, seed)
         for query in queries

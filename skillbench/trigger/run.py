@@ -39,7 +39,7 @@ from skillbench.schemas.trigger import (
 )
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
-from skillbench.trigger.cost import actual_cost, plan_trigger, refused_by_cap
+from skillbench.trigger.cost import actual_cost, eval_entries, plan_trigger, refused_by_cap
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
 from skillbench.trigger.report import (
     QueryTally,
@@ -140,15 +140,8 @@ async def run_trigger_eval(
     items = [_as_eval_query(q, i) for i, q in enumerate(queries)]
     if not items:
         raise InputError("no queries to evaluate", field="queries")
-    target = SkillEntry(
-        name=skill_name,
-        description=description,
-        body=body,
-        folder=None if folder is None else str(folder),
-        content_hash=content_hash,
-    )
     catalog = tuple(catalog)
-    others = tuple(entry for entry in catalog if entry.name != skill_name)
+    target, others = eval_entries(skill_name, description, body, catalog, folder, content_hash)
     auto = runs == "auto"
     per_query = max_runs if auto else int(runs)
     tallies = [QueryTally(query) for query in items]
