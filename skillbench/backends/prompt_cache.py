@@ -88,11 +88,12 @@ def without_breakpoints(value: Any) -> Any:
     return value
 
 
-def query_slot(body: dict[str, Any], query: str) -> int | None:
-    """Index (in `slots` order) of the first message block holding `query`, or None."""
+def query_slot(found: list[Slot], query: str) -> int | None:
+    """Index in `found` (a request's `slots`) of the first message block holding `query`, or
+    None."""
     if not query:
         return None
-    for n, slot in enumerate(slots(body)):
+    for n, slot in enumerate(found):
         if slot.part == "messages" and _holds(slot.block, query):
             return n
     return None
@@ -121,7 +122,7 @@ def layout(body: dict[str, Any], query: str) -> Layout:
     """The breakpoints of `body` relative to the block holding `query`."""
     found = slots(body)
     points = [n for n, slot in enumerate(found) if slot.breakpoint]
-    q = query_slot(body, query)
+    q = query_slot(found, query)
     shared = max((n for n in points if q is None or n < q), default=None)
     return Layout(query=q, shared=shared, last=max(points, default=None), count=len(points))
 
@@ -132,7 +133,7 @@ def add_breakpoint_before_query(body: dict[str, Any], query: str) -> dict[str, A
     already is a breakpoint, when the query is not found or is the first message block, when
     the block is a bare string, or when the request already has the API's maximum of four."""
     found = slots(body)
-    q = query_slot(body, query)
+    q = query_slot(found, query)
     if q is None or q == 0:
         return body
     before = found[q - 1]

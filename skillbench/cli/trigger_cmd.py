@@ -280,7 +280,7 @@ def summary_lines(report: TriggerReport) -> list[str]:
 
 def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
     """Backend options from the flags; `--auth login` is checked before any run (exit 2)."""
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import harness_options, resolve_backend_name
     from skillbench.errors import InputError
 
     options: dict[str, Any] = {"batch": True} if args.batch else {}
@@ -294,10 +294,12 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
 
         find_login()  # a missing login is exit 2 here, naming --auth
         options["auth"] = "login"
-    if getattr(args, "harness", None):
-        options["harness"] = args.harness
-    if getattr(args, "cache_before_query", False):
-        options["cache_before_query"] = True
+    options.update(
+        harness_options(
+            getattr(args, "harness", None),
+            cache_before_query=getattr(args, "cache_before_query", False),
+        )
+    )
     return options
 
 
