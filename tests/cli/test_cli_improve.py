@@ -361,3 +361,16 @@ def test_a_shorter_rerun_into_the_same_folder_leaves_no_stale_rounds(
     assert improve(skill, evals, "--rounds", "2") == 2
     assert not (out / "loop_summary.json").exists()
     assert not (out / "round_03.trigger.json").exists()
+
+
+def test_nothing_measured_exits_1_with_what_was_run_written(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trigger_fakes import ScriptedJudge
+
+    skill, evals = setup(tmp_path)
+    script = {q.text: "E" for q in sample_queries()}  # every run errors
+    registry.register_judge(BACKEND, lambda **options: ScriptedJudge(script))
+    assert improve(skill, evals, "--rounds", "2") == 1
+    assert "nothing was measured" in capsys.readouterr().err
+    assert (tmp_path / "out" / "loop_summary.json").is_file()
