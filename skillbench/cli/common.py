@@ -352,7 +352,7 @@ def no_wrap_help(parser: argparse.ArgumentParser) -> None:
         return
 
     def wide(prog: str) -> argparse.HelpFormatter:
-        return argparse.HelpFormatter(prog, width=NO_WRAP_WIDTH, max_help_position=40)
+        return argparse.HelpFormatter(prog, width=NO_WRAP_WIDTH)
 
     parser.formatter_class = wide
     for action in parser._actions:
