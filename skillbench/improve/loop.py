@@ -247,17 +247,26 @@ def repair_description(text: str) -> str:
 
 async def propose_candidate(proposer: Proposer, view: TrainView, name: str) -> Candidate:
     """Ask for a candidate; retry once with the validator's messages when it has problems; repair
-    what still has errors; give up (None) rather than return an invalid description. A call that
-    fails (a backend error, an invalid or empty reply) is retried once as a fresh sample; when
-    the retry fails too, the candidate is None and `failures` says why."""
+    what still has errors; give up (None) rather than return an invalid description. A model's
+    call that fails (a backend error, an invalid or empty JSON reply, a reply without a
+    description) is retried once as a fresh sample; when the retry fails too, the candidate is
+    None and `failures` says why."""
     failures: list[str] = []
-    first = await _ask(proposer, view, failures, attempt=0)
+    prompts: list[str] = []
+    model_made = not getattr(proposer, "is_heuristic", False)
+    first: Proposal | None = None
+    for attempt in (0, 1):
+        first = await _ask(proposer, view, failures, attempt=attempt)
+        if first is not None and first.description is None and model_made:
+            prompts.extend(first.prompts)  # a model's reply without a description: unusable
+            failures.append(f"unusable reply: {first.note or 'no description'}")
+            first = None
+        if first is not None:
+            break
     if first is None:
-        first = await _ask(proposer, view, failures, attempt=1)
-        if first is None:
-            note = f"the improver gave no usable reply ({len(failures)} tries): {failures[-1]}"
-            return Candidate(None, note, failures=failures)
-    prompts = list(first.prompts)
+        note = f"the improver gave no usable reply ({len(failures)} tries): {failures[-1]}"
+        return Candidate(None, note, prompts=prompts, failures=failures)
+    prompts.extend(first.prompts)
     if first.description is None:
         note = first.note or "the proposer returned no description"
         return Candidate(None, note, [], prompts, failures)

@@ -374,3 +374,16 @@ def test_nothing_measured_exits_1_with_what_was_run_written(
     assert improve(skill, evals, "--rounds", "2") == 1
     assert "nothing was measured" in capsys.readouterr().err
     assert (tmp_path / "out" / "loop_summary.json").is_file()
+
+
+def test_a_reply_without_a_description_is_retried_once_then_a_recorded_stop(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    made.reply = lambda request: ""  # an empty reply: nothing to evaluate
+    assert improve(skill, evals, "--rounds", "3") == 1
+    assert made.model_calls == 2
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.total_rounds == 1 and summary.proposal_failures is not None
+    assert [f.attempt for f in summary.proposal_failures] == [0, 1]
+    assert "no <new_description> tags" in summary.proposal_failures[0].error
