@@ -13,6 +13,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
+from skillbench.cli.common import no_wrap_help
 from skillbench.cli.helptext import VersionAction, complete_help
 from skillbench.errors import EXIT_USAGE, SkillbenchError
 from skillbench.io import terminal_safe
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
             module = importlib.import_module(f"{__name__}.{info.name}")
             module.register(subparsers)
     complete_help(parser)
+    no_wrap_help(parser)
     return parser
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_OK
+from skillbench.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,8 +25,8 @@ def register(subparsers: Any) -> None:
         "kappa with intervals, and each backend's undecided share. The default pair is the "
         "experiment to run once with a key: anthropic (A; its trigger harness replays Claude "
         "Code's own request) against claude-code (B, the real CLI). "
-        "Offline, compare two proxies: --backend-a local --backend-b lexical. Exit 0, or 2 on "
-        "bad input.",
+        "Offline, compare two proxies: --backend-a local --backend-b lexical. Exit 0, 1 when no "
+        "query was decided by both backends (nothing measured), 2 on bad input.",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -76,8 +76,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run both backends, compare, print or save; returns the exit code."""
-    from rich.console import Console
-
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.io import dumps_json, write_json
     from skillbench.trigger.agreement import agreement_lines, run_agreement_sync
@@ -110,12 +108,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(dumps_json(report.to_json_dict()))
     else:
-        console = Console(highlight=False)
+        console = common.console()
         _print_table(console, report)
         for line in agreement_lines(report):
             console.print(line, markup=False)
     if args.out:
         err.print(f"agreement written to {args.out}", markup=False)
+    if report.compared == 0:  # no query decided by both backends: nothing was measured
+        err.print("nothing to compare: no query was decided by both backends", markup=False)
+        return EXIT_FAILED
     return EXIT_OK
 
 

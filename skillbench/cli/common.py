@@ -9,7 +9,7 @@ import argparse
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillbench import limits
 
@@ -321,11 +321,86 @@ def safe_markup(text: object) -> str:
     return escape(safe(text))
 
 
-def stderr_console() -> Console:
-    """The console for progress, notes and warnings (stderr, no highlighting)."""
+#: Width given to a console that is not a terminal (a pipe, a file, a CI log): lines and tables
+#: are never wrapped or cut to fit 80 columns there; a terminal keeps its own width.
+NO_WRAP_WIDTH = 100_000
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A rich console on stdout (or stderr), no highlighting, that wraps only on a terminal."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    made = Console(stderr=stderr, highlight=False)
+    if not made.is_terminal:
+        made.width = NO_WRAP_WIDTH
+        made.soft_wrap = True
+    return made
+
+
+def stderr_console() -> Console:
+    """The console for progress, notes and warnings (stderr, no highlighting; wraps only on a
+    terminal)."""
+    return console(stderr=True)
+
+
+def no_wrap_help(parser: argparse.ArgumentParser) -> None:
+    """Help text of `parser` and its subcommands wrapped only when stdout is a terminal
+    (argparse otherwise wraps at $COLUMNS or 80)."""
+    import sys
+
+    if sys.stdout.isatty():
+        return
+
+    def wide(prog: str) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog, width=NO_WRAP_WIDTH)
+
+    parser.formatter_class = wide
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                no_wrap_help(sub)
+
+
+def add_ci_options(parser: argparse.ArgumentParser, *, json_format: bool = True) -> None:
+    """`--format text|json|github` (github: one `::error` workflow command per failed item, then
+    the usual output) and `--junit FILE` (JUnit XML, one testcase per item)."""
+    formats = ["text", "json", "github"] if json_format else ["text", "github"]
+    parser.add_argument(
+        "--format",
+        dest="output_format",
+        choices=formats,
+        default="text",
+        help="text (default), "
+        + ("the JSON document, " if json_format else "")
+        + "or GitHub Actions annotations (::error file=…,line=…::…) before the text",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML to FILE (atomically): one testcase per item, failures as "
+        "<failure>, errors as <error>, undecided ones as <skipped>",
+    )
+
+
+def check_ci_options(args: argparse.Namespace) -> None:
+    """`--junit FILE` must be writable: checked before any work (exit 2 naming it)."""
+    if getattr(args, "junit", None):
+        from skillbench.io import check_output
+
+        check_output(args.junit, "--junit")
+
+
+def emit_ci(args: argparse.Namespace, suite: str, cases: list[Any], *, title: str) -> None:
+    """Print the annotations of `cases` with `--format github`; write `--junit FILE`."""
+    import sys
+
+    from skillbench.reports.ci import github_lines, write_junit
+
+    if getattr(args, "output_format", "text") == "github":
+        for line in github_lines(cases, title=title):
+            print(line, file=sys.stdout)
+    if getattr(args, "junit", None):
+        write_junit(args.junit, suite, cases)
 
 
 @contextmanager

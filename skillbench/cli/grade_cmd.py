@@ -17,8 +17,8 @@ def register(subparsers: Any) -> None:
         description="Grade every run folder of the skill's workspace and write the gradings "
         "(seed 004 grading.json, seed 002 grading/*.json, seed 001 behavior_grading.json). With the "
         "local backend only machine-checkable expectations are graded; the rest are reported as "
-        "UNGRADED. Exit 0 when every graded expectation passed, 1 otherwise, 2 on bad input, "
-        "3 when refused or stopped by --max-cost.",
+        "UNGRADED. Exit 0 when every graded expectation passed, 1 when one failed or nothing "
+        "was graded, 2 on bad input, 3 when refused or stopped by --max-cost.",
     )
     common.add_skill_dir(g, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(g, common.WORKSPACE_SHORT_HELP)
@@ -33,6 +33,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_cache_options(g, cache_help="call cache file")
     common.add_cost_options(g)
+    common.add_ci_options(g, json_format=False)
     g.set_defaults(func=run_grade)
 
     b = subparsers.add_parser(
@@ -41,19 +42,20 @@ def register(subparsers: Any) -> None:
         description="Write benchmark.json (seed 004 shape plus paired per-case differences with "
         "intervals, an expectation x configuration matrix, non-discriminating and flaky "
         "expectations). The delta is candidate minus baseline. Exit 0 when the mean paired "
-        "difference is not negative, 1 when it is, 2 on bad input.",
+        "difference is not negative, 1 when it is or when no case was run under both "
+        "configurations (nothing to compare), 2 on bad input.",
     )
     common.add_skill_dir(b, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(b, common.WORKSPACE_SHORT_HELP)
     b.add_argument("--baseline", metavar="CONFIG", help="baseline configuration (baseline)")
     b.add_argument("--candidate", metavar="CONFIG", help="candidate configuration (with_skill)")
     b.add_argument("--out", metavar="FILE", help="output file (default <workspace>/benchmark.json)")
+    common.add_ci_options(b, json_format=False)
     b.set_defaults(func=run_benchmark)
 
 
 def run_grade(args: argparse.Namespace) -> int:
     """Grade the workspace; print per-configuration counts with the ungraded ones."""
-    from rich.console import Console
     from rich.table import Table
 
     from skillbench.backends.budget import Budget
@@ -62,6 +64,7 @@ def run_grade(args: argparse.Namespace) -> int:
     from skillbench.behavior.grade import grade_workspace_sync
 
     cap = common.max_cost(args)
+    common.check_ci_options(args)
     if args.dry_run or cap is not None:
         backend = resolve_backend_name(args.backend)
         common.plan_with_cache(
@@ -108,7 +111,13 @@ def run_grade(args: argparse.Namespace) -> int:
             str(len(r.ungraded)),
             rate,
         )
-    Console(highlight=False).print(table)
+    from skillbench.behavior.workspace import evals_path
+    from skillbench.cli.ci_cases import grade_cases
+
+    evals = evals_path(args.skill_dir)
+    cases = grade_cases(summary, evals if evals.is_file() else None)
+    common.emit_ci(args, "grade", cases, title="grade")
+    common.console().print(table)
     print(
         f"{summary.graded} expectations graded, {summary.ungraded} UNGRADED "
         f"(pass rates count graded ones only)"
@@ -122,13 +131,14 @@ def run_grade(args: argparse.Namespace) -> int:
         common.print_cost(budget)
     if summary.stopped_at_cap:
         return EXIT_COST_CAP
+    if summary.graded == 0:  # nothing could be measured: not a pass
+        err.print("nothing was graded: no expectation could be decided (exit 1)", markup=False)
+        return EXIT_FAILED
     return EXIT_OK if failed == 0 else EXIT_FAILED
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
     """Build and write benchmark.json; print the summary and the paired difference."""
-    from rich.console import Console
-
     from skillbench.behavior.benchmark import paired_lines, write_benchmark
     from skillbench.behavior.verdicts import benchmark_header, delta_text, workspace_is_recorded
     from skillbench.behavior.workspace import Workspace
@@ -137,6 +147,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
     if args.out:
         check_output(args.out, "--out")
+    common.check_ci_options(args)
     err = common.stderr_console()
     with err.status("benchmark"):
         doc, path = write_benchmark(
@@ -148,11 +159,19 @@ def run_benchmark(args: argparse.Namespace) -> int:
         )
     extra = doc.model_extra or {}
     paired = extra.get("paired", {})
-    out = Console(highlight=False)
+    out = common.console()
+    from skillbench.cli.ci_cases import benchmark_cases
+
+    common.emit_ci(args, "benchmark", benchmark_cases(paired, path), title="benchmark")
     recorded = workspace_is_recorded(Workspace.for_skill(args.skill_dir, args.workspace))
     for line in header_lines(benchmark_header(doc, backend=None, recorded=recorded)):
         out.print(common.safe(line), markup=False)
-    out.print(f"delta ({extra['comparison']['delta']}): {delta_text(doc)}", markup=False)
+    mean = paired.get("mean_difference")
+    if mean is None:  # the run_summary delta of two empty configurations is not "+0.00"
+        delta = f"n/a (no case was run under both {paired.get('candidate')} and {paired.get('baseline')})"
+    else:
+        delta = delta_text(doc)
+    out.print(f"delta ({extra['comparison']['delta']}): {delta}", markup=False)
     for line in paired_lines(paired):
         out.print(line, markup=False)
     out.print(
@@ -166,5 +185,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
         for line in cost_lines(CostBlock.model_validate(extra["cost"])):
             out.print(line, markup=False)
     err.print(f"benchmark written to {path}", markup=False)
-    mean = paired.get("mean_difference")
-    return EXIT_FAILED if mean is not None and mean < 0 else EXIT_OK
+    if mean is None:  # nothing could be compared: not a pass
+        err.print("nothing to compare: no case was run under both configurations", markup=False)
+        return EXIT_FAILED
+    return EXIT_FAILED if mean < 0 else EXIT_OK

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench import limits
 from skillbench.cli import common
-from skillbench.errors import EXIT_COST_CAP, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve.loop import LoopResult, RoundEvent
@@ -24,8 +24,11 @@ def register(subparsers: Any) -> None:
         description="Split the eval set (train for the improver, selection to pick the best round, "
         "test for reporting only), evaluate the original description, then propose, validate and "
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
-        "round to --out. SKILL.md changes only with --apply. Exit 0 ok, 2 bad input, 3 refused or "
-        "stopped by --max-cost (outputs so far written).",
+        "round to --out. SKILL.md changes only with --apply. Warns when the selection split is too "
+        "small for any round ever to be adopted. Exit 0 ok, 1 nothing measured (every run of the "
+        "original errored) or the loop stopped on an error (the improver gave no usable reply "
+        "twice, a round could not be evaluated; outputs so far written), 2 bad input, 3 refused "
+        "or stopped by --max-cost (outputs so far written).",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         cache_before_query=args.cache_before_query,
     )
     if args.dry_run:
-        return _dry_run(args, options, cap)
+        return _dry_run(args, options, cap, args.adopt_alpha)
     out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
     check_out_dir(out, label="--out")
     result = improve_skill_sync(
@@ -134,21 +137,34 @@ def run(args: argparse.Namespace) -> int:
     )
     _print_result(result, out)
     cost = result.summary.cost
-    return EXIT_COST_CAP if cost is not None and cost.stopped_at_cap else EXIT_OK
+    if cost is not None and cost.stopped_at_cap:
+        return EXIT_COST_CAP
+    return EXIT_FAILED if result.failure or not result.measured else EXIT_OK
 
 
-def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
-    """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
+def _dry_run(
+    args: argparse.Namespace, options: dict[str, Any], cap: float | None, alpha: float
+) -> int:
+    """Print the plan and the estimate (and, on stderr, a selection split too small to ever
+    adopt); no model call. Exit 3 when it exceeds the cap."""
     from skillbench.aio import run_sync
-    from skillbench.improve.run import plan_improve
+    from skillbench.improve.run import improve_warnings, plan_improve
 
     plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, **options))
+    for warning in improve_warnings(args.evals, adopt_alpha=alpha, **options):
+        _warn(warning)
     common.check_plan(plan, cap, dry_run=True)
     return EXIT_OK
 
 
+def _warn(text: str) -> None:
+    common.stderr_console().print(common.safe(f"WARNING: {text}"), style="bold red", markup=False)
+
+
 def _print_event(event: RoundEvent) -> None:
-    if event.stage in {"evaluated", "stopped"}:
+    if event.stage == "warning":
+        _warn(event.message)
+    elif event.stage in {"evaluated", "stopped"}:
         print(common.safe(event.message), file=sys.stderr, flush=True)
 
 
@@ -191,7 +207,11 @@ def _print_result(result: LoopResult, out: Path) -> None:
         for line in cost_lines(summary.cost):
             print(line)
     if summary.stop_reason:
-        print(f"stopped: {summary.stop_reason}")
+        print(common.safe(f"stopped: {summary.stop_reason}"))
+    if result.failure:
+        print(common.safe(f"ERROR: {result.failure}"), file=sys.stderr)
+    if not result.measured:
+        print("ERROR: every run of the original errored: nothing was measured", file=sys.stderr)
     print(common.safe(f"outputs in {out}"))
     if result.applied:
         print("SKILL.md updated with the chosen description")

@@ -45,7 +45,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run a notebook into a report folder (or `report list`)",
         description="Execute notebooks/NOTEBOOK.ipynb (or a .ipynb path) with papermill into "
         "OUT/<notebook>/<UTC time>-<id>/ and print that folder. `skillbench report list` lists "
-        "the finished report folders. Exit 0 ok, 1 notebook failed, 2 bad input.",
+        "the finished report folders. Exit 0 ok, 1 the notebook failed or its verdict is ✗ "
+        "(`report diff`: an item regressed, or nothing in common), 2 bad input.",
     )
     report.add_argument(
         "notebook",
@@ -134,7 +135,9 @@ def _report(args: argparse.Namespace) -> int:
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
-    return EXIT_OK
+    return (
+        EXIT_FAILED if header is not None and header.ok is False else EXIT_OK
+    )  # ✗: the check failed
 
 
 def default_jobs() -> int:
@@ -167,7 +170,8 @@ def _diff(args: argparse.Namespace) -> int:
             )
     else:
         print("changed: none")
-    return EXIT_OK
+    # a CI gate: any item that regressed, or nothing in common to compare, is not a pass
+    return EXIT_FAILED if diff.regressed > 0 or diff.paired == 0 else EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -80,19 +80,19 @@ def register(subparsers: Any) -> None:
         "login (not your skills or settings) into each run's isolated HOME (e.g. --auth login)",
     )
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    common.add_ci_options(p)
     common.add_cost_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the trigger eval described by the parsed arguments; returns the exit code."""
-    from rich.console import Console
-
     from skillbench.io import check_output, dumps_json, write_json
     from skillbench.trigger.run import evaluate_skill_sync
 
     if args.out:  # before any model call: a bad --out must not cost a whole eval
         check_output(args.out, "--out")
+    common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     catalog = common.catalog_dir(args.catalog)
     cap = common.max_cost(args)
@@ -128,10 +128,15 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.out:
         write_json(args.out, report)
-    if args.json:
+    from skillbench.cli.ci_cases import trigger_cases
+
+    if args.json:  # --json wins: stdout holds the document only
+        args.output_format = "json"
+    common.emit_ci(args, "trigger", trigger_cases(report, args.evals), title="trigger")
+    if args.output_format == "json":
         sys.stdout.write(dumps_json(report.to_json_dict()))
     else:
-        _print_report(Console(highlight=False), report)
+        _print_report(common.console(), report)
     for warning in report.warnings or []:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:

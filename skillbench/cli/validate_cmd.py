@@ -1,7 +1,9 @@
 """`skillbench validate PATH...`: the static validator (seed-001 output with --json, a library
 summary, GitHub Actions annotations with --format github).
 
-Exit codes: 0 every skill valid, 1 any skill invalid, 2 usage or I/O error.
+Exit codes: 0 every skill valid, 1 any skill invalid, 2 usage or I/O error, or a PATH that does
+not exist or is not a folder (bad input: its report is still printed, with SKILL_DIR_MISSING or
+SKILL_PATH_NOT_DIR).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+from skillbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InputError
 
 if TYPE_CHECKING:
     from skillbench.validate.output import Labelled
@@ -27,7 +29,7 @@ def register(subparsers: Any) -> None:
         description="Validate skill folders. A PATH without SKILL.md whose subfolders hold skills "
         "is validated as a library (hidden folders such as .claude/skills included; .git and "
         "node_modules skipped) and summarised. Exit 0 all valid, 1 any invalid, 2 usage or "
-        "I/O error.",
+        "I/O error or a PATH that does not exist or is not a folder.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="skill folder or library folder")
     parser.add_argument(
@@ -125,4 +127,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines = summary_lines(items, verbose=args.verbose) if several else detail_lines(items[0])
         sys.stdout.write(common.safe("\n".join(lines)) + "\n")
+    missing = [item for item in items if _not_a_folder(item.report)]
+    for item in missing:
+        why = "does not exist" if _codes(item.report) & {"SKILL_DIR_MISSING"} else "is not a folder"
+        print(common.safe(f"skillbench: error: {item.label}: {why}"), file=sys.stderr)
+    if missing:  # a PATH the user gave that is no folder is bad input, not an invalid skill
+        return EXIT_USAGE
     return EXIT_OK if all(r.valid for r in reports) else EXIT_FAILED
+
+
+_NOT_A_FOLDER = frozenset({"SKILL_DIR_MISSING", "SKILL_PATH_NOT_DIR"})
+
+
+def _codes(report: Any) -> set[str]:
+    return {finding.code for finding in report.errors}
+
+
+def _not_a_folder(report: Any) -> bool:
+    """Whether the report is about a PATH that does not exist or is not a folder."""
+    return bool(_codes(report) & _NOT_A_FOLDER)

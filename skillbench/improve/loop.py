@@ -21,15 +21,17 @@ from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextRes
 from skillbench.backends.budget import STOPPED_NOTE, Budget
 from skillbench.backends.cost_report import price_table_date
 from skillbench.errors import CostCapReached, InputError
-from skillbench.improve.adopt import ADOPT_ALPHA, decide_adoption
+from skillbench.improve.adopt import ADOPT_ALPHA, adoption_warning, decide_adoption
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
-from skillbench.improve.proposers import ModelProposer, Proposer
+from skillbench.improve.proposers import ModelProposer, Proposal, Proposer
 from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
+from skillbench.redaction import clip
 from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.loop import (
     ImprovementHistory,
     ImprovementRound,
     LoopIteration,
+    LoopProposalFailure,
     LoopQueryResult,
     LoopSettings,
     LoopSummary,
@@ -55,7 +57,7 @@ class RoundEvent:
 
     round: int
     rounds: int
-    stage: str  # "evaluating", "proposing", "evaluated", "stopped"
+    stage: str  # "warning", "evaluating", "proposing", "evaluated", "stopped"
     message: str
     iteration: LoopIteration | None = None
 
@@ -73,6 +75,16 @@ class LoopResult:
     split: Split
     prompts: list[str] = field(default_factory=list)
     applied: bool = False
+    failure: str | None = None
+    """Why the loop stopped on an error (the improver gave no usable reply, a round could not
+    be evaluated); None when it ended normally. What was measured before is in `summary`."""
+
+    @property
+    def measured(self) -> bool:
+        """Whether round 1 measured anything (not every run of the original errored)."""
+        first = self.summary.iterations[0]
+        runs = sum(r.runs for r in first.results or [])
+        return runs > 0 and (first.errors or 0) < runs
 
     @property
     def best(self) -> LoopIteration:
@@ -182,6 +194,34 @@ class Candidate:
     note: str
     warnings: list[str] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """Improver calls that raised or gave an unusable reply (a retry follows the first)."""
+
+
+#: Errors a proposal must not swallow: a leak is a bug, the cost cap and bad input stop the run.
+_NOT_A_PROPOSAL_FAILURE = (LeakError, CostCapReached, InputError)
+
+
+def _failure_text(exc: Exception) -> str:
+    """A failed improver call as one redacted line (a malformed or empty JSON reply from the
+    API arrives as a decoding error, not a BackendError)."""
+    detail = str(exc).strip()
+    kind = type(exc).__name__
+    return clip(f"{kind}: {detail}" if detail else kind)
+
+
+async def _ask(
+    proposer: Proposer, view: TrainView, failures: list[str], *, attempt: int, feedback: str = ""
+) -> Proposal | None:
+    """One improver call; a failure (any error but a leak, the cost cap or bad input) is
+    appended to `failures` and gives None."""
+    try:
+        return await proposer.propose(view, attempt=attempt, feedback=feedback)
+    except _NOT_A_PROPOSAL_FAILURE:
+        raise
+    except Exception as exc:
+        failures.append(_failure_text(exc))
+        return None
 
 
 def candidate_problems(text: str, name: str) -> tuple[list[str], list[str]]:
@@ -207,18 +247,36 @@ def repair_description(text: str) -> str:
 
 async def propose_candidate(proposer: Proposer, view: TrainView, name: str) -> Candidate:
     """Ask for a candidate; retry once with the validator's messages when it has problems; repair
-    what still has errors; give up (None) rather than return an invalid description."""
-    first = await proposer.propose(view)
-    prompts = list(first.prompts)
+    what still has errors; give up (None) rather than return an invalid description. A model's
+    call that fails (a backend error, an invalid or empty JSON reply, a reply without a
+    description) is retried once as a fresh sample; when the retry fails too, the candidate is
+    None and `failures` says why."""
+    failures: list[str] = []
+    prompts: list[str] = []
+    model_made = not getattr(proposer, "is_heuristic", False)
+    first: Proposal | None = None
+    for attempt in (0, 1):
+        first = await _ask(proposer, view, failures, attempt=attempt)
+        if first is not None and first.description is None and model_made:
+            prompts.extend(first.prompts)  # a model's reply without a description: unusable
+            failures.append(f"unusable reply: {first.note or 'no description'}")
+            first = None
+        if first is not None:
+            break
+    if first is None:
+        note = f"the improver gave no usable reply ({len(failures)} tries): {failures[-1]}"
+        return Candidate(None, note, prompts=prompts, failures=failures)
+    prompts.extend(first.prompts)
     if first.description is None:
-        return Candidate(None, first.note or "the proposer returned no description", [], prompts)
+        note = first.note or "the proposer returned no description"
+        return Candidate(None, note, [], prompts, failures)
     text, note = first.description, first.note
     errors, warnings = candidate_problems(text, name)
-    if errors or warnings:
+    if (errors or warnings) and not failures:  # one retry per proposal in all
         feedback = "; ".join(errors + warnings)
-        retry = await proposer.propose(view, attempt=1, feedback=feedback)
-        prompts.extend(retry.prompts)
-        if retry.description is not None:
+        retry = await _ask(proposer, view, failures, attempt=1, feedback=feedback)
+        prompts.extend(retry.prompts if retry is not None else [])
+        if retry is not None and retry.description is not None:
             r_errors, r_warnings = candidate_problems(retry.description, name)
             if not r_errors and (errors or len(r_warnings) < len(warnings)):
                 text, errors, warnings = retry.description, r_errors, r_warnings
@@ -227,10 +285,11 @@ async def propose_candidate(proposer: Proposer, view: TrainView, name: str) -> C
         repaired = repair_description(text)
         r_errors, r_warnings = candidate_problems(repaired, name)
         if r_errors:
-            return Candidate(None, "no valid candidate: " + "; ".join(r_errors), [], prompts)
+            note = "no valid candidate: " + "; ".join(r_errors)
+            return Candidate(None, note, [], prompts, failures)
         text, warnings = repaired, r_warnings
         note = f"{note}; repaired ({'; '.join(errors)})".lstrip("; ")
-    return Candidate(text, note, warnings, prompts)
+    return Candidate(text, note, warnings, prompts, failures)
 
 
 def _normal(text: str) -> str:
@@ -371,6 +430,13 @@ async def run_improve_loop(
     guarded = guard_proposer(proposer, forbidden_texts(split, [skill_name, body, description]))
     proposer_name = getattr(proposer, "name", type(proposer).__name__)
     emit = progress or (lambda event: None)
+    warnings: list[str] = []
+    unadoptable = adoption_warning(
+        len(split.selection), len(labelled), split.fractions, adopt_alpha
+    )
+    if unadoptable is not None:
+        warnings.append(unadoptable)
+        emit(RoundEvent(0, rounds, "warning", unadoptable))
 
     async def evaluate(text: str, round_no: int) -> TriggerReport:
         emit(RoundEvent(round_no, rounds, "evaluating", f"round {round_no}/{rounds}: evaluating"))
@@ -399,6 +465,8 @@ async def run_improve_loop(
     emit(_evaluated(iterations[0], rounds))
     attempts = [train_attempt(1, reports[0], split)]
     prompts: list[str] = []
+    failures: list[LoopProposalFailure] = []
+    failure: str | None = None
     stop = f"round limit reached ({rounds} evaluations)"
     while True:
         last = iterations[-1]
@@ -427,12 +495,18 @@ async def run_improve_loop(
             _halt(budget)
             break
         prompts.extend(candidate.prompts)
+        failures.extend(
+            LoopProposalFailure(round=round_no, attempt=i, error=error)
+            for i, error in enumerate(candidate.failures)
+        )
         if budget is not None and not budget.allows():
             stop = f"{STOPPED_NOTE} after proposing round {round_no} (not evaluated)"
             _halt(budget)
             break
         if candidate.description is None:
             stop = f"no candidate in round {round_no}: {candidate.note}"
+            if candidate.failures:
+                failure = stop
             break
         repeat = next(
             (
@@ -445,7 +519,13 @@ async def run_improve_loop(
         if repeat is not None:
             stop = f"round {round_no} proposal repeats round {repeat}"
             break
-        report = await evaluate(candidate.description, round_no)
+        try:
+            report = await evaluate(candidate.description, round_no)
+        except _NOT_A_PROPOSAL_FAILURE:
+            raise
+        except Exception as exc:  # keep what was measured: the rounds before are written
+            stop = failure = f"round {round_no} could not be evaluated: {_failure_text(exc)}"
+            break
         reports.append(report)
         iteration = build_iteration(
             round_no,
@@ -465,17 +545,20 @@ async def run_improve_loop(
         RoundEvent(len(iterations), rounds, "stopped", f"stopped: {stop}; best round {best.round}")
     )
     backend = reports[0].backend
+    adoption = decide_adoption(iterations[0], best, alpha=adopt_alpha)
     summary = LoopSummary(
         skill_name=skill_name,
         original_description=description,
         iterations=iterations,
         best_iteration=best,
-        final_description=best.description,
+        final_description=best.description if adoption.adopted else iterations[0].description,
         total_rounds=len(iterations),
         split=split_record(split, labelled),
         selected_by="selection",
         stop_reason=stop,
-        adoption=decide_adoption(iterations[0], best, alpha=adopt_alpha),
+        adoption=adoption,
+        warnings=warnings or None,
+        proposal_failures=failures or None,
         settings=LoopSettings(
             rounds=rounds,
             runs=runs,
@@ -493,7 +576,7 @@ async def run_improve_loop(
     )
     summary.cost = _loop_cost(iterations, budget, start, as_of)
     history = ImprovementHistory([history_entry(it) for it in iterations])
-    return LoopResult(summary, history, reports, split, prompts)
+    return LoopResult(summary, history, reports, split, prompts, failure=failure)
 
 
 def _halt(budget: Budget | None) -> None:

@@ -9,6 +9,7 @@ description into SKILL.md (only when it differs from the original; every other b
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel, b
 from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.improve.adopt import ADOPT_ALPHA
+from skillbench.improve.adopt import ADOPT_ALPHA, adoption_warning
 from skillbench.improve.cost import plan_loop
 from skillbench.improve.loop import (
     DEFAULT_FRACTIONS,
@@ -36,6 +37,7 @@ from skillbench.trigger.evalset import load_eval_set
 HISTORY_FILE = "history.json"
 SUMMARY_FILE = "loop_summary.json"
 ROUND_REPORT = "round_{round:02d}.trigger.json"
+_ROUND_FILE = re.compile(r"round_\d{2,}\.trigger\.json")
 
 
 def check_out_dir(out: str | Path, *, label: str = "out") -> Path:
@@ -71,9 +73,18 @@ def load_recorded_split(path: str | Path) -> Split:
 
 def write_loop_outputs(result: LoopResult, out_dir: str | Path) -> list[Path]:
     """Write each round's trigger report, `history.json`, then `loop_summary.json` (last, so a
-    folder with a summary is complete); every write is atomic. Returns the paths written."""
+    folder with a summary is complete); every write is atomic. Returns the paths written.
+
+    A previous run's files in the folder are replaced: its summary is removed first (so no
+    summary ever stands beside round files of another run), then its round reports beyond this
+    run's rounds (`round_03`… after a 2-round run)."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / SUMMARY_FILE).unlink(missing_ok=True)
+    keep = {ROUND_REPORT.format(round=it.round) for it in result.summary.iterations}
+    for entry in os.scandir(folder):
+        if _ROUND_FILE.fullmatch(entry.name) and entry.name not in keep:
+            Path(entry.path).unlink(missing_ok=True)
     written = [
         write_json(folder / ROUND_REPORT.format(round=it.round), report)
         for it, report in zip(result.summary.iterations, result.reports, strict=True)
@@ -271,6 +282,47 @@ def _draw_split(
     return stratified_split(queries, fractions, seed=chosen, source=str(evals))
 
 
+def planned_split(
+    queries: Any,
+    evals: str | Path,
+    *,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    seed: int = 0,
+    split_seed: int | None = None,
+    split_from: str | Path | Split | None = None,
+) -> Split:
+    """The split a loop over `queries` will use: `split_from` (a Split, or a loop summary file
+    or folder) when given, else the seeded stratified draw; checked against the eval set."""
+    if isinstance(split_from, Split):
+        split = split_from
+    elif split_from is not None:
+        split = load_recorded_split(split_from)
+    else:
+        split = _draw_split(queries, fractions, seed, split_seed, evals)
+    check_split_covers(split, queries, str(evals))
+    return split
+
+
+def improve_warnings(
+    evals: str | Path,
+    *,
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    seed: int = 0,
+    split_seed: int | None = None,
+    split_from: str | Path | Split | None = None,
+    adopt_alpha: float = ADOPT_ALPHA,
+    **_: Any,
+) -> list[str]:
+    """What a dry run must say before the plan: a selection split too small for any round ever
+    to be adopted at `adopt_alpha` (with the size it needs and a `--split` that reaches it)."""
+    queries = load_eval_set(evals)
+    split = planned_split(
+        queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from
+    )
+    warning = adoption_warning(len(split.selection), len(queries), split.fractions, adopt_alpha)
+    return [] if warning is None else [warning]
+
+
 async def plan_improve(
     skill_dir: str | Path,
     evals: str | Path,
@@ -296,13 +348,9 @@ async def plan_improve(
 
     skill = Skill.load(skill_dir)
     queries = load_eval_set(evals)
-    if isinstance(split_from, Split):
-        split = split_from
-    elif split_from is not None:
-        split = load_recorded_split(split_from)
-    else:
-        split = _draw_split(queries, fractions, seed, split_seed, evals)
-    check_split_covers(split, queries, str(evals))
+    split = planned_split(
+        queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from
+    )
     from skillbench.trigger.catalog import resolve_catalog
 
     catalog, _info = resolve_catalog(catalog_dir, exclude=skill.name)

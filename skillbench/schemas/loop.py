@@ -185,6 +185,23 @@ class LoopAdoption(Doc):
     regressed: Count = Field(description="selection queries only the original passes")
     p_value: Number | None = Field(description="one-sided exact McNemar p (null: same round)")
     reason: str
+    selection_size: Count | None = Field(default=None, description="selection queries")
+    min_p_value: Number | None = Field(
+        default=None,
+        description="the smallest p attainable with this selection split (every query a "
+        "discordant pair in the best round's favour); adoption is impossible when >= alpha",
+    )
+    min_selection_size: Count | None = Field(
+        default=None, description="the fewest selection queries with which p < alpha is possible"
+    )
+
+
+class LoopProposalFailure(Doc):
+    """An improver call that failed or gave an unusable reply (skillbench)."""
+
+    round: StrictInt = Field(ge=0, description="the round being proposed")
+    attempt: Count = Field(description="0 = first try, 1 = the retry")
+    error: str
 
 
 class LoopSummary(Doc):
@@ -194,7 +211,10 @@ class LoopSummary(Doc):
     original_description: str
     iterations: list[LoopIteration]
     best_iteration: LoopIteration | None
-    final_description: str
+    final_description: str = Field(
+        description="the description kept: the best round's when the adoption rule adopted it, "
+        "else the original (skillbench); never a rejected candidate"
+    )
     total_rounds: Count
     split: LoopSplit | None = None
     selected_by: Literal["selection"] | None = None
@@ -202,6 +222,12 @@ class LoopSummary(Doc):
     settings: LoopSettings | None = None
     cost: CostBlock | None = Field(default=None, description="cost of the whole loop")
     adoption: LoopAdoption | None = None
+    warnings: list[str] | None = Field(
+        default=None, description="loud warnings about the run (skillbench)"
+    )
+    proposal_failures: list[LoopProposalFailure] | None = Field(
+        default=None, description="improver calls that gave no usable reply (skillbench)"
+    )
 
     @model_validator(mode="after")
     def _best_is_an_iteration(self) -> LoopSummary:

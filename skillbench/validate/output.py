@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillbench.reports.ci import escape_data, escape_property
 from skillbench.schemas.validation import Finding, ValidationReport
 from skillbench.skill import SKILL_MD
 
@@ -129,13 +130,8 @@ def detail_lines(item: Labelled) -> list[str]:
 # GitHub Actions annotations
 
 
-def _escape_data(text: str) -> str:
-    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return printable(escaped)
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+_escape_data = escape_data  # the one escaper of workflow commands (reports/ci.py)
+_escape_property = escape_property
 
 
 def _read_text(path: Path) -> str:

@@ -251,3 +251,139 @@ def test_split_from_must_match_the_eval_set_and_stand_alone(
     assert improve(skill, evals, "--split-from", str(tmp_path / "before"), "--split-seed", "2") == 2
     assert improve(skill, evals, "--split-from", str(tmp_path / "missing.json")) == 2
     assert made.judge_calls == calls and not (tmp_path / "out").exists()
+
+
+def test_dry_run_and_run_warn_when_the_selection_split_can_never_adopt(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)  # 20 queries: the default selection split holds 4
+    assert improve(skill, evals, "--dry-run", "--backend", "local") == 0
+    err = capsys.readouterr().err
+    assert "WARNING" in err and "no round can ever be adopted" in err
+    assert "at least 5 selection queries" in err and "--split 0.55,0.25,0.2" in err
+    assert made.judge_calls == 0
+    assert improve(skill, evals, "--dry-run", "--backend", "local", "--split", "0.55,0.25,0.2") == 0
+    assert "no round can ever be adopted" not in capsys.readouterr().err
+    assert improve(skill, evals, "--rounds", "2") == 0
+    assert "no round can ever be adopted" in capsys.readouterr().err
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.warnings and "--split 0.55,0.25,0.2" in summary.warnings[0]
+
+
+def test_final_description_is_the_description_kept_never_a_rejected_one(
+    tmp_path: Path, made: Made
+) -> None:
+    skill, evals = setup(tmp_path)
+    words = [q.text.split()[-1] for q in sample_queries() if q.should_trigger]
+    made.reply = lambda request: tagged(f"{BASE}, {', '.join(words)}.")
+    assert improve(skill, evals, "--rounds", "3") == 0
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.adoption is not None and not summary.adoption.adopted
+    assert summary.best_iteration is not None and summary.best_iteration.description != BASE
+    assert summary.final_description == BASE  # the rejected best round is not "the result"
+
+
+def _broken_json_model(bodies: list[bytes], calls: list[int]) -> object:
+    """The real Anthropic text model over a transport answering 200 with `bodies` in turn."""
+    import httpx2
+
+    from skillbench.backends.anthropic import AnthropicTextModel
+
+    async def handler(request: httpx2.Request) -> httpx2.Response:
+        calls.append(1)
+        body = bodies[min(len(calls), len(bodies)) - 1]
+        return httpx2.Response(200, content=body, headers={"content-type": "application/json"})
+
+    return AnthropicTextModel(
+        api_key="sk-ant-api03-" + "k" * 40,
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+    )
+
+
+@pytest.mark.parametrize("bodies", [[b""], [b"{not json"], [b"", b"{}"]])
+def test_an_invalid_or_empty_json_reply_is_a_recorded_failed_proposal(
+    tmp_path: Path,
+    made: Made,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    bodies: list[bytes],
+) -> None:
+    calls: list[int] = []
+    registry.register_text_model(BACKEND, lambda **options: _broken_json_model(bodies, calls))
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "3") == 1  # the loop stopped on an error
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "no usable reply" in err
+    assert len(calls) == 2  # the first try and one retry, then a clear stop
+    summary = load_loop_summary(tmp_path / "out")  # round 1 was measured: it is written
+    assert summary.total_rounds == 1 and (tmp_path / "out" / "round_01.trigger.json").is_file()
+    assert summary.stop_reason is not None and "no usable reply" in summary.stop_reason
+    assert summary.proposal_failures is not None and len(summary.proposal_failures) == 2
+    assert summary.final_description == BASE
+
+
+def test_a_shorter_rerun_into_the_same_folder_leaves_no_stale_rounds(
+    tmp_path: Path, made: Made, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skill, evals = setup(tmp_path)
+    seen: list[int] = []
+
+    def distinct(request: object) -> str:  # a new description every round: no early stop
+        seen.append(1)
+        return tagged(f"{BASE} in variant number {len(seen)}.")
+
+    made.reply = distinct
+    assert improve(skill, evals, "--rounds", "4") == 0
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.glob("round_*")) == [
+        f"round_0{n}.trigger.json" for n in (1, 2, 3, 4)
+    ]
+    assert improve(skill, evals, "--rounds", "2") == 0
+    summary = load_loop_summary(out)
+    assert summary.total_rounds == 2
+    assert sorted(p.name for p in out.glob("round_*")) == [
+        "round_01.trigger.json",
+        "round_02.trigger.json",
+    ]
+    # a run that dies while writing leaves no summary beside another run's round files
+    assert improve(skill, evals, "--rounds", "4") == 0
+    import skillbench.improve.run as improve_run
+
+    real = improve_run.write_json
+
+    def failing(path: Path, data: object) -> Path:
+        if Path(path).name == "round_02.trigger.json":
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, data)
+
+    monkeypatch.setattr(improve_run, "write_json", failing)
+    assert improve(skill, evals, "--rounds", "2") == 2
+    assert not (out / "loop_summary.json").exists()
+    assert not (out / "round_03.trigger.json").exists()
+
+
+def test_nothing_measured_exits_1_with_what_was_run_written(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trigger_fakes import ScriptedJudge
+
+    skill, evals = setup(tmp_path)
+    script = {q.text: "E" for q in sample_queries()}  # every run errors
+    registry.register_judge(BACKEND, lambda **options: ScriptedJudge(script))
+    assert improve(skill, evals, "--rounds", "2") == 1
+    assert "nothing was measured" in capsys.readouterr().err
+    assert (tmp_path / "out" / "loop_summary.json").is_file()
+
+
+def test_a_reply_without_a_description_is_retried_once_then_a_recorded_stop(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path)
+    made.reply = lambda request: ""  # an empty reply: nothing to evaluate
+    assert improve(skill, evals, "--rounds", "3") == 1
+    assert made.model_calls == 2
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.total_rounds == 1 and summary.proposal_failures is not None
+    assert [f.attempt for f in summary.proposal_failures] == [0, 1]
+    assert "no <new_description> tags" in summary.proposal_failures[0].error

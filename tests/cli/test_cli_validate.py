@@ -39,12 +39,16 @@ def test_invalid_skill_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert {f["code"] for f in json.loads(out)["errors"]} == {"NAME_FORMAT"}
 
 
-def test_missing_path_is_an_invalid_skill(
+def test_missing_path_is_bad_input_exit_2_with_its_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys, str(tmp_path / "nope"), "--json")
-    assert code == 1
+    code, out, err = run(capsys, str(tmp_path / "nope"), "--json")
+    assert code == 2  # 2 means bad input: the PATH given is no folder
     assert json.loads(out)["errors"][0]["code"] == "SKILL_DIR_MISSING"
+    assert "nope: does not exist" in err
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    code, out, err = run(capsys, str(tmp_path / "file.txt"))
+    assert code == 2 and "file.txt: is not a folder" in err
 
 
 def test_strict_and_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

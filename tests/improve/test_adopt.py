@@ -101,3 +101,42 @@ def test_improve_verdict_says_kept_or_adopted_with_the_test_figures() -> None:
     adopted = improve_verdict(_summary(clear, bad))
     assert adopted.ok is False and "adopted round 3" in adopted.line
     assert "worse on the held-out test queries" in adopted.line and len(adopted.failures) == 2
+
+
+def test_the_smallest_attainable_p_and_the_selection_size_it_needs() -> None:
+    from skillbench.improve.adopt import min_p_value, min_selection_size
+    from skillbench.stats import mcnemar_one_sided
+
+    for n in range(1, 9):  # every selection query a discordant pair in the best round's favour
+        assert min_p_value(n) == pytest.approx(mcnemar_one_sided(0, n))
+    assert min_selection_size(0.05) == 5 and min_selection_size(0.01) == 7
+    assert min_p_value(4) >= 0.05 > min_p_value(5)
+
+
+def test_a_selection_split_too_small_to_ever_adopt_is_said_with_a_split_that_can() -> None:
+    from skillbench.improve.adopt import adoption_warning, suggest_fractions
+    from skillbench.improve.splits import stratified_split
+    from skillbench.trigger.evalset import EvalQuery
+
+    queries = [EvalQuery(f"q{i}", i < 6, None) for i in range(12)]
+    assert len(stratified_split(queries).selection) == 2  # the default split of 12 queries
+    warning = adoption_warning(2, 12, (0.6, 0.2, 0.2))
+    assert warning is not None
+    assert "p would be 0.25 ≥ 0.05" in warning and "at least 5 selection queries" in warning
+    suggested = suggest_fractions(12, (0.6, 0.2, 0.2))
+    assert suggested is not None and f"--split {','.join(f'{f:g}' for f in suggested)}" in warning
+    for seed in range(20):  # the suggested split really can adopt, whatever the seed
+        assert len(stratified_split(queries, suggested, seed=seed).selection) >= 5
+    assert adoption_warning(5, 12, (0.45, 0.4, 0.15)) is None
+    too_few = adoption_warning(2, 8, (0.6, 0.2, 0.2))
+    assert too_few is not None and "add at least 1 query" in too_few
+
+
+def test_the_adoption_record_says_when_no_round_could_have_been_adopted() -> None:
+    original = _iteration(1, [False, False], [True])
+    best = _iteration(2, [True, True], [True])
+    adoption = decide_adoption(original, best)
+    assert not adoption.adopted and adoption.p_value == pytest.approx(0.25)
+    assert adoption.selection_size == 2 and adoption.min_p_value == pytest.approx(0.25)
+    assert adoption.min_selection_size == 5
+    assert "no round could have been adopted" in adoption.reason

@@ -162,9 +162,14 @@ def test_diff_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     b = asyncio.run(_report({}))
     write_json(tmp_path / "a.json", a)
     write_json(tmp_path / "b.json", b)
-    assert main(["report", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    # 3 regressed (not significant at n = 5): still a failed CI gate, exit 1
+    assert main(["report", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
     out = capsys.readouterr().out
     assert "3 regressed" in out and "regressed  A yes → B no" in out
+    assert main(["report", "diff", str(tmp_path / "a.json"), str(tmp_path / "a.json")]) == 0
+    assert "changed: none" in capsys.readouterr().out
+    assert main(["report", "diff", str(tmp_path / "b.json"), str(tmp_path / "a.json")]) == 0
+    assert "3 improved" in capsys.readouterr().out
     assert main(["report", "diff", str(tmp_path / "a.json")]) == 2
     assert "needs exactly two reports" in capsys.readouterr().err
     (tmp_path / "x.json").write_text("{}", encoding="utf-8")
