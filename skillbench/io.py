@@ -8,6 +8,7 @@ InputError naming the file and, where known, the JSON path.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -244,6 +245,13 @@ def output_problem(path: str | Path, *, folder: bool = False) -> str | None:
     writable folder.
     """
     target = Path(path)
+    try:
+        os.stat(target)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop (or a chain of more than 40 links)"
+        if folder and target.is_symlink():
+            return "is a broken symbolic link"
     if target.exists():
         if folder and not target.is_dir():
             return "exists and is not a folder"

@@ -108,6 +108,22 @@ def _walk(value: Any, secrets: list[str]) -> Any:
     return value
 
 
+def redact_bytes(data: bytes, secrets: Iterable[str | None] = ()) -> bytes | None:
+    """`data` with every secret replaced when it is UTF-8 text; other bytes are returned as they
+    are when they hold no secret, else None (a binary file cannot be redacted without breaking
+    it, so its caller refuses to write it). A secret counts in a binary file when its UTF-8
+    bytes or a key shape occur verbatim."""
+    known = secret_values(secrets)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raw = data.decode("latin-1")  # byte for byte, so the patterns match the raw bytes
+        probes = [s.encode("utf-8").decode("latin-1") for s in known]
+        return None if _redact(raw, probes) != raw else data
+    clean = _redact(text, known)
+    return data if clean == text else clean.encode("utf-8")
+
+
 def looks_secret(text: str) -> bool:
     """Whether `text` holds something `redact` would hide."""
     return redact(text) != text
