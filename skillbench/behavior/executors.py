@@ -40,6 +40,7 @@ from skillbench.behavior.run_files import (
 )
 from skillbench.behavior.workspace import SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, SkillbenchError
+from skillbench.limits import AGENT_SESSION_TIMEOUT
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
@@ -274,7 +275,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
     """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
 
     mode = "behavior-agent"
-    default_timeout = 600.0
+    default_timeout = AGENT_SESSION_TIMEOUT
     default_max_concurrency = 2
 
     def __init__(
