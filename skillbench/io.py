@@ -46,10 +46,19 @@ def _umask() -> int:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
+    """Write `data` to `path` via a temporary file in the same folder and an atomic rename.
+
+    An OSError that names no file (a full disk fails `write` or `fsync` with ENOSPC and no
+    name) is given `path`, so the message says which file could not be written."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
+    except OSError as exc:
+        _naming(exc, target)
+        raise
     try:
         os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared reports
         with os.fdopen(fd, "wb") as handle:
@@ -57,10 +66,18 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp_name).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            _naming(exc, target)
         raise
     return target
+
+
+def _naming(exc: OSError, target: Path) -> None:
+    """Give `exc` `target` as its file name when it names none."""
+    if exc.filename is None:
+        exc.filename = str(target)
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
