@@ -79,9 +79,10 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 
 def _redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
+    for secret in secrets:  # every whole value first: a tail may occur inside another secret
         if secret in text:
             text = text.replace(secret, REDACTED)
+    for secret in secrets:
         if len(secret) > TAIL_LENGTH + 8 and secret[-TAIL_LENGTH:] in text:
             text = text.replace(secret[-TAIL_LENGTH:], REDACTED)
     if _ANY_SHAPE.search(text) is None:
