@@ -600,7 +600,8 @@ def _refuse_nul(evals: c.Evals, model: Any, source: Path) -> None:
     """A NUL byte in a case id, prompt or file name is bad input, named by file and field: an id
     becomes a folder name and a file a path, neither of which can hold one, and a prompt goes
     to an agent CLI, whose arguments cannot either (so no backend takes one: one rule for all)."""
-    items = {ws.WSEvals: "cases", sc.SCEvals: "evals"}.get(type(model), "")
+    items = "cases" if isinstance(model, ws.WSEvals) else ""
+    items = "evals" if isinstance(model, sc.SCEvals) else items
     for index, case in enumerate(evals.cases):
         fields: list[tuple[str, str]] = [("id", str(case.id)), ("prompt", case.prompt)]
         fields += [(f"files[{i}]", name) for i, name in enumerate(case.files or [])]

@@ -209,11 +209,9 @@ def check_types(
         if kind is None:
             continue
         what, types, none_ok = kind
-        if value is None and none_ok:
+        fits = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if (value is None and none_ok) or (value is not None and fits):
             continue
-        if value is not None and isinstance(value, types):
-            if not (isinstance(value, bool) and bool not in types):
-                continue
         raise InputError(
             f"expects {what} (the notebook's default is {declared[name]}), "
             f"got {_value_kind(value)}",
