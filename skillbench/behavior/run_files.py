@@ -217,6 +217,28 @@ def render_conversation(system: str, prompt: str, reply: str) -> str:
     return "\n".join(lines)
 
 
+def scrub_folder(folder: Path) -> tuple[list[str], list[str]]:
+    """Pass every file under `folder` (a run folder copied from elsewhere) through the redactor
+    in place: (files of `outputs/` redacted, withheld), as paths relative to `outputs/`."""
+    redacted: list[str] = []
+    withheld: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        clean = redact_bytes(data)
+        if clean is data:
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if clean is None:
+            path.unlink()
+        else:
+            atomic_write_bytes(path, clean)
+        if rel.startswith("outputs/"):
+            (withheld if clean is None else redacted).append(rel.removeprefix("outputs/"))
+    return redacted, withheld
+
+
 def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) -> Path:
     """Write the complete run folder, replacing an older one only once the new one is whole.
 
