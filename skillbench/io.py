@@ -8,6 +8,7 @@ InputError naming the file and, where known, the JSON path.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -45,10 +46,17 @@ def _umask() -> int:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write `data` to `path` via a temporary file in the same folder and an atomic rename."""
+    """Write `data` to `path` via a temporary file in the same folder and an atomic rename.
+
+    An OSError that names no file (a full disk fails `write` or `fsync` with ENOSPC and no
+    name) is given `path`, so the message says which file could not be written."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        _naming(exc, target)
+        raise
     try:
         os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp's 0600 would hide shared reports
         with os.fdopen(fd, "wb") as handle:
@@ -56,10 +64,18 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp_name).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            _naming(exc, target)
         raise
     return target
+
+
+def _naming(exc: OSError, target: Path) -> None:
+    """Give `exc` `target` as its file name when it names none."""
+    if exc.filename is None:
+        exc.filename = str(target)
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
@@ -244,6 +260,13 @@ def output_problem(path: str | Path, *, folder: bool = False) -> str | None:
     writable folder.
     """
     target = Path(path)
+    try:
+        os.stat(target)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop (or a chain of more than 40 links)"
+        if folder and target.is_symlink():
+            return "is a broken symbolic link"
     if target.exists():
         if folder and not target.is_dir():
             return "exists and is not a folder"

@@ -17,6 +17,16 @@ MAX_RUNS = 100
 MAX_WORKERS = 64
 #: Per-run / per-call timeout, seconds (one hour).
 MAX_TIMEOUT_SECONDS = 3600.0
+#: Default bound of one routing call (a trigger judge on the anthropic backend, either harness, or
+#: a `claude -p` trigger session): a first turn ending in one decision. Bounds the whole call,
+#: retries and waits included.
+ROUTING_CALL_TIMEOUT = 120.0
+#: Default bound of one text-generation call (a behavior run's reply, a grader, comparator or
+#: improver call, on the API or through `claude -p`): up to 4,096 output tokens, about 2 minutes
+#: on the slowest models before any retry.
+TEXT_CALL_TIMEOUT = 300.0
+#: Default bound of one agentic `claude-code` behavior session: many turns of tool use.
+AGENT_SESSION_TIMEOUT = 600.0
 #: Rounds of the description-improvement loop.
 MAX_ROUNDS = 50
 #: Parts of an `improve --split` (train, selection, test).

@@ -79,9 +79,10 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 
 def _redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
+    for secret in secrets:  # every whole value first: a tail may occur inside another secret
         if secret in text:
             text = text.replace(secret, REDACTED)
+    for secret in secrets:
         if len(secret) > TAIL_LENGTH + 8 and secret[-TAIL_LENGTH:] in text:
             text = text.replace(secret[-TAIL_LENGTH:], REDACTED)
     if _ANY_SHAPE.search(text) is None:
@@ -106,6 +107,22 @@ def _walk(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, list | tuple):
         return [_walk(v, secrets) for v in value]
     return value
+
+
+def redact_bytes(data: bytes, secrets: Iterable[str | None] = ()) -> bytes | None:
+    """`data` with every secret replaced when it is UTF-8 text; other bytes are returned as they
+    are when they hold no secret, else None (a binary file cannot be redacted without breaking
+    it, so its caller refuses to write it). A secret counts in a binary file when its UTF-8
+    bytes or a key shape occur verbatim."""
+    known = secret_values(secrets)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raw = data.decode("latin-1")  # byte for byte, so the patterns match the raw bytes
+        probes = [s.encode("utf-8").decode("latin-1") for s in known]
+        return None if _redact(raw, probes) != raw else data
+    clean = _redact(text, known)
+    return data if clean == text else clean.encode("utf-8")
 
 
 def looks_secret(text: str) -> bool:

@@ -9,6 +9,7 @@
 - a request offering the `Skill` tool: routed by word overlap (benchmarks/mock_messages_server.py);
 - anything else (a behavior run): a text reply, a fuller one when the skill is in the system prompt.
 
+`reply_extra` is appended to every behavior run's reply (e.g. a secret a model repeats).
 `fail_status` makes every Messages call fail with that HTTP status (with `retry-after-ms: 1` so
 the SDK's retries are instant); `echo_key` puts the received key into the error text, as a
 careless proxy would, so redaction is really exercised. The server counts requests and records
@@ -234,8 +235,10 @@ class MockAPI:
         expected_key: str | None = None,
         fail_status: int | None = None,
         echo_key: bool = False,
+        reply_extra: str = "",
     ) -> None:
         self.expected_key = expected_key
+        self.reply_extra = reply_extra
         self.fail_status = fail_status
         self.echo_key = echo_key
         self.counts: Counter[str] = Counter()
@@ -275,6 +278,7 @@ class MockAPI:
         system = body.get("system") or ""
         system_text = system if isinstance(system, str) else json.dumps(system)
         text = WITH_SKILL_REPLY if "<skill name=" in system_text else BASELINE_REPLY
+        text += self.reply_extra
         return message(body, [{"type": "text", "text": text}], "end_turn")
 
     def __enter__(self) -> MockAPI:

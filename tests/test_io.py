@@ -104,3 +104,38 @@ def test_redact_file_rewrites_only_when_a_secret_is_found(tmp_path: Path) -> Non
     assert key not in notebook.read_text() and "[REDACTED]" in notebook.read_text()
     assert io.redact_file(notebook) is False
     assert io.redact_file(tmp_path / "missing.ipynb") is False
+
+
+def _disk_full(fd: int) -> None:
+    raise OSError(28, "No space left on device")  # ENOSPC names no file
+
+
+def test_a_full_disk_names_the_file_being_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out" / "report.json"
+    monkeypatch.setattr(io.os, "fsync", _disk_full)
+    with pytest.raises(OSError) as caught:
+        io.write_json(target, {"a": 1})
+    assert caught.value.filename == str(target)
+    assert "No space left on device" in str(caught.value) and str(target) in str(caught.value)
+    assert not target.exists() and list(target.parent.iterdir()) == []  # no temporary left
+
+
+def test_the_cli_says_which_file_a_full_disk_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+
+    skill = tmp_path / "tidy"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidies CSV files. Use when a CSV is messy.\n---\n\n# tidy\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(io.os, "fsync", _disk_full)
+    assert main(["init", str(skill)]) == 2
+    err = capsys.readouterr().err
+    assert "<file>" not in err
+    assert "No space left on device" in err and str(tmp_path) in err, err

@@ -60,6 +60,7 @@ from skillbench.backends.limiter import (
     request_sent,
 )
 from skillbench.errors import BackendError
+from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
 
 if TYPE_CHECKING:
     import anthropic
@@ -282,7 +283,7 @@ class _AnthropicBase:
 
     name = "anthropic"
     default_max_concurrency: ClassVar[int] = 4
-    default_timeout: ClassVar[float] = 300.0
+    default_timeout: ClassVar[float] = TEXT_CALL_TIMEOUT
 
     def __init__(
         self,
@@ -409,7 +410,7 @@ class AnthropicJudge(_AnthropicBase):
     is_proxy = False
     harness = "minimal"
     default_max_concurrency = DEFAULT_WORKERS
-    default_timeout = 120.0
+    default_timeout = ROUTING_CALL_TIMEOUT
 
     def __init__(
         self,
@@ -588,7 +589,7 @@ class AnthropicTextModel(_AnthropicBase):
     """TextModel over the Messages API: plain text, or a pydantic object via structured output."""
 
     default_max_concurrency = 4
-    default_timeout = 300.0
+    default_timeout = TEXT_CALL_TIMEOUT
 
     def identity(self) -> dict[str, Any]:
         """Model, API version and endpoint (the request carries the rest)."""

@@ -65,6 +65,7 @@ from skillbench.backends.stream_json import (
     skill_invocations,
 )
 from skillbench.errors import BackendError, InputError
+from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
 
 __all__ = [
     "BIN_ENV",
@@ -159,7 +160,7 @@ class _ClaudeRunner:
 
     name: str = "claude-code"
     mode: ClassVar[str | None] = None
-    default_timeout: ClassVar[float] = 120.0
+    default_timeout: ClassVar[float] = ROUTING_CALL_TIMEOUT
     default_max_concurrency: ClassVar[int | None] = 2
 
     def __init__(
@@ -582,7 +583,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
     """
 
     is_proxy = False
-    default_timeout = 120.0
+    default_timeout = ROUTING_CALL_TIMEOUT
     default_max_concurrency = 4
 
     def __init__(
@@ -720,7 +721,7 @@ class ClaudeCodeTextModel(_ClaudeRunner):
     and are ignored (they are still part of the request's cache fields)."""
 
     mode = "text"
-    default_timeout = 300.0
+    default_timeout = TEXT_CALL_TIMEOUT
     default_max_concurrency = 2  # improvement and grading calls: a few at a time
 
     def flags(self, system: str = "") -> list[str]:

@@ -63,6 +63,7 @@ from skillbench.backends.replay_capture import (
     request_settings,
 )
 from skillbench.errors import BackendError
+from skillbench.limits import ROUTING_CALL_TIMEOUT
 
 if TYPE_CHECKING:
     import httpx2
@@ -192,6 +193,7 @@ class ReplayJudge:
     harness = HARNESS
     is_proxy = False
     default_max_concurrency = DEFAULT_WORKERS  # calls in flight; the limiter adapts down
+    default_timeout = ROUTING_CALL_TIMEOUT  # a first turn, cut off once decided
 
     def __init__(
         self,
@@ -205,7 +207,7 @@ class ReplayJudge:
         max_retries: int = 4,
         overload_retries: int = 2,
         http_client: httpx2.AsyncClient | None = None,
-        timeout: float | None = 300.0,
+        timeout: float | None = ROUTING_CALL_TIMEOUT,
         stop_when_decided: bool = True,
         batch: bool = False,
         batch_poll_seconds: float = 10.0,

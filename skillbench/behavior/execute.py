@@ -20,7 +20,7 @@ from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
-from skillbench.behavior.run_files import ExecutionResult, write_run_folder
+from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
 from skillbench.behavior.workspace import (
     EvalsFile,
     StoredRun,
@@ -369,6 +369,9 @@ def replay_samples(
             staging = target.with_name(f".{target.name}.replay")
             shutil.rmtree(staging, ignore_errors=True)
             shutil.copytree(origin, staging)
+            redacted, withheld = scrub_folder(staging)  # recorded elsewhere: trust no secret
+            record.redacted_outputs = sorted({*(record.redacted_outputs or []), *redacted}) or None
+            record.withheld_outputs = sorted({*(record.withheld_outputs or []), *withheld}) or None
             write_run_record(record, staging / "run.json")
             shutil.rmtree(target, ignore_errors=True)
             staging.rename(target)

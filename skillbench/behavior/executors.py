@@ -5,6 +5,8 @@
   stream is kept, files the agent created are collected, metrics come from the stream events.
 - `TextModelExecutor` (the `anthropic` backend): one conversation, the skill's SKILL.md in the
   system prompt (none for a baseline), no tools; the reply is saved as `outputs/response.md`.
+
+Output files pass the redactor before they are cached or written (`run_files.scrub_outputs`).
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ from skillbench.behavior.run_files import (
     output_chars,
     render_conversation,
     render_stream_transcript,
+    scrub_outputs,
     session_metrics,
 )
 from skillbench.behavior.workspace import SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, SkillbenchError
+from skillbench.limits import AGENT_SESSION_TIMEOUT
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
@@ -194,7 +198,7 @@ class TextModelExecutor:
         except SkillbenchError as exc:
             return failed_result(str(exc), task.prompt, time.monotonic() - started)
         duration = time.monotonic() - started
-        outputs = {"response.md": response.text.encode("utf-8")}
+        outputs, redacted, _ = scrub_outputs({"response.md": response.text.encode("utf-8")})
         md = render_conversation(request.system, request.prompt, response.text)
         events: list[dict[str, Any]] = []
         if request.system:
@@ -219,6 +223,7 @@ class TextModelExecutor:
             timing=make_timing(response.usage, duration, started_at, utc_timestamp()),
             usage=response.usage,
             duration_s=duration,
+            redacted_outputs=redacted,
         )
 
     async def aclose(self) -> None:
@@ -270,7 +275,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
     """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
 
     mode = "behavior-agent"
-    default_timeout = 600.0
+    default_timeout = AGENT_SESSION_TIMEOUT
     default_max_concurrency = 2
 
     def __init__(
@@ -346,6 +351,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
             outputs = self._collect(project, before)
         secrets = self.secrets()
+        outputs, redacted, withheld = scrub_outputs(outputs, secrets)
         session = run.session
         events = _redact_events(parser.events, secrets)
         md = render_stream_transcript(task.prompt, events)
@@ -372,6 +378,8 @@ class ClaudeCodeExecutor(_ClaudeRunner):
             usage=usage,
             duration_s=duration,
             error=error,
+            redacted_outputs=redacted,
+            withheld_outputs=withheld,
         )
 
 

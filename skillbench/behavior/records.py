@@ -39,7 +39,9 @@ SAMPLE_NOTE = "Hand-written SAMPLE run shipped for the offline demo; not produce
 class RunRecord(Document):
     """`run.json`: one executed (or replayed) run of one case under one configuration."""
 
-    omit_if_none = frozenset({"note", "skill_name", "usage"})
+    omit_if_none = frozenset(
+        {"note", "skill_name", "usage", "redacted_outputs", "withheld_outputs"}
+    )
 
     case_id: str
     config: str = Field(description='"with_skill", "baseline" or "v<N>"')
@@ -57,6 +59,12 @@ class RunRecord(Document):
     skill_name: str | None = None
     note: str | None = Field(default=None, description="e.g. the sample disclaimer")
     usage: dict[str, int] | None = Field(default=None, description="token counts of the run")
+    redacted_outputs: list[str] | None = Field(
+        default=None, description="output files in which secrets were replaced by [REDACTED]"
+    )
+    withheld_outputs: list[str] | None = Field(
+        default=None, description="output files not saved: binary files holding a secret"
+    )
 
     @model_validator(mode="after")
     def _error_when_failed(self) -> RunRecord:

@@ -2,7 +2,9 @@
 
 A run folder holds `run.json`, `transcript.jsonl`, `transcript.md`, `outputs/` (files the run
 created, plus seed 004 `metrics.json`) and seed 004 `timing.json`. Metrics and timing are
-computed from the run's events and usage, never typed by hand.
+computed from the run's events and usage, never typed by hand. Output files pass the one
+redactor (`scrub_outputs`): secrets in text are replaced, a binary file holding one is withheld,
+and `run.json` names both.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from skillbench.backends.base import CallUsage
 from skillbench.backends.stream_json import Session, metrics, tool_result_text
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
+from skillbench.redaction import redact_bytes
 from skillbench.schemas.skill_creator import SCMetrics, SCTiming
 
 TOOL_TEXT_LIMIT = 2000
@@ -41,6 +44,14 @@ class ExecutionResult:
     duration_s: float = 0.0
     error: str | None = None
     cached: bool = False
+    redacted_outputs: list[str] = field(default_factory=list)
+    withheld_outputs: list[str] = field(default_factory=list)
+
+    def scrub(self, secrets: Iterable[str | None] = ()) -> None:
+        """Pass the output files through the redactor (see `scrub_outputs`), in place."""
+        self.outputs, redacted, withheld = scrub_outputs(self.outputs, secrets)
+        self.redacted_outputs = sorted({*self.redacted_outputs, *redacted})
+        self.withheld_outputs = sorted({*self.withheld_outputs, *withheld})
 
     def to_cache(self) -> dict[str, Any] | None:
         """Serialisable form (None when too large to cache; errors are never cached)."""
@@ -61,6 +72,8 @@ class ExecutionResult:
                 "cost_usd": self.usage.cost_usd,
             },
             "duration_s": self.duration_s,
+            "redacted_outputs": self.redacted_outputs,
+            "withheld_outputs": self.withheld_outputs,
         }
 
     @classmethod
@@ -77,7 +90,32 @@ class ExecutionResult:
             usage=CallUsage(**data["usage"]),
             duration_s=float(data["duration_s"]),
             cached=True,
+            redacted_outputs=list(data.get("redacted_outputs") or []),
+            withheld_outputs=list(data.get("withheld_outputs") or []),
         )
+
+
+def scrub_outputs(
+    outputs: dict[str, bytes], secrets: Iterable[str | None] = ()
+) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """(outputs with every secret replaced, names redacted, names withheld).
+
+    Files an agent wrote in its sandbox may hold a key it read from its environment: in text
+    the key becomes `[REDACTED]`; a binary file holding one is withheld (dropped) rather than
+    corrupted. `secrets` are values beyond the environment's (e.g. an executor's own env).
+    """
+    clean: dict[str, bytes] = {}
+    redacted: list[str] = []
+    withheld: list[str] = []
+    for rel, data in outputs.items():
+        scrubbed = redact_bytes(data, secrets)
+        if scrubbed is None:
+            withheld.append(rel)
+            continue
+        if scrubbed is not data:
+            redacted.append(rel)
+        clean[rel] = scrubbed
+    return clean, redacted, withheld
 
 
 def total_tokens(usage: CallUsage) -> int:
@@ -179,8 +217,40 @@ def render_conversation(system: str, prompt: str, reply: str) -> str:
     return "\n".join(lines)
 
 
+def scrub_folder(folder: Path) -> tuple[list[str], list[str]]:
+    """Pass every file under `folder` (a run folder copied from elsewhere) through the redactor
+    in place: (files of `outputs/` redacted, withheld), as paths relative to `outputs/`."""
+    redacted: list[str] = []
+    withheld: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        clean = redact_bytes(data)
+        if clean is data:
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if clean is None:
+            path.unlink()
+        else:
+            atomic_write_bytes(path, clean)
+        if rel.startswith("outputs/"):
+            (withheld if clean is None else redacted).append(rel.removeprefix("outputs/"))
+    return redacted, withheld
+
+
 def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) -> Path:
-    """Write the complete run folder, replacing an older one only once the new one is whole."""
+    """Write the complete run folder, replacing an older one only once the new one is whole.
+
+    Output files pass the redactor once more (a result cached by an older version, a secret in
+    the environment): `run.json` lists the files redacted and withheld."""
+    result.scrub()
+    record = record.model_copy(
+        update={
+            "redacted_outputs": result.redacted_outputs or None,
+            "withheld_outputs": result.withheld_outputs or None,
+        }
+    )
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", dir=run_dir.parent))
     try:

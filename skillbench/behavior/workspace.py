@@ -58,7 +58,7 @@ def config_version(config: str) -> int | None:
 
 
 def _safe_segment(value: str, what: str) -> str:
-    if not value or value in (".", "..") or "/" in value or "\\" in value:
+    if not value or value in (".", "..") or "/" in value or "\\" in value or "\x00" in value:
         raise InputError(f"{what} {value!r} cannot be used as a folder name", rule="path-segment")
     return value
 
@@ -591,8 +591,29 @@ def read_evals(path: str | Path) -> EvalsFile:
         )
     canonical, _ = to_canonical(model)
     assert isinstance(canonical, c.Evals)
+    _refuse_nul(canonical, model, source)
     soft = model.soft_warnings() if isinstance(model, sc.SCEvals | sc.SCEvalList) else []
     return EvalsFile(source, loaded.dialect, model, canonical, tuple(soft))
+
+
+def _refuse_nul(evals: c.Evals, model: Any, source: Path) -> None:
+    """A NUL byte in a case id, prompt or file name is bad input, named by file and field: an id
+    becomes a folder name and a file a path, neither of which can hold one, and a prompt goes
+    to an agent CLI, whose arguments cannot either (so no backend takes one: one rule for all)."""
+    items = "cases" if isinstance(model, ws.WSEvals) else ""
+    items = "evals" if isinstance(model, sc.SCEvals) else items
+    for index, case in enumerate(evals.cases):
+        fields: list[tuple[str, str]] = [("id", str(case.id)), ("prompt", case.prompt)]
+        fields += [(f"files[{i}]", name) for i, name in enumerate(case.files or [])]
+        for name, value in fields:
+            if "\x00" in value:
+                raise InputError(
+                    "contains a NUL byte (\\u0000): ids become folder names, files paths and "
+                    "prompts agent CLI arguments, none of which can hold one",
+                    path=source,
+                    field=f"{items}[{index}].{name}",
+                    rule="nul-byte",
+                )
 
 
 # ----- init / snapshot -----------------------------------------------------------------------

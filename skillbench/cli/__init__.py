@@ -37,6 +37,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def os_error_text(exc: OSError) -> str:
+    """`<path>: <reason>` of an OSError (both paths of a failed rename); the bare reason when
+    no path is known (skillbench's own writes always name theirs: `io.atomic_write_bytes`)."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return reason
+    where = str(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {exc.filename2}"
+    return f"{where}: {reason}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input)."""
     parser = build_parser()
@@ -53,11 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"skillbench: error: {terminal_safe(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a path the user gave cannot be read or written: bad input, not a bug
-        where = exc.filename or "<file>"
-        print(
-            f"skillbench: error: {terminal_safe(f'{where}: {exc.strerror or exc}')}",
-            file=sys.stderr,
-        )
+        print(f"skillbench: error: {terminal_safe(os_error_text(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("skillbench: interrupted", file=sys.stderr)

@@ -9,10 +9,12 @@ from typing import Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+from skillbench.io import check_output
 
 
 def parse_value(text: str, name: str = "VALUE") -> Any:
-    """A parameter value as a YAML scalar (like papermill's -p/-y): 3, 0.5, true, null, text.
+    """A parameter value as YAML (like papermill's -p/-y): 3, 0.5, true, null, text, or a flow
+    list or map (whether the parameter accepts it is checked against the notebook's default).
 
     Parsed with the same bounds as SKILL.md frontmatter (size, nesting depth, aliases); a
     key-shaped value is refused (it would be written into the report's notebook).
@@ -73,7 +75,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar=("NAME", "VALUE"),
-        help="a notebook parameter; VALUE is parsed as a YAML scalar (repeatable)",
+        help="a notebook parameter; VALUE is parsed as YAML (3, 0.5, true, null, text; "
+        "'[a, b]' for a list) and must fit the type of the notebook's default, else exit 2 "
+        "before anything runs (repeatable; e.g. -p runs 2 -p skills '[csv-cleanup]')",
     )
     report.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
     report.add_argument(
@@ -120,6 +124,7 @@ def _report(args: argparse.Namespace) -> int:
             when = f"{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z"
             print(common.safe(f"{manifest.status:7} {when}  {folder}"))
         return EXIT_OK
+    check_output(args.out, "--out", folder=True)
     params: dict[str, Any] = {}
     for name, value in args.parameter:
         if name in params:
@@ -180,6 +185,7 @@ def _demo(args: argparse.Namespace) -> int:
     from skillbench.reports.index import write_index
     from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
 
+    check_output(args.out, "--out", folder=True)
     status = EXIT_OK
     with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="skillbench-demo") as pool:
         futures = [

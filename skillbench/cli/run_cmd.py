@@ -8,6 +8,7 @@ from typing import Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
+from skillbench.limits import AGENT_SESSION_TIMEOUT, TEXT_CALL_TIMEOUT
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +46,9 @@ def register(subparsers: Any) -> None:
         "--timeout",
         type=common.timeout_option(),
         metavar="SECONDS",
-        help="per-run timeout (at most 3600)",
+        help="per-run timeout (default: the backend's: "
+        f"{AGENT_SESSION_TIMEOUT:.0f} s per claude-code session, {TEXT_CALL_TIMEOUT:.0f} s per "
+        "anthropic call, retries included; at most 3600; e.g. --timeout 900)",
     )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)

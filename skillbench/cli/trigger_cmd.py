@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+from skillbench.limits import ROUTING_CALL_TIMEOUT
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,7 +53,8 @@ def register(subparsers: Any) -> None:
         "--timeout",
         type=common.timeout_option(),
         metavar="SECONDS",
-        help="per-run timeout (default: the backend's per-call timeout; at most 3600)",
+        help=f"per-run timeout (default: {ROUTING_CALL_TIMEOUT:.0f} s per call on the anthropic "
+        "and claude-code backends, retries included; at most 3600; e.g. --timeout 60)",
     )
     p.add_argument(
         "--description",

@@ -2,7 +2,8 @@
 
 The index lists every finished report folder under the report root, newest first, with its
 status, its verdict line (from the manifest's header) and links to its HTML and folder. Each
-notebook's ``latest`` is a relative symlink to its newest report folder, replaced atomically.
+notebook's ``latest`` is a relative symlink to its newest report folder that succeeded, replaced
+atomically.
 """
 
 from __future__ import annotations
@@ -39,10 +40,13 @@ def finished_reports(out_root: str | Path) -> list[tuple[Path, Manifest]]:
 
 
 def update_latest(out_root: str | Path, notebook: str) -> Path | None:
-    """Point ``<out_root>/<notebook>/latest`` at the newest report folder of that notebook."""
+    """Point ``<out_root>/<notebook>/latest`` at the newest report folder of that notebook
+    that ran to the end: a failed report never becomes `latest` (None when there is none)."""
     parent = Path(out_root) / notebook
     newest = [
-        f for f, m in finished_reports(out_root) if m.notebook == notebook and f.parent == parent
+        f
+        for f, m in finished_reports(out_root)
+        if m.notebook == notebook and f.parent == parent and m.status == "ok"
     ]
     if not newest:
         return None

@@ -101,21 +101,134 @@ def resolve_notebook(name_or_path: str | Path) -> Path:
     raise InputError(f"no such notebook (available: {known})", path=candidate)
 
 
-def declared_parameters(notebook: Path) -> dict[str, str]:
-    """Names and default source text of the notebook's ``parameters``-tagged cell."""
+def inspect_parameters(notebook: Path) -> dict[str, dict[str, Any]]:
+    """papermill's inspection of the ``parameters``-tagged cell: name → default source text,
+    inferred type name (``"None"`` when the cell gives no annotation), help."""
     import papermill
 
     try:
-        inspected = papermill.inspect_notebook(str(notebook))
+        inspected: dict[str, dict[str, Any]] = papermill.inspect_notebook(str(notebook))
     except Exception as exc:  # nbformat / JSON errors: the file is unusable
         raise InputError(
             f"cannot read notebook: {type(exc).__name__}: {exc}", path=notebook
         ) from None
+    return inspected
+
+
+def declared_parameters(notebook: Path) -> dict[str, str]:
+    """Names and default source text of the notebook's ``parameters``-tagged cell."""
+    return _defaults(inspect_parameters(notebook))
+
+
+def _defaults(inspected: dict[str, dict[str, Any]]) -> dict[str, str]:
     return {name: str(info.get("default", "")) for name, info in inspected.items()}
 
 
-def check_parameters(notebook: Path, params: dict[str, Any], declared: dict[str, str]) -> None:
-    """Reject unknown, runner-owned or secret-looking parameters before anything executes."""
+def declared_types(notebook: Path) -> dict[str, str]:
+    """Annotated type names of the ``parameters`` cell (``x: int = 3``); unannotated left out."""
+    return _annotations(inspect_parameters(notebook))
+
+
+def _annotations(inspected: dict[str, dict[str, Any]]) -> dict[str, str]:
+    return {
+        name: str(info["inferred_type_name"])
+        for name, info in inspected.items()
+        if info.get("inferred_type_name") not in (None, "None")
+    }
+
+
+Kind = tuple[str, tuple[type, ...], bool]
+"""What a parameter accepts: (description, Python types, whether None is accepted)."""
+
+_SCALARS: tuple[type, ...] = (str, int, float, bool)
+_TYPE_NAMES: dict[str, Kind] = {
+    "str": ("text", _SCALARS, False),
+    "path": ("text", _SCALARS, False),
+    "int": ("an integer", (int,), False),
+    "float": ("a number", (int, float), False),
+    "bool": ("true or false", (bool,), False),
+    "list": ("a list, e.g. '[a, b]'", (list,), False),
+    "sequence": ("a list, e.g. '[a, b]'", (list,), False),
+    "tuple": ("a list, e.g. '[a, b]'", (list,), False),
+    "dict": ("a map, e.g. '{a: 1}'", (dict,), False),
+    "mapping": ("a map, e.g. '{a: 1}'", (dict,), False),
+}
+
+
+def parameter_kind(default_source: str, type_name: str | None = None) -> Kind | None:
+    """What a parameter accepts: from its annotation when papermill reports one it knows,
+    else from its default's literal type (None default and text: any scalar or None; a list
+    default: a list; ...). None when nothing is known (anything goes)."""
+    if type_name:
+        optional = "none" in type_name.lower() or type_name.lower().startswith("optional")
+        base = type_name.lower().removeprefix("optional[").split("[")[0].split("|")[0].strip()
+        base = base.rsplit(".", 1)[-1]
+        if base in _TYPE_NAMES:
+            what, types, _ = _TYPE_NAMES[base]
+            return what, types, optional
+    try:
+        default = ast.literal_eval(default_source)
+    except (ValueError, SyntaxError):
+        return None
+    if default is None or isinstance(default, str):
+        return "text, a number or None", _SCALARS, True
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (list | tuple, "list")):
+        if isinstance(default, kind):
+            return _TYPE_NAMES[name]
+    if isinstance(default, dict):
+        return _TYPE_NAMES["dict"]
+    return None
+
+
+def _value_kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a map"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, int | float):
+        return "a number"
+    return "text"
+
+
+def check_types(
+    notebook: Path,
+    params: dict[str, Any],
+    declared: dict[str, str],
+    annotations: dict[str, str] | None = None,
+) -> None:
+    """Refuse a value the parameter cell does not accept (a YAML map for a path, text for a
+    list: `-p skills pdf` would iterate characters), before anything executes."""
+    for name, value in params.items():
+        if name not in declared:
+            continue
+        kind = parameter_kind(declared[name], (annotations or {}).get(name))
+        if kind is None:
+            continue
+        what, types, none_ok = kind
+        fits = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if (value is None and none_ok) or (value is not None and fits):
+            continue
+        raise InputError(
+            f"expects {what} (the notebook's default is {declared[name]}), "
+            f"got {_value_kind(value)}",
+            path=notebook,
+            field=name,
+            rule="parameter-type",
+        )
+
+
+def check_parameters(
+    notebook: Path,
+    params: dict[str, Any],
+    declared: dict[str, str],
+    annotations: dict[str, str] | None = None,
+) -> None:
+    """Reject unknown, runner-owned, secret-looking or mistyped parameters before anything
+    executes."""
     for name in params:
         if name == REPORT_DIR_PARAM:
             raise InputError(
@@ -135,6 +248,7 @@ def check_parameters(notebook: Path, params: dict[str, Any], declared: dict[str,
                 path=notebook,
                 field=name,
             )
+    check_types(notebook, params, declared, annotations)
 
 
 OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out_dir"})
@@ -252,8 +366,9 @@ def run_notebook(
 
     params = dict(params or {})
     notebook = resolve_notebook(name_or_path)
-    declared = declared_parameters(notebook)
-    check_parameters(notebook, params, declared)
+    inspected = inspect_parameters(notebook)
+    declared = _defaults(inspected)
+    check_parameters(notebook, params, declared, _annotations(inspected))
     params = from_caller_cwd(params)
     workdir = Path(cwd).resolve() if cwd is not None else repo_root()
     if not workdir.is_dir():

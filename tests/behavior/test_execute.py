@@ -353,3 +353,30 @@ def test_shipped_samples_cannot_pass_for_real_runs(skill: Path, tmp_path: Path) 
     batch = run_cases(space, evals, skill_dir=skill, runs=1, backend="local")
     assert len(batch) == 6 and {r.backend for r in batch} == {"local-sample"}
     assert all(load(r.run_json).kind == "run-record" for r in space.iter_runs())
+
+
+def test_replayed_samples_pass_the_redactor(
+    skill: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-ant-api03-SAMPLECANARY0123456789abcdef"
+    token = "plainSampleTokenValue0123"
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", token)
+    samples = tmp_path / "samples"
+    shutil.copytree(ROOT / "data" / "runs" / "csv-cleanup", samples)
+    run = samples / "runs" / "with_skill" / "dedupe-crm-export" / "run-1"
+    (run / "outputs" / "leak.md").write_text(f"key {key} token {token}\n")
+    (run / "outputs" / "leak.bin").write_bytes(b"\xff\x00" + key.encode())
+    with (run / "transcript.md").open("a") as handle:
+        handle.write(f"\n{key}\n")
+    space = Workspace(tmp_path / "ws")
+    init_workspace(skill, space.root)
+    evals = read_evals(skill / "evals" / "evals.json")
+    run_cases(space, evals, skill_dir=skill, runs=1, backend="local", samples_dir=samples)
+    copied = space.run_dir("with_skill", "dedupe-crm-export", 1)
+    assert (copied / "outputs" / "leak.md").read_text() == "key [REDACTED] token [REDACTED]\n"
+    assert not (copied / "outputs" / "leak.bin").exists()
+    record = read_run_record(copied / "run.json")
+    assert record.redacted_outputs == ["leak.md"] and record.withheld_outputs == ["leak.bin"]
+    for path in space.root.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes() and token.encode() not in path.read_bytes()

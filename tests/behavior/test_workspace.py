@@ -302,3 +302,44 @@ def test_history_and_benchmark_pass_rates_agree_despite_skipped_gradings(tmp_pat
     assert v0["expectation_pass_rate"] == bench.pass_rate.mean == 0.5  # not 0.0 (failures only)
     assert v0["check_pass_rate"] == {"rate": 0.5, "passed": 1, "n": 2, "runs": 2}
     assert v0["average_score"] is None
+
+
+NUL_SKILL_MD = "---\nname: s\ndescription: Tidies CSV files. Use when a CSV is messy.\n---\n\n# s\n"
+_EXPECTATION = {"criterion": "c", "description": "d", "required": True}
+
+
+@pytest.mark.parametrize(
+    ("evals", "field"),
+    [
+        # (a seed 002 id is kebab-case, so its schema already refuses a NUL)
+        ({"evals": [{"id": "a\0b", "prompt": "hi", "expected_output": "x"}]}, "evals[0].id"),
+        (
+            {"cases": [{"id": "ab", "prompt": "h\0i", "expectations": [_EXPECTATION]}]},
+            "cases[0].prompt",
+        ),
+        ([{"id": "a\0b", "prompt": "hi", "expected_output": "x"}], "[0].id"),
+        (
+            {"skill_name": "s", "evals": [{"id": 1, "prompt": "hi", "files": ["a\0b"]}]},
+            "evals[0].files[0]",
+        ),
+    ],
+)
+def test_a_nul_byte_in_an_id_prompt_or_file_is_bad_input_naming_file_and_field(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    evals: object,
+    field: str,
+) -> None:
+    skill = tmp_path / "s"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(NUL_SKILL_MD, encoding="utf-8")
+    (skill / "evals" / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
+    fake = Path(__file__).resolve().parents[1] / "fake_claude_agent" / "claude"
+    monkeypatch.setenv("SKILLBENCH_CLAUDE_BIN", str(fake))
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", str(skill), "--backend", "claude-code", "--runs", "1", "--configs", "baseline"]
+    assert main([*argv, "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert f"evals.json: {field}: contains a NUL byte" in err and "[nul-byte]" in err, err
+    assert not (tmp_path / "s-workspace" / "runs").exists()

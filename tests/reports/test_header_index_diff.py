@@ -184,3 +184,20 @@ def test_report_documents_are_recognised_quietly(tmp_path: Path) -> None:
     assert (result.kind, result.valid, result.warnings) == ("report-header", True, [])
     with pytest.raises(InputError):
         diff_reports(tmp_path / "missing.json", path)
+
+
+def test_a_failed_report_never_becomes_latest(tmp_path: Path) -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    ok = _manifest("trigger_eval", start, "fine", True)
+    failed = _manifest("trigger_eval", start + timedelta(hours=1), "the notebook failed", False)
+    failed = failed.model_copy(update={"status": "failed", "run_id": "20260101T010000Z-fedcba"})
+    write_json(tmp_path / "trigger_eval" / ok.run_id / "manifest.json", ok)
+    assert update_latest(tmp_path, "trigger_eval") is not None
+    write_json(tmp_path / "trigger_eval" / failed.run_id / "manifest.json", failed)
+    link = update_latest(tmp_path, "trigger_eval")
+    assert link is not None and os.readlink(link) == ok.run_id  # still the report that finished
+    only_failed = _manifest("benchmark", start, "the notebook failed", False)
+    only_failed = only_failed.model_copy(update={"status": "failed"})
+    write_json(tmp_path / "benchmark" / only_failed.run_id / "manifest.json", only_failed)
+    assert update_latest(tmp_path, "benchmark") is None
+    assert not (tmp_path / "benchmark" / "latest").exists()

@@ -239,3 +239,74 @@ def test_output_and_optional_path_parameters_are_not_required_to_exist() -> None
     assert is_input_path_param("catalog_dir") and is_input_path_param("skills_root")
     assert not is_input_path_param("report_dir") and not is_input_path_param("out_dir")
     assert not is_input_path_param("backend")
+
+
+PARAMS_CELL = (
+    'skills = ["csv-cleanup", "sql-query-reviewer"]\nskill_dir = "data/skills"\nruns = 3\n'
+    "threshold = 0.5\nstrict = False\nloops = None\noptions = {}\ncount: int = 2\n"
+    "report_dir = None"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expects"),
+    [
+        ("skill_dir", "{a: 1}", "got a map"),  # a YAML map for a path
+        ("loops", "[a, b]", "got a list"),
+        ("skills", "pdf", "expects a list"),  # issue 20: would iterate "p", "d", "f"
+        ("runs", "many", "expects an integer"),
+        ("runs", "true", "expects an integer"),
+        ("runs", "2.5", "expects an integer"),
+        ("threshold", "[0.5]", "expects a number"),
+        ("strict", "1", "expects true or false"),
+        ("options", "[1]", "expects a map"),
+        ("skills", "none", "got None"),
+        ("count", "two", "expects an integer"),  # from the annotation papermill reports
+    ],
+)
+def test_a_value_the_parameter_cell_does_not_accept_is_refused_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, expects: str
+) -> None:
+    from skillbench.cli import main
+
+    nb = _notebook(tmp_path / "n.ipynb", PARAMS_CELL)
+    out = tmp_path / "reports"
+    assert main(["report", str(nb), "-p", name, text, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"n.ipynb: {name}: " in err and expects in err and "[parameter-type]" in err, err
+    assert not out.exists(), "nothing may be created for a refused parameter"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("skills", "[pdf]"),
+        ("skill_dir", "other/skills"),
+        ("skill_dir", "none"),
+        ("loops", "runs/loop"),
+        ("runs", "5"),
+        ("threshold", "1"),
+        ("strict", "true"),
+        ("options", "{a: 1}"),
+        ("count", "4"),
+    ],
+)
+def test_values_of_the_declared_types_pass(tmp_path: Path, name: str, text: str) -> None:
+    nb = _notebook(tmp_path / "n.ipynb", PARAMS_CELL)
+    check_parameters(nb, {name: parse_value(text, name)}, declared_parameters(nb))
+
+
+def test_report_out_on_a_symlink_loop_is_bad_input_naming_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    nb = _notebook(tmp_path / "n.ipynb", "n = 1")
+    for out in (tmp_path / "a", tmp_path / "a" / "reports"):
+        assert main(["report", str(nb), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "symbolic link loop" in err and "(--out)" in err and "Traceback" not in err, err
+    assert main(["demo", "--out", str(tmp_path / "a")]) == 2
+    assert "(--out)" in capsys.readouterr().err
