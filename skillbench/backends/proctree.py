@@ -5,16 +5,68 @@ stayed in the group. A child that detached (`setsid`, Node's `detached: true`) i
 its own and would survive that; on Linux its pid is still found by walking `/proc` from the CLI's
 pid (parent links) — before anything is killed, since children are re-parented once their parent
 dies — and its group is killed too. Elsewhere only the group kill applies.
+
+A CLI must also end when skillbench itself is killed (`kill -9` leaves no chance to clean up):
+`child_options` starts it in a session of its own with `PR_SET_PDEATHSIG` = SIGKILL (Linux),
+so the kernel kills it the moment its parent goes. The signal follows the death of the parent
+THREAD that forked it, so spawn from a thread that outlives the child: the event loop's own
+thread (asyncio forks there) or the thread blocked in `subprocess.run`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
 import signal
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 PROC = Path("/proc")
+PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's prctl, looked up once in the parent (the forked child must not load anything)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+_PRCTL = _load_prctl()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the forked child, before exec: SIGKILL me when my parent dies; if it already died
+    (between the fork and now), die at once."""
+    if _PRCTL is None or _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that ties the child's life to this process (None where prctl is absent)."""
+    if _PRCTL is None:
+        return None
+    return functools.partial(_die_with_parent, os.getpid())
+
+
+def child_options() -> dict[str, Any]:
+    """Popen keyword arguments of an agent CLI: a session of its own (its group is killed at the
+    end of a run) and, on Linux, death with this process."""
+    options: dict[str, Any] = {"start_new_session": True}
+    hook = die_with_parent()
+    if hook is not None:
+        options["preexec_fn"] = hook
+    return options
 
 
 def _stat(pid: str) -> tuple[int, int] | None:

@@ -32,13 +32,15 @@ def skill(tmp_path: Path) -> Path:
     return folder
 
 
-def small_evals(skill: Path, files: list[str] | None = None) -> Path:
+def small_evals(
+    skill: Path, files: list[str] | None = None, prompt: str = "Clean the file."
+) -> Path:
     path = skill / "evals" / "small.json"
     data = {
         "cases": [
             {
                 "id": "one",
-                "prompt": "Clean the file.",
+                "prompt": prompt,
                 "files": files if files is not None else ["evals/files/crm_export.csv"],
                 "expectations": [{"criterion": "c", "description": "d", "required": True}],
             }
@@ -353,3 +355,30 @@ def test_shipped_samples_cannot_pass_for_real_runs(skill: Path, tmp_path: Path) 
     batch = run_cases(space, evals, skill_dir=skill, runs=1, backend="local")
     assert len(batch) == 6 and {r.backend for r in batch} == {"local-sample"}
     assert all(load(r.run_json).kind == "run-record" for r in space.iter_runs())
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        '--settings={"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch x"}]}]}}',
+        "- clean my csv",
+    ],
+)
+def test_a_case_prompt_is_never_an_argument(
+    skill: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str
+) -> None:
+    """The case prompt reaches the agent CLI on stdin, whole (the fake fails when it finds the
+    prompt among its arguments): a prompt beginning with `-` is a task, never an option."""
+    space = init_workspace(skill).workspace
+    evals = read_evals(small_evals(skill, prompt=prompt))
+    batch = run_cases(
+        space,
+        evals,
+        skill_dir=skill,
+        runs=1,
+        configs=["with_skill"],
+        executor=_agent(tmp_path, monkeypatch, "csv-cleanup"),
+    )
+    assert [r.status for r in batch] == ["ok"], batch[0].error
+    (call,) = (json.loads(p.read_text()) for p in (tmp_path / "calls").iterdir())
+    assert call["prompt"] == prompt
