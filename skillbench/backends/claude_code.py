@@ -57,7 +57,7 @@ from skillbench.backends.claude_login import (
     find_login,
     install_login,
 )
-from skillbench.backends.proctree import kill_tree
+from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
 from skillbench.backends.stream_json import (
     Session,
@@ -421,6 +421,7 @@ class _ClaudeRunner:
                     parser.session, None, False, time.monotonic() - started, f"cannot start: {exc}"
                 )
             self._procs.add(proc)
+            watch(proc.pid)  # its group dies with skillbench, whatever kills skillbench
 
             async def read_line() -> bool:
                 """Feed one line to the parser; False at the end of the stream."""
@@ -493,6 +494,7 @@ class _ClaudeRunner:
                     with contextlib.suppress(BaseException):
                         await stdin_task
                 self._procs.discard(proc)
+                unwatch(proc.pid)
             tail = b"".join(stderr_chunks).decode("utf-8", errors="replace")[-STDERR_TAIL:]
             return RunResult(
                 session=parser.session,

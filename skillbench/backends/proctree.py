@@ -10,7 +10,11 @@ A CLI must also end when skillbench itself is killed (`kill -9` leaves no chance
 `child_options` starts it in a session of its own with `PR_SET_PDEATHSIG` = SIGKILL (Linux),
 so the kernel kills it the moment its parent goes. The signal follows the death of the parent
 THREAD that forked it, so spawn from a thread that outlives the child: the event loop's own
-thread (asyncio forks there) or the thread blocked in `subprocess.run`.
+thread (asyncio forks there) or the thread blocked in `subprocess.run`. The signal reaches the
+CLI only, not the tools it started (a Bash command, an MCP server): those are in the CLI's group,
+which `watch` hands to a small reaper process (one per skillbench process, in a session of its
+own) that kills every watched group when skillbench's end of its pipe closes — on any exit,
+`kill -9` included.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import ctypes
 import functools
 import os
 import signal
+import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -115,3 +121,67 @@ def kill_tree(root: int) -> None:
     for pid in tree:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+
+
+_REAPER_CODE = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    sign, number = line[:1], line[1:].strip()
+    if number.isdigit():
+        (groups.add if sign == "+" else groups.discard)(int(number))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class _Reaper:
+    """The reaper process of this skillbench process: started on the first `watch`, fed
+    `+<group>` / `-<group>` lines, it kills the groups still watched when the pipe closes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = 0
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            if self._proc is None or self._owner != os.getpid() or self._proc.poll() is not None:
+                if line.startswith("-"):
+                    return
+                try:
+                    self._proc = subprocess.Popen(
+                        [sys.executable, "-I", "-c", _REAPER_CODE],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        start_new_session=True,  # no terminal signal ends it before its work
+                    )
+                except OSError:
+                    self._proc = None
+                    return
+                self._owner = os.getpid()
+            assert self._proc.stdin is not None
+            with contextlib.suppress(OSError, ValueError):
+                self._proc.stdin.write(line.encode() + b"\n")
+                self._proc.stdin.flush()
+
+
+_REAPER = _Reaper()
+
+
+def watch(group: int) -> None:
+    """Kill process group `group` if this process dies before `unwatch(group)` (any death)."""
+    if sys.platform != "win32":
+        _REAPER._send(f"+{group}")
+
+
+def unwatch(group: int) -> None:
+    """The group has been dealt with; the reaper forgets it."""
+    if sys.platform != "win32":
+        _REAPER._send(f"-{group}")

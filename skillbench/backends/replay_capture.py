@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_install import install_skills
-from skillbench.backends.proctree import kill_tree
+from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
@@ -416,6 +416,7 @@ def _run_cli(
         )
     except OSError as exc:
         raise BackendError(f"cannot run {call.argv[0]}: {exc}; {_INSTALL_HINT}") from None
+    watch(proc.pid)
     try:
         out, err = proc.communicate(call.stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -427,6 +428,7 @@ def _run_cli(
         ) from None
     finally:
         kill_tree(proc.pid)  # children left behind by a CLI that exited
+        unwatch(proc.pid)
     text = (out or b"").decode("utf-8", "replace"), (err or b"").decode("utf-8", "replace")
     return subprocess.CompletedProcess(call.argv, proc.returncode, *text)
 
