@@ -144,3 +144,59 @@ def kill_recorded(record: Path) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+HANGING_CLI = """#!{python}
+import json, os, subprocess, sys, time
+if sys.argv[1:] == ["--version"]:
+    print("2.1.197 (Claude Code)")
+    sys.exit(0)
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+info = {{"pid": os.getpid(), "child": child.pid, "cwd": os.getcwd(), "stdin": sys.stdin.read()}}
+with open({record!r} + ".tmp", "w") as handle:
+    json.dump(info, handle)
+os.replace({record!r} + ".tmp", {record!r})
+time.sleep(120)
+"""
+
+CAPTURE = """
+from pathlib import Path
+from skillbench.backends.base import SkillEntry
+from skillbench.backends.replay_capture import capture_template
+target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\\n")
+capture_template(Path({cli!r}), target, (), model="claude-sonnet-4-5", cli_version="2.1.197")
+"""
+
+
+def test_kill_9_during_replay_capture_ends_the_capture_cli(tmp_path: Path) -> None:
+    """The replay capture's CLI (and its child) dies with skillbench instead of running on until
+    its timeout; its scratch folder is swept by the next start."""
+    cli = tmp_path / "claude"
+    record = tmp_path / "record"
+    record.mkdir()
+    cli.write_text(HANGING_CLI.format(python=sys.executable, record=str(record / "cli.pid")))
+    cli.chmod(0o755)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", CAPTURE.format(cli=str(cli))], env=env)
+    try:
+        wait_for(record / "cli.pid", proc)
+        info = json.loads((record / "cli.pid").read_text())
+        assert "SKILLBENCH_REPLAY_SENTINEL" in info["stdin"]  # the query came on stdin
+        folder = Path(info["cwd"]).parent
+        assert folder.name.startswith(f"skillbench-capture-{proc.pid}-")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while not (gone(info["pid"]) and gone(info["child"])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(info["pid"]) and gone(info["child"])
+        sweep = "from skillbench.backends.scratch import make_scratch; make_scratch('capture')"
+        subprocess.run([sys.executable, "-c", sweep], env=env, check=True)
+        assert not folder.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        kill_recorded(record)
