@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypedDict, Unpack
 
 from skillbench import redaction
+from skillbench.backends.agent_cli import print_call, spawn_options
 from skillbench.backends.base import (
     CallUsage,
     TextRequest,
@@ -56,7 +57,8 @@ from skillbench.backends.claude_login import (
     find_login,
     install_login,
 )
-from skillbench.backends.proctree import kill_tree
+from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.scratch import make_scratch
 from skillbench.backends.stream_json import (
     Session,
     StreamParser,
@@ -255,8 +257,13 @@ class _ClaudeRunner:
 
     def new_workdir(self) -> tuple[Path, Path, Path | None]:
         """A fresh (root, project, home) triple; home is None when not isolating. Under
-        `auth="login"` the login is copied into the home's config dir."""
-        root = Path(tempfile.mkdtemp(prefix="skillbench-cc-"))
+        `auth="login"` the login is copied into the home's config dir. The folder names this
+        process (`scratch`), so a later start removes it if this process is killed; a kept
+        folder (keep_workdirs) is not named so and is never swept."""
+        if self.keep_workdirs:
+            root = Path(tempfile.mkdtemp(prefix="skillbench-cc-"))
+        else:
+            root = make_scratch("cc")
         self._workdirs.add(root)
         project = root / "project"
         project.mkdir()
@@ -289,7 +296,7 @@ class _ClaudeRunner:
     # -- identity ----------------------------------------------------------------------------
 
     def flags(self) -> list[str]:
-        """The CLI flags of a run (the prompt goes after `-p`)."""
+        """The CLI flags of a run (the prompt goes to stdin)."""
         raise NotImplementedError
 
     def with_model_and_extra_args(self, args: list[str]) -> list[str]:
@@ -341,6 +348,7 @@ class _ClaudeRunner:
                         cwd=tmp,
                         stdin=subprocess.DEVNULL,
                         check=False,
+                        **spawn_options(),
                     )
                 except (OSError, subprocess.TimeoutExpired) as exc:
                     raise BackendError(f"`claude --version` failed: {type(exc).__name__}") from None
@@ -383,12 +391,15 @@ class _ClaudeRunner:
         env: dict[str, str],
         parser: StreamParser | None = None,
         stop: StopRule | None = None,
+        stdin: bytes | None = None,
     ) -> RunResult:
         """Run the CLI once (bounded concurrency), parsing stdout as stream-json until the
         `result` event, or until `stop(session)` is True (the outcome is decided). The process
-        runs in a session of its own; its whole group is killed at the end in every case (an
-        early stop, a timeout, or leftover children after a normal exit), so nothing outlives a
-        run. `parser` lets a caller keep the raw lines."""
+        runs in a session of its own and dies with this process (`agent_cli.spawn_options`);
+        its whole group is killed at the end in every case (an early stop, a timeout, or
+        leftover children after a normal exit), so nothing outlives a run. `stdin` (the prompt)
+        is written to the CLI's stdin, then closed; None gives it no stdin. `parser` lets a
+        caller keep the raw lines."""
         async with self._slot():
             parser = parser if parser is not None else StreamParser()
             started = time.monotonic()
@@ -400,17 +411,18 @@ class _ClaudeRunner:
                     *args,
                     cwd=str(cwd),
                     env=env,
-                    stdin=asyncio.subprocess.DEVNULL,
+                    stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True,
                     limit=STREAM_LIMIT,
+                    **spawn_options(),
                 )
             except OSError as exc:
                 return RunResult(
                     parser.session, None, False, time.monotonic() - started, f"cannot start: {exc}"
                 )
             self._procs.add(proc)
+            watch(proc.pid)  # its group dies with skillbench, whatever kills skillbench
 
             async def read_line() -> bool:
                 """Feed one line to the parser; False at the end of the stream."""
@@ -448,8 +460,18 @@ class _ClaudeRunner:
                     while sum(map(len, stderr_chunks)) > 4 * STDERR_TAIL and len(stderr_chunks) > 1:
                         stderr_chunks.pop(0)
 
+            async def write_stdin() -> None:
+                """The prompt, then EOF (a CLI that exits without reading it is no error)."""
+                assert proc.stdin is not None and stdin is not None
+                with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
+                    proc.stdin.write(stdin)
+                    await proc.stdin.drain()
+                with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
+                    proc.stdin.close()
+
             timed_out = False
             stderr_task = asyncio.ensure_future(read_stderr())
+            stdin_task = asyncio.ensure_future(write_stdin()) if stdin is not None else None
             try:
                 try:
                     async with asyncio.timeout(self.timeout):
@@ -468,7 +490,12 @@ class _ClaudeRunner:
                 stderr_task.cancel()
                 with contextlib.suppress(BaseException):
                     await stderr_task
+                if stdin_task is not None:
+                    stdin_task.cancel()
+                    with contextlib.suppress(BaseException):
+                        await stdin_task
                 self._procs.discard(proc)
+                unwatch(proc.pid)
             tail = b"".join(stderr_chunks).decode("utf-8", errors="replace")[-STDERR_TAIL:]
             return RunResult(
                 session=parser.session,
@@ -488,8 +515,11 @@ class _ClaudeRunner:
         parser: StreamParser | None = None,
         stop: StopRule | None = None,
     ) -> RunResult:
-        """`claude -p <prompt> <flags>` in `project`, with the environment of `home`."""
-        return await self.run(["-p", prompt, *flags], project, self.build_env(home), parser, stop)
+        """`claude -p <flags>` in `project`, with the environment of `home`; the prompt goes to
+        stdin (`agent_cli.print_call`), so no prompt can be parsed as an option."""
+        call = print_call(self.claude_bin, flags, prompt)
+        env = self.build_env(home)
+        return await self.run(call.argv[1:], project, env, parser, stop, stdin=call.stdin)
 
     async def aclose(self) -> None:
         """Kill any process still running and remove leftover folders."""
@@ -603,7 +633,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
         self.ended_early = 0
 
     def flags(self) -> list[str]:
-        """The CLI flags every run uses (the query goes after `-p`)."""
+        """The CLI flags every run uses (the query goes to stdin)."""
         args = [
             "--output-format",
             "stream-json",
@@ -716,7 +746,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
 
 
 class ClaudeCodeTextModel(_ClaudeRunner):
-    """TextModel answering through `claude -p <prompt> --output-format json`, no tools, one turn,
+    """TextModel answering through `claude -p --output-format json` (prompt on stdin), no tools, one turn,
     in an empty isolated project. `max_tokens` and `temperature` cannot be set through the CLI
     and are ignored (they are still part of the request's cache fields)."""
 
@@ -725,7 +755,7 @@ class ClaudeCodeTextModel(_ClaudeRunner):
     default_max_concurrency = 2  # improvement and grading calls: a few at a time
 
     def flags(self, system: str = "") -> list[str]:
-        """The CLI flags of a text call (the prompt goes after `-p`)."""
+        """The CLI flags of a text call (the prompt goes to stdin)."""
         args = [
             "--output-format",
             "json",

@@ -5,16 +5,74 @@ stayed in the group. A child that detached (`setsid`, Node's `detached: true`) i
 its own and would survive that; on Linux its pid is still found by walking `/proc` from the CLI's
 pid (parent links) — before anything is killed, since children are re-parented once their parent
 dies — and its group is killed too. Elsewhere only the group kill applies.
+
+A CLI must also end when skillbench itself is killed (`kill -9` leaves no chance to clean up):
+`child_options` starts it in a session of its own with `PR_SET_PDEATHSIG` = SIGKILL (Linux),
+so the kernel kills it the moment its parent goes. The signal follows the death of the parent
+THREAD that forked it, so spawn from a thread that outlives the child: the event loop's own
+thread (asyncio forks there) or the thread blocked in `subprocess.run`. The signal reaches the
+CLI only, not the tools it started (a Bash command, an MCP server): those are in the CLI's group,
+which `watch` hands to a small reaper process (one per skillbench process, in a session of its
+own) that kills every watched group when skillbench's end of its pipe closes — on any exit,
+`kill -9` included.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
 import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 PROC = Path("/proc")
+PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    """libc's prctl, looked up once in the parent (the forked child must not load anything)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+_PRCTL = _load_prctl()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the forked child, before exec: SIGKILL me when my parent dies; if it already died
+    (between the fork and now), die at once."""
+    if _PRCTL is None or _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that ties the child's life to this process (None where prctl is absent)."""
+    if _PRCTL is None:
+        return None
+    return functools.partial(_die_with_parent, os.getpid())
+
+
+def child_options() -> dict[str, Any]:
+    """Popen keyword arguments of an agent CLI: a session of its own (its group is killed at the
+    end of a run) and, on Linux, death with this process."""
+    options: dict[str, Any] = {"start_new_session": True}
+    hook = die_with_parent()
+    if hook is not None:
+        options["preexec_fn"] = hook
+    return options
 
 
 def _stat(pid: str) -> tuple[int, int] | None:
@@ -63,3 +121,67 @@ def kill_tree(root: int) -> None:
     for pid in tree:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+
+
+_REAPER_CODE = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    sign, number = line[:1], line[1:].strip()
+    if number.isdigit():
+        (groups.add if sign == "+" else groups.discard)(int(number))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class _Reaper:
+    """The reaper process of this skillbench process: started on the first `watch`, fed
+    `+<group>` / `-<group>` lines, it kills the groups still watched when the pipe closes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = 0
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            if self._proc is None or self._owner != os.getpid() or self._proc.poll() is not None:
+                if line.startswith("-"):
+                    return
+                try:
+                    self._proc = subprocess.Popen(
+                        [sys.executable, "-I", "-c", _REAPER_CODE],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        start_new_session=True,  # no terminal signal ends it before its work
+                    )
+                except OSError:
+                    self._proc = None
+                    return
+                self._owner = os.getpid()
+            assert self._proc.stdin is not None
+            with contextlib.suppress(OSError, ValueError):
+                self._proc.stdin.write(line.encode() + b"\n")
+                self._proc.stdin.flush()
+
+
+_REAPER = _Reaper()
+
+
+def watch(group: int) -> None:
+    """Kill process group `group` if this process dies before `unwatch(group)` (any death)."""
+    if sys.platform != "win32":
+        _REAPER._send(f"+{group}")
+
+
+def unwatch(group: int) -> None:
+    """The group has been dealt with; the reaper forgets it."""
+    if sys.platform != "win32":
+        _REAPER._send(f"-{group}")

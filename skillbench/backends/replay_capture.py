@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
@@ -34,9 +33,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_install import install_skills
+from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
+from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
@@ -397,6 +399,40 @@ def normalise_body(body: dict[str, Any], root: str) -> dict[str, Any]:
     return result
 
 
+def _run_cli(
+    call: AgentCall, cwd: Path, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """Run the capture CLI (`agent_cli` rules: prompt on stdin, dies with this process); on a
+    timeout its whole process tree is killed. BackendError when it cannot start or times out."""
+    try:
+        proc = subprocess.Popen(
+            call.argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **spawn_options(),
+        )
+    except OSError as exc:
+        raise BackendError(f"cannot run {call.argv[0]}: {exc}; {_INSTALL_HINT}") from None
+    watch(proc.pid)
+    try:
+        out, err = proc.communicate(call.stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_tree(proc.pid)
+        proc.kill()
+        proc.communicate()
+        raise BackendError(
+            f"capturing Claude Code's request timed out after {timeout:g} s"
+        ) from None
+    finally:
+        kill_tree(proc.pid)  # children left behind by a CLI that exited
+        unwatch(proc.pid)
+    text = (out or b"").decode("utf-8", "replace"), (err or b"").decode("utf-8", "replace")
+    return subprocess.CompletedProcess(call.argv, proc.returncode, *text)
+
+
 def capture_template(
     claude_bin: Path,
     target: SkillEntry,
@@ -413,7 +449,7 @@ def capture_template(
     """
     settings = dict(settings or {})
     key = template_key(target, catalog, model, cli_version, settings)
-    root = Path(tempfile.mkdtemp(prefix="skillbench-capture-")).resolve()
+    root = make_scratch("capture").resolve()
     try:
         project, home = root / "project", root / "home"
         project.mkdir()
@@ -421,25 +457,8 @@ def capture_template(
         names = write_skills(project, target, catalog)
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, settings)
-            args = [str(claude_bin), "-p", SENTINEL, "--model", model]
-            args += ["--output-format", "stream-json", "--verbose"]
-            try:
-                done = subprocess.run(
-                    args,
-                    cwd=project,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                    stdin=subprocess.DEVNULL,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise BackendError(
-                    f"capturing Claude Code's request timed out after {timeout:g} s"
-                ) from None
-            except OSError as exc:
-                raise BackendError(f"cannot run {claude_bin}: {exc}; {_INSTALL_HINT}") from None
+            flags = ["--model", model, "--output-format", "stream-json", "--verbose"]
+            done = _run_cli(print_call(claude_bin, flags, SENTINEL), project, env, timeout)
             found = server.skill_request()
         if found is None:
             tail = (done.stderr or done.stdout or "").strip()[-400:]

@@ -18,6 +18,7 @@ from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
 from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
@@ -397,9 +398,12 @@ def run_cases(
     samples_dir: str | Path | None = None,
     progress: Progress | None = None,
     budget: Budget | None = None,
+    max_copy: int = DEFAULT_MAX_COPY,
 ) -> RunBatch:
     """Run every case `runs` times per configuration; returns the records (a RunBatch).
     `budget` meters the runs and stops starting new ones at its cap (see `execute_tasks`).
+    `max_copy` bounds the bytes a claude-code session's project receives (what would pass it
+    is left out, named in the batch's notes).
 
     `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
     recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
@@ -418,7 +422,9 @@ def run_cases(
     if name == "local" and executor is None:
         source = samples_source(folder, samples_dir)
         return replay_samples(workspace, tasks, source, batch, progress)
-    chosen = executor or make_executor(name, model=model, timeout=timeout, workers=workers)
+    chosen = executor or make_executor(
+        name, model=model, timeout=timeout, workers=workers, max_copy=max_copy
+    )
     started = time.monotonic()
     result = run_sync(
         lambda: execute_tasks(
@@ -432,6 +438,7 @@ def run_cases(
             budget=budget,
         )
     )
+    result.notes.extend(f"warning: {note}" for note in getattr(chosen, "notes", []))
     result.notes.append(f"{len(tasks)} runs in {time.monotonic() - started:.1f} s")
     return result
 

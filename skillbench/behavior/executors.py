@@ -28,6 +28,7 @@ from skillbench.backends.claude_code import (
     redact,
     run_error,
 )
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
 from skillbench.backends.stream_json import StreamParser
 from skillbench.behavior.run_files import (
     ExecutionResult,
@@ -254,12 +255,22 @@ class RecordingParser(StreamParser):
 
 
 def _digest_tree(root: Path) -> dict[str, str]:
+    """sha256 of every regular file outside `.claude/` (links never followed); a file too big to
+    be collected (MAX_OUTPUT_FILE_BYTES) is marked by its size and time, never read."""
     found: dict[str, str] = {}
     for path in root.rglob("*"):
         rel = path.relative_to(root)
         if rel.parts[0] == ".claude" or not path.is_file() or path.is_symlink():
             continue
-        found[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+        info = path.stat()
+        if info.st_size > MAX_OUTPUT_FILE_BYTES:
+            found[rel.as_posix()] = f"big:{info.st_size}:{info.st_mtime_ns}"
+            continue
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        found[rel.as_posix()] = digest.hexdigest()
     return found
 
 
@@ -284,11 +295,16 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         *,
         max_turns: int = 30,
         tools: Sequence[str] = DEFAULT_AGENT_TOOLS,
+        max_copy: int = DEFAULT_MAX_COPY,
         **options: Unpack[RunnerOptions],
     ) -> None:
+        """`max_copy`: bytes a session's project may receive (skill folder and input files);
+        what would pass it is left out, with a note (`notes`)."""
         super().__init__(model, **options)
         self.max_turns = max_turns
         self.tools = tuple(tools)
+        self.max_copy = max_copy
+        self.notes: list[str] = []
 
     def flags(self) -> list[str]:
         """CLI flags of an agentic run (the prompt goes after `-p`).
@@ -315,20 +331,50 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         ]
         return self.with_model_and_extra_args(args)
 
-    @staticmethod
-    def _prepare(task: RunTask, project: Path) -> dict[str, str]:
-        """Install the skill and the input files; the digests of what the project then holds."""
+    def _prepare(self, task: RunTask, project: Path) -> dict[str, str]:
+        """Install the skill (links kept as links, none leading out of the skill folder) and the
+        input files, within `max_copy` bytes in all; the digests of what the project holds."""
+        room = self.max_copy
         if task.skill is not None:
             target = project / ".claude" / "skills" / task.skill.name
-            shutil.copytree(
-                task.skill.folder, target, ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORE)
+            plan = copy_tree(
+                task.skill.folder,
+                target,
+                max_bytes=room,
+                ignore=SNAPSHOT_IGNORE,
+                skip={"SKILL.md"},
+                label=task.skill.name,
             )
+            self._note(plan.warnings)
+            room -= plan.total
             (target / "SKILL.md").write_text(task.skill.skill_md, encoding="utf-8")
         for rel, source in task.files:
+            size = source.stat().st_size
+            if size > room:
+                self._note(
+                    [
+                        f"input file {rel} ({human_size(size)}) would pass the copy limit of "
+                        f"{human_size(self.max_copy)} (--max-copy); left out"
+                    ]
+                )
+                continue
+            room -= size
             dest = project / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest)
         return _digest_tree(project)
+
+    def identity(self) -> dict[str, Any]:
+        """The runner's identity, plus the copy limit when it is not the default (a raised
+        limit may install files a default run left out)."""
+        found = super().identity()
+        if self.max_copy != DEFAULT_MAX_COPY:
+            found["max_copy"] = self.max_copy
+        return found
+
+    def _note(self, warnings: Sequence[str]) -> None:
+        """Keep each copy warning once (a run_cases batch prints them)."""
+        self.notes.extend(w for w in warnings if w not in self.notes)
 
     @staticmethod
     def _collect(project: Path, before: dict[str, str]) -> dict[str, bytes]:
@@ -384,9 +430,15 @@ class ClaudeCodeExecutor(_ClaudeRunner):
 
 
 def make_executor(
-    backend: str, *, model: str | None = None, timeout: float | None = None, workers: int = 2
+    backend: str,
+    *,
+    model: str | None = None,
+    timeout: float | None = None,
+    workers: int = 2,
+    max_copy: int = DEFAULT_MAX_COPY,
 ) -> Executor:
-    """The executor of a backend name: `claude-code` or `anthropic` (local replays instead)."""
+    """The executor of a backend name: `claude-code` or `anthropic` (local replays instead).
+    `max_copy` bounds what a claude-code session's project receives."""
     from skillbench.backends.registry import get_text_model, resolve_backend_name
 
     name = resolve_backend_name(backend)
@@ -394,7 +446,7 @@ def make_executor(
     if timeout is not None:
         options["timeout"] = timeout
     if name == "claude-code":
-        return ClaudeCodeExecutor(model, **options)
+        return ClaudeCodeExecutor(model, max_copy=max_copy, **options)
     if name == "anthropic":
         return TextModelExecutor(get_text_model("anthropic", model=model, **options))
     raise BackendError(f"backend {name!r} has no executor (local replays recorded sample runs)")

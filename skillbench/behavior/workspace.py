@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_plan, human_size
 from skillbench.behavior.records import RunRecord, read_run_record
 from skillbench.errors import InputError
 from skillbench.gitinfo import run_git
@@ -375,13 +376,31 @@ def git_hash(skill_dir: str | Path) -> str | None:
     return head.strip() or None
 
 
-def copy_skill(skill_dir: Path, target: Path, *, exclude: Path | None = None) -> None:
-    """Copy the skill folder to `target` (which must not exist) via a temporary sibling."""
+def copy_skill(
+    skill_dir: Path,
+    target: Path,
+    *,
+    exclude: Path | None = None,
+    max_copy: int = DEFAULT_MAX_COPY,
+) -> None:
+    """Copy the skill folder to `target` (which must not exist) via a temporary sibling; links
+    are copied as links, never followed. A snapshot is a whole record, so files of more than
+    `max_copy` bytes in all are refused (InputError naming the largest, before any copy)."""
     if target.exists():
         raise InputError("already exists; refusing to overwrite a snapshot", path=target)
-    target.parent.mkdir(parents=True, exist_ok=True)
     source = skill_dir.resolve()
     skip = exclude.resolve() if exclude is not None else None
+    inside = [skip.relative_to(source).as_posix()] if skip and skip.is_relative_to(source) else []
+    plan = copy_plan(source, max_bytes=max_copy, ignore=SNAPSHOT_IGNORE, skip=inside)
+    if plan.skipped:
+        rel, size = max(plan.skipped, key=lambda item: item[1])
+        raise InputError(
+            f"the skill folder holds more than the copy limit of {human_size(max_copy)} "
+            f"(largest file left: {rel}, {human_size(size)}); raise --max-copy or move it out",
+            path=source / rel,
+            field="--max-copy",
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
     base_ignore = shutil.ignore_patterns(*SNAPSHOT_IGNORE)
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -634,8 +653,10 @@ def init_workspace(
     workspace: str | Path | None = None,
     *,
     dialect: str = WRITING_SKILLS,
+    max_copy: int = DEFAULT_MAX_COPY,
 ) -> InitResult:
-    """Create evals/evals.json (if missing), v0/skill/, grading/ and history.json.
+    """Create evals/evals.json (if missing), v0/skill/, grading/ and history.json (the v0 copy
+    bounded by `max_copy` bytes, see `copy_skill`).
 
     Idempotent: an initialised workspace is left as it is. Refuses to clobber a workspace
     folder that has snapshots but no history.json.
@@ -665,7 +686,7 @@ def init_workspace(
     if initialised:
         result.already_initialised = True
         return result
-    copy_skill(folder, space.version_dir(0), exclude=space.root)
+    copy_skill(folder, space.version_dir(0), exclude=space.root, max_copy=max_copy)
     result.created.append(space.version_dir(0))
     if not space.grading_dir.exists():
         space.grading_dir.mkdir(parents=True)
@@ -697,9 +718,11 @@ def snapshot(
     workspace: str | Path | None = None,
     *,
     description: str | None = None,
+    max_copy: int = DEFAULT_MAX_COPY,
 ) -> c.Version:
-    """Copy the current skill into v<N+1>, record its git commit and vN's scores
-    (`version_scores`: model average, pass rate, check pass rate and their basis)."""
+    """Copy the current skill into v<N+1> (bounded by `max_copy` bytes, see `copy_skill`),
+    record its git commit and vN's scores (`version_scores`: model average, pass rate, check
+    pass rate and their basis)."""
     from skillbench.skill import Skill
 
     skill = Skill.load(skill_dir)
@@ -719,7 +742,7 @@ def snapshot(
             latest.extra.pop(key, None)
         else:
             latest.extra[key] = value
-    copy_skill(skill.path, space.version_dir(number), exclude=space.root)
+    copy_skill(skill.path, space.version_dir(number), exclude=space.root, max_copy=max_copy)
     version = c.Version(
         label=f"v{number}",
         number=number,

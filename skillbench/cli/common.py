@@ -423,3 +423,28 @@ def progress_bar(console: Console, description: str) -> Iterator[ProgressCallbac
 
     with progress:
         yield on_progress
+
+
+def add_max_copy_option(parser: argparse.ArgumentParser) -> None:
+    """`--max-copy SIZE`: the bytes one copy of a skill folder may hold (skill_copy)."""
+    from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, human_size, parse_size
+    from skillbench.errors import InputError
+
+    def size(text: str) -> int:
+        try:
+            return parse_size(text[:40])
+        except InputError:
+            raise argparse.ArgumentTypeError(
+                f"expected a size such as 500M, 2G or a number of bytes, got {_shown(text)}"
+            ) from None
+
+    size.__name__ = "size"
+    parser.add_argument(
+        "--max-copy",
+        type=size,
+        default=DEFAULT_MAX_COPY,
+        metavar="SIZE",
+        help="most bytes copied from the skill folder into a snapshot or an agent session (a "
+        "session leaves out what would pass it, with a warning naming the file; a snapshot "
+        f"refuses it) (default {human_size(DEFAULT_MAX_COPY)}; e.g. --max-copy 2G)",
+    )

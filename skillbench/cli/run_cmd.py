@@ -53,6 +53,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
     common.add_cost_options(p)
+    common.add_max_copy_option(p)
     p.set_defaults(func=run)
 
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.dry_run:
         raise InputError("nothing to plan: write the eval cases first", path=evals_file)
     budget = Budget(cap)
-    init = init_workspace(args.skill_dir, args.workspace)
+    init = init_workspace(args.skill_dir, args.workspace, max_copy=args.max_copy)
     if evals is None:
         err.print(
             f"created {evals_file} with ONE EXAMPLE case: write real cases, then run again",
@@ -138,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 samples_dir=args.samples,
                 progress=on_progress,
                 budget=budget,
+                max_copy=args.max_copy,
             )
     finally:
         if cache is not None:

@@ -26,6 +26,7 @@ def register(subparsers: Any) -> None:
         default="writing-skills",
         help="history.json dialect: seed 002 versions[] (default) or seed 004 iterations[]",
     )
+    common.add_max_copy_option(p)
     p.set_defaults(func=run_init)
 
     s = subparsers.add_parser(
@@ -37,6 +38,7 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(s)
     common.add_workspace_option(s)
     s.add_argument("--description", metavar="TEXT", help="what this version changes")
+    common.add_max_copy_option(s)
     s.set_defaults(func=run_snapshot)
 
 
@@ -45,7 +47,9 @@ def run_init(args: argparse.Namespace) -> int:
     from skillbench.behavior.workspace import init_workspace
 
     err = common.stderr_console()
-    result = init_workspace(args.skill_dir, args.workspace, dialect=args.dialect)
+    result = init_workspace(
+        args.skill_dir, args.workspace, dialect=args.dialect, max_copy=args.max_copy
+    )
     for path in result.created:
         err.print(common.safe(f"created {path}"), markup=False)
     for warning in result.warnings:
@@ -73,7 +77,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
     from skillbench.behavior.workspace import Workspace, snapshot
 
     err = common.stderr_console()
-    version = snapshot(args.skill_dir, args.workspace, description=args.description)
+    version = snapshot(
+        args.skill_dir, args.workspace, description=args.description, max_copy=args.max_copy
+    )
     root = Workspace.for_skill(args.skill_dir, args.workspace).root
     commit = version.git_hash or "null (uncommitted changes or no git repository)"
     err.print(

@@ -32,13 +32,15 @@ def skill(tmp_path: Path) -> Path:
     return folder
 
 
-def small_evals(skill: Path, files: list[str] | None = None) -> Path:
+def small_evals(
+    skill: Path, files: list[str] | None = None, prompt: str = "Clean the file."
+) -> Path:
     path = skill / "evals" / "small.json"
     data = {
         "cases": [
             {
                 "id": "one",
-                "prompt": "Clean the file.",
+                "prompt": prompt,
                 "files": files if files is not None else ["evals/files/crm_export.csv"],
                 "expectations": [{"criterion": "c", "description": "d", "required": True}],
             }
@@ -380,3 +382,30 @@ def test_replayed_samples_pass_the_redactor(
     for path in space.root.rglob("*"):
         if path.is_file():
             assert key.encode() not in path.read_bytes() and token.encode() not in path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        '--settings={"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch x"}]}]}}',
+        "- clean my csv",
+    ],
+)
+def test_a_case_prompt_is_never_an_argument(
+    skill: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str
+) -> None:
+    """The case prompt reaches the agent CLI on stdin, whole (the fake fails when it finds the
+    prompt among its arguments): a prompt beginning with `-` is a task, never an option."""
+    space = init_workspace(skill).workspace
+    evals = read_evals(small_evals(skill, prompt=prompt))
+    batch = run_cases(
+        space,
+        evals,
+        skill_dir=skill,
+        runs=1,
+        configs=["with_skill"],
+        executor=_agent(tmp_path, monkeypatch, "csv-cleanup"),
+    )
+    assert [r.status for r in batch] == ["ok"], batch[0].error
+    (call,) = (json.loads(p.read_text()) for p in (tmp_path / "calls").iterdir())
+    assert call["prompt"] == prompt
