@@ -38,6 +38,7 @@ from skillbench.reports.manifest import (
     software_versions,
     utc_now,
 )
+from skillbench.reports.paths import project_root
 
 DEMO_NOTEBOOKS: list[str] = [
     "validate_library",
@@ -71,9 +72,9 @@ class ReportResult(BaseModel):
 
 
 def repo_root() -> Path:
-    """The project folder (holding notebooks/), used as the notebooks' working directory."""
-    candidate = Path(__file__).resolve().parents[2]  # skillbench/reports/runner.py -> checkout
-    return candidate if (candidate / "notebooks").is_dir() else Path.cwd()
+    """The project folder (holding notebooks/ and data/: the checkout, or the installed
+    package's copy), used as the notebooks' working directory; else the working directory."""
+    return project_root() or Path.cwd()
 
 
 def notebooks_dir() -> Path:
