@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.schemas.validation import Finding, ValidationReport
