@@ -251,6 +251,9 @@ def run_notebook(
     """
     import papermill
 
+    # resolved once, first: papermill changes the process's working directory while a notebook
+    # runs, so a relative path resolved later (or in a parallel demo thread) lands elsewhere
+    out_root = Path(out_root).resolve()
     params = dict(params or {})
     notebook = resolve_notebook(name_or_path)
     declared = declared_parameters(notebook)
@@ -264,7 +267,7 @@ def run_notebook(
 
     name = notebook.stem
     run_id = new_run_id()
-    parent = Path(out_root).resolve() / name
+    parent = out_root / name
     final = parent / run_id
     staging = parent / f".{run_id}.partial"
     staging.mkdir(parents=True)
@@ -355,7 +358,7 @@ def run_notebook(
     )
     write_json(staging / MANIFEST_NAME, manifest)
     os.replace(staging, final)
-    _refresh_index(Path(out_root).resolve(), name)
+    _refresh_index(out_root, name)
     return ReportResult(
         folder=final,
         notebook=final / executed.name,
