@@ -19,7 +19,7 @@ def _present() -> set[str]:
 
 
 def _pages() -> list[Path]:
-    return sorted(DOCS.rglob("*.md")) + [ROOT / "README.md"]
+    return [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
 
 
 def test_docs_cite_no_design_file_missing_from_the_repository() -> None:
@@ -42,9 +42,7 @@ def test_docs_cite_no_design_file_missing_from_the_repository() -> None:
 def test_the_architecture_map_names_every_module() -> None:
     text = (DOCS / "architecture.md").read_text(encoding="utf-8")
     named = set(re.findall(r"(\w+\.py)\b", text)) | {
-        f"{name}.py"
-        for group in re.findall(r"\{([\w,]+)\}\.py", text)
-        for name in group.split(",")
+        f"{name}.py" for group in re.findall(r"\{([\w,]+)\}\.py", text) for name in group.split(",")
     }
     modules = {
         p.name
