@@ -536,6 +536,15 @@ def write_description(path: str | Path, text: str) -> Path:
     return skill_md
 
 
+def content_hash_without(skill: Skill, folder: str) -> str:
+    """`skill.content_hash` with the files under `folder`/ left out (``evals/``: editing the
+    evals is not a change of the skill)."""
+    prefix = folder.rstrip("/") + "/"
+    digests = {rel: digest for rel, digest in skill.file_digests if not rel.startswith(prefix)}
+    digests[SKILL_MD] = hashlib.sha256(skill.raw).hexdigest()
+    return _combined_hash(digests)
+
+
 # ---------------------------------------------------------------------------------------------
 # Description rewriting
 
@@ -736,13 +745,25 @@ SKIPPED_DIRS = frozenset(
 and tool caches. Other hidden folders (.claude, .gemini, .codex, …) are entered."""
 
 
-def find_skills(root: str | Path) -> list[Path]:
-    """Every folder under `root` (root included) holding a SKILL.md (a file or a link), sorted.
+WORKSPACE_MARKER = "history.json"
+_VERSION_DIR = re.compile(r"v\d+")
 
-    Hidden folders are entered (``.claude/skills``, ``.gemini/skills``, ``.codex/skills``),
-    plugin layouts (``plugins/*/skills/*``) are found like any other; `SKIPPED_DIRS` are not.
-    A symlinked folder is listed when it holds a SKILL.md but never walked into (no loops).
-    """
+
+def is_workspace(folder: str | Path) -> bool:
+    """A behavior workspace (`skillbench init`'s ``<skill>-workspace/``: history.json beside
+    ``v<N>/`` snapshots): its snapshot copies are not skills of the library."""
+    path = os.fspath(folder)
+    if not os.path.isfile(os.path.join(path, WORKSPACE_MARKER)):
+        return False
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    return any(_VERSION_DIR.fullmatch(name) for name in names)
+
+
+def _walk_skills(root: str | Path) -> list[str]:
+    """Every folder under `root` holding a SKILL.md, links to skill folders included."""
     found: list[str] = []
     for current, dirs, files in os.walk(os.fspath(root), followlinks=False):
         if SKILL_MD in files or SKILL_MD in dirs:
@@ -756,6 +777,42 @@ def find_skills(root: str | Path) -> list[Path]:
                 if os.path.lexists(os.path.join(path, SKILL_MD)):
                     found.append(path)
                 continue
+            if is_workspace(path):
+                continue
             kept.append(name)
         dirs[:] = kept
-    return sorted((Path(p) for p in found), key=lambda p: p.as_posix())
+    return sorted(found, key=lambda p: Path(p).as_posix())
+
+
+def skill_aliases(root: str | Path) -> dict[Path, Path]:
+    """Linked skill folders under `root` whose target is another listed skill folder (e.g.
+    ``.codex/skills/x`` -> ``../../.claude/skills/x``), mapped to that folder: one skill, two
+    paths. The real folder wins; between links, the first in sorted order."""
+    return _aliases_of(_walk_skills(root))
+
+
+def _aliases_of(paths: list[str]) -> dict[Path, Path]:
+    canonical: dict[str, str] = {}
+    aliases: dict[Path, Path] = {}
+    for path in sorted(paths, key=lambda p: (os.path.islink(p), Path(p).as_posix())):
+        real = os.path.realpath(path)
+        if real in canonical:
+            aliases[Path(path)] = Path(canonical[real])
+        else:
+            canonical[real] = path
+    return aliases
+
+
+def find_skills(root: str | Path) -> list[Path]:
+    """Every skill folder under `root` (root included) holding a SKILL.md (a file or a link),
+    each skill once, sorted.
+
+    Hidden folders are entered (``.claude/skills``, ``.gemini/skills``, ``.codex/skills``),
+    plugin layouts (``plugins/*/skills/*``) are found like any other; `SKIPPED_DIRS` and
+    behavior workspaces (`is_workspace`) are not. A symlinked folder is listed when it holds a
+    SKILL.md but never walked into (no loops), and only when its target is not listed already
+    (`skill_aliases`).
+    """
+    paths = _walk_skills(root)
+    aliases = _aliases_of(paths) if any(os.path.islink(p) for p in paths) else {}
+    return [Path(p) for p in paths if Path(p) not in aliases]

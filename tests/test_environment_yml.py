@@ -35,9 +35,14 @@ def _pip_section(env: dict) -> list[str]:
     return [str(s) for s in sections[0]]
 
 
-def test_pip_requirements_match_pyproject_dependencies_and_dev_extras() -> None:
+USER_EXTRAS = ("notebooks", "local")
+"""What `[all]` brings: environment.yml installs the core and these, never the dev tools."""
+
+
+def test_pip_requirements_match_pyproject_core_and_user_extras() -> None:
     project = _pyproject()["project"]
-    expected = _normalised(project["dependencies"] + project["optional-dependencies"]["dev"])
+    extras = project["optional-dependencies"]
+    expected = _normalised(project["dependencies"] + [r for e in USER_EXTRAS for r in extras[e]])
     pip_lines = [line for line in _pip_section(_environment()) if not line.startswith("-")]
     actual = _normalised(pip_lines)
     assert actual == expected, (
@@ -45,6 +50,19 @@ def test_pip_requirements_match_pyproject_dependencies_and_dev_extras() -> None:
         f"not in pyproject.toml: {sorted(actual - expected)}"
     )
     assert len(pip_lines) == len(actual), "a requirement is listed twice in environment.yml"
+
+
+def test_all_is_the_user_extras_and_dev_tools_stay_out() -> None:
+    extras = _pyproject()["project"]["optional-dependencies"]
+    assert extras["all"] == [f"skillbench[{','.join(USER_EXTRAS)}]"]
+    names = {Requirement(line).name for line in _pip_section(_environment()) if line[0] != "-"}
+    dev_tools = {Requirement(r).name for r in extras["dev"]} - {"skillbench"}
+    assert not names & dev_tools, f"dev tools in environment.yml: {sorted(names & dev_tools)}"
+
+
+def test_nodejs_for_the_claude_code_cli() -> None:
+    conda = [d for d in _environment()["dependencies"] if isinstance(d, str)]
+    assert any(d.replace(" ", "").startswith("nodejs") for d in conda)
 
 
 def test_python_version_matches_requires_python() -> None:

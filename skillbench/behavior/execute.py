@@ -23,6 +23,7 @@ from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_e
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
 from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
 from skillbench.behavior.workspace import (
+    EVALS_FOLDER,
     EvalsFile,
     StoredRun,
     Workspace,
@@ -34,7 +35,14 @@ from skillbench.errors import InputError
 from skillbench.schemas.registry import WRITING_SKILLS
 from skillbench.timestamps import utc_timestamp
 
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "runs"
+
+def samples_dir_default() -> Path:
+    """`data/runs/` of the project: the checkout's, or the installed wheel's copy."""
+    from skillbench.reports.paths import project_root
+
+    return (project_root() or Path.cwd()) / "data" / "runs"
+
+
 DEFAULT_CONFIGS = ("with_skill", "baseline")
 CACHED_NOTE = "replayed from the call cache"
 Progress = Callable[[int, int], None]
@@ -109,6 +117,14 @@ def skill_source(folder: Path) -> SkillSource:
     return SkillSource(skill.name, skill.path, skill.text, skill.body, skill.content_hash)
 
 
+def skill_change_hash(folder: Path) -> str:
+    """What counts as a change of the skill since a snapshot: every file but ``evals/`` (the
+    eval set lives in the skill folder and is edited between runs)."""
+    from skillbench.skill import Skill, content_hash_without
+
+    return content_hash_without(Skill.load(folder), EVALS_FOLDER)
+
+
 def config_skill(
     workspace: Workspace, config: str, skill_dir: Path
 ) -> tuple[SkillSource | None, int | None, str | None]:
@@ -124,7 +140,7 @@ def config_skill(
         folder = workspace.version_dir(number)
         if folder.is_dir():
             snap = skill_source(folder)
-            if snap.content_hash != live.content_hash:
+            if skill_change_hash(folder) != skill_change_hash(skill_dir):
                 note = (
                     f"the skill folder has changed since snapshot v{number}; with_skill runs use "
                     f"v{number} (run `skillbench snapshot` to test the changes)"
@@ -144,7 +160,9 @@ def config_skill(
 
 def samples_source(skill_dir: Path, samples_dir: str | Path | None = None) -> Path:
     """The recorded sample runs the local backend replays (default `data/runs/<skill name>/`)."""
-    return Path(samples_dir) if samples_dir else SAMPLES_DIR / skill_source(skill_dir).name
+    return (
+        Path(samples_dir) if samples_dir else samples_dir_default() / skill_source(skill_dir).name
+    )
 
 
 def _missing_samples(source: Path) -> InputError:

@@ -550,16 +550,22 @@ def version_scores(workspace: Workspace, number: int) -> VersionScores:
 # ----- evals ---------------------------------------------------------------------------------
 
 
+EVALS_FOLDER = "evals"
+"""The skill's own eval set lives in `<skill>/evals/`: not part of what a snapshot compares."""
+
+
 def evals_path(skill_dir: str | Path) -> Path:
     """`<skill>/evals/evals.json`."""
-    return Path(skill_dir) / "evals" / "evals.json"
+    return Path(skill_dir) / EVALS_FOLDER / "evals.json"
 
 
 def example_evals(skill_dir: Path, skill_name: str) -> dict[str, Any]:
     """The seed 002 evals file `init` writes when none exists: one clearly marked example case."""
     return {
         "version": "1.0",
-        "skill": str(skill_dir.resolve()),
+        # relative to the evals file's folder (`<skill>/evals/`), so the file stays right when
+        # the library is cloned or moved; its last segment is the skill folder's name
+        "skill": f"../../{skill_dir.name}",
         "cases": [
             {
                 "id": "example-case",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from skillbench.cli.common import no_wrap_help
 from skillbench.cli.helptext import VersionAction, complete_help
 from skillbench.errors import EXIT_USAGE, SkillbenchError
+from skillbench.extras import missing_extra
 from skillbench.io import terminal_safe
 
 
@@ -50,7 +51,8 @@ def os_error_text(exc: OSError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input)."""
+    """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input, also
+    when the command needs an extra that is not installed)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -66,6 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except OSError as exc:  # a path the user gave cannot be read or written: bad input, not a bug
         print(f"skillbench: error: {terminal_safe(os_error_text(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:  # an optional package of an extra not installed
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print(f"skillbench: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("skillbench: interrupted", file=sys.stderr)

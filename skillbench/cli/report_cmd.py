@@ -187,15 +187,16 @@ def _demo(args: argparse.Namespace) -> int:
 
     check_output(args.out, "--out", folder=True)
     status = EXIT_OK
+    # absolute before any thread starts: papermill changes the process's working directory
+    # while a notebook runs, and the notebooks run in parallel
+    out = Path(args.out).resolve()
     with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="skillbench-demo") as pool:
-        futures = [
-            pool.submit(run_notebook, name, {}, out_root=args.out) for name in DEMO_NOTEBOOKS
-        ]
+        futures = [pool.submit(run_notebook, name, {}, out_root=out) for name in DEMO_NOTEBOOKS]
         results = [future.result() for future in futures]  # printed in DEMO_NOTEBOOKS order
     # Each notebook rewrote the index as it finished; two finishing together may each have
     # missed the other, so write it once more now that all are done.
-    if Path(args.out).is_dir():
-        write_index(Path(args.out).resolve())
+    if out.is_dir():
+        write_index(out)
     for name, result in zip(DEMO_NOTEBOOKS, results, strict=True):
         print(f"{name}: {'ok' if result.ok else 'FAILED'}")
         print(common.safe(f"  folder: {result.folder}"))
@@ -204,7 +205,7 @@ def _demo(args: argparse.Namespace) -> int:
         if not result.ok:
             _print_failure(result.folder, result.manifest.error)
             status = EXIT_FAILED
-    index = Path(args.out) / "index.html"
+    index = out / "index.html"
     if index.is_file():
         print(f"index of every report, newest first: {index}")
     return status

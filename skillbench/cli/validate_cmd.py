@@ -85,13 +85,16 @@ def _library_skills(path: Path, forced: bool) -> list[Path] | None:
     return None
 
 
-def collect(args: argparse.Namespace) -> tuple[list[Labelled], bool]:
-    """The labelled reports for every PATH, and whether the output is a library/several paths
-    (JSON array, summary) rather than one skill (JSON object, details)."""
+def collect(args: argparse.Namespace) -> tuple[list[Labelled], bool, list[tuple[str, str]]]:
+    """The labelled reports for every PATH, whether the output is a library/several paths
+    (JSON array, summary) rather than one skill (JSON object, details), and the linked skill
+    folders reported once as aliases of their target: (alias label, target label)."""
+    from skillbench.skill import skill_aliases
     from skillbench.validate.output import Labelled, relative_label
     from skillbench.validate.rules import validate_skill
 
     items: list[Labelled] = []
+    aliases: list[tuple[str, str]] = []
     several = len(args.paths) > 1
     for raw in args.paths:
         path = Path(raw)
@@ -101,13 +104,18 @@ def collect(args: argparse.Namespace) -> tuple[list[Labelled], bool]:
             items.append(Labelled(report, raw))
             continue
         several = True
+
+        def label_of(folder: Path, raw: str = raw, path: Path = path) -> str:
+            label = relative_label(folder, path)
+            return (Path(raw) / label).as_posix() if len(args.paths) > 1 else label
+
         for folder in skills:
             report = validate_skill(folder, profile=args.profile, strict=args.strict, library=path)
-            label = relative_label(folder, path)
-            if len(args.paths) > 1:
-                label = (Path(raw) / label).as_posix()
-            items.append(Labelled(report, label))
-    return items, several
+            items.append(Labelled(report, label_of(folder)))
+        aliases.extend(
+            (label_of(alias), label_of(target)) for alias, target in skill_aliases(path).items()
+        )
+    return items, several, aliases
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.io import dumps_json
     from skillbench.validate.output import detail_lines, github_annotations, summary_lines
 
-    items, several = collect(args)
+    items, several, aliases = collect(args)
     reports = [item.report for item in items]
     if args.format == "json":
         data = [r.to_json_dict() for r in reports]
@@ -125,7 +133,11 @@ def run(args: argparse.Namespace) -> int:
         lines.append(summary_lines(items)[0])
         sys.stdout.write(common.safe("\n".join(lines)) + "\n")
     else:
-        lines = summary_lines(items, verbose=args.verbose) if several else detail_lines(items[0])
+        lines = (
+            summary_lines(items, verbose=args.verbose, aliases=aliases)
+            if several
+            else detail_lines(items[0])
+        )
         sys.stdout.write(common.safe("\n".join(lines)) + "\n")
     missing = [item for item in items if _not_a_folder(item.report)]
     for item in missing:

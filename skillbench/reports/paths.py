@@ -1,5 +1,8 @@
 """Where the project is: its root folder (holding data/ and notebooks/), found whatever the cwd.
 
+In a checkout that is the checkout; an installed wheel carries a copy of both folders as
+package data (``skillbench/_project/``, copied there at build time by setup.py), so
+`skillbench report` and `skillbench demo` work from any folder after ``pip install``.
 Notebooks run from notebooks/ (JupyterLab), from the project root (the report runner) or from
 anywhere else; their default inputs (``data/skills/...``) are resolved against the project root
 when they do not exist relative to the working directory.
@@ -13,21 +16,32 @@ from pathlib import Path
 PROJECT_ENV = "SKILLBENCH_PROJECT"
 CACHE_ENV = "SKILLBENCH_CACHE"
 _MARKERS = ("data", "notebooks")
+PACKAGED_PROJECT = "_project"
+"""Folder of the installed package holding the wheel's copy of data/ and notebooks/."""
 
 
 def _is_project(folder: Path) -> bool:
     return all((folder / marker).is_dir() for marker in _MARKERS)
 
 
+def packaged_project() -> Path:
+    """Where an installed wheel keeps its copy of data/ and notebooks/ (absent in a checkout)."""
+    return Path(__file__).resolve().parents[1] / PACKAGED_PROJECT
+
+
 def project_root() -> Path | None:
-    """``$SKILLBENCH_PROJECT``; else the checkout this package lives in; else the nearest
-    folder at or above the working directory holding data/ and notebooks/; else None."""
+    """``$SKILLBENCH_PROJECT``; else the checkout this package lives in; else the installed
+    package's copy (`packaged_project`); else the nearest folder at or above the working
+    directory holding data/ and notebooks/; else None."""
     env = os.environ.get(PROJECT_ENV)
     if env and _is_project(Path(env)):
         return Path(env).resolve()
     here = Path(__file__).resolve().parents[2]  # skillbench/reports/paths.py -> the checkout
     if _is_project(here):
         return here
+    packaged = packaged_project()
+    if _is_project(packaged):
+        return packaged
     cwd = Path.cwd().resolve()
     for folder in (cwd, *cwd.parents):
         if _is_project(folder):

@@ -38,6 +38,7 @@ from skillbench.reports.manifest import (
     software_versions,
     utc_now,
 )
+from skillbench.reports.paths import project_root
 
 DEMO_NOTEBOOKS: list[str] = [
     "validate_library",
@@ -71,9 +72,9 @@ class ReportResult(BaseModel):
 
 
 def repo_root() -> Path:
-    """The project folder (holding notebooks/), used as the notebooks' working directory."""
-    candidate = Path(__file__).resolve().parents[2]  # skillbench/reports/runner.py -> checkout
-    return candidate if (candidate / "notebooks").is_dir() else Path.cwd()
+    """The project folder (holding notebooks/ and data/: the checkout, or the installed
+    package's copy), used as the notebooks' working directory; else the working directory."""
+    return project_root() or Path.cwd()
 
 
 def notebooks_dir() -> Path:
@@ -364,6 +365,9 @@ def run_notebook(
     """
     import papermill
 
+    # resolved once, first: papermill changes the process's working directory while a notebook
+    # runs, so a relative path resolved later (or in a parallel demo thread) lands elsewhere
+    out_root = Path(out_root).resolve()
     params = dict(params or {})
     notebook = resolve_notebook(name_or_path)
     inspected = inspect_parameters(notebook)
@@ -378,7 +382,7 @@ def run_notebook(
 
     name = notebook.stem
     run_id = new_run_id()
-    parent = Path(out_root).resolve() / name
+    parent = out_root / name
     final = parent / run_id
     staging = parent / f".{run_id}.partial"
     staging.mkdir(parents=True)
@@ -469,7 +473,7 @@ def run_notebook(
     )
     write_json(staging / MANIFEST_NAME, manifest)
     os.replace(staging, final)
-    _refresh_index(Path(out_root).resolve(), name)
+    _refresh_index(out_root, name)
     return ReportResult(
         folder=final,
         notebook=final / executed.name,

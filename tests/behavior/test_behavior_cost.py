@@ -84,19 +84,43 @@ def test_run_dry_run_counts_tasks_needs_no_key_and_creates_nothing(
     assert not (skill.parent / "csv-cleanup-workspace").exists()
 
 
-def test_run_plan_counts_cached_runs_as_free(skill: Path, tmp_path: Path) -> None:
+def _plan_after_one_cached_run(skill: Path, tmp_path: Path, model: PricedModel) -> Any:
+    """Run every case once (both configurations) through `model`, then plan two runs each on
+    the anthropic backend against the same cache."""
     space = init_workspace(skill).workspace
     evals = read_evals(skill / "evals" / "evals.json")
-    model = PricedModel()
     with CallCache(tmp_path / "c.sqlite") as cache:
         run_cases(
             space, evals, skill_dir=skill, runs=1, cache=cache, executor=TextModelExecutor(model)
         )
-        # the executor's identity differs from the real backend's: build the plan's keys the same way
-        plan = plan_run(
+        return plan_run(
             space, evals, skill_dir=skill, configs=["with_skill", "baseline"], runs=2,
             backend="anthropic", model="claude-sonnet-4-5", cache=cache,
         )  # fmt: skip
+
+
+class SonnetIdentity(PricedModel):
+    """Answers like PricedModel under the identity of the anthropic backend's sonnet-4-5, so
+    its cached answers are the ones a real run on that backend would reuse."""
+
+    def identity(self) -> dict[str, Any]:
+        from skillbench.backends.registry import get_text_model
+
+        real = get_text_model("anthropic", model="claude-sonnet-4-5", api_key="dry-run-no-key")
+        return dict(real.identity())
+
+
+def test_run_plan_counts_cached_runs_as_free(skill: Path, tmp_path: Path) -> None:
+    plan = _plan_after_one_cached_run(skill, tmp_path, SonnetIdentity())
+    # 1 case x 2 runs x 2 configurations: run 1 of each configuration is cached, run 2 is not
+    assert plan.estimate.calls == 2 and plan.estimate.cache_hits == 2
+    assert plan.estimate.dollars != "unknown" and float(plan.estimate.dollars) > 0
+
+
+def test_run_plan_counts_runs_cached_under_another_backend_as_paid(
+    skill: Path, tmp_path: Path
+) -> None:
+    plan = _plan_after_one_cached_run(skill, tmp_path, PricedModel())
     assert plan.estimate.calls == 4 and plan.estimate.cache_hits == 0  # other identity: no hit
     assert plan.estimate.dollars != "unknown" and float(plan.estimate.dollars) > 0
 

