@@ -631,6 +631,10 @@ class AnthropicTextModel(_AnthropicBase):
             message = await self._call(lambda: self.client.messages.create(**kwargs))
         except anthropic.AnthropicError as exc:
             raise BackendError(f"anthropic text call failed: {self._error_text(exc)}") from None
+        except ValueError as exc:  # a 200 whose body is empty or not JSON (json.JSONDecodeError)
+            raise BackendError(
+                f"anthropic text call failed: the reply was not a JSON message ({type(exc).__name__})"
+            ) from None
         text = "".join(b.text for b in message.content if b.type == "text")
         return TextResponse(text=text, usage=self._usage(message))
 

@@ -531,3 +531,16 @@ async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
     await limiter.run(call, lambda exc: None)
     assert seen == ["http11.send_request_headers.started", "http11.send_request_body.complete"]
     assert limiter._reports_sends
+
+
+@pytest.mark.parametrize("body", [b"", b"{not json", b"<html>bad gateway</html>"])
+async def test_a_text_reply_that_is_not_json_is_a_backend_error(body: bytes) -> None:
+    """An empty or broken 200 body is the backend's failure, never a JSONDecodeError traceback
+    (grade and analyze call the text model directly)."""
+
+    def handler(req: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "application/json"})
+
+    model = AnthropicTextModel(api_key=KEY, http_client=client(handler))
+    with pytest.raises(BackendError, match="not a JSON message"):
+        await model.complete(TextRequest(prompt="hi", max_tokens=16))
