@@ -48,8 +48,8 @@ from pydantic import BaseModel, Field, PrivateAttr
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_env import SECRET_VARS, build_env
 from skillbench.backends.claude_install import install_skills, skill_md_bytes
-from skillbench.backends.replay_project import ProjectSnapshot, materialise
 from skillbench.backends.prompt_cache import swap_text
+from skillbench.backends.replay_project import ProjectSnapshot, materialise
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"

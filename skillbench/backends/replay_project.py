@@ -93,7 +93,9 @@ def _files(root: Path) -> list[str]:
     for rel in PROJECT_FOLDERS:
         folder = root / rel
         if folder.is_dir():
-            found += sorted(p.relative_to(root).as_posix() for p in folder.rglob("*") if p.is_file())
+            found += sorted(
+                p.relative_to(root).as_posix() for p in folder.rglob("*") if p.is_file()
+            )
     return found
 
 
@@ -117,9 +119,7 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
     if not root.is_dir():
         raise InputError("project folder not found", path="--project")
     root = root.resolve()
-    files = {
-        rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)
-    }
+    files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
     inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
     if not inside or Path(inside).resolve() != root:
         return ProjectSnapshot(path=str(root), files=files)

@@ -626,7 +626,9 @@ async def test_cache_before_query_adds_one_breakpoint_and_changes_nothing_else(
         expected["messages"][0]["content"][1]["text"] = query
         expected["messages"][0]["content"][0]["cache_control"] = {"type": "ephemeral"}
         suffix = billing_suffix(query, VERSION)
-        expected["system"][0]["text"] = f"x-anthropic-billing-header: cc_version={VERSION}.{suffix};"
+        expected["system"][0]["text"] = (
+            f"x-anthropic-billing-header: cc_version={VERSION}.{suffix};"
+        )
         assert sent == expected  # the listing block is a breakpoint; all else is Claude Code's
     assert judge.versions()["cache_breakpoints"] == "claude-code + 1 before the query"
     # the stored template is untouched (the call cache keys on it: same tokens, same samples)
