@@ -64,6 +64,10 @@ KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
 #: the groups bisected until each variable that changed the captured request (body, betas,
 #: version or path) stood alone.
 REQUEST_SETTINGS = (
+    "SHELL",
+    "BASH_DEFAULT_TIMEOUT_MS",
+    "BASH_MAX_TIMEOUT_MS",
+    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
     "SLASH_COMMAND_TOOL_CHAR_BUDGET",
     "MAX_THINKING_TOKENS",
     "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
