@@ -262,7 +262,9 @@ def test_the_project_is_part_of_the_template_key(tmp_path: Path) -> None:
     assert template_key(target, (), MODEL, VERSION, {}, snapshot(repo).key()) != first
 
 
-def test_a_missing_project_folder_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_project_folder_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(InputError):
         snapshot(tmp_path / "nope")
     folder = skill_folder(tmp_path)
