@@ -52,6 +52,7 @@ USER_ENV = {
     "BASH_MAX_TIMEOUT_MS": "900000",
     "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",
 }
+STREAM_JSON = ("--output-format", "stream-json", "--verbose")
 QUERY = 'merge "q1.pdf" and q2.pdf, then rotate page 3 \\ done'
 
 
@@ -98,8 +99,7 @@ def own_request(
     try:
         with CaptureServer() as server:
             subprocess.run(
-                [str(REPO_CLAUDE), "-p", query, "--model", model]
-                + ["--output-format", "stream-json", "--verbose"],
+                [str(REPO_CLAUDE), "-p", query, "--model", model, *STREAM_JSON],
                 cwd=project,
                 env=capture_env(home, server.base_url, {}),
                 capture_output=True,
@@ -244,8 +244,14 @@ def test_the_request_settings_list_holds_what_changes_the_request(
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, extra, source=source)
             subprocess.run(
-                [str(REPO_CLAUDE), "-p", "merge two pdf files", "--model", "claude-haiku-4-5"]
-                + ["--output-format", "stream-json", "--verbose"],
+                [
+                    str(REPO_CLAUDE),
+                    "-p",
+                    "merge two pdf files",
+                    "--model",
+                    "claude-haiku-4-5",
+                    *STREAM_JSON,
+                ],
                 cwd=root / "project",
                 env=env,
                 capture_output=True,
