@@ -30,6 +30,7 @@ from real_cli import real_cli_skip_reason
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_code import REPO_CLAUDE
+from skillbench.backends.claude_env import build_env
 from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     REQUEST_SETTINGS,
@@ -90,6 +91,15 @@ def other_day_zone() -> tuple[str, datetime.date]:
     raise AssertionError("no time zone with another date")  # cannot happen: they span 26 h
 
 
+def users_env(home: Path, base_url: str) -> dict[str, str]:
+    """What the user's own Claude Code sees (built without the replay code under test): the
+    process environment by the claude-code backend's rules, a dummy key, the loopback server."""
+    env = build_env(home)
+    for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "HTTPS_PROXY", "HTTP_PROXY"):
+        env.pop(name, None)
+    return {**env, "ANTHROPIC_API_KEY": "sk-ant-dummy-own", "ANTHROPIC_BASE_URL": base_url}
+
+
 def own_request(
     query: str, project: Path, model: str
 ) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -101,7 +111,7 @@ def own_request(
             subprocess.run(
                 [str(REPO_CLAUDE), "-p", query, "--model", model, *STREAM_JSON],
                 cwd=project,
-                env=capture_env(home, server.base_url, {}),
+                env=users_env(home, server.base_url),
                 capture_output=True,
                 timeout=180,
                 stdin=subprocess.DEVNULL,
