@@ -275,3 +275,22 @@ def test_a_missing_project_folder_is_exit_2(
         ["trigger", str(folder), "--evals", str(evals), "--backend", "local", "--project", "."]
     )
     assert code == 2 and "replay harness only" in capsys.readouterr().err
+
+
+def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:
+    from skillbench.backends.replay import ReplayJudge
+
+    repo = user_repo(tmp_path)
+    cli = tmp_path / "claude"
+    cli.write_text('#!/bin/sh\necho "2.1.197 (Claude Code)"\n')
+    cli.chmod(0o755)
+    judge = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-0123456789",
+        claude_bin=cli,
+        template_dir=tmp_path / "t",
+        project=repo,
+    )
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    assert judge.versions()["project"] == f"{repo} @ {commit} + uncommitted changes"
+    assert judge.identity()["project"] == judge.versions()["project"]
