@@ -291,8 +291,18 @@ class ReplayJudge:
             "claude_code": self.cli_version(),
             "endpoint": self.endpoint(),
             "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
-            **({"project": self.project.label()} if self.project is not None else {}),
+            **({"project": self.project_label()} if self.project is not None else {}),
         }
+
+    def project_label(self) -> str:
+        """`DIR @ <commit>`, plus what the capture's copy could not reproduce, if anything."""
+        if self.project is None:
+            return ""
+        differs = sorted({d for t in self.templates_used.values() for d in t.project_differs})
+        label = self.project.label()
+        return (
+            f"{label} (the capture's copy differs in: {', '.join(differs)})" if differs else label
+        )
 
     # -- templates --------------------------------------------------------------------------
 

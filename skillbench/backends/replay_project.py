@@ -121,8 +121,13 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
     root = root.resolve()
     files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
     inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
-    if not inside or Path(inside).resolve() != root:
+    if not inside:
         return ProjectSnapshot(path=str(root), files=files)
+    if Path(inside).resolve() != root:
+        raise InputError(
+            f"give the repository's top folder ({inside}), not a folder inside it",
+            path="--project",
+        )
     commit = _git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip() or None
     branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD", check=False).strip() or None
     short = _git(root, "rev-parse", "--short", "HEAD", check=False).strip()

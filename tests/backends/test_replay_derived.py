@@ -294,3 +294,9 @@ def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:
     commit = git(repo, "rev-parse", "HEAD").strip()
     assert judge.versions()["project"] == f"{repo} @ {commit} + uncommitted changes"
     assert judge.identity()["project"] == judge.versions()["project"]
+
+
+def test_a_folder_inside_a_repository_is_refused(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    with pytest.raises(InputError, match="top folder"):
+        snapshot(repo / "new")
