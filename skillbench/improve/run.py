@@ -214,6 +214,8 @@ async def improve_skill(
     cache = open_cache(cache_path, enabled=use_cache)
     options = harness_options(harness, cache_before_query=cache_before_query)
     if project is not None:
+        if name != "anthropic" or options.get("harness", "replay") != "replay":
+            raise InputError("applies to the anthropic backend's replay harness", path="--project")
         options["project"] = project  # the replay judge captures in that project's view
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache, workers=workers, **options),
