@@ -275,6 +275,23 @@ def test_a_missing_project_folder_is_exit_2(
         ["trigger", str(folder), "--evals", str(evals), "--backend", "local", "--project", "."]
     )
     assert code == 2 and "replay harness only" in capsys.readouterr().err
+    code = main(
+        [
+            "agreement",
+            str(folder),
+            "--evals",
+            str(evals),
+            "--backend-a",
+            "local",
+            "--backend-b",
+            "lexical",
+            "--project",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2 and "--project" in capsys.readouterr().err
+    code = main(["improve", str(folder), "--evals", str(evals), "--project", str(tmp_path / "no")])
+    assert code == 2 and "--project" in capsys.readouterr().err
 
 
 def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:
