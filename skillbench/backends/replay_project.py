@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -67,9 +68,13 @@ class ProjectSnapshot(BaseModel):
         return f"{self.path} @ {self.commit or 'no commit'}{dirty}"
 
 
-def _git(folder: Path, *args: str, check: bool = True) -> str:
-    """Output of a read-only git command in `folder` (no optional locks)."""
+def _git(folder: Path, *args: str, check: bool = True, home: Path | None = None) -> str:
+    """Output of a git command in `folder` (no optional locks); with `home`, git sees that HOME
+    (no global config), as the capture's CLI does."""
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    if home is not None:
+        env["HOME"] = str(home)
+        env.pop("XDG_CONFIG_HOME", None)
     done = subprocess.run(
         ["git", "--no-optional-locks", "-C", str(folder), *args],
         capture_output=True,
@@ -168,9 +173,12 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         if not tracked and f"?? {rel}" not in project.status.splitlines():
             exclude_from_status(dest, "/" + rel)
     differs = []
-    if _git(dest, "status", "--short", check=False).rstrip("\n") != project.status:
+    with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
+        status = _git(dest, "status", "--short", check=False, home=Path(home))
+        log = _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False, home=Path(home))
+    if status.rstrip("\n") != project.status:
         differs.append("git status")
-    if _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False).strip() != project.log:
+    if log.strip() != project.log:
         differs.append("git log")
     return differs
 
