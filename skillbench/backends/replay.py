@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import hashlib
 import json
 import logging
@@ -62,6 +63,7 @@ from skillbench.backends.replay_capture import (
     install_hint,
     request_settings,
 )
+from skillbench.backends.replay_project import ProjectSnapshot, snapshot
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
 
@@ -214,6 +216,8 @@ class ReplayJudge:
         batch_timeout_seconds: float = 24 * 3600.0,
         temperature: float | None = None,
         cache_before_query: bool = False,
+        project: str | os.PathLike[str] | None = None,
+        clock: Callable[[], datetime.date] = datetime.date.today,
     ) -> None:
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
@@ -226,6 +230,10 @@ class ReplayJudge:
         self._cli_version: str | None = None
         self.store = TemplateStore(template_dir)
         self.settings = request_settings()
+        #: `--project`: the capture sees this repository's view (read-only snapshot).
+        self.project: ProjectSnapshot | None = snapshot(project) if project is not None else None
+        #: Today's date for the replayed request (local time, as the CLI's own date).
+        self.clock = clock
         self.max_concurrency = max_concurrency or self.default_max_concurrency
         self.limiter = AdaptiveLimiter(
             self.max_concurrency,
@@ -274,6 +282,7 @@ class ReplayJudge:
             "cli_version": self.cli_version(),
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
+            **({"project": self.project.label()} if self.project is not None else {}),
         }
 
     def versions(self) -> dict[str, str]:
@@ -284,7 +293,18 @@ class ReplayJudge:
             "claude_code": self.cli_version(),
             "endpoint": self.endpoint(),
             "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
+            **({"project": self.project_label()} if self.project is not None else {}),
         }
+
+    def project_label(self) -> str:
+        """`DIR @ <commit>`, plus what the capture's copy could not reproduce, if anything."""
+        if self.project is None:
+            return ""
+        differs = sorted({d for t in self.templates_used.values() for d in t.project_differs})
+        label = self.project.label()
+        return (
+            f"{label} (the capture's copy differs in: {', '.join(differs)})" if differs else label
+        )
 
     # -- templates --------------------------------------------------------------------------
 
@@ -306,6 +326,7 @@ class ReplayJudge:
                 model=self._model,
                 cli_version=version,
                 settings=self.settings,
+                project=self.project,
             )
         self.templates_used[template.key] = template
         self._by_skill_set[(target, catalog)] = template
@@ -320,6 +341,7 @@ class ReplayJudge:
             model=self._model,
             cli_version=self.cli_version(),
             settings=self.settings,
+            project=self.project,
         )
         self.templates_used[template.key] = template
         return template
@@ -368,18 +390,21 @@ class ReplayJudge:
         self.limiter.observe_headers(response.headers)
 
     def request_body(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
-        """The body sent for `query`: the captured one with the query swapped in, plus one
+        """The body sent for `query` today (`clock`): the captured one with the query, the
+        billing suffix and the date swapped in (`ReplayTemplate.body_for`), plus one
         prompt-cache breakpoint before the query when `cache_before_query` is on (added once
         per template; the model sees the same tokens)."""
+        today = self.clock()
         if not self.cache_before_query:
-            return template.body_for(query)
+            return template.body_for(query, today)
         prepared = self._prepared.get(template.key)
         if prepared is None:
             body = add_breakpoint_before_query(template.body, SENTINEL)
             prepared = template.model_copy(update={"body": body})
             prepared._sentinel_at = None  # found again in the new body
+            prepared._derived_at = None
             self._prepared[template.key] = prepared
-        return prepared.body_for(query)
+        return prepared.body_for(query, today)
 
     def call_arguments(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
         """The `beta.messages.create` arguments: the body for the query (`request_body`; fields

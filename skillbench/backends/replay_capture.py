@@ -9,15 +9,26 @@ output_config, context_management) and the two headers that change the answer
 (`anthropic-version`, `anthropic-beta`). The query is a sentinel, later swapped for each eval
 query (`ReplayTemplate.body_for`).
 
+The CLI runs in the caller's environment by the claude-code backend's rules (`claude_env`: the
+session and HOME-config variables and the secrets left out, HOME isolated), minus what would send
+it elsewhere than the capture server (`ROUTING_VARS`), so `SHELL`, a Bash timeout or disabled
+betas reach the capture as they reach the user's own Claude Code.
+
 Normalised before anything is kept: the throwaway folder becomes `/tmp/skillbench-replay`,
 `metadata` (device and session ids) is dropped, `stream` is removed. No key, no home path and no
 session id is ever stored. Templates are cached as JSON under the cache folder
-(`<cache dir>/replay-templates/<key>.json`), keyed by the skill set's content, the model, the CLI
-version and the environment settings that change the request (`REQUEST_SETTINGS`).
+(`<cache dir>/replay-templates/<key>.json`), keyed by what the CLI reads: the skills' SKILL.md
+files (not their evals or notes), the model, the CLI version, the environment settings that change
+the request (`REQUEST_SETTINGS`) and the `--project` snapshot.
+
+Per query, `ReplayTemplate.body_for` swaps what the CLI itself derives from the day and the query:
+the sentinel, today's date (the context reminder's `Today's date is …` and the WebSearch tool's
+`The current month is …`) and the billing header's `cc_version` suffix (`billing_suffix`).
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -26,7 +37,7 @@ import shutil
 import subprocess
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -35,27 +46,132 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_install import install_skills
+from skillbench.backends.claude_env import SECRET_VARS, build_env
+from skillbench.backends.claude_install import install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
+from skillbench.backends.replay_project import ProjectSnapshot, materialise
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
-TEMPLATE_FORMAT = 1
+TEMPLATE_FORMAT = 2  # 2: captured in the caller's environment; date and billing swapped per query
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
 #: Environment settings that change the CLI's request; part of the template key when set.
+#: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
+#: which re-derives a few): every `process.env.NAME` its embedded cli.js reads, plus its settings
+#: allow-list (which holds BASH_DEFAULT_TIMEOUT_MS), less session, HOME, secret and routing
+#: variables (475 names), was set in groups of 24 (numbers 23456, flags 1, SHELL /bin/bash) and
+#: every group whose captured request (body, betas, version, path; haiku-4-5, one skill) changed
+#: was bisected down to single names: the first block. The three of the second block change it so
+#: much that the CLI offers no Skill tool at all. The third block holds string- or model-dependent
+#: settings the flag values could not reach, each measured by hand (a value set vs unset, on
+#: haiku-4-5 or sonnet-4-6: ANTHROPIC_BETAS adds a beta, CLAUDE_CODE_EXTRA_BODY a field,
+#: CLAUDE_CODE_EFFORT_LEVEL and CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING change sonnet's thinking,
+#: CLAUDE_CODE_SHELL the environment section, SLASH_COMMAND_TOOL_CHAR_BUDGET the listing of a
+#: large catalog), and CLAUDE_CODE_DISABLE_1M_CONTEXT, keyed from the CLI's code (it changes a
+#: 1M-context model's listing budget) though not measured.
 REQUEST_SETTINGS = (
-    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
-    "MAX_THINKING_TOKENS",
-    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "BASH_DEFAULT_TIMEOUT_MS",
+    "BASH_MAX_TIMEOUT_MS",
+    "CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS",
+    "CLAUDE_CODE_ACTION",
+    "CLAUDE_CODE_DISABLE_AGENT_VIEW",
+    "CLAUDE_CODE_DISABLE_ATTACHMENTS",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    "CLAUDE_CODE_DISABLE_CLAUDE_API_SKILL",
+    "CLAUDE_CODE_DISABLE_CRON",
+    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
+    "CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS",
     "CLAUDE_CODE_DISABLE_THINKING",
+    "CLAUDE_CODE_DISABLE_WORKFLOWS",
+    "CLAUDE_CODE_ENABLE_EXPERIMENTAL_ADVISOR_TOOL",
+    "CLAUDE_CODE_ENABLE_FINE_GRAINED_TOOL_STREAMING",
+    "CLAUDE_CODE_ENABLE_TOKEN_USAGE_ATTACHMENT",
+    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS",
+    "CLAUDE_CODE_FORCE_MID_CONVERSATION_SYSTEM",
+    "CLAUDE_CODE_FORK_SUBAGENT",
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "CLAUDE_CODE_NEW_INIT",
+    "CLAUDE_CODE_PERFORCE_MODE",
+    "CLAUDE_CODE_REPL",
+    "CLAUDE_CODE_SAFE_MODE",
+    "CLAUDE_CODE_SIMPLE_SYSTEM_PROMPT",
+    "CLAUDE_CODE_SIMULATE_PROXY_USAGE",
+    "CLAUDE_CODE_VERIFY_PROMPT",
+    "CLAUDE_COWORK_MEMORY_EXTRA_GUIDELINES",
+    "CLAUDE_COWORK_MEMORY_GUIDELINES",
+    "CLAUDE_COWORK_MEMORY_INDEX_CONTENT",
+    "CLAUDE_MEMORY_STORES",
+    "CLAUDE_PROJECT_UUID",
+    "DISABLE_INTERLEAVED_THINKING",
     "DISABLE_PROMPT_CACHING",
+    "ENABLE_PROMPT_CACHING_1H",
+    "ENABLE_TOOL_SEARCH",
+    "MAX_THINKING_TOKENS",
+    "SHELL",
+    # no Skill tool offered at all
+    "CLAUDE_CODE_COORDINATOR_MODE",
+    "CLAUDE_CODE_SIMPLE",
+    "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
+    # string- or model-dependent, measured by hand; the last from the CLI's code
+    "ANTHROPIC_BETAS",
+    "CLAUDE_CODE_EXTRA_BODY",
+    "CLAUDE_CODE_EFFORT_LEVEL",
+    "CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING",
+    "CLAUDE_CODE_SHELL",
+    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+)
+#: Send the CLI somewhere other than the capture server (never passed to a capture).
+ROUTING_VARS = frozenset(
+    {
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_BEDROCK_BASE_URL",
+        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
+        "ANTHROPIC_VERTEX_BASE_URL",
+        "ANTHROPIC_FOUNDRY_BASE_URL",
+        "ANTHROPIC_FOUNDRY_RESOURCE",
+        "ANTHROPIC_AWS_BASE_URL",
+        "ANTHROPIC_UNIX_SOCKET",
+        "CLAUDE_CODE_API_BASE_URL",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "CLAUDE_CODE_USE_FOUNDRY",
+        "CLAUDE_CODE_USE_ANTHROPIC_AWS",
+        "CLAUDE_CODE_USE_GATEWAY",
+        "CLAUDE_CODE_USE_MANTLE",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    }
 )
 CAPTURE_TIMEOUT = 120.0
 _BILLING_SUFFIX = re.compile(r"(cc_version=\d+\.\d+\.\d+\.)[0-9a-f]+")
-_BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
+_BILLING = re.compile(r"(cc_version=(\d+\.\d+\.\d+[^.;\s]*)\.)([0-9a-f]+)")
+#: The CLI's salt for the billing suffix (2.1.197: sha256(salt + 3 characters + version)[:3]).
+_BILLING_SALT = "59cf53e54c78"
+_BILLING_AT = (4, 7, 20)
+_TODAY = re.compile(r"(Today['\u2019\u02bc\u02b9]s date is )(\d{4})([-/])(\d{2})\3(\d{2})\.")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_MONTH = re.compile(r"(The current month is )(" + "|".join(_MONTHS) + r") (\d{4})\.")
 _INSTALL_HINT = (
     "the replay harness needs the Claude Code CLI to capture its request: run `make claude` "
     "(or `npm install --prefix .tools @anthropic-ai/claude-code@2.1.197`), put `claude` on PATH "
@@ -76,6 +192,10 @@ class ReplayTemplate(BaseModel):
     body: dict[str, Any]
     settings: dict[str, str] = Field(default_factory=dict)
     skills: list[str] = Field(default_factory=list, description="skill folders installed")
+    project_differs: list[str] = Field(
+        default_factory=list,
+        description="what of the --project view could not be reproduced (git status / git log)",
+    )
 
     def content_hash(self) -> str:
         """SHA-256 of the headers and body (part of the replay judge's cache identity)."""
@@ -88,42 +208,32 @@ class ReplayTemplate(BaseModel):
         return [flag.strip() for flag in raw.split(",") if flag.strip()]
 
     _sentinel_at: tuple[str | int, ...] | None = PrivateAttr(default=None)
+    _derived_at: list[tuple[str | int, ...]] | None = PrivateAttr(default=None)
 
-    def body_for(self, query: str) -> dict[str, Any]:
-        """The body with the sentinel replaced by `query` (JSON-safe: only string values are
-        touched, so quotes or backslashes in the query cannot break the document).
+    def body_for(self, query: str, today: datetime.date | None = None) -> dict[str, Any]:
+        """The body Claude Code would send for `query` on `today`: the sentinel replaced by
+        `query` (JSON-safe: only string values are touched, so quotes or backslashes in the
+        query cannot break the document), the billing header's suffix computed for `query`
+        (`billing_suffix`) and, when `today` is given, the date texts set to it (`swap_date`).
 
-        Only the containers on the way to the sentinel's string are copied; the rest (tools,
+        Only the containers on the way to the edited strings are copied; the rest (tools,
         system prompt: ~100 kB) is shared with the template, so the result is read-only below
         its top level. A body without exactly one sentinel string is copied whole."""
         at = self._sentinel_at if self._sentinel_at is not None else self._find_sentinel()
+        if self._derived_at is None:
+            self._derived_at = _paths_where(self.body, _is_derived)
         if not at:
-            return dict(swap_text(self.body, SENTINEL, query))
-        root: dict[str, Any] = dict(self.body)
-        node: Any = root
-        for step in at[:-1]:
-            child = node[step]
-            node[step] = child = list(child) if isinstance(child, list) else dict(child)
-            node = child
-        node[at[-1]] = node[at[-1]].replace(SENTINEL, query)
+            root: dict[str, Any] = dict(swap_text(self.body, SENTINEL, query))
+        else:
+            root = dict(self.body)
+            _edit(root, at, lambda text: text.replace(SENTINEL, query))
+        for path in self._derived_at:
+            _edit(root, path, lambda text: swap_date(swap_billing(text, query), today))
         return root
 
     def _find_sentinel(self) -> tuple[str | int, ...]:
         """The path (keys and indices) to the one string holding the sentinel; () if not one."""
-        found: list[tuple[str | int, ...]] = []
-
-        def walk(value: Any, path: tuple[str | int, ...]) -> None:
-            if isinstance(value, str):
-                if SENTINEL in value:
-                    found.append(path)
-            elif isinstance(value, list):
-                for index, item in enumerate(value):
-                    walk(item, (*path, index))
-            elif isinstance(value, dict):
-                for key, item in value.items():
-                    walk(item, (*path, key))
-
-        walk(self.body, ())
+        found = _paths_where(self.body, lambda text: SENTINEL in text)
         self._sentinel_at = found[0] if len(found) == 1 and found[0] else ()
         return self._sentinel_at
 
@@ -132,11 +242,88 @@ class ReplayTemplate(BaseModel):
         return json.dumps(self.body, ensure_ascii=False).count(SENTINEL)
 
 
+def _paths_where(value: Any, test: Callable[[str], bool]) -> list[tuple[str | int, ...]]:
+    """The paths (keys and indices) to every string of `value` that passes `test`."""
+    found: list[tuple[str | int, ...]] = []
+
+    def walk(item: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(item, str):
+            if test(item):
+                found.append(path)
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                walk(child, (*path, index))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                walk(child, (*path, key))
+
+    walk(value, ())
+    return found
+
+
+def _edit(root: dict[str, Any], path: tuple[str | int, ...], change: Callable[[str], str]) -> None:
+    """Apply `change` to the string at `path` of `root`, copying the containers on the way
+    (so whatever `root` shares with a template stays untouched)."""
+    node: Any = root
+    for step in path[:-1]:
+        child = node[step]
+        node[step] = child = list(child) if isinstance(child, list) else dict(child)
+        node = child
+    node[path[-1]] = change(node[path[-1]])
+
+
+def _is_derived(text: str) -> bool:
+    """Whether a string holds something the CLI derives from the query or the day."""
+    return bool(_BILLING.search(text) or _TODAY.search(text) or _MONTH.search(text))
+
+
+def billing_suffix(prompt: str, version: str) -> str:
+    """The suffix Claude Code 2.1.197 appends to `cc_version=<version>.` in its billing header:
+    the first 3 hex digits of SHA-256 over a fixed salt, the prompt's UTF-16 code units at 4, 7
+    and 20 ("0" past its end) and the version (the rule of the CLI's own code)."""
+    units = prompt.encode("utf-16-le")
+
+    def unit(index: int) -> str:
+        if 2 * index + 2 > len(units):
+            return "0"
+        # one code unit; a lone surrogate is hashed as U+FFFD, as JavaScript's UTF-8 encoder does
+        return units[2 * index : 2 * index + 2].decode("utf-16-le", errors="replace")
+
+    picked = "".join(unit(index) for index in _BILLING_AT)
+    blob = f"{_BILLING_SALT}{picked}{version}".encode()
+    return hashlib.sha256(blob).hexdigest()[:3]
+
+
+def swap_billing(text: str, query: str) -> str:
+    """`text` with every `cc_version=<version>.<suffix>` suffix computed for `query`."""
+    return _BILLING.sub(lambda m: m.group(1) + billing_suffix(query, m.group(2)), text)
+
+
+def swap_date(text: str, today: datetime.date | None) -> str:
+    """`text` with the CLI's date texts set to `today` (unchanged when None): `Today's date is
+    YYYY-MM-DD.` (separator and apostrophe kept) and `The current month is <Month> <YYYY>.`"""
+    if today is None:
+        return text
+
+    def day(m: re.Match[str]) -> str:
+        sep = m.group(3)
+        return f"{m.group(1)}{today.year:04d}{sep}{today.month:02d}{sep}{today.day:02d}."
+
+    text = _TODAY.sub(day, text)
+    return _MONTH.sub(lambda m: f"{m.group(1)}{_MONTHS[today.month - 1]} {today.year}.", text)
+
+
 def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
-    """SHA-256 over the names, descriptions and bodies of the installed skills (and the content
-    hash of their folders when known: a `when_to_use` changes the listing)."""
+    """SHA-256 over what the CLI reads of the installed skills: each one's name, folder name and
+    SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
+    under test, the body). Other files of a skill folder (evals/, notes, scripts) are not read
+    for the request, so adding or editing them keeps the template."""
     items = [
-        [s.name, s.description, s.body, getattr(s, "content_hash", None) or ""]
+        [
+            s.name,
+            Path(s.folder).name if s.folder else "",
+            hashlib.sha256(skill_md_bytes(s)).hexdigest(),
+        ]
         for s in (target, *catalog)
     ]
     blob = json.dumps(sorted(items), ensure_ascii=False)
@@ -155,18 +342,20 @@ def template_key(
     model: str,
     cli_version: str,
     settings: Mapping[str, str],
+    project: str | None = None,
 ) -> str:
-    """The cache key of a template: skill set content, model, CLI version, settings."""
-    blob = json.dumps(
-        {
-            "format": TEMPLATE_FORMAT,
-            "skills": skill_set_hash(target, catalog),
-            "model": model,
-            "cli": cli_version,
-            "settings": dict(sorted(settings.items())),
-        },
-        sort_keys=True,
-    )
+    """The cache key of a template: skill set content, model, CLI version, settings and the
+    `--project` snapshot's key (`ProjectSnapshot.key`, None without a project)."""
+    fields: dict[str, Any] = {
+        "format": TEMPLATE_FORMAT,
+        "skills": skill_set_hash(target, catalog),
+        "model": model,
+        "cli": cli_version,
+        "settings": dict(sorted(settings.items())),
+    }
+    if project is not None:
+        fields["project"] = project
+    blob = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
 
@@ -339,24 +528,21 @@ def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry
     return install_skills(project, target, catalog)
 
 
-def capture_env(home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:
-    """The CLI's environment for a capture: isolated HOME, dummy key, the capture server."""
-    env = {k: os.environ[k] for k in _BASE_ENV if k in os.environ}
-    env.update(
-        HOME=str(home),
-        USERPROFILE=str(home),
-        CLAUDE_CONFIG_DIR=str(home / ".claude"),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
-        ANTHROPIC_API_KEY="sk-ant-skillbench-capture-dummy",
-        ANTHROPIC_BASE_URL=base_url,
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-    )
+def capture_env(
+    home: Path,
+    base_url: str,
+    settings: Mapping[str, str],
+    *,
+    source: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The CLI's environment for a capture: the caller's (`source`, default the process
+    environment) by the claude-code backend's rules (`claude_env.build_env`: session and
+    HOME-config variables out, HOME isolated), without secrets and routing variables, with a
+    dummy key, the capture server as ANTHROPIC_BASE_URL and `settings` applied last."""
+    env = build_env(home, source=source)
+    for name in (*SECRET_VARS, *ROUTING_VARS):
+        env.pop(name, None)
+    env.update(ANTHROPIC_API_KEY="sk-ant-skillbench-capture-dummy", ANTHROPIC_BASE_URL=base_url)
     env.update(settings)
     return env
 
@@ -442,23 +628,28 @@ def capture_template(
     cli_version: str,
     settings: Mapping[str, str] | None = None,
     timeout: float = CAPTURE_TIMEOUT,
+    project: ProjectSnapshot | None = None,
 ) -> ReplayTemplate:
-    """Run the CLI once against the capture server and return the normalised template.
+    """Run the CLI once against the capture server and return the normalised template (in a
+    copy of `project`'s view when given, see `replay_project`).
 
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
     settings = dict(settings or {})
-    key = template_key(target, catalog, model, cli_version, settings)
+    key = template_key(
+        target, catalog, model, cli_version, settings, project.key() if project else None
+    )
     root = make_scratch("capture").resolve()
     try:
-        project, home = root / "project", root / "home"
-        project.mkdir()
+        folder, home = root / "project", root / "home"
+        differs = materialise(project, folder) if project is not None else []
+        folder.mkdir(exist_ok=True)
         (home / ".claude").mkdir(parents=True)
-        names = write_skills(project, target, catalog)
+        names = write_skills(folder, target, catalog)
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, settings)
             flags = ["--model", model, "--output-format", "stream-json", "--verbose"]
-            done = _run_cli(print_call(claude_bin, flags, SENTINEL), project, env, timeout)
+            done = _run_cli(print_call(claude_bin, flags, SENTINEL), folder, env, timeout)
             found = server.skill_request()
         if found is None:
             tail = (done.stderr or done.stdout or "").strip()[-400:]
@@ -476,6 +667,7 @@ def capture_template(
             body=normalise_body(body, str(root)),
             settings=settings,
             skills=names,
+            project_differs=differs,
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -534,9 +726,13 @@ class TemplateStore:
         model: str,
         cli_version: str,
         settings: Mapping[str, str],
+        project: ProjectSnapshot | None = None,
     ) -> ReplayTemplate:
-        """The template for this skill set, model, CLI version and settings (captured once)."""
-        key = template_key(target, catalog, model, cli_version, settings)
+        """The template for this skill set, model, CLI version, settings and project (captured
+        once)."""
+        key = template_key(
+            target, catalog, model, cli_version, settings, project.key() if project else None
+        )
         with self._lock:
             found = self.load(key)
             if found is not None:
@@ -552,6 +748,7 @@ class TemplateStore:
                     model=model,
                     cli_version=cli_version,
                     settings=settings,
+                    project=project,
                 )
             except BackendError as exc:
                 self._failed[key] = str(exc)

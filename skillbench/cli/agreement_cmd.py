@@ -68,6 +68,7 @@ def register(subparsers: Any) -> None:
         "--seed", type=common.seed_option(), default=0, help="seed for both backends (0)"
     )
     common.add_catalog_option(p)
+    common.add_project_option(p)
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
+    project = _project_options(args)
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
     with common.progress_bar(err, "agreement") as on_progress:
@@ -102,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             use_cache=not args.no_cache,
             cache_path=args.cache,
+            **project,
         )
     if args.out:
         write_json(args.out, report)
@@ -118,6 +121,21 @@ def run(args: argparse.Namespace) -> int:
         err.print("nothing to compare: no query was decided by both backends", markup=False)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _project_options(args: argparse.Namespace) -> dict[str, Any]:
+    """`--project` for the side(s) on the anthropic backend (replay); exit 2 when neither is."""
+    if args.project is None:
+        return {}
+    from skillbench.backends.registry import resolve_backend_name
+
+    sides = {
+        side: backend
+        for side, backend in (("a", args.backend_a), ("b", args.backend_b))
+        if resolve_backend_name(backend) == "anthropic"
+    }
+    common.project_option(args.project, next(iter(sides.values()), args.backend_a), None)
+    return {f"backend_options_{side}": {"project": args.project} for side in sides}
 
 
 def _print_table(console: Console, report: AgreementReport) -> None:

@@ -9,6 +9,7 @@ import argparse
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench import limits
@@ -298,6 +299,36 @@ def check_harness(
             "applies to the replay harness only (the minimal harness has its own breakpoints)",
             path="--cache-before-query",
         )
+
+
+def add_project_option(parser: argparse.ArgumentParser) -> None:
+    """`--project DIR`: capture Claude Code's request as inside that repository (replay)."""
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="replay harness only: capture Claude Code's request as it is inside this project "
+        "(its CLAUDE.md files, .claude settings, rules, agents, commands and git status), from "
+        "a throwaway copy: nothing is written into DIR; the report names DIR and its commit",
+    )
+
+
+def project_option(project: str | None, backend: str | None, harness: str | None) -> str | None:
+    """The `--project` folder, checked (exit 2 naming `--project`) before any run: it must exist
+    and the backend must be the anthropic backend's replay harness."""
+    if project is None:
+        return None
+    from skillbench.backends.registry import resolve_backend_name, resolve_harness
+    from skillbench.errors import InputError
+
+    name = resolve_backend_name(backend)
+    if name != "anthropic" or resolve_harness(harness) != "replay":
+        raise InputError(
+            f"applies to the anthropic backend's replay harness only (the backend is {name!r})",
+            path="--project",
+        )
+    if not Path(project).expanduser().is_dir():
+        raise InputError(f"project folder not found: {project}", path="--project")
+    return project
 
 
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:

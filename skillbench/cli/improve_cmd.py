@@ -64,6 +64,7 @@ def register(subparsers: Any) -> None:
     common.add_workers_option(p)
     common.add_catalog_option(p)
     common.add_harness_option(p)
+    common.add_project_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument(
         "--apply",
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     catalog_dir = common.catalog_dir(args.catalog)
@@ -118,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         cache_path=args.cache,
         harness=args.harness,
         cache_before_query=args.cache_before_query,
+        project=args.project,
     )
     if args.dry_run:
         return _dry_run(args, options, cap, args.adopt_alpha)

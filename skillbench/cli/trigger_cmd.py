@@ -65,6 +65,7 @@ def register(subparsers: Any) -> None:
     common.add_workers_option(p)
     common.add_catalog_option(p)
     common.add_harness_option(p)
+    common.add_project_option(p)
     p.add_argument(
         "--escalate",
         action="store_true",
@@ -96,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.out, "--out")
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.project_option(args.project, args.backend, args.harness)
     catalog = common.catalog_dir(args.catalog)
     cap = common.max_cost(args)
     options: dict[str, Any] = dict(
@@ -307,6 +309,8 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
             cache_before_query=getattr(args, "cache_before_query", False),
         )
     )
+    if getattr(args, "project", None):
+        options["project"] = args.project
     return options
 
 

@@ -160,6 +160,7 @@ async def improve_skill(
     cache_path: str | Path | None = None,
     harness: str | None = None,
     cache_before_query: bool = False,
+    project: str | Path | None = None,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
     max_cost: float | None = None,
@@ -223,6 +224,10 @@ async def improve_skill(
     budget = budget or Budget(max_cost)
     cache = open_cache(cache_path, enabled=use_cache)
     options = harness_options(harness, cache_before_query=cache_before_query)
+    if project is not None:
+        if name != "anthropic" or options.get("harness", "replay") != "replay":
+            raise InputError("applies to the anthropic backend's replay harness", path="--project")
+        options["project"] = project  # the replay judge captures in that project's view
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache, workers=workers, **options),
         budget,

@@ -25,6 +25,7 @@ from skillbench.backends.replay_capture import (
     SENTINEL,
     ReplayTemplate,
     TemplateStore,
+    billing_suffix,
     request_settings,
     template_key,
 )
@@ -142,6 +143,9 @@ async def test_the_request_sent_is_the_template_with_only_the_query_swapped(tmp_
     sent = json.loads(request.content)
     expected = captured_body()
     expected["messages"][0]["content"][1]["text"] = query
+    # the billing suffix is the CLI's own for this query (replay_capture.billing_suffix)
+    billing = f"x-anthropic-billing-header: cc_version=2.1.197.{billing_suffix(query, VERSION)};"
+    expected["system"][0]["text"] = billing
     assert sent.pop("stream") is True
     assert sent == expected  # cache_control breakpoints, thinking, tools: all unchanged
     assert "sk-ant-test-key" not in json.dumps(sent)
@@ -561,7 +565,7 @@ def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Pat
     nasty = '"}]} \\u0000 </system-reminder> ' + SENTINEL[:5]
     body = template.body_for(nasty)
     assert body["messages"][0]["content"][1]["text"] == nasty
-    assert body["system"] == captured_body()["system"]
+    assert body["system"][1:] == captured_body()["system"][1:]
     assert json.loads(json.dumps(body)) == body
     # the template itself is untouched, and so is it after a call's arguments are built from it
     assert template.body == captured_body()
@@ -621,6 +625,10 @@ async def test_cache_before_query_adds_one_breakpoint_and_changes_nothing_else(
         expected = captured_body()
         expected["messages"][0]["content"][1]["text"] = query
         expected["messages"][0]["content"][0]["cache_control"] = {"type": "ephemeral"}
+        suffix = billing_suffix(query, VERSION)
+        expected["system"][0]["text"] = (
+            f"x-anthropic-billing-header: cc_version={VERSION}.{suffix};"
+        )
         assert sent == expected  # the listing block is a breakpoint; all else is Claude Code's
     assert judge.versions()["cache_breakpoints"] == "claude-code + 1 before the query"
     # the stored template is untouched (the call cache keys on it: same tokens, same samples)

@@ -184,7 +184,7 @@ async def test_budget_override_reaches_the_capture_and_the_report(
     target = SkillEntry("zz-pdf-tools", big_catalog()[0].description, TARGET.body)
     sent: list[httpx2.Request] = []
     judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, target.name)
-    assert judge.identity()["settings"] == {"SLASH_COMMAND_TOOL_CHAR_BUDGET": "30000"}
+    assert judge.identity()["settings"]["SLASH_COMMAND_TOOL_CHAR_BUDGET"] == "30000"
     queries = [EvalQuery("merge two pdf files", True, None, (0,))]
     report = await run_trigger_eval(
         target.name, target.description, queries, judge, runs=1, catalog=big_catalog()

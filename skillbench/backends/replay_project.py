@@ -1,0 +1,268 @@
+"""`--project DIR`: capture Claude Code's request as it would be inside the user's repository.
+
+Run in a repository, Claude Code 2.1.197 sends what it reads there: the CLAUDE.md files, the
+project settings (`.claude/settings*.json`), rules, agents and commands, and a git status block
+(current branch, main branch, `git user.name`, `git status --short`, the last 5 commits of
+`git log --oneline`). The capture must see the same, but may never write into DIR.
+
+`snapshot` reads DIR (read-only: `git --no-optional-locks`, no lock, no index refresh) into a
+`ProjectSnapshot`; `materialise` rebuilds that view in the capture's throwaway project: the files
+copied, and for a git repository a shallow fetch of HEAD (5 commits) with the same branch, the
+same `origin` main branch, the same user name and abbreviation length, and the uncommitted
+changes replayed so that `git status --short` prints what it prints in DIR. The snapshot's `key`
+(files' content and the git texts, never the path) is part of the template key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from skillbench.errors import InputError
+
+#: What Claude Code reads from the project folder at start (relative paths; folders whole).
+PROJECT_FILES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    ".claude/CLAUDE.md",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+)
+PROJECT_FOLDERS = (".claude/rules", ".claude/agents", ".claude/commands")
+LOG_COMMITS = 5
+GIT_TIMEOUT = 60.0
+
+
+class ProjectSnapshot(BaseModel):
+    """What the CLI would read from a project folder (no file content: hashes only)."""
+
+    path: str = Field(description="the project folder, as resolved")
+    files: dict[str, str] = Field(default_factory=dict, description="relative path -> sha256")
+    git: bool = False
+    commit: str | None = None
+    branch: str | None = None
+    main_branch: str | None = None
+    user_name: str = ""
+    abbrev: int | None = None
+    status: str = ""
+    log: str = ""
+
+    def key(self) -> str:
+        """SHA-256 of everything that reaches the request (the path excluded)."""
+        fields = self.model_dump(exclude={"path"})
+        blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def label(self) -> str:
+        """`DIR @ <commit>` (with `+ uncommitted changes`), or `DIR (not a git repository)`."""
+        if not self.git:
+            return f"{self.path} (not a git repository)"
+        dirty = " + uncommitted changes" if self.status else ""
+        return f"{self.path} @ {self.commit or 'no commit'}{dirty}"
+
+
+def _git(folder: Path, *args: str, check: bool = True, home: Path | None = None) -> str:
+    """Output of a git command in `folder` (no optional locks); with `home`, git sees that HOME
+    (no global config), as the capture's CLI does."""
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
+    if home is not None:
+        env["HOME"] = str(home)
+        env.pop("XDG_CONFIG_HOME", None)
+    done = subprocess.run(
+        ["git", "--no-optional-locks", "-C", str(folder), *args],
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise InputError(
+            f"git {args[0]} failed in the project: {done.stderr.strip()[:200]}",
+            path="--project",
+        )
+    return done.stdout if done.returncode == 0 else ""
+
+
+def _files(root: Path) -> list[str]:
+    """The relative paths of the files the CLI reads from `root`."""
+    found = [rel for rel in PROJECT_FILES if (root / rel).is_file()]
+    for rel in PROJECT_FOLDERS:
+        folder = root / rel
+        if folder.is_dir():
+            found += sorted(
+                p.relative_to(root).as_posix() for p in folder.rglob("*") if p.is_file()
+            )
+    return found
+
+
+def _main_branch(root: Path) -> str | None:
+    """Claude Code's main branch: origin/HEAD's target if that ref exists, else origin/main or
+    origin/master; None when it falls back to "main" without any origin ref."""
+    target = _git(root, "symbolic-ref", "-q", "refs/remotes/origin/HEAD", check=False).strip()
+    candidates = []
+    if target.startswith("refs/remotes/origin/"):
+        candidates.append(target.removeprefix("refs/remotes/origin/"))
+    candidates += ["main", "master"]
+    for name in candidates:
+        if _git(root, "rev-parse", "-q", "--verify", f"refs/remotes/origin/{name}", check=False):
+            return name
+    return None
+
+
+def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
+    """Read the project folder (read-only); InputError naming `--project` when it is missing."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise InputError("project folder not found", path="--project")
+    root = root.resolve()
+    files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
+    inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
+    if not inside:
+        return ProjectSnapshot(path=str(root), files=files)
+    if Path(inside).resolve() != root:
+        raise InputError(
+            f"give the repository's top folder ({inside}), not a folder inside it",
+            path="--project",
+        )
+    commit = _git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip() or None
+    branch = _git(root, "rev-parse", "--abbrev-ref", "HEAD", check=False).strip() or None
+    short = _git(root, "rev-parse", "--short", "HEAD", check=False).strip()
+    return ProjectSnapshot(
+        path=str(root),
+        files=files,
+        git=True,
+        commit=commit,
+        branch=branch,
+        main_branch=_main_branch(root),
+        user_name=_git(root, "config", "user.name", check=False).strip(),
+        abbrev=len(short) or None,
+        status=_git(root, "status", "--short").rstrip("\n"),
+        log=_git(root, "log", "--oneline", "-n", str(LOG_COMMITS), check=False).strip()
+        if commit
+        else "",
+    )
+
+
+def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
+    """Rebuild the project's view in the empty folder `dest` (never writing into the project);
+    returns what could not be reproduced (empty when `git status` and `git log` match)."""
+    source = Path(project.path)
+    dest.mkdir(parents=True, exist_ok=True)
+    if project.git:
+        _clone(project, source, dest)
+    for rel in project.files:
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / rel, out)
+    if not project.git:
+        return []
+    if project.commit is not None:
+        _replay_changes(source, dest)
+    exclude_from_status(dest, "/.claude/skills/")
+    for rel in project.files:  # copied but ignored in the project (e.g. by its own info/exclude)
+        tracked = _git(dest, "ls-files", "--", rel, check=False).strip()
+        if not tracked and f"?? {rel}" not in project.status.splitlines():
+            exclude_from_status(dest, "/" + rel)
+    differs = []
+    with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
+        status = _git(dest, "status", "--short", check=False, home=Path(home))
+        log = _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False, home=Path(home))
+    if status.rstrip("\n") != project.status:
+        differs.append("git status")
+    if log.strip() != project.log:
+        differs.append("git log")
+    return differs
+
+
+def exclude_from_status(dest: Path, *patterns: str) -> None:
+    """Keep what the capture adds (the installed skills) out of the copy's `git status`."""
+    info = dest / ".git" / "info"
+    if not info.parent.is_dir():
+        return
+    info.mkdir(parents=True, exist_ok=True)
+    with (info / "exclude").open("a", encoding="utf-8") as out:
+        out.writelines(f"{pattern}\n" for pattern in patterns)
+
+
+def _clone(project: ProjectSnapshot, source: Path, dest: Path) -> None:
+    """A shallow copy of HEAD in `dest`: same branch, main-branch ref, user and abbreviation."""
+    _git(dest, "init", "-q")
+    if project.commit is not None:
+        _git(dest, "fetch", "-q", "--no-tags", f"--depth={LOG_COMMITS}", source.as_uri(), "HEAD")
+        if project.branch and project.branch != "HEAD":
+            _git(dest, "checkout", "-q", "-B", project.branch, "FETCH_HEAD")
+        else:
+            _git(dest, "checkout", "-q", "--detach", "FETCH_HEAD")
+        if project.main_branch:
+            _git(dest, "update-ref", f"refs/remotes/origin/{project.main_branch}", "HEAD")
+    elif project.branch and project.branch != "HEAD":
+        _git(dest, "symbolic-ref", "HEAD", f"refs/heads/{project.branch}")
+    if project.user_name:
+        _git(dest, "config", "user.name", project.user_name)
+    if project.abbrev:
+        _git(dest, "config", "core.abbrev", str(project.abbrev))
+
+
+def _replay_changes(source: Path, dest: Path) -> None:
+    """Make `dest`'s index and work tree differ from HEAD as `source`'s do (content copied
+    from the project's index and work tree; renames as delete + add)."""
+    raw = _git(source, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    entries = raw.split("\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        x, y, rel = entry[0], entry[1], entry[3:]
+        if x in "RC":
+            old = entries[index]
+            index += 1
+            if x == "R":
+                _git(dest, "rm", "-q", "--cached", "--", old, check=False)
+                (dest / old).unlink(missing_ok=True)
+            x = "A"
+        target = dest / rel
+        if x == "?":
+            _copy_worktree(source / rel, target)
+            continue
+        if x in "MA":
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(_index_blob(source, rel))
+            _git(dest, "add", "-f", "--", rel, check=False)
+        elif x == "D":
+            _git(dest, "rm", "-q", "--cached", "--", rel, check=False)
+            target.unlink(missing_ok=True)
+        if y == "M":
+            _copy_worktree(source / rel, target)
+        elif y == "D":
+            target.unlink(missing_ok=True)
+
+
+def _index_blob(source: Path, rel: str) -> bytes:
+    done = subprocess.run(
+        ["git", "--no-optional-locks", "-C", str(source), "show", f":{rel}"],
+        capture_output=True,
+        timeout=GIT_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return done.stdout
+
+
+def _copy_worktree(src: Path, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_symlink():
+        out.unlink(missing_ok=True)
+        os.symlink(os.readlink(src), out)
+    elif src.is_file():
+        shutil.copyfile(src, out)
