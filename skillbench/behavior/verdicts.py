@@ -82,6 +82,7 @@ def grading_header(
         harness="machine checks, then one model judgement per remaining expectation",
         model=summary.model,
         runs=f"{runs} graded run(s)",
+        skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
         proxy="no model grader: what checks cannot decide is UNGRADED"
         if summary.backend == "local"
@@ -158,6 +159,7 @@ def benchmark_header(
         harness="graded behavior runs, paired by case",
         model=meta.executor_model or model,
         runs=f"{meta.runs_per_configuration} per case and configuration",
+        skill_dir=meta.skill_path,
         recorded=SAMPLE_RUNS if recorded else None,
         cost=cost,
     )
@@ -196,6 +198,7 @@ def compare_header(
         harness=f"{summary.judge} judge, both orders, seed {summary.seed}",
         model=summary.model,
         runs=None if runs is None else f"{runs} per case and configuration",
+        skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded else None,
         proxy=summary.note if summary.backend == "local" else None,
         cost=summary.cost,

@@ -115,9 +115,12 @@ def _report(args: argparse.Namespace) -> int:
     if args.notebook == "list":
         if args.parameter:
             raise InputError("`report list` takes no parameters", field="-p")
-        for folder, manifest in list_reports(args.out):
+        found = list_reports(args.out)
+        for folder, manifest in found:
             when = f"{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z"
             print(common.safe(f"{manifest.status:7} {when}  {folder}"))
+        if not found:
+            print(common.safe(f"no reports under {args.out} (run `skillbench report NOTEBOOK`)"))
         return EXIT_OK
     params: dict[str, Any] = {}
     for name, value in args.parameter:
@@ -155,6 +158,8 @@ def _diff(args: argparse.Namespace) -> int:
         raise InputError("must be between 0 and 1 (exclusive)", field="--alpha")
     diff = diff_reports(args.paths[0], args.paths[1], alpha=args.alpha)
     print("\n".join(header_lines(diff_header(diff))))
+    for warning in diff.warnings:
+        print(common.safe(f"WARNING: {warning}"))
     for note in diff.notes:
         print(f"note: {note}")
     changed = diff_rows(diff, changed_only=True)
@@ -174,12 +179,13 @@ def _demo(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from skillbench.reports.index import write_index
-    from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
+    from skillbench.reports.runner import DEMO_NOTEBOOKS, demo_parameters, run_notebook
 
     status = EXIT_OK
     with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="skillbench-demo") as pool:
         futures = [
-            pool.submit(run_notebook, name, {}, out_root=args.out) for name in DEMO_NOTEBOOKS
+            pool.submit(run_notebook, name, demo_parameters(name), out_root=args.out)
+            for name in DEMO_NOTEBOOKS
         ]
         results = [future.result() for future in futures]  # printed in DEMO_NOTEBOOKS order
     # Each notebook rewrote the index as it finished; two finishing together may each have

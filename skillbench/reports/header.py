@@ -1,8 +1,9 @@
 """The header every report opens with: what it is about, how it was made, and its verdict.
 
 A `ReportHeader` names the skill, the eval set (path and sha256), the backend, the harness and
-model (and the CLI version and what the model was shown, when known), the runs, the date, the
-commit (with a dirty flag) and a one-line verdict. Numbers that come from recorded fixtures
+model (and the CLI version and what the model was shown, when known), the catalog of competing
+skills (source, count, sha256), the runs, the date, the skill repository's commit (with a dirty
+flag), skillbench's version and commit, and a one-line verdict. Numbers that come from recorded fixtures
 (hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
 (`skillbench.trigger.verdict`, `skillbench.improve.adopt`, `skillbench.behavior.verdicts`); this
 module only holds the model and renders it (HTML for reports, plain lines for the CLI).
@@ -20,18 +21,22 @@ from skillbench.gitinfo import run_git
 from skillbench.reports.paths import project_root
 from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.report import ReportHeader
+from skillbench.schemas.trigger import CatalogInfo
+from skillbench.version import __version__
 
 __all__ = [
     "HEADER_NAME",
     "HEADER_OUTPUT_KEY",
     "ReportHeader",
     "Verdict",
+    "catalog_text",
     "commit_state",
     "file_sha256",
     "header_html",
     "header_lines",
     "make_header",
     "mark",
+    "skill_commit_state",
     "yes_no",
 ]
 
@@ -81,6 +86,27 @@ def commit_state() -> tuple[str | None, bool | None]:
     return commit.strip(), None if status is None else bool(status.strip())
 
 
+def skill_commit_state(skill_dir: str | Path | None) -> tuple[str | None, bool | None]:
+    """(HEAD commit, dirty flag) of the git repository holding the skill folder, the dirty flag
+    counting changes (untracked files included) inside that folder only; (None, None) when the
+    folder is not in a git repository."""
+    if skill_dir is None or not Path(skill_dir).is_dir():
+        return None, None
+    folder = Path(skill_dir)
+    commit = run_git(folder, "rev-parse", "HEAD")
+    if commit is None:
+        return None, None
+    status = run_git(folder, "status", "--porcelain", "--", ".")
+    return commit.strip(), None if status is None else bool(status.strip())
+
+
+def catalog_text(info: CatalogInfo) -> str:
+    """ "data/catalog: 20 skills, sha256 4f53cda18c2b" (the catalog row of a header)."""
+    count = len(info.skills)
+    digest = f", sha256 {info.sha256[:12]}" if info.sha256 else ""
+    return f"{info.source}: {count} skill{'' if count == 1 else 's'}{digest}"
+
+
 def make_header(
     title: str,
     verdict: Verdict,
@@ -96,9 +122,13 @@ def make_header(
     recorded: str | None = None,
     proxy: str | None = None,
     cost: CostBlock | None = None,
+    catalog: CatalogInfo | None = None,
+    skill_dir: str | Path | None = None,
 ) -> ReportHeader:
-    """A header stamped with now (UTC), the project's commit and the eval set's hash."""
+    """A header stamped with now (UTC), skillbench's version and commit, the skill
+    repository's commit (when `skill_dir` is given) and the eval set's hash."""
     commit, dirty = commit_state()
+    skill_commit, skill_dirty = skill_commit_state(skill_dir)
     return ReportHeader(
         title=title,
         verdict=verdict.line,
@@ -112,8 +142,13 @@ def make_header(
         model=model,
         cli_version=cli_version,
         listing=listing,
+        catalog=catalog_text(catalog) if catalog is not None else None,
+        catalog_sha256=catalog.sha256 if catalog is not None else None,
         runs=None if runs is None else str(runs),
         date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        skill_commit=skill_commit,
+        skill_dirty=skill_dirty,
+        tool_version=__version__,
         commit=commit,
         dirty=dirty,
         recorded=recorded,
@@ -127,9 +162,14 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
     eval_set = header.eval_set
     if eval_set and header.eval_set_sha256:
         eval_set = f"{eval_set} (sha256 {header.eval_set_sha256[:12]})"
-    commit = header.commit[:12] if header.commit else "not a git checkout"
-    if header.commit and header.dirty:
-        commit += " (dirty: uncommitted changes)"
+    skill_commit = None
+    if header.skill_commit:
+        skill_commit = header.skill_commit[:12]
+        if header.skill_dirty:
+            skill_commit += " (dirty: uncommitted changes in the skill folder)"
+    tool = f"skillbench {header.tool_version}" if header.tool_version else "skillbench"
+    if header.commit:
+        tool += f", commit {header.commit[:12]}" + (" (dirty)" if header.dirty else "")
     rows = [
         ("skill", header.skill),
         ("eval set", eval_set),
@@ -138,10 +178,12 @@ def _fields(header: ReportHeader) -> list[tuple[str, str]]:
         ("model", header.model),
         ("CLI version", header.cli_version),
         ("listing", header.listing),
+        ("catalog", header.catalog),
         ("runs", header.runs),
         ("cost", header.cost),
         ("date", header.date),
-        ("commit", commit),
+        ("skill commit", skill_commit),
+        ("tool", tool if header.tool_version or header.commit else None),
     ]
     return [(k, v) for k, v in rows if v]
 

@@ -27,10 +27,23 @@ class ReportHeader(Document):
     model: str | None = None
     cli_version: str | None = Field(default=None, description="Claude Code CLI version, if used")
     listing: str | None = Field(default=None, description="what the model was shown (skills)")
+    catalog: str | None = Field(
+        default=None, description="the competing skills: source, skill count, sha256 (short)"
+    )
+    catalog_sha256: str | None = Field(default=None, description="hash of the catalog's skills")
     runs: str | None = Field(default=None, description="runs per query or case")
     date: str = Field(description="UTC, ISO 8601")
-    commit: str | None = None
-    dirty: bool | None = Field(default=None, description="uncommitted changes in the checkout")
+    skill_commit: str | None = Field(
+        default=None, description="HEAD of the git repository holding the skill (not skillbench's)"
+    )
+    skill_dirty: bool | None = Field(
+        default=None, description="uncommitted changes in the skill's folder"
+    )
+    tool_version: str | None = Field(default=None, description="skillbench's version")
+    commit: str | None = Field(default=None, description="skillbench's own commit (its checkout)")
+    dirty: bool | None = Field(
+        default=None, description="uncommitted changes in skillbench's checkout"
+    )
     recorded: str | None = Field(
         default=None, description="set when the numbers come from recorded fixtures, not a model"
     )

@@ -391,7 +391,8 @@ async def evaluate_skill(
             report.cost.cap_usd = budget.cap_usd
         from skillbench.trigger.verdict import trigger_header
 
-        report.header = trigger_header(report).model_dump(mode="json", exclude_none=True)
+        header = trigger_header(report, skill_dir=skill.path)
+        report.header = header.model_dump(mode="json", exclude_none=True)
         return report
     finally:
         try:
