@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
 from skillbench.backends.budget import Budget
 from skillbench.behavior.checks import RunMaterial, run_check
@@ -452,8 +453,4 @@ def read_gradings(skill_dir: str | Path, *, workspace: str | Path | None = None)
     return summary
 
 
-def grade_workspace_sync(skill_dir: str | Path, **options: Any) -> GradeSummary:
-    """Blocking form of grade_workspace; safe inside a running Jupyter kernel."""
-    from skillbench.aio import run_sync
-
-    return run_sync(lambda: grade_workspace(skill_dir, **options))
+grade_workspace_sync = blocking(grade_workspace)

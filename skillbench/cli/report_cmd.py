@@ -50,14 +50,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument(
         "notebook",
         metavar="NOTEBOOK",
-        help="notebook name or path, or `list`, or `diff` (e.g. trigger_eval)",
+        help="notebook name or path, or `list`, `diff`, `params` (e.g. trigger_eval)",
     )
     report.add_argument(
         "paths",
         nargs="*",
         metavar="A B",
         help="with `diff`: two trigger (or benchmark) reports, as JSON files or report folders "
-        "(e.g. reports/trigger_eval/latest reports/trigger_eval/20260101T000000Z-abc123)",
+        "(e.g. reports/trigger_eval/latest reports/trigger_eval/20260101T000000Z-abc123); "
+        "with `params`: one notebook (e.g. report params trigger_eval)",
     )
     report.add_argument(
         "--alpha",
@@ -107,6 +108,8 @@ def _report(args: argparse.Namespace) -> int:
 
     if args.notebook == "diff":
         return _diff(args)
+    if args.notebook == "params":
+        return _params(args)
     if args.paths:
         raise InputError(
             f"unexpected arguments {' '.join(args.paths)!r} (only `report diff A B` takes paths)",
@@ -137,6 +140,62 @@ def _report(args: argparse.Namespace) -> int:
     if not result.ok:
         _print_failure(result.folder, result.manifest.error)
         return EXIT_FAILED
+    return EXIT_OK
+
+
+def notebook_parameters(notebook: str) -> list[dict[str, str]]:
+    """A notebook's parameters as papermill reads them: name, default, type, the comment."""
+    import papermill
+
+    from skillbench.reports.runner import resolve_notebook
+
+    path = resolve_notebook(notebook)
+    try:
+        inspected = papermill.inspect_notebook(str(path))
+    except Exception as exc:  # nbformat / JSON errors: the file is unusable
+        raise InputError(f"cannot read notebook: {type(exc).__name__}", path=path) from None
+    return [
+        {
+            "name": name,
+            "default": str(info.get("default", "")),
+            "type": _type_name(info),
+            "help": str(info.get("help") or ""),
+        }
+        for name, info in inspected.items()
+    ]
+
+
+def _type_name(info: dict[str, Any]) -> str:
+    """The annotation papermill read, else the type of the default literal (None: any)."""
+    import ast
+
+    annotated = str(info.get("inferred_type_name") or "None")
+    if annotated != "None":
+        return annotated
+    try:
+        value = ast.literal_eval(str(info.get("default", "")))
+    except (ValueError, SyntaxError):
+        return "any"
+    return "any" if value is None else type(value).__name__
+
+
+def _params(args: argparse.Namespace) -> int:
+    if len(args.paths) != 1:
+        raise InputError("needs one notebook: skillbench report params NOTEBOOK", field="params")
+    if args.parameter:
+        raise InputError("`report params` takes no parameters", field="-p")
+    rows = notebook_parameters(args.paths[0])
+    if not rows:
+        print(f"{args.paths[0]}: no parameters cell")
+        return EXIT_OK
+    set_by = {"report_dir": "set by the report runner (not a -p parameter)"}
+    table = [("name", "default", "type", "comment")] + [
+        (r["name"], r["default"], r["type"], r["help"] or set_by.get(r["name"], "")) for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    for row in table:
+        cells = [row[i].ljust(widths[i]) for i in range(3)]
+        print(common.safe("  ".join([*cells, row[3]]).rstrip()))
     return EXIT_OK
 
 
