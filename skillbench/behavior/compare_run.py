@@ -37,6 +37,13 @@ class CompareRun:
     summary: CompareSummary
     analysis: AnalysisResult | None
 
+    def __repr__(self) -> str:
+        analysed = "" if self.analysis is None else f", analyzer {self.analysis.analyzer}"
+        return f"CompareRun({self.summary!r}{analysed})"
+
+    def _repr_html_(self) -> str:
+        return self.summary._repr_html_()
+
 
 async def compare(
     skill_dir: str | Path,

@@ -12,7 +12,6 @@ module only holds the model and renders it (HTML for reports, plain lines for th
 from __future__ import annotations
 
 import hashlib
-import html
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from skillbench.gitinfo import run_git
 from skillbench.reports.paths import project_root
 from skillbench.schemas.cost import CostBlock, cost_summary
+from skillbench.schemas.display import mark
 from skillbench.schemas.report import ReportHeader
 from skillbench.schemas.trigger import CatalogInfo
 from skillbench.version import __version__
@@ -54,11 +54,6 @@ class Verdict:
     ok: bool | None
     line: str
     failures: list[str] = field(default_factory=list)
-
-
-def mark(value: bool | None) -> str:
-    """✓ for true, ✗ for false, – for unknown."""
-    return "–" if value is None else ("✓" if value else "✗")
 
 
 def yes_no(value: bool | None) -> str:
@@ -158,36 +153,6 @@ def make_header(
     )
 
 
-def _fields(header: ReportHeader) -> list[tuple[str, str]]:
-    eval_set = header.eval_set
-    if eval_set and header.eval_set_sha256:
-        eval_set = f"{eval_set} (sha256 {header.eval_set_sha256[:12]})"
-    skill_commit = None
-    if header.skill_commit:
-        skill_commit = header.skill_commit[:12]
-        if header.skill_dirty:
-            skill_commit += " (dirty: uncommitted changes in the skill folder)"
-    tool = f"skillbench {header.tool_version}" if header.tool_version else "skillbench"
-    if header.commit:
-        tool += f", commit {header.commit[:12]}" + (" (dirty)" if header.dirty else "")
-    rows = [
-        ("skill", header.skill),
-        ("eval set", eval_set),
-        ("backend", header.backend),
-        ("harness", header.harness),
-        ("model", header.model),
-        ("CLI version", header.cli_version),
-        ("listing", header.listing),
-        ("catalog", header.catalog),
-        ("runs", header.runs),
-        ("cost", header.cost),
-        ("date", header.date),
-        ("skill commit", skill_commit),
-        ("tool", tool if header.tool_version or header.commit else None),
-    ]
-    return [(k, v) for k, v in rows if v]
-
-
 def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
     """The header as plain text lines (the CLI prints these); `failures=False` leaves out the
     list of failures (for a CLI that prints them in its own table right after)."""
@@ -196,7 +161,7 @@ def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
         lines.append(f"  RECORDED FIXTURES: {header.recorded}")
     if header.proxy:
         lines.append(f"  NOT CLAUDE: {header.proxy}")
-    lines += [f"  {key}: {value}" for key, value in _fields(header)]
+    lines += [f"  {key}: {value}" for key, value in header.rows()]
     shown = header.failures[:MAX_FAILURES_SHOWN] if failures else []
     if shown:
         lines.append("  failures:")
@@ -206,42 +171,7 @@ def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
     return lines
 
 
-_COLORS = {True: "#1a7f37", False: "#cf222e", None: "#57606a"}
-
-
 def header_html(header: ReportHeader) -> str:
     """The header as an HTML block (every value escaped): verdict first, then the failures, then
-    what the report is about."""
-    color = _COLORS[header.ok]
-    esc = html.escape
-    parts = [
-        '<div class="sb-header" style="border:1px solid #d0d7de;border-left:6px solid '
-        f'{color};padding:0.6em 1em;margin:0 0 1em 0;font-family:sans-serif">',
-        f'<div style="font-size:1.35em;font-weight:600">{esc(header.title)}</div>',
-        f'<div class="sb-verdict" style="font-size:1.1em;color:{color};margin:0.3em 0">'
-        f"{esc(mark(header.ok))} {esc(header.verdict)}</div>",
-    ]
-    if header.recorded:
-        parts.append(
-            '<div style="background:#fff8c5;padding:0.2em 0.5em;margin:0.3em 0">'
-            f"<b>Recorded fixtures:</b> {esc(header.recorded)}</div>"
-        )
-    if header.proxy:
-        parts.append(
-            '<div style="background:#ddf4ff;padding:0.2em 0.5em;margin:0.3em 0">'
-            f"<b>Not Claude:</b> {esc(header.proxy)}</div>"
-        )
-    if header.failures:
-        shown = header.failures[:MAX_FAILURES_SHOWN]
-        items = "".join(f"<li>✗ {esc(item)}</li>" for item in shown)
-        more = len(header.failures) - len(shown)
-        if more > 0:
-            items += f"<li>… and {more} more (see below)</li>"
-        parts.append(f'<ul style="margin:0.3em 0;color:{_COLORS[False]}">{items}</ul>')
-    rows = "".join(
-        f'<tr><th style="text-align:left;padding-right:1em;color:#57606a">{esc(k)}</th>'
-        f"<td style='text-align:left'>{esc(v)}</td></tr>"
-        for k, v in _fields(header)
-    )
-    parts.append(f'<table style="font-size:0.9em;margin-top:0.4em">{rows}</table></div>')
-    return "".join(parts)
+    what the report is about (`ReportHeader._repr_html_`)."""
+    return header._repr_html_()
