@@ -62,7 +62,7 @@ def test_validation_report_and_header() -> None:
 
 
 def test_behavior_summaries(tmp_path: Path) -> None:
-    skill, space = standard_workspace(tmp_path)
+    skill, _space = standard_workspace(tmp_path)
     summary = grade_workspace_sync(skill, backend="local")
     _short(summary, "grader local", "8 run(s)", "UNGRADED")
     assert "case-one" in summary._repr_html_() and "pass rate" in summary._repr_html_()
