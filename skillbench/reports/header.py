@@ -3,8 +3,8 @@
 A `ReportHeader` names the skill, the eval set (path and sha256), the backend, the harness and
 model (and the CLI version and what the model was shown, when known), the catalog of competing
 skills (source, count, sha256), the runs, the date, the skill repository's commit (with a dirty
-flag), skillbench's version and commit, and a one-line verdict. Numbers that come from recorded fixtures
-(hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
+flag), skillbench's version and commit, and a one-line verdict. Numbers that come from
+recorded fixtures (hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
 (`skillbench.trigger.verdict`, `skillbench.improve.adopt`, `skillbench.behavior.verdicts`); this
 module only holds the model and renders it (HTML for reports, plain lines for the CLI).
 """
