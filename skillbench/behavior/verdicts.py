@@ -47,7 +47,8 @@ def grading_verdict(summary: GradeSummary) -> Verdict:
             if i.passed is False:
                 text = f"{rec.config} / {rec.case_id} run {rec.run_number}: {i.text}"
                 failures.append((rec.config in BASELINES, text))
-    ungraded = f"; {summary.ungraded} UNGRADED (no model grader)" if summary.ungraded else ""
+    why = " (no model grader)" if summary.backend == "local" else ""  # stored: say no more
+    ungraded = f"; {summary.ungraded} UNGRADED{why}" if summary.ungraded else ""
     if not any(total for _, total in counts.values()):
         return Verdict(ok=None, line=f"no expectation could be graded{ungraded}")
     parts = []
