@@ -70,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "sample_workspace": "skillbench.behavior.demo",
     "run_cases": "skillbench.behavior.execute",
     "grade_workspace_sync": "skillbench.behavior.grade",
+    "read_gradings": "skillbench.behavior.grade",
     "expectations_frame": "skillbench.behavior.grade_frames",
     "pass_rate_frame": "skillbench.behavior.grade_frames",
     "flags_frame": "skillbench.behavior.grade_frames",
@@ -78,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "run_summary_frame": "skillbench.behavior.grade_frames",
     "paired_lines": "skillbench.behavior.benchmark",
     "write_benchmark": "skillbench.behavior.benchmark",
+    "build_benchmark": "skillbench.behavior.benchmark",
     "expectation_matrix_figure": "skillbench.behavior.plots",
     "paired_differences_figure": "skillbench.behavior.plots",
     "compare_sync": "skillbench.behavior.compare_run",
@@ -114,6 +116,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "agreement_lines",
     "agreement_summary_frame",
     "benchmark_header",
+    "build_benchmark",
     "cases_frame",
     "catalog_line",
     "compare_header",
@@ -165,6 +168,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "plan_improve",
     "plan_skill_eval",
     "read_evals",
+    "read_gradings",
     "results_frame",
     "round_costs_frame",
     "round_diffs_html",
@@ -211,7 +215,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench import schemas as schemas
     from skillbench.backends.budget import Budget
-    from skillbench.behavior.benchmark import paired_lines, write_benchmark
+    from skillbench.behavior.benchmark import build_benchmark, paired_lines, write_benchmark
     from skillbench.behavior.compare_report import (
         cases_frame,
         diagnostics_frame,
@@ -222,7 +226,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.demo import sample_workspace
     from skillbench.behavior.execute import run_cases
-    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.grade import grade_workspace_sync, read_gradings
     from skillbench.behavior.grade_frames import (
         expectations_frame,
         flags_frame,

@@ -4,14 +4,16 @@ the cycle collector from stalling an event loop full of calls in flight."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _freeze_lock = threading.Lock()
 _freeze_depth = 0
@@ -33,6 +35,23 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbench-sync") as pool:
         return pool.submit(asyncio.run, main()).result()
+
+
+def blocking(function: Callable[P, Awaitable[T]]) -> Callable[P, T]:
+    """The blocking form of a coroutine function (`<name>_sync`, through `run_sync`), with the
+    same parameters and types: `inspect.signature` and type checkers see them, not `**options`."""
+
+    @functools.wraps(function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(lambda: function(*args, **kwargs))
+
+    call.__name__ = f"{function.__name__}_sync"
+    call.__qualname__ = f"{function.__qualname__}_sync"
+    call.__doc__ = (
+        f"Blocking form of `{function.__name__}`; safe inside a running Jupyter kernel.\n\n"
+        + (function.__doc__ or "")
+    )
+    return call
 
 
 @contextmanager

@@ -478,15 +478,23 @@ def build_benchmark(
 
 
 def write_benchmark(
-    skill_dir: str | Path, *, out: str | Path | None = None, **options: Any
+    skill_dir: str | Path,
+    *,
+    out: str | Path | None = None,
+    workspace: str | Path | None = None,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    confidence: float = CONFIDENCE,
 ) -> tuple[sc.SCBenchmark, Path]:
     """Build the benchmark and write it (default `<workspace>/benchmark.json`) atomically."""
-    doc = build_benchmark(skill_dir, **options)
-    target = (
-        Path(out)
-        if out
-        else Workspace.for_skill(skill_dir, options.get("workspace")).benchmark_path
+    doc = build_benchmark(
+        skill_dir,
+        workspace=workspace,
+        baseline=baseline,
+        candidate=candidate,
+        confidence=confidence,
     )
+    target = Path(out) if out else Workspace.for_skill(skill_dir, workspace).benchmark_path
     return doc, write(doc, target)
 
 

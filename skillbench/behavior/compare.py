@@ -57,6 +57,7 @@ from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.base import Document
 from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.display import box_html, one_line, table_html
 from skillbench.schemas.loading import write
 from skillbench.schemas.registry import native_entry
 
@@ -174,6 +175,31 @@ class CompareSummary(JudgeProvenance):
         default=None,
         description="the judge's (and the analyzer's) calls, call-cache hits, tokens and dollars",
     )
+
+    def _line(self) -> str:
+        return (
+            f"{self.config_a} vs {self.config_b}: {self.case_wins} case win(s), "
+            f"{self.case_losses} loss(es), {self.case_ties} tie(s); sign test p = "
+            f"{self.sign_test_p:.3g}; judge {self.judge}"
+        )
+
+    def __repr__(self) -> str:
+        return one_line("CompareSummary", self._line())
+
+    def _repr_html_(self) -> str:
+        decided = self.case_wins + self.case_losses
+        ok = None if decided == 0 or self.sign_test_p >= 0.05 else self.case_wins > self.case_losses
+        table = table_html(
+            ["case", "wins", "losses", "ties", "errors", "verdict"],
+            [[c.case_id, c.wins, c.losses, c.ties, c.errors, c.verdict] for c in self.cases],
+        )
+        rows = [
+            ("judge", f"{self.judge} ({self.backend}{', ' + self.model if self.model else ''})"),
+            ("pairs", f"{self.judged} judged of {self.pairs}; {self.errors} errors"),
+            ("swap consistency", "–" if self.swap_consistency is None
+             else f"{self.swap_consistency:.2f}"),
+        ]  # fmt: skip
+        return box_html("Blind A/B comparison", self._line(), ok, rows, table=table)
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from skillbench.aio import run_sync
+from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
 from skillbench.backends.budget import Budget, meter_text_model, metered_text_model
 from skillbench.backends.cost_report import price_table_date
@@ -37,6 +36,13 @@ class CompareRun:
 
     summary: CompareSummary
     analysis: AnalysisResult | None
+
+    def __repr__(self) -> str:
+        analysed = "" if self.analysis is None else f", analyzer {self.analysis.analyzer}"
+        return f"CompareRun({self.summary!r}{analysed})"
+
+    def _repr_html_(self) -> str:
+        return self.summary._repr_html_()
 
 
 async def compare(
@@ -111,6 +117,4 @@ async def compare(
                 cache.close()
 
 
-def compare_sync(skill_dir: str | Path, config_a: str, config_b: str, **options: Any) -> CompareRun:
-    """Blocking form of `compare`; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: compare(skill_dir, config_a, config_b, **options))
+compare_sync = blocking(compare)

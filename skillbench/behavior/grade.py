@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
 from skillbench.backends.budget import Budget
 from skillbench.behavior.checks import RunMaterial, run_check
@@ -21,6 +22,12 @@ from skillbench.behavior.grade_dialects import write_gradings
 from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
 from skillbench.behavior.grade_prompt import quote_found as _quote_found
 from skillbench.behavior.grade_records import GradedExpectation, GradeSummary, RunGrade
+from skillbench.behavior.grade_stored import (
+    grader_label,
+    stored_grader,
+    stored_grading,
+    stored_items,
+)
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.documents import read_model
@@ -296,8 +303,12 @@ async def grade_workspace(
     text_model: TextModel | None = None,
     progress: ProgressFn | None = None,
     budget: Budget | None = None,
+    force: bool = False,
 ) -> GradeSummary:
     """Grade every run of the workspace and write the gradings of `dialect` (all by default).
+
+    A run's grading made by another grader (backend or model) is never replaced unless `force`:
+    an InputError names the file and both graders before anything is graded.
 
     `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
     default) grades machine checks only and reports the rest UNGRADED. The grader's answers are
@@ -330,6 +341,12 @@ async def grade_workspace(
         name, chosen, cache = _text_model(backend, model, use_cache, cache_path, budget)
     runs = [r for config in (configs or space.configs()) for r in space.iter_runs(config)]
     summary = GradeSummary(space, name, getattr(chosen, "model", None) if chosen else None, [])
+    if not force:
+        wanted = {key for key, case in cases.cases.items() if case.expectations}
+        check_replacing(
+            [r for r in runs if r.record.case_id in wanted],
+            {"backend": name, "model": summary.model},
+        )
     gate = asyncio.Semaphore(MAX_CONCURRENT)
     done = 0
 
@@ -379,8 +396,61 @@ async def grade_workspace(
     return summary
 
 
-def grade_workspace_sync(skill_dir: str | Path, **options: Any) -> GradeSummary:
-    """Blocking form of grade_workspace; safe inside a running Jupyter kernel."""
-    from skillbench.aio import run_sync
+def check_replacing(runs: list[StoredRun], grader: dict[str, Any]) -> None:
+    """InputError (before any grading) when a run's grading.json was made by another grader
+    (backend or model, or an unknown one): grading would replace it."""
 
-    return run_sync(lambda: grade_workspace(skill_dir, **options))
+    for run in runs:
+        stored = stored_grader(run)
+        if stored is None:
+            continue
+        if (stored.get("backend"), stored.get("model")) != (grader["backend"], grader["model"]):
+            raise InputError(
+                f"holds a grading by {grader_label(stored)}; grading with "
+                f"{grader_label(grader)} would replace it (use --force, or force=True, to "
+                "replace it)",
+                path=run.grading_path,
+                rule="other-grader",
+            )
+
+
+def read_gradings(skill_dir: str | Path, *, workspace: str | Path | None = None) -> GradeSummary:
+    """The workspace's gradings as a `GradeSummary` (nothing is graded or written). The summary's
+    backend names the grader(s) found; runs without a grading are listed with every
+    expectation UNGRADED ("not graded yet")."""
+    space = Workspace.for_skill(skill_dir, workspace)
+    if not space.runs_dir.is_dir():
+        raise InputError("workspace has no runs/ (execute the cases first)", path=space.runs_dir)
+    cases = load_cases(skill_dir)
+    runs: list[RunGrade] = []
+    graders: set[str] = set()
+    models: set[str] = set()
+    missing = 0
+    for config in space.configs():
+        for run in space.iter_runs(config):
+            grading = stored_grading(run)
+            grader = dict((grading.model_extra or {}).get("grader") or {}) if grading else {}
+            if grading is None:
+                missing += 1
+            else:
+                graders.add(str(grader.get("backend") or "unknown"))
+                if grader.get("model"):
+                    models.add(str(grader["model"]))
+            runs.append(
+                RunGrade(
+                    run=run,
+                    items=stored_items(cases.cases.get(run.record.case_id), grading),
+                    grader=grader,
+                    metrics=grading.execution_metrics if grading else None,
+                    timing=grading.timing if grading else None,
+                )
+            )
+    backend = ", ".join(sorted(graders)) or "none (not graded)"
+    summary = GradeSummary(space, backend, ", ".join(sorted(models)) or None, runs)
+    summary.notes.append("the workspace's stored gradings, read as they are (nothing re-graded)")
+    if missing:
+        summary.notes.append(f"{missing} run(s) not graded yet: run `skillbench grade`")
+    return summary
+
+
+grade_workspace_sync = blocking(grade_workspace)

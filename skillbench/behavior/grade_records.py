@@ -14,6 +14,7 @@ from skillbench.behavior.workspace import StoredRun, Workspace
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.display import box_html, one_line, table_html
 
 Method = Literal["check", "model", "ungraded"]
 
@@ -91,3 +92,29 @@ class GradeSummary:
     def graded(self) -> int:
         """Graded expectations over all runs."""
         return sum(len(r.graded) for r in self.runs)
+
+    def _line(self) -> str:
+        passed = sum(r.passed for r in self.runs)
+        rate = f", pass rate {passed / self.graded:.2f} (graded only)" if self.graded else ""
+        model = f" ({self.model})" if self.model else ""
+        return (
+            f"grader {self.backend}{model}: {len(self.runs)} run(s), {self.graded} expectations "
+            f"graded, {self.ungraded} UNGRADED{rate}"
+        )
+
+    def __repr__(self) -> str:
+        return one_line("GradeSummary", self._line())
+
+    def _repr_html_(self) -> str:
+        rows = [
+            [r.run.record.config, r.run.record.case_id, r.run.record.run_number, r.passed,
+             len(r.graded), len(r.ungraded), r.pass_rate]
+            for r in self.runs
+        ]  # fmt: skip
+        table = table_html(
+            ["config", "case", "run", "passed", "graded", "ungraded", "pass rate"], rows
+        )
+        failed = sum(len(r.graded) - r.passed for r in self.runs)
+        ok = None if not self.graded else failed == 0
+        meta = [("workspace", str(self.workspace.root))] + [("note", n) for n in self.notes[:3]]
+        return box_html("Grading", self._line(), ok, meta, table=table)

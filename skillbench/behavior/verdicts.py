@@ -47,7 +47,8 @@ def grading_verdict(summary: GradeSummary) -> Verdict:
             if i.passed is False:
                 text = f"{rec.config} / {rec.case_id} run {rec.run_number}: {i.text}"
                 failures.append((rec.config in BASELINES, text))
-    ungraded = f"; {summary.ungraded} UNGRADED (no model grader)" if summary.ungraded else ""
+    why = " (no model grader)" if summary.backend == "local" else ""  # stored: say no more
+    ungraded = f"; {summary.ungraded} UNGRADED{why}" if summary.ungraded else ""
     if not any(total for _, total in counts.values()):
         return Verdict(ok=None, line=f"no expectation could be graded{ungraded}")
     parts = []
@@ -82,6 +83,7 @@ def grading_header(
         harness="machine checks, then one model judgement per remaining expectation",
         model=summary.model,
         runs=f"{runs} graded run(s)",
+        skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
         proxy="no model grader: what checks cannot decide is UNGRADED"
         if summary.backend == "local"
@@ -158,6 +160,7 @@ def benchmark_header(
         harness="graded behavior runs, paired by case",
         model=meta.executor_model or model,
         runs=f"{meta.runs_per_configuration} per case and configuration",
+        skill_dir=meta.skill_path,
         recorded=SAMPLE_RUNS if recorded else None,
         cost=cost,
     )
@@ -196,6 +199,7 @@ def compare_header(
         harness=f"{summary.judge} judge, both orders, seed {summary.seed}",
         model=summary.model,
         runs=None if runs is None else f"{runs} per case and configuration",
+        skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded else None,
         proxy=summary.note if summary.backend == "local" else None,
         cost=summary.cost,

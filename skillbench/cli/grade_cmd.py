@@ -31,6 +31,12 @@ def register(subparsers: Any) -> None:
         default="all",
         help="which grading files to write (all)",
     )
+    g.add_argument(
+        "--force",
+        action="store_true",
+        help="replace gradings made by another grader (backend or model); without it such a "
+        "grading is refused (exit 2, naming the file and both graders)",
+    )
     common.add_cache_options(g, cache_help="call cache file")
     common.add_cost_options(g)
     common.add_ci_options(g, json_format=False)
@@ -93,6 +99,7 @@ def run_grade(args: argparse.Namespace) -> int:
             cache_path=args.cache,
             progress=on_progress,
             budget=budget,
+            force=args.force,
         )
     table = Table(title=f"grading ({summary.backend})", title_justify="left")
     for column in ("config", "case", "run", "passed", "graded", "ungraded", "pass rate"):

@@ -53,14 +53,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument(
         "notebook",
         metavar="NOTEBOOK",
-        help="notebook name or path, or `list`, or `diff` (e.g. trigger_eval)",
+        help="notebook name or path, or `list`, `diff`, `params` (e.g. trigger_eval)",
     )
     report.add_argument(
         "paths",
         nargs="*",
         metavar="A B",
         help="with `diff`: two trigger (or benchmark) reports, as JSON files or report folders "
-        "(e.g. reports/trigger_eval/latest reports/trigger_eval/20260101T000000Z-abc123)",
+        "(e.g. reports/trigger_eval/latest reports/trigger_eval/20260101T000000Z-abc123); "
+        "with `params`: one notebook (e.g. report params trigger_eval)",
     )
     report.add_argument(
         "--alpha",
@@ -112,6 +113,8 @@ def _report(args: argparse.Namespace) -> int:
 
     if args.notebook == "diff":
         return _diff(args)
+    if args.notebook == "params":
+        return _params(args)
     if args.paths:
         raise InputError(
             f"unexpected arguments {' '.join(args.paths)!r} (only `report diff A B` takes paths)",
@@ -120,9 +123,12 @@ def _report(args: argparse.Namespace) -> int:
     if args.notebook == "list":
         if args.parameter:
             raise InputError("`report list` takes no parameters", field="-p")
-        for folder, manifest in list_reports(args.out):
+        found = list_reports(args.out)
+        for folder, manifest in found:
             when = f"{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z"
             print(common.safe(f"{manifest.status:7} {when}  {folder}"))
+        if not found:
+            print(common.safe(f"no reports under {args.out} (run `skillbench report NOTEBOOK`)"))
         return EXIT_OK
     check_output(args.out, "--out", folder=True)
     params: dict[str, Any] = {}
@@ -145,6 +151,62 @@ def _report(args: argparse.Namespace) -> int:
     )  # ✗: the check failed
 
 
+def notebook_parameters(notebook: str) -> list[dict[str, str]]:
+    """A notebook's parameters as papermill reads them: name, default, type, the comment."""
+    import papermill
+
+    from skillbench.reports.runner import resolve_notebook
+
+    path = resolve_notebook(notebook)
+    try:
+        inspected = papermill.inspect_notebook(str(path))
+    except Exception as exc:  # nbformat / JSON errors: the file is unusable
+        raise InputError(f"cannot read notebook: {type(exc).__name__}", path=path) from None
+    return [
+        {
+            "name": name,
+            "default": str(info.get("default", "")),
+            "type": _type_name(info),
+            "help": str(info.get("help") or ""),
+        }
+        for name, info in inspected.items()
+    ]
+
+
+def _type_name(info: dict[str, Any]) -> str:
+    """The annotation papermill read, else the type of the default literal (None: any)."""
+    import ast
+
+    annotated = str(info.get("inferred_type_name") or "None")
+    if annotated != "None":
+        return annotated
+    try:
+        value = ast.literal_eval(str(info.get("default", "")))
+    except (ValueError, SyntaxError):
+        return "any"
+    return "any" if value is None else type(value).__name__
+
+
+def _params(args: argparse.Namespace) -> int:
+    if len(args.paths) != 1:
+        raise InputError("needs one notebook: skillbench report params NOTEBOOK", field="params")
+    if args.parameter:
+        raise InputError("`report params` takes no parameters", field="-p")
+    rows = notebook_parameters(args.paths[0])
+    if not rows:
+        print(f"{args.paths[0]}: no parameters cell")
+        return EXIT_OK
+    set_by = {"report_dir": "set by the report runner (not a -p parameter)"}
+    table = [("name", "default", "type", "comment")] + [
+        (r["name"], r["default"], r["type"], r["help"] or set_by.get(r["name"], "")) for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    for row in table:
+        cells = [row[i].ljust(widths[i]) for i in range(3)]
+        print(common.safe("  ".join([*cells, row[3]]).rstrip()))
+    return EXIT_OK
+
+
 def default_jobs() -> int:
     """Demo notebooks run at once by default: one more than the cores, at most three (a
     kernel waits on start-up and I/O part of the time; on two cores three beat two by 10–20 %)."""
@@ -163,6 +225,8 @@ def _diff(args: argparse.Namespace) -> int:
         raise InputError("must be between 0 and 1 (exclusive)", field="--alpha")
     diff = diff_reports(args.paths[0], args.paths[1], alpha=args.alpha)
     print("\n".join(header_lines(diff_header(diff))))
+    for warning in diff.warnings:
+        print(common.safe(f"WARNING: {warning}"))
     for note in diff.notes:
         print(f"note: {note}")
     changed = diff_rows(diff, changed_only=True)
@@ -183,7 +247,7 @@ def _demo(args: argparse.Namespace) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from skillbench.reports.index import write_index
-    from skillbench.reports.runner import DEMO_NOTEBOOKS, run_notebook
+    from skillbench.reports.runner import DEMO_NOTEBOOKS, demo_parameters, run_notebook
 
     check_output(args.out, "--out", folder=True)
     status = EXIT_OK
@@ -191,7 +255,10 @@ def _demo(args: argparse.Namespace) -> int:
     # while a notebook runs, and the notebooks run in parallel
     out = Path(args.out).resolve()
     with ThreadPoolExecutor(max_workers=args.jobs, thread_name_prefix="skillbench-demo") as pool:
-        futures = [pool.submit(run_notebook, name, {}, out_root=out) for name in DEMO_NOTEBOOKS]
+        futures = [
+            pool.submit(run_notebook, name, demo_parameters(name), out_root=out)
+            for name in DEMO_NOTEBOOKS
+        ]
         results = [future.result() for future in futures]  # printed in DEMO_NOTEBOOKS order
     # Each notebook rewrote the index as it finished; two finishing together may each have
     # missed the other, so write it once more now that all are done.

@@ -101,6 +101,13 @@ class LoopResult:
             return self.best
         return self.summary.iterations[0]
 
+    def __repr__(self) -> str:
+        applied = ", applied" if self.applied else ""
+        return f"LoopResult({self.summary!r}{applied})"
+
+    def _repr_html_(self) -> str:
+        return self.summary._repr_html_()
+
 
 # ---------------------------------------------------------------------------------------------
 # What the improver may see

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from skillbench.aio import run_sync
+from skillbench.aio import blocking
 from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel, backend_priced
 from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
@@ -378,6 +378,4 @@ async def plan_improve(
     )
 
 
-def improve_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> LoopResult:
-    """Blocking form of improve_skill; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: improve_skill(skill_dir, evals, **options))
+improve_skill_sync = blocking(improve_skill)

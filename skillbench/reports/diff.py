@@ -18,7 +18,7 @@ from skillbench.errors import InputError
 from skillbench.io import read_json
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas.skill_creator import SCBenchmark
-from skillbench.schemas.trigger import TriggerReport
+from skillbench.schemas.trigger import CatalogInfo, TriggerReport
 from skillbench.stats import mcnemar_exact
 
 ALPHA = 0.05
@@ -48,6 +48,9 @@ class Side:
     backend: str | None = None
     model: str | None = None
     description: str | None = None
+    catalog: CatalogInfo | None = None
+    runs: str | None = None
+    harness: str | None = None
 
 
 @dataclass
@@ -79,6 +82,7 @@ class ReportDiff:
     alpha: float
     verdict: Verdict
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def report_file(path: str | Path) -> Path:
@@ -110,6 +114,9 @@ def _trigger_side(path: Path, report: TriggerReport | None = None) -> Side:
         if r.runs > 0  # unresolved queries have no outcome to compare
     }
     config, backend = report.config, report.backend
+    harness = report.harness.name if report.harness else None
+    if harness is None and backend is not None:
+        harness = backend.versions.get("harness")
     return Side(
         "trigger",
         path,
@@ -119,6 +126,9 @@ def _trigger_side(path: Path, report: TriggerReport | None = None) -> Side:
         backend=backend.name if backend else None,
         model=backend.model if backend else None,
         description=report.description,
+        catalog=report.catalog,
+        runs=str(config.runs) if config else None,
+        harness=harness,
     )
 
 
@@ -142,6 +152,7 @@ def _benchmark_side(path: Path, doc: SCBenchmark | None = None) -> Side:
         f"{doc.metadata.skill_name} ({candidate})",
         items,
         model=doc.metadata.executor_model,
+        runs=str(doc.metadata.runs_per_configuration),
     )
 
 
@@ -209,7 +220,7 @@ def diff_sides(a: Side, b: Side, *, alpha: float = ALPHA) -> ReportDiff:
     verdict = _verdict(a.kind, len(paired), a_passed, b_passed, improved, regressed, p, alpha)
     return ReportDiff(
         a.kind, a, b, changes, improved, regressed, a_passed, b_passed, len(paired), p, alpha,
-        verdict, notes,
+        verdict, notes, setting_warnings(a, b),
     )  # fmt: skip
 
 
@@ -237,12 +248,33 @@ def diff_documents(
     return diff_sides(side(a, labels[0]), side(b, labels[1]), alpha=alpha)
 
 
+def _catalog(side: Side) -> str:
+    from skillbench.reports.header import catalog_text
+
+    return "not recorded" if side.catalog is None else catalog_text(side.catalog)
+
+
+def setting_warnings(a: Side, b: Side) -> list[str]:
+    """What differs between how A and B were measured (catalog, runs, harness, backend/model,
+    eval set): a difference in outcome may come from these rather than from the change."""
+    warnings = []
+    if a.eval_sha256 and b.eval_sha256 and a.eval_sha256 != b.eval_sha256:
+        warnings.append("the two reports used different eval sets (sha256 differs)")
+    if (a.catalog is None) != (b.catalog is None) or (
+        a.catalog is not None and b.catalog is not None and a.catalog.sha256 != b.catalog.sha256
+    ):
+        warnings.append(f"the catalogs differ: A {_catalog(a)}; B {_catalog(b)}")
+    if a.runs != b.runs:
+        warnings.append(f"runs differ: A {a.runs or 'not recorded'}, B {b.runs or 'not recorded'}")
+    if a.harness != b.harness:
+        warnings.append(f"harness differs: A {a.harness}, B {b.harness}")
+    if (a.backend, a.model) != (b.backend, b.model):
+        warnings.append(f"backend/model differ: A {a.backend}/{a.model}, B {b.backend}/{b.model}")
+    return warnings
+
+
 def _notes(a: Side, b: Side, changes: list[ItemChange]) -> list[str]:
     notes = []
-    if a.eval_sha256 and b.eval_sha256 and a.eval_sha256 != b.eval_sha256:
-        notes.append("the two reports used different eval sets (sha256 differs)")
-    if (a.backend, a.model) != (b.backend, b.model):
-        notes.append(f"backend/model differ: A {a.backend}/{a.model}, B {b.backend}/{b.model}")
     only = sum(1 for c in changes if c.change in ("only in A", "only in B"))
     if only:
         notes.append(f"{only} item(s) appear in one report only: left out of the test")
@@ -280,6 +312,9 @@ def diff_header(diff: ReportDiff) -> ReportHeader:
         skill=diff.a.name if diff.a.name == diff.b.name else f"{diff.a.name} vs {diff.b.name}",
         backend=diff.b.backend,
         model=diff.b.model,
+        harness=diff.b.harness,
+        catalog=diff.b.catalog,
+        runs=diff.b.runs if diff.a.runs == diff.b.runs else f"A {diff.a.runs}, B {diff.b.runs}",
     )
 
 

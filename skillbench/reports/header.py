@@ -1,9 +1,10 @@
 """The header every report opens with: what it is about, how it was made, and its verdict.
 
 A `ReportHeader` names the skill, the eval set (path and sha256), the backend, the harness and
-model (and the CLI version and what the model was shown, when known), the runs, the date, the
-commit (with a dirty flag) and a one-line verdict. Numbers that come from recorded fixtures
-(hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
+model (and the CLI version and what the model was shown, when known), the catalog of competing
+skills (source, count, sha256), the runs, the date, the skill repository's commit (with a dirty
+flag), skillbench's version and commit, and a one-line verdict. Numbers that come from
+recorded fixtures (hand-written SAMPLE runs) say so in `recorded`. The question packages build the verdict
 (`skillbench.trigger.verdict`, `skillbench.improve.adopt`, `skillbench.behavior.verdicts`); this
 module only holds the model and renders it (HTML for reports, plain lines for the CLI).
 """
@@ -11,7 +12,6 @@ module only holds the model and renders it (HTML for reports, plain lines for th
 from __future__ import annotations
 
 import hashlib
-import html
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,19 +19,24 @@ from pathlib import Path
 from skillbench.gitinfo import run_git
 from skillbench.reports.paths import project_root
 from skillbench.schemas.cost import CostBlock, cost_summary
+from skillbench.schemas.display import mark
 from skillbench.schemas.report import ReportHeader
+from skillbench.schemas.trigger import CatalogInfo
+from skillbench.version import __version__
 
 __all__ = [
     "HEADER_NAME",
     "HEADER_OUTPUT_KEY",
     "ReportHeader",
     "Verdict",
+    "catalog_text",
     "commit_state",
     "file_sha256",
     "header_html",
     "header_lines",
     "make_header",
     "mark",
+    "skill_commit_state",
     "yes_no",
 ]
 
@@ -49,11 +54,6 @@ class Verdict:
     ok: bool | None
     line: str
     failures: list[str] = field(default_factory=list)
-
-
-def mark(value: bool | None) -> str:
-    """✓ for true, ✗ for false, – for unknown."""
-    return "–" if value is None else ("✓" if value else "✗")
 
 
 def yes_no(value: bool | None) -> str:
@@ -81,6 +81,27 @@ def commit_state() -> tuple[str | None, bool | None]:
     return commit.strip(), None if status is None else bool(status.strip())
 
 
+def skill_commit_state(skill_dir: str | Path | None) -> tuple[str | None, bool | None]:
+    """(HEAD commit, dirty flag) of the git repository holding the skill folder, the dirty flag
+    counting changes (untracked files included) inside that folder only; (None, None) when the
+    folder is not in a git repository."""
+    if skill_dir is None or not Path(skill_dir).is_dir():
+        return None, None
+    folder = Path(skill_dir)
+    commit = run_git(folder, "rev-parse", "HEAD")
+    if commit is None:
+        return None, None
+    status = run_git(folder, "status", "--porcelain", "--", ".")
+    return commit.strip(), None if status is None else bool(status.strip())
+
+
+def catalog_text(info: CatalogInfo) -> str:
+    """ "data/catalog: 20 skills, sha256 4f53cda18c2b" (the catalog row of a header)."""
+    count = len(info.skills)
+    digest = f", sha256 {info.sha256[:12]}" if info.sha256 else ""
+    return f"{info.source}: {count} skill{'' if count == 1 else 's'}{digest}"
+
+
 def make_header(
     title: str,
     verdict: Verdict,
@@ -96,9 +117,13 @@ def make_header(
     recorded: str | None = None,
     proxy: str | None = None,
     cost: CostBlock | None = None,
+    catalog: CatalogInfo | None = None,
+    skill_dir: str | Path | None = None,
 ) -> ReportHeader:
-    """A header stamped with now (UTC), the project's commit and the eval set's hash."""
+    """A header stamped with now (UTC), skillbench's version and commit, the skill
+    repository's commit (when `skill_dir` is given) and the eval set's hash."""
     commit, dirty = commit_state()
+    skill_commit, skill_dirty = skill_commit_state(skill_dir)
     return ReportHeader(
         title=title,
         verdict=verdict.line,
@@ -112,8 +137,13 @@ def make_header(
         model=model,
         cli_version=cli_version,
         listing=listing,
+        catalog=catalog_text(catalog) if catalog is not None else None,
+        catalog_sha256=catalog.sha256 if catalog is not None else None,
         runs=None if runs is None else str(runs),
         date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        skill_commit=skill_commit,
+        skill_dirty=skill_dirty,
+        tool_version=__version__,
         commit=commit,
         dirty=dirty,
         recorded=recorded,
@@ -121,29 +151,6 @@ def make_header(
         cost=cost_summary(cost) if cost is not None else None,
         cost_detail=cost,
     )
-
-
-def _fields(header: ReportHeader) -> list[tuple[str, str]]:
-    eval_set = header.eval_set
-    if eval_set and header.eval_set_sha256:
-        eval_set = f"{eval_set} (sha256 {header.eval_set_sha256[:12]})"
-    commit = header.commit[:12] if header.commit else "not a git checkout"
-    if header.commit and header.dirty:
-        commit += " (dirty: uncommitted changes)"
-    rows = [
-        ("skill", header.skill),
-        ("eval set", eval_set),
-        ("backend", header.backend),
-        ("harness", header.harness),
-        ("model", header.model),
-        ("CLI version", header.cli_version),
-        ("listing", header.listing),
-        ("runs", header.runs),
-        ("cost", header.cost),
-        ("date", header.date),
-        ("commit", commit),
-    ]
-    return [(k, v) for k, v in rows if v]
 
 
 def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
@@ -154,7 +161,7 @@ def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
         lines.append(f"  RECORDED FIXTURES: {header.recorded}")
     if header.proxy:
         lines.append(f"  NOT CLAUDE: {header.proxy}")
-    lines += [f"  {key}: {value}" for key, value in _fields(header)]
+    lines += [f"  {key}: {value}" for key, value in header.rows()]
     shown = header.failures[:MAX_FAILURES_SHOWN] if failures else []
     if shown:
         lines.append("  failures:")
@@ -164,42 +171,7 @@ def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
     return lines
 
 
-_COLORS = {True: "#1a7f37", False: "#cf222e", None: "#57606a"}
-
-
 def header_html(header: ReportHeader) -> str:
     """The header as an HTML block (every value escaped): verdict first, then the failures, then
-    what the report is about."""
-    color = _COLORS[header.ok]
-    esc = html.escape
-    parts = [
-        '<div class="sb-header" style="border:1px solid #d0d7de;border-left:6px solid '
-        f'{color};padding:0.6em 1em;margin:0 0 1em 0;font-family:sans-serif">',
-        f'<div style="font-size:1.35em;font-weight:600">{esc(header.title)}</div>',
-        f'<div class="sb-verdict" style="font-size:1.1em;color:{color};margin:0.3em 0">'
-        f"{esc(mark(header.ok))} {esc(header.verdict)}</div>",
-    ]
-    if header.recorded:
-        parts.append(
-            '<div style="background:#fff8c5;padding:0.2em 0.5em;margin:0.3em 0">'
-            f"<b>Recorded fixtures:</b> {esc(header.recorded)}</div>"
-        )
-    if header.proxy:
-        parts.append(
-            '<div style="background:#ddf4ff;padding:0.2em 0.5em;margin:0.3em 0">'
-            f"<b>Not Claude:</b> {esc(header.proxy)}</div>"
-        )
-    if header.failures:
-        shown = header.failures[:MAX_FAILURES_SHOWN]
-        items = "".join(f"<li>✗ {esc(item)}</li>" for item in shown)
-        more = len(header.failures) - len(shown)
-        if more > 0:
-            items += f"<li>… and {more} more (see below)</li>"
-        parts.append(f'<ul style="margin:0.3em 0;color:{_COLORS[False]}">{items}</ul>')
-    rows = "".join(
-        f'<tr><th style="text-align:left;padding-right:1em;color:#57606a">{esc(k)}</th>'
-        f"<td style='text-align:left'>{esc(v)}</td></tr>"
-        for k, v in _fields(header)
-    )
-    parts.append(f'<table style="font-size:0.9em;margin-top:0.4em">{rows}</table></div>')
-    return "".join(parts)
+    what the report is about (`ReportHeader._repr_html_`)."""
+    return header._repr_html_()

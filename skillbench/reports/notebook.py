@@ -296,6 +296,32 @@ def cache_path() -> Path:
     return default_cache_path()
 
 
+def as_list(value: Any, name: str = "value") -> list[Any]:
+    """A list parameter as a list: one scalar (`-p skills pdf`) becomes a one-element list, never
+    its characters; None is empty; anything else not a list or tuple is an InputError."""
+    if value is None:
+        return []
+    if isinstance(value, str | int | float):
+        return [value]
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise InputError(f"expected a list, got {type(value).__name__}", field=name)
+
+
+def working_copy(folder: str | Path) -> str:
+    """A temporary copy of `folder` (links kept as links) for computations that write into what
+    they read: a report never changes the workspace it reports on."""
+    import shutil
+    import tempfile
+
+    source = Path(folder)
+    if not source.is_dir():
+        raise InputError("not a folder", path=source)
+    target = Path(tempfile.mkdtemp(prefix="skillbench-copy-")) / source.name
+    shutil.copytree(source, target, symlinks=True)
+    return str(target)
+
+
 _header: ReportHeader | None = None
 
 

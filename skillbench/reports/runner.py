@@ -50,7 +50,21 @@ DEMO_NOTEBOOKS: list[str] = [
     "blind_comparison",
     "report_diff",
 ]
-"""Notebooks `skillbench demo` runs, in this order, with their default (offline) parameters."""
+"""Notebooks `skillbench demo` runs, in this order, with their default (offline) parameters
+plus `demo_parameters()`."""
+
+DEMO_CATALOG_NOTEBOOKS = frozenset(
+    {"trigger_eval", "improve_description", "overfitting_analysis", "report_diff"}
+)
+
+
+def demo_parameters(name: str) -> dict[str, Any]:
+    """What the demo passes a notebook beyond its defaults: the project's sample distractors
+    (`data/catalog`) as competing skills, explicitly; a notebook's own default is no catalog."""
+    if name in DEMO_CATALOG_NOTEBOOKS:
+        return {"catalog_dir": str(repo_root() / "data" / "catalog")}
+    return {}
+
 
 REPORT_DIR_PARAM = "report_dir"
 HTML_NAME = "index.html"
@@ -201,15 +215,18 @@ def check_types(
     declared: dict[str, str],
     annotations: dict[str, str] | None = None,
 ) -> None:
-    """Refuse a value the parameter cell does not accept (a YAML map for a path, text for a
-    list: `-p skills pdf` would iterate characters), before anything executes."""
-    for name, value in params.items():
+    """Refuse a value the parameter cell does not accept (a YAML map for a path, a map for a
+    list), before anything executes. One scalar given for a list parameter becomes a one-item
+    list in `params` (`-p skills pdf` is `[pdf]`; the notebook would iterate its characters)."""
+    for name, value in list(params.items()):
         if name not in declared:
             continue
         kind = parameter_kind(declared[name], (annotations or {}).get(name))
         if kind is None:
             continue
         what, types, none_ok = kind
+        if list in types and isinstance(value, _SCALARS) and value is not None:
+            params[name] = value = [value]
         fits = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
         if (value is None and none_ok) or (value is not None and fits):
             continue
@@ -264,11 +281,21 @@ def is_input_path_param(name: str) -> bool:
     return name in INPUT_PATH_NAMES or name.endswith(("_dir", "_root", "_file"))
 
 
+CATALOG_WORDS = frozenset({"none", "installed"})
+"""`catalog_dir` values that are not paths (as the CLI's `--catalog none|installed`)."""
+
+
+def _is_path_value(name: str, value: Any) -> bool:
+    if not is_input_path_param(name) or not isinstance(value, str) or not value.strip():
+        return False
+    return not (name == "catalog_dir" and value.strip().lower() in CATALOG_WORDS)
+
+
 def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None:
     """A mistyped input path is bad input (exit 2) before anything runs, not a report about an
     empty folder."""
     for name, value in values.items():
-        if not is_input_path_param(name) or not isinstance(value, str) or not value.strip():
+        if not _is_path_value(name, value):
             continue
         path = Path(value).expanduser()
         if not (path if path.is_absolute() else cwd / path).exists():
@@ -285,10 +312,7 @@ def from_caller_cwd(params: dict[str, Any]) -> dict[str, Any]:
     (the kernel runs elsewhere: `report -p skill_dir rel/path` means the caller's rel/path)."""
     return {
         name: str(Path.cwd() / value)
-        if is_input_path_param(name)
-        and isinstance(value, str)
-        and value.strip()
-        and not Path(value).expanduser().is_absolute()
+        if _is_path_value(name, value) and not Path(value).expanduser().is_absolute()
         else value
         for name, value in params.items()
     }

@@ -9,6 +9,7 @@ from pydantic import Field, RootModel, StrictInt, model_validator
 
 from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
 from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.display import box_html, one_line, table_html
 from skillbench.schemas.trigger import TriggerQuery
 
 RATE_TOLERANCE = 1e-4
@@ -228,6 +229,48 @@ class LoopSummary(Doc):
     proposal_failures: list[LoopProposalFailure] | None = Field(
         default=None, description="improver calls that gave no usable reply (skillbench)"
     )
+
+    def __repr__(self) -> str:
+        best = self.best_iteration
+        text = f"{self.skill_name}: {len(self.iterations)} round(s)"
+        if best is not None:
+            text += f", best round {best.round}"
+            if best.selection_passed is not None and best.selection_total:
+                text += f" (selection {best.selection_passed}/{best.selection_total})"
+        if self.adoption is not None:
+            text += f", kept round {self.adoption.chosen_round}"
+        if self.stop_reason:
+            text += f"; stopped: {self.stop_reason}"
+        return one_line("LoopSummary", text)
+
+    def _repr_html_(self) -> str:
+        def split(passed: int | None, total: int | None) -> str | None:
+            return None if passed is None or not total else f"{passed}/{total}"
+
+        table = table_html(
+            ["round", "train", "selection", "test", "description"],
+            [
+                [
+                    it.round,
+                    split(it.train_passed, it.train_total),
+                    split(it.selection_passed, it.selection_total),
+                    split(it.test_passed, it.test_total),
+                    it.description,
+                ]
+                for it in self.iterations
+            ],
+        )
+        best = self.best_iteration
+        verdict = f"best round {best.round}" if best is not None else "no round chosen"
+        if self.adoption is not None:
+            verdict += f"; kept round {self.adoption.chosen_round}: {self.adoption.reason}"
+        rows = [("skill", self.skill_name), ("rounds", str(len(self.iterations)))]
+        if self.stop_reason:
+            rows.append(("stopped", self.stop_reason))
+        if self.settings is not None and self.settings.backend:
+            rows.append(("backend", self.settings.backend))
+        title = "Improvement loop"
+        return box_html(title, verdict, None, rows, table=table)
 
     @model_validator(mode="after")
     def _best_is_an_iteration(self) -> LoopSummary:

@@ -9,6 +9,7 @@ from pydantic import Field, RootModel
 
 from skillbench.schemas.base import Document
 from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.display import box_html, mark, one_line
 from skillbench.schemas.validation import ValidationReport
 
 
@@ -27,10 +28,23 @@ class ReportHeader(Document):
     model: str | None = None
     cli_version: str | None = Field(default=None, description="Claude Code CLI version, if used")
     listing: str | None = Field(default=None, description="what the model was shown (skills)")
+    catalog: str | None = Field(
+        default=None, description="the competing skills: source, skill count, sha256 (short)"
+    )
+    catalog_sha256: str | None = Field(default=None, description="hash of the catalog's skills")
     runs: str | None = Field(default=None, description="runs per query or case")
     date: str = Field(description="UTC, ISO 8601")
-    commit: str | None = None
-    dirty: bool | None = Field(default=None, description="uncommitted changes in the checkout")
+    skill_commit: str | None = Field(
+        default=None, description="HEAD of the git repository holding the skill (not skillbench's)"
+    )
+    skill_dirty: bool | None = Field(
+        default=None, description="uncommitted changes in the skill's folder"
+    )
+    tool_version: str | None = Field(default=None, description="skillbench's version")
+    commit: str | None = Field(default=None, description="skillbench's own commit (its checkout)")
+    dirty: bool | None = Field(
+        default=None, description="uncommitted changes in skillbench's checkout"
+    )
     recorded: str | None = Field(
         default=None, description="set when the numbers come from recorded fixtures, not a model"
     )
@@ -42,6 +56,50 @@ class ReportHeader(Document):
     cost_detail: CostBlock | None = Field(
         default=None, description="the cost as data: per backend, model and purpose"
     )
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The labelled rows of the header (those with a value), in display order."""
+        eval_set = self.eval_set
+        if eval_set and self.eval_set_sha256:
+            eval_set = f"{eval_set} (sha256 {self.eval_set_sha256[:12]})"
+        skill_commit = None
+        if self.skill_commit:
+            skill_commit = self.skill_commit[:12]
+            if self.skill_dirty:
+                skill_commit += " (dirty: uncommitted changes in the skill folder)"
+        tool = f"skillbench {self.tool_version}" if self.tool_version else "skillbench"
+        if self.commit:
+            tool += f", commit {self.commit[:12]}" + (" (dirty)" if self.dirty else "")
+        rows = [
+            ("skill", self.skill),
+            ("eval set", eval_set),
+            ("backend", self.backend),
+            ("harness", self.harness),
+            ("model", self.model),
+            ("CLI version", self.cli_version),
+            ("listing", self.listing),
+            ("catalog", self.catalog),
+            ("runs", self.runs),
+            ("cost", self.cost),
+            ("date", self.date),
+            ("skill commit", skill_commit),
+            ("tool", tool if self.tool_version or self.commit else None),
+        ]
+        return [(k, v) for k, v in rows if v]
+
+    def __repr__(self) -> str:
+        return one_line("ReportHeader", f"{self.title}: {mark(self.ok)} {self.verdict}")
+
+    def _repr_html_(self) -> str:
+        banners = []
+        if self.recorded:
+            banners.append(("Recorded fixtures", self.recorded, "#fff8c5"))
+        if self.proxy:
+            banners.append(("Not Claude", self.proxy, "#ddf4ff"))
+        return box_html(
+            self.title, self.verdict, self.ok, self.rows(), banners=banners,
+            failures=self.failures,
+        )  # fmt: skip
 
 
 class ReportTable(Document):

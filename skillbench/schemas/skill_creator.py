@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, RootModel, StrictBool, StrictInt, model_validator
 
 from skillbench.schemas.common import Count, Doc, Number, Rate, close, rule_error
+from skillbench.schemas.display import box_html, one_line, table_html
 
 PASS_RATE_TOLERANCE = 0.01
 
@@ -390,6 +391,36 @@ class SCBenchmark(Doc):
     runs: list[SCBenchmarkRun]
     run_summary: dict[str, SCConfigSummary | dict[str, str]]
     notes: list[str] | None = None
+
+    def _paired_text(self) -> tuple[str, bool | None]:
+        paired = (self.model_extra or {}).get("paired") or {}
+        mean = paired.get("mean_difference")
+        cand, base = paired.get("candidate"), paired.get("baseline")
+        if mean is None:
+            return f"no case was run under both {cand} and {base}", None
+        low, high = paired.get("t_ci") or [None, None]
+        text = f"{cand} − {base} = {mean:+.2f} pass rate over {paired.get('n_cases', 0)} case(s)"
+        if low is None or high is None:
+            return text, None
+        ok = True if low > 0 else (False if high < 0 else None)
+        return f"{text} (CI {low:+.2f} to {high:+.2f})", ok
+
+    def __repr__(self) -> str:
+        return one_line("SCBenchmark", f"{self.metadata.skill_name}: {self._paired_text()[0]}")
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for config, value in self.run_summary.items():
+            if isinstance(value, SCConfigSummary):
+                rows.append([
+                    config, value.pass_rate.mean, value.pass_rate.stddev,
+                    value.time_seconds.mean if value.time_seconds else None,
+                    value.tokens.mean if value.tokens else None,
+                ])  # fmt: skip
+        table = table_html(["config", "pass rate", "stddev", "time (s)", "tokens"], rows)
+        verdict, ok = self._paired_text()
+        meta = [("skill", self.metadata.skill_name), ("runs", str(len(self.runs)))]
+        return box_html("Benchmark", verdict, ok, meta, table=table)
 
     @model_validator(mode="after")
     def _summary_shape(self) -> SCBenchmark:

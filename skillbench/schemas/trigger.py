@@ -15,6 +15,7 @@ from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, m
 from skillbench.schemas.base import Document
 from skillbench.schemas.common import rule_error
 from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.display import box_html, clip, one_line, table_html
 
 RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
 
@@ -345,6 +346,40 @@ class TriggerReport(Document):
     cost: CostBlock | None = Field(
         default=None, description="calls, tokens by kind, cache hit share and dollars (skillbench)"
     )
+
+    def __repr__(self) -> str:
+        s = self.summary
+        parts = [f"{self.skill_name}: {s.passed}/{s.total} queries pass"]
+        for name in ("precision", "recall"):
+            interval = getattr(s, name)
+            if interval is not None and interval.value is not None:
+                parts.append(f"{name} {interval.value:.2f}")
+        if self.backend is not None:
+            model = f" ({self.backend.model})" if self.backend.model else ""
+            parts.append(f"backend {self.backend.name}{model}")
+        if self.config is not None:
+            parts.append(f"runs {self.config.runs} per query")
+        if self.catalog is not None:
+            parts.append(f"catalog {self.catalog.source} ({len(self.catalog.skills)} skills)")
+        return one_line("TriggerReport", ", ".join(parts))
+
+    def _repr_html_(self) -> str:
+        from skillbench.schemas.report import ReportHeader
+
+        failing = sorted(self.results, key=lambda r: (r.passed, r.query))
+        table = table_html(
+            ["query", "should trigger", "fired", "rate", "pass"],
+            [
+                [r.query, r.should_trigger, f"{r.triggers}/{r.runs}", r.trigger_rate, r.passed]
+                for r in failing
+            ],
+        )
+        if self.header:
+            return ReportHeader.model_validate(self.header)._repr_html_() + table
+        s = self.summary
+        verdict = f"{s.passed} of {s.total} queries pass"
+        rows = [("skill", self.skill_name), ("description", clip(self.description))]
+        return box_html("Trigger eval", verdict, s.failed == 0, rows, table=table)
 
     @model_validator(mode="after")
     def _summary_matches_results(self) -> TriggerReport:

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from skillbench.schemas.base import Document
 from skillbench.schemas.common import rule_error
+from skillbench.schemas.display import box_html, one_line, table_html
 
 
 class Finding(Document):
@@ -33,6 +34,23 @@ class ValidationReport(Document):
     errors: list[Finding]
     warnings: list[Finding]
     summary: ValidationSummary
+
+    def __repr__(self) -> str:
+        state = "valid" if self.valid else "INVALID"
+        codes = sorted({f.code for f in [*self.errors, *self.warnings]})
+        text = f"{self.skill_path}: {state}, {len(self.errors)} error(s), "
+        text += f"{len(self.warnings)} warning(s)" + (f": {', '.join(codes)}" if codes else "")
+        return one_line("ValidationReport", text)
+
+    def _repr_html_(self) -> str:
+        findings = [[f.level, f.code, f.message] for f in [*self.errors, *self.warnings]]
+        verdict = ("valid" if self.valid else "invalid") + (
+            f": {len(self.errors)} error(s), {len(self.warnings)} warning(s)"
+        )
+        table = table_html(["level", "code", "message"], findings) if findings else ""
+        return box_html(
+            "Validation", verdict, self.valid, [("skill", self.skill_path)], table=table
+        )
 
     @model_validator(mode="after")
     def _consistent(self) -> ValidationReport:

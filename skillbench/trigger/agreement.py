@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbench.aio import run_sync
+from skillbench.aio import blocking
 from skillbench.errors import InputError
 from skillbench.schemas.agreement import AgreementReport, QueryAgreement, UndecidedShare, Verdict
 from skillbench.schemas.trigger import Interval, TriggerReport, TriggerResult, expected_pass
@@ -206,13 +206,28 @@ async def run_agreement(
     progress: ProgressCallback | None = None,
     backend_options_a: dict[str, Any] | None = None,
     backend_options_b: dict[str, Any] | None = None,
-    **options: Any,
+    runs: int | str = 3,
+    threshold: float = 0.5,
+    workers: int | None = None,
+    seed: int = 0,
+    timeout: float | None = None,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
 ) -> AgreementReport:
     """Run one eval set through backends A and B (same skill, catalog, runs, seed) and compare.
 
-    `model` applies to both unless `model_a`/`model_b` is given. Other options go to
-    `evaluate_skill` (runs, threshold, workers, seed, use_cache, cache_path, timeout, …).
+    `model` applies to both unless `model_a`/`model_b` is given. `runs` … `cache_path` are
+    `evaluate_skill`'s, the same for both sides.
     """
+    options: dict[str, Any] = {
+        "runs": runs,
+        "threshold": threshold,
+        "workers": workers,
+        "seed": seed,
+        "timeout": timeout,
+        "use_cache": use_cache,
+        "cache_path": cache_path,
+    }
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.trigger.run import evaluate_skill
 
@@ -263,9 +278,7 @@ async def run_agreement(
     )
 
 
-def run_agreement_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> AgreementReport:
-    """Blocking form of run_agreement; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: run_agreement(skill_dir, evals, **options))
+run_agreement_sync = blocking(run_agreement)
 
 
 def agreement_lines(report: AgreementReport) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from skillbench import limits
-from skillbench.aio import heap_frozen, run_sync
+from skillbench.aio import blocking, heap_frozen, run_sync
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -307,7 +307,14 @@ async def evaluate_skill(
     escalate: bool = False,
     max_cost: float | None = None,
     budget: Budget | None = None,
-    **options: Any,
+    runs: Runs = 3,
+    max_runs: int = 10,
+    confidence: float = 0.95,
+    threshold: float = 0.5,
+    workers: int | None = None,
+    seed: int = 0,
+    timeout: float | None = None,
+    progress: ProgressCallback | None = None,
 ) -> TriggerReport:
     """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
     build the backend's judge behind the call cache, run, close.
@@ -315,7 +322,7 @@ async def evaluate_skill(
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
     ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
     no competing skills. ``escalate`` re-runs undecided runs (another tool first) through the
-    claude-code backend. Other options go to run_trigger_eval.
+    claude-code backend. `runs` … `progress` are run_trigger_eval's.
     ``max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and stop
     starting calls once the spend reaches it (the report says "stopped at the cost cap").
     ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
@@ -326,6 +333,17 @@ async def evaluate_skill(
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
     from skillbench.skill import Skill
 
+    options: dict[str, Any] = {
+        "runs": runs,
+        "max_runs": max_runs,
+        "confidence": confidence,
+        "threshold": threshold,
+        "workers": workers,
+        "seed": seed,
+        "timeout": timeout,
+    }
+    if progress is not None:
+        options["progress"] = progress
     skill = Skill.load(skill_dir)
     queries = load_eval_set(evals)
     text = skill.description if description is None else description
@@ -391,7 +409,8 @@ async def evaluate_skill(
             report.cost.cap_usd = budget.cap_usd
         from skillbench.trigger.verdict import trigger_header
 
-        report.header = trigger_header(report).model_dump(mode="json", exclude_none=True)
+        header = trigger_header(report, skill_dir=skill.path)
+        report.header = header.model_dump(mode="json", exclude_none=True)
         return report
     finally:
         try:
@@ -440,9 +459,7 @@ def _require_priced(planned: Sequence[Any]) -> None:
         require_price(line.estimator)
 
 
-def evaluate_skill_sync(skill_dir: str | Path, evals: str | Path, **options: Any) -> TriggerReport:
-    """Blocking form of evaluate_skill; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: evaluate_skill(skill_dir, evals, **options))
+evaluate_skill_sync = blocking(evaluate_skill)
 
 
 def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillEntry]:

@@ -91,8 +91,10 @@ def trigger_header(
     title: str = "Trigger eval",
     recorded: str | None = None,
     listing: str | None = None,
+    skill_dir: str | Path | None = None,
 ) -> ReportHeader:
-    """The header of a trigger report (eval set from the report's config unless given)."""
+    """The header of a trigger report (eval set from the report's config unless given; the skill
+    repository's commit from `skill_dir`, else from the header the report already holds)."""
     config = report.config
     backend = report.backend
     harness, cli_version = harness_of(report)
@@ -120,10 +122,16 @@ def trigger_header(
         runs=runs,
         recorded=recorded,
         cost=report.cost,
+        catalog=report.catalog,
+        skill_dir=skill_dir,
         proxy=backend.notes or "offline proxy, not Claude"
         if backend and backend.is_proxy
         else None,
     )
     if header.eval_set_sha256 is None and config is not None and config.evals_sha256:
         header = header.model_copy(update={"eval_set_sha256": config.evals_sha256})
+    stored = report.header or {}
+    if skill_dir is None and stored.get("skill_commit"):
+        update = {"skill_commit": stored["skill_commit"], "skill_dirty": stored.get("skill_dirty")}
+        header = header.model_copy(update=update)
     return header

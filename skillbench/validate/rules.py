@@ -58,7 +58,10 @@ ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
 }
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 RESERVED_PREFIXES = ("claude", "anthropic")
-TRIGGER_RE = re.compile(r"\buse\s+(?:when|whenever|for)\b", re.IGNORECASE)
+TRIGGER_RE = re.compile(  # "Use when", "Use for", "Use this skill whenever", "should be used when"
+    r"\buse\s+for\b|\b(?:use|used|invoke|trigger)\b(?:\s+[\w'-]+){0,3}?\s+(?:when|whenever|if)\b",
+    re.IGNORECASE,
+)
 WHEN_TO_USE_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+when to use", re.IGNORECASE | re.MULTILINE)
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 LINK_RE = re.compile(r"\]\([ \t]*<?([^)\s>]*)")

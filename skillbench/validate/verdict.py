@@ -43,4 +43,5 @@ def validate_header(
         skill=f"{len(reports)} skills under {library}",
         backend=None,
         harness=f"rules of the {profile} profile (no model)",
+        skill_dir=library,
     )

@@ -205,7 +205,7 @@ def test_conventions_from_validator_and_model(tmp_path: Path) -> None:
     )
     assert conv["description_field"]["details"].startswith("validator:")
     assert conv["type_alignment"] == {"passed": False, "details": "model: no table"}
-    grade_workspace_sync(skill, configs=["v1"])  # local: model conventions left ungraded
+    grade_workspace_sync(skill, configs=["v1"], force=True)  # local (replacing the model's)
     data = json.loads((space.grading_dir / "case-two_v1_run1.json").read_text())
     assert "convention_compliance" not in data
     assert set(data["convention_compliance_ungraded"]) == {
@@ -236,7 +236,7 @@ def test_evidence_is_escaped_in_the_report_table(tmp_path: Path) -> None:
     summary = grade_workspace_sync(skill, text_model=FakeTextModel(reply), configs=["v1"])
     html = table_html(expectations_frame(summary))
     assert "</script>" not in html and "&lt;/script&gt;" in html
-    rates = pass_rate_frame(grade_workspace_sync(skill))
+    rates = pass_rate_frame(grade_workspace_sync(skill, force=True))  # local replaces v1's
     row = rates[(rates["case"] == "case-one") & (rates["config"] == "with_skill")].iloc[0]
     assert (row["passed"], row["graded"], row["ungraded"], row["pass rate (graded)"]) == (
         4,

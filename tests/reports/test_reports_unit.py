@@ -253,7 +253,7 @@ PARAMS_CELL = (
     [
         ("skill_dir", "{a: 1}", "got a map"),  # a YAML map for a path
         ("loops", "[a, b]", "got a list"),
-        ("skills", "pdf", "expects a list"),  # issue 20: would iterate "p", "d", "f"
+        ("skills", "{pdf: 1}", "expects a list"),
         ("runs", "many", "expects an integer"),
         ("runs", "true", "expects an integer"),
         ("runs", "2.5", "expects an integer"),
@@ -294,6 +294,14 @@ def test_a_value_the_parameter_cell_does_not_accept_is_refused_before_running(
 def test_values_of_the_declared_types_pass(tmp_path: Path, name: str, text: str) -> None:
     nb = _notebook(tmp_path / "n.ipynb", PARAMS_CELL)
     check_parameters(nb, {name: parse_value(text, name)}, declared_parameters(nb))
+
+
+def test_one_value_for_a_list_parameter_is_a_one_item_list(tmp_path: Path) -> None:
+    """Issue 20: `-p skills pdf` is the skill pdf, never the letters p, d, f."""
+    nb = _notebook(tmp_path / "n.ipynb", PARAMS_CELL)
+    params = {"skills": parse_value("pdf", "skills")}
+    check_parameters(nb, params, declared_parameters(nb))
+    assert params == {"skills": ["pdf"]}
 
 
 def test_report_out_on_a_symlink_loop_is_bad_input_naming_out(

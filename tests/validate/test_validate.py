@@ -191,6 +191,19 @@ def test_trigger_words_are_whole_words_any_case() -> None:
     assert codes("Tidies CSV. use whence") == ["DESCRIPTION_TRIGGER_HINT"]
 
 
+def test_trigger_hint_accepts_anthropics_own_phrasings() -> None:
+    def codes(text: str) -> list[str]:
+        return [f.code for f in validate_description(text)]
+
+    # anthropics/skills pdf: "Use this skill whenever the user wants to do anything with PDF files"
+    assert codes("Extracts PDF text. Use this skill whenever the user wants PDF work.") == []
+    assert codes("Formats tables. This skill should be used when the user asks for it.") == []
+    assert codes("Reviews SQL. Use it if a query is slow.") == []
+    assert codes("Reviews SQL. Use the reviewer; whenever possible.") == [
+        "DESCRIPTION_TRIGGER_HINT"
+    ]  # punctuation ends the phrase
+
+
 def test_validate_description_alone() -> None:
     assert validate_description(D) == []
     assert [f.code for f in validate_description(42)] == ["DESCRIPTION_TYPE"]
