@@ -39,7 +39,7 @@ from skillbench.behavior.run_files import (
     scrub_outputs,
     session_metrics,
 )
-from skillbench.behavior.workspace import SNAPSHOT_IGNORE
+from skillbench.behavior.workspace import EVALS_FOLDER, SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, SkillbenchError
 from skillbench.limits import AGENT_SESSION_TIMEOUT
 from skillbench.schemas.skill_creator import SCMetrics
@@ -332,7 +332,8 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         return self.with_model_and_extra_args(args)
 
     def _prepare(self, task: RunTask, project: Path) -> dict[str, str]:
-        """Install the skill (links kept as links, none leading out of the skill folder) and the
+        """Install the skill (links kept as links, none leading out of the skill folder; its
+        `evals/` left out, so the agent cannot read the expectations it is graded on) and the
         input files, within `max_copy` bytes in all; the digests of what the project holds."""
         room = self.max_copy
         if task.skill is not None:
@@ -342,7 +343,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
                 target,
                 max_bytes=room,
                 ignore=SNAPSHOT_IGNORE,
-                skip={"SKILL.md"},
+                skip={"SKILL.md", EVALS_FOLDER},
                 label=task.skill.name,
             )
             self._note(plan.warnings)
@@ -367,7 +368,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
     def identity(self) -> dict[str, Any]:
         """The runner's identity, plus the copy limit when it is not the default (a raised
         limit may install files a default run left out)."""
-        found = super().identity()
+        found = {**super().identity(), "skill_install": "without-evals"}
         if self.max_copy != DEFAULT_MAX_COPY:
             found["max_copy"] = self.max_copy
         return found

@@ -163,3 +163,22 @@ def test_cli_run_and_snapshot_name_the_file_and_take_max_copy(
 )
 def test_sizes_parse(text: str, size: int) -> None:
     assert parse_size(text) == size
+
+
+def test_the_agent_never_sees_the_expectations_it_is_graded_on(tmp_path: Path) -> None:
+    """A with-skill session gets the skill without its `evals/` (the expectations and their
+    inputs would tell the agent what the grader looks for); a run made before this rule is not
+    reused from the cache (the executor's identity says how it installs)."""
+    folder = make_skill(tmp_path)
+    (folder / "evals").mkdir()
+    (folder / "evals" / "evals.json").write_text('{"evals": [{"expectations": ["secret"]}]}')
+    (folder / "refs" / "evals").mkdir()  # only the top-level eval folder is the eval set
+    (folder / "refs" / "evals" / "e.md").write_text("kept\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    runner = executor()
+    runner._prepare(task(folder), project)
+    installed = project / ".claude" / "skills" / "pdf-tools"
+    assert not (installed / "evals").exists()
+    assert (installed / "refs" / "evals" / "e.md").read_text() == "kept\n"
+    assert runner.identity()["skill_install"] == "without-evals"
