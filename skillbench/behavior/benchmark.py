@@ -219,8 +219,13 @@ def _signed(value: float, digits: int) -> str:
 
 
 def delta(candidate: sc.SCConfigSummary, baseline: sc.SCConfigSummary) -> dict[str, str]:
-    """Candidate minus baseline, as the seed's signed strings."""
-    out = {"pass_rate": _signed(candidate.pass_rate.mean - baseline.pass_rate.mean, 2)}
+    """Candidate minus baseline, as the seed's signed strings; the pass rate is `n/a` when
+    either side has no graded run (0 − 0 would pose as a measured "+0.00")."""
+    graded = [getattr(side.pass_rate, "n_runs", 1) for side in (candidate, baseline)]
+    if all(graded):
+        out = {"pass_rate": _signed(candidate.pass_rate.mean - baseline.pass_rate.mean, 2)}
+    else:
+        out = {"pass_rate": "n/a"}
     if candidate.time_seconds is not None and baseline.time_seconds is not None:
         out["time_seconds"] = _signed(candidate.time_seconds.mean - baseline.time_seconds.mean, 1)
     if candidate.tokens is not None and baseline.tokens is not None:

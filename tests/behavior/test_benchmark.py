@@ -246,3 +246,14 @@ def test_malformed_timing_file_is_an_input_error(tmp_path: Path) -> None:
         build_benchmark(skill)
     assert caught.value.path == str(run.timing_path)
     assert caught.value.field == "total_tokens"
+
+
+def test_delta_of_a_side_with_no_graded_run_is_not_a_number() -> None:
+    """0 − 0 from two empty sides is no measurement: the seed's delta string says n/a."""
+    from skillbench.behavior.benchmark import config_summary, delta
+
+    graded = config_summary([numbers("a", "new", 1, 2)])
+    ungraded = config_summary([numbers("a", "old", 1, 0, total=0)])  # 0 graded: no pass rate
+    assert delta(graded, ungraded)["pass_rate"] == "n/a"
+    assert delta(graded, config_summary([]))["pass_rate"] == "n/a"
+    assert delta(graded, graded)["pass_rate"] == "+0.00"
