@@ -69,7 +69,7 @@ def test_registered_fake_gets_model_and_options(fake_backend: str) -> None:
     assert "fake" in registry.available_backends()
 
 
-def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(registry.BACKEND_ENV, raising=False)
     judge = registry.get_judge(None, seed=3)
     assert judge.name == "local" and judge.identity()["seed"] == 3
@@ -77,7 +77,12 @@ def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
 
     assert isinstance(judge, LocalJudge)
     assert judge.model == "all-MiniLM-L6-v2-onnx-int8"
-    assert registry.get_judge("local", model="/some/dir").model == "/some/dir"
+    # a model folder is checked for its two files (cheap), never loaded, when the judge is built
+    (tmp_path / "model.onnx").write_bytes(b"")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    assert registry.get_judge("local", model=str(tmp_path)).model == str(tmp_path)
+    with pytest.raises(BackendError, match="not found"):  # said once, before any run
+        registry.get_judge("local", model=str(tmp_path / "missing"))
 
 
 def test_building_local_judge_loads_no_model() -> None:
