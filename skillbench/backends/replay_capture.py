@@ -35,13 +35,13 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_install import install_skills
+from skillbench.backends.claude_install import cli_name, install_skills
 from skillbench.backends.prompt_cache import swap_text
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
-TEMPLATE_FORMAT = 1
+TEMPLATE_FORMAT = 2  # 2: skills installed under their folder names; the listing budget kept
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
 #: Environment settings that change the CLI's request; part of the template key when set.
 REQUEST_SETTINGS = (
@@ -74,6 +74,14 @@ class ReplayTemplate(BaseModel):
     body: dict[str, Any]
     settings: dict[str, str] = Field(default_factory=dict)
     skills: list[str] = Field(default_factory=list, description="skill folders installed")
+    listing_budget: int | None = Field(
+        default=None,
+        description="the skill listing budget the CLI itself logged (only when the listing "
+        "exceeded it; None when everything fit)",
+    )
+    listing_chars: int | None = Field(
+        default=None, description="the listing's size by the CLI's own count, when it logged it"
+    )
 
     def content_hash(self) -> str:
         """SHA-256 of the headers and body (part of the replay judge's cache identity)."""
@@ -134,7 +142,7 @@ def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
     """SHA-256 over the names, descriptions and bodies of the installed skills (and the content
     hash of their folders when known: a `when_to_use` changes the listing)."""
     items = [
-        [s.name, s.description, s.body, getattr(s, "content_hash", None) or ""]
+        [s.name, s.description, s.body, getattr(s, "content_hash", None) or "", cli_name(s)]
         for s in (target, *catalog)
     ]
     blob = json.dumps(sorted(items), ensure_ascii=False)
@@ -330,6 +338,16 @@ class CaptureServer(ThreadingHTTPServer):
 # -- capture -----------------------------------------------------------------------------------
 
 
+#: What the CLI logs (`--debug-file`) when the skill listing exceeds its budget.
+_OVER_BUDGET = re.compile(r"Skill listing over budget: \d+ skills, (\d+) chars > (\d+) budget")
+
+
+def logged_budget(debug_log: str) -> tuple[int, int] | None:
+    """(listing characters, budget) from the CLI's debug log, when it logged going over."""
+    match = _OVER_BUDGET.search(debug_log)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
     """Install the target and the catalog under `project/.claude/skills/` (target wins a name
     clash) exactly as the claude-code backend installs them (whole folders when known, see
@@ -423,6 +441,9 @@ def capture_template(
             env = capture_env(home, server.base_url, settings)
             args = [str(claude_bin), "-p", SENTINEL, "--model", model]
             args += ["--output-format", "stream-json", "--verbose"]
+            # the debug log names the listing budget (the request is the same with or without)
+            debug_log = root / "debug.log"
+            args += ["--debug-file", str(debug_log)]
             try:
                 done = subprocess.run(
                     args,
@@ -448,6 +469,10 @@ def capture_template(
                 f"cannot capture a replay template. CLI said: {tail!r}"
             )
         path, headers, body = found
+        try:
+            over = logged_budget(debug_log.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            over = None
         template = ReplayTemplate(
             key=key,
             model=model,
@@ -457,6 +482,8 @@ def capture_template(
             body=normalise_body(body, str(root)),
             settings=settings,
             skills=names,
+            listing_budget=over[1] if over else None,
+            listing_chars=over[0] if over else None,
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
