@@ -75,7 +75,7 @@ BUILTINS_2_1_197: tuple[tuple[str, int, bool], ...] = (
     ("loop", 314, True),
     ("claude-api", 1080, True),
     ("run", 368, True),
-    ("init", 67, True),
+    ("init", 67, False),
     ("review", 78, False),
     ("security-review", 90, False),
 )

@@ -1,0 +1,169 @@
+"""Claude Code's own rules for skill folders, offline (issue 21 items 4–7; the real-CLI checks
+are in test_replay_fidelity_skills.py): names, order, resolution, disabled skills, the YAML
+fallback, the listing rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_code import resolved_invocations, target_fired
+from skillbench.backends.claude_install import (
+    cli_name,
+    cli_skills,
+    collation_key,
+    install_skills,
+    resolve_call,
+)
+from skillbench.backends.first_turn import FirstTurn
+from skillbench.backends.stream_json import Session, ToolUse
+from skillbench.errors import InputError
+from skillbench.skill import Skill, cli_frontmatter, load_as_claude_code
+from skillbench.trigger.listing import (
+    ENTRY_CAP,
+    Listed,
+    entry_text,
+    estimate,
+    render_listing,
+    string_width,
+)
+
+
+def skill_folder(root: Path, folder: str, frontmatter: str, body: str = "# Body\n") -> Path:
+    path = root / folder
+    path.mkdir(parents=True)
+    (path / "SKILL.md").write_text(f"---\n{frontmatter}---\n\n{body}", encoding="utf-8")
+    return path
+
+
+def entry_of(folder: Path) -> SkillEntry:
+    skill, _ = load_as_claude_code(folder)
+    return SkillEntry(skill.name, skill.description, skill.body, str(skill.path))
+
+
+# -- item 4: folder names -------------------------------------------------------------------
+
+
+def test_skills_are_installed_and_named_by_their_folder(tmp_path: Path) -> None:
+    video = entry_of(
+        skill_folder(tmp_path, "video-downloader", "name: youtube-downloader\ndescription: d\n")
+    )
+    spaced = entry_of(skill_folder(tmp_path, "notes", "name: My Notes\ndescription: n\n"))
+    assert video.name == "youtube-downloader" and cli_name(video) == "video-downloader"
+    project = tmp_path / "project"
+    assert install_skills(project, video, (spaced,)) == ["video-downloader", "notes"]
+    assert (project / ".claude/skills/video-downloader/SKILL.md").is_file()
+    assert (project / ".claude/skills/notes/SKILL.md").is_file()
+
+
+def test_an_unusable_folder_name_is_still_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"target\.name"):
+        install_skills(tmp_path, SkillEntry("../escape", "d"), ())
+
+
+def test_listing_order_is_icu_collation_of_folder_names() -> None:
+    names = ["b", "Ab", "aB", "ab", "a1", "a.b", "a-b", "a_b", "a b", "Zeta", "eta", "été"]
+    assert sorted(names, key=collation_key) == [
+        "a b",
+        "a_b",
+        "a-b",
+        "a.b",
+        "a1",
+        "ab",
+        "aB",
+        "Ab",
+        "b",
+        "eta",
+        "été",
+        "Zeta",
+    ]
+
+
+def test_a_skill_call_resolves_by_folder_or_frontmatter_name(tmp_path: Path) -> None:
+    target = entry_of(
+        skill_folder(tmp_path, "video-downloader", "name: youtube-downloader\ndescription: d\n")
+    )
+    other = entry_of(skill_folder(tmp_path, "csv", "name: csv-cleaner\ndescription: c\n"))
+    skills = cli_skills(target, (other,))
+    assert [s.name for s in skills] == ["csv", "video-downloader"]
+    for called in ("video-downloader", "youtube-downloader"):
+        resolved = resolve_call(called, skills)
+        assert resolved is not None and resolved.target
+        fold = FirstTurn(target.name, skills)
+        fold._tool_done("Skill", f'{{"skill": "{called}"}}')
+        assert fold.decision.kind == "target" and fold.decision.fired == target.name
+    fold = FirstTurn(target.name, skills)
+    fold._tool_done("Skill", '{"skill": "csv-cleaner"}')
+    assert fold.decision.kind == "other-skill" and fold.decision.fired == "csv"
+
+
+# -- item 5: disable-model-invocation -----------------------------------------------------------
+
+
+def disabled_target(tmp_path: Path) -> SkillEntry:
+    return entry_of(
+        skill_folder(
+            tmp_path,
+            "pdf-tools",
+            "name: pdf-tools\ndescription: p\ndisable-model-invocation: true\n",
+        )
+    )
+
+
+def test_a_call_to_a_disabled_skill_is_not_a_trigger_on_replay(tmp_path: Path) -> None:
+    target = disabled_target(tmp_path)
+    skills = cli_skills(target, ())
+    assert skills[0].disabled
+    fold = FirstTurn(target.name, skills)
+    fold._tool_done("Skill", '{"skill": "pdf-tools"}')
+    assert fold.decision.kind == "disabled-skill" and fold.decision.fired == "pdf-tools"
+
+
+def test_a_call_to_a_disabled_skill_is_not_a_trigger_on_claude_code(tmp_path: Path) -> None:
+    target = disabled_target(tmp_path)
+    skills = cli_skills(target, ())
+    session = Session(tool_uses=[ToolUse(id="t1", name="Skill", input={"skill": "pdf-tools"})])
+    assert resolved_invocations(session, target.name, skills) == ([], ["pdf-tools"])
+    assert target_fired(target.name, skills)(session) is False
+    assert estimate(target, (), "claude-haiku-4-5").target == "absent"
+
+
+# -- item 6: frontmatter the CLI accepts ------------------------------------------------------
+
+
+def test_yaml_the_cli_repairs_loads_with_a_warning_and_validate_stays_strict(
+    tmp_path: Path,
+) -> None:
+    folder = skill_folder(tmp_path, "wip", "name: wip\ndescription: [WIP] does things: really\n")
+    with pytest.raises(InputError):
+        Skill.load(folder)
+    skill, warnings = load_as_claude_code(folder)
+    assert skill.description == "[WIP] does things: really"
+    assert len(warnings) == 1 and "FRONTMATTER_INVALID" in warnings[0]
+
+
+def test_frontmatter_the_cli_cannot_read_either_falls_back_to_the_body() -> None:
+    mapping, body, error = cli_frontmatter("---\ndescription: [a\n  - b: [\n---\n\n# Title\n")
+    assert mapping == {} and error is not None and body.strip() == "# Title"
+
+
+# -- item 7: the listing rule -------------------------------------------------------------------
+
+
+def test_entry_text_appends_when_to_use_and_caps_in_utf16_units() -> None:
+    assert entry_text("Does a.", "When b.") == "Does a. - When b."
+    capped = entry_text("😀" * 1000)
+    assert capped.endswith("…") and len(capped.encode("utf-16-le")) // 2 <= ENTRY_CAP
+    assert string_width("日本") == 4 and string_width("a\nb") == 2
+
+
+def test_the_greedy_rule_skips_a_long_description_and_keeps_a_later_short_one() -> None:
+    entries = [
+        Listed("a", "- a: " + "x" * 60),
+        Listed("b", "- b: short"),
+        Listed("c", "- c: " + "y" * 200, bundled=True),
+    ]
+    text = render_listing(entries, 240)
+    assert text.split("\n") == ["- a", "- b: short", "- c: " + "y" * 200]
