@@ -167,3 +167,36 @@ def test_the_greedy_rule_skips_a_long_description_and_keeps_a_later_short_one() 
     ]
     text = render_listing(entries, 240)
     assert text.split("\n") == ["- a", "- b: short", "- c: " + "y" * 200]
+
+
+async def test_a_failed_capture_claims_no_listing(tmp_path: Path) -> None:
+    import httpx2
+
+    from skillbench.backends.replay import ReplayJudge
+    from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.run import run_trigger_eval
+
+    script = tmp_path / "claude"
+    script.write_text(
+        '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "2.1.197 (Claude Code)"; exit 0; fi\n'
+        'echo "no skills here" >&2\nexit 3\n'
+    )
+    script.chmod(0o755)
+    judge = ReplayJudge(
+        "claude-haiku-4-5",
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=script,
+        template_dir=tmp_path / "templates",
+        http_client=httpx2.AsyncClient(
+            transport=httpx2.MockTransport(lambda r: httpx2.Response(500))
+        ),
+        max_retries=0,
+    )
+    report = await run_trigger_eval(
+        "pdf-tools", "Merge PDFs.", [EvalQuery("merge", True, None, (0,))], judge, runs=1
+    )
+    await judge.aclose()
+    assert report.listing is None  # never "not listed [captured-request]": nothing was captured
+    assert report.warnings is not None
+    assert any("could not be captured" in w for w in report.warnings)

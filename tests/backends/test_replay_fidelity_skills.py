@@ -177,6 +177,17 @@ async def test_folder_name_mismatch_is_listed_and_resolved_as_the_cli_does(
     assert report.listing.shown.startswith("- video-downloader: Download videos")
 
 
+async def test_the_listing_names_the_folder_not_the_frontmatter_name(tmp_path: Path) -> None:
+    folders = mismatch_library(tmp_path / "lib")
+    folders = [f for f in folders if f.name != "a-notes"]  # no frontmatter name with spaces
+    target, *rest = (entry(f) for f in folders)
+    request, outcome, _ = await replay_once(
+        tmp_path, "claude-haiku-4-5", target, tuple(rest), "video-downloader"
+    )
+    assert outcome.triggered is True
+    assert_identical(request, cli_own_request(QUERY, folders, "claude-haiku-4-5"))
+
+
 async def test_a_disabled_target_is_absent_and_calling_it_is_not_a_trigger(
     tmp_path: Path,
 ) -> None:
