@@ -41,6 +41,7 @@ from typing import Any, ClassVar, TypedDict, Unpack
 from skillbench import redaction
 from skillbench.backends.base import (
     CallUsage,
+    SkillEntry,
     TextRequest,
     TextResponse,
     TriggerOutcome,
@@ -632,6 +633,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
         self.stop_on_trigger = bool(stop_on_trigger)
         self.reported_models: list[str] = []
         self.ended_early = 0
+        self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
 
     def flags(self) -> list[str]:
         """The CLI flags every run uses (the query goes after `-p`)."""
@@ -668,7 +670,10 @@ class ClaudeCodeJudge(_ClaudeRunner):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
-        skills = cli_skills(request.target, request.catalog)
+        key = (request.target, request.catalog)
+        skills = self._skill_sets.get(key)
+        if skills is None:  # read once per skill set, not once per run
+            skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
         stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)

@@ -538,28 +538,30 @@ def listing_info(
         env = {**os.environ, **getattr(template, "settings", {})}
         budget = getattr(template, "listing_budget", None)
         return listing.from_request(template.body, target, budget=budget, env=env), None
-    if getattr(inner, "name", None) == "claude-code":
+    claude_code = getattr(inner, "name", None) == "claude-code"
+    if not (claude_code or harness == "minimal" or getattr(inner, "is_proxy", False)):
+        return None, None
+    try:
         env = {**os.environ, **getattr(inner, "extra_env", {})}
-        return listing.estimate(target, catalog, model, env), None
-    if harness == "minimal" or getattr(inner, "is_proxy", False):
-        would = listing.estimate(target, catalog, model)
-        note = None
-        if would.target != "full":
-            note = (
-                f"this harness showed the full description, but Claude Code itself would list "
-                f"{target.name!r} {would.target} (budget {would.budget_chars:,} characters)"
-            )
-        return (
-            ListingInfo(
-                target="full" if harness == "minimal" else "not-applicable",
-                source="harness",
-                budget_chars=would.budget_chars,
-                budget_source=would.budget_source,
-                warning=note,
-            ),
-            None,
+        would = listing.estimate(target, catalog, model, env)
+    except Exception as exc:  # an unreadable folder: the runs report it
+        return None, redact(f"LISTING: unknown: Claude Code's listing rule not applied ({exc})")
+    if claude_code:
+        return would, None
+    note = None
+    if would.target != "full":
+        note = (
+            f"this harness showed the full description, but Claude Code itself would list "
+            f"{target.name!r} {would.target} (budget {would.budget_chars or 0:,} characters)"
         )
-    return None, None
+    shown = ListingInfo(
+        target="full" if harness == "minimal" else "not-applicable",
+        source="harness",
+        budget_chars=would.budget_chars,
+        budget_source=would.budget_source,
+        warning=note,
+    )
+    return shown, None
 
 
 async def _run_wave(
