@@ -456,6 +456,10 @@ class Skill:
         """SKILL.md decoded, without a BOM."""
         return decode_skill_md(self.raw, self.skill_md)[1]
 
+    def text_with_bom(self) -> str:
+        """SKILL.md decoded as Claude Code reads it (a BOM kept as U+FEFF)."""
+        return self.raw.decode("utf-8", errors="replace")
+
     @classmethod
     def load(cls, path: str | Path) -> Skill:
         """Load a skill folder (or its SKILL.md path); InputError for unusable input."""
@@ -543,6 +547,7 @@ _CLI_BLOCK = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
 _CLI_KEY_LINE = re.compile(r"^([a-zA-Z_-]+):\s+([^\n\r\u2028\u2029]+)\Z")
 _CLI_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _CLI_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
+_JS_TRIM = re.compile(r"^[\s\ufeff]+|[\s\ufeff]+$")
 
 
 def _cli_quote_lines(yaml_text: str) -> str:
@@ -569,15 +574,21 @@ def _cli_quote_lines(yaml_text: str) -> str:
     return _CLI_LEADING_TABS.sub(lambda m: "  " * len(m.group(0)), fixed)
 
 
+def _js_trim(text: str) -> str:
+    """JavaScript's `trim()`: Unicode whitespace and U+FEFF off both ends."""
+    return _JS_TRIM.sub("", text)
+
+
 def cli_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
     """(mapping, body, YAML error or None) of SKILL.md `text` as Claude Code 2.1.197 reads it:
     YAML first; on an error, once more after `_cli_quote_lines`; still failing, no frontmatter
-    at all (the skill still loads, its description taken from the body). Never raises."""
-    stripped = text.removeprefix("\ufeff")
-    match = _CLI_BLOCK.match(stripped)
+    at all (the skill still loads, its description taken from the body). A UTF-8 BOM is not
+    skipped: `---` must open the file, so after a BOM Claude Code sees no frontmatter at all.
+    Never raises."""
+    match = _CLI_BLOCK.match(text)
     if match is None:
-        return {}, stripped, None
-    yaml_text, body = match.group(1), stripped[match.end() :]
+        return {}, text, None
+    yaml_text, body = match.group(1), text[match.end() :]
     error: str | None = None
     try:
         data = load_yaml_bounded(yaml_text)
@@ -594,8 +605,7 @@ def cli_repaired(text: str) -> str | None:
     """SKILL.md `text` with its frontmatter as Claude Code's retry reads it (`_cli_quote_lines`),
     when the YAML fails and that retry parses; else None. A candidate description can then be
     written into valid YAML with the same meaning."""
-    stripped = text.removeprefix("\ufeff")
-    match = _CLI_BLOCK.match(stripped)
+    match = _CLI_BLOCK.match(text)
     if match is None:
         return None
     yaml_text = match.group(1)
@@ -608,7 +618,7 @@ def cli_repaired(text: str) -> str | None:
         load_yaml_bounded(fixed)
     except Exception:
         return None
-    return f"---\n{fixed}---\n{stripped[match.end() :]}"
+    return f"---\n{fixed}---\n{text[match.end() :]}"
 
 
 def cli_description(mapping: dict[str, Any], body: str) -> str:
@@ -620,10 +630,10 @@ def cli_description(mapping: dict[str, Any], body: str) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
+    if isinstance(value, str) and _js_trim(value):
+        return _js_trim(value)
     for line in body.split("\n"):
-        line = line.strip()
+        line = _js_trim(line)
         if line:
             heading = re.match(r"^#+\s+(.+)$", line)
             first = heading.group(1) if heading else line
@@ -637,7 +647,7 @@ def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
     reads, or no usable description. Trigger, improve and agreement use this; `validate`
     stays strict. InputError only for what Claude Code cannot load either (no SKILL.md, …)."""
     try:
-        return Skill.load(path), []
+        skill = Skill.load(path)
     except InputError as exc:
         if exc.rule not in {
             "FRONTMATTER_PARSE",
@@ -649,10 +659,19 @@ def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
             raise
         where = f" ({exc.field})" if exc.field else ""
         finding = f"{exc.rule}{where}: {exc.detail}"
+    else:
+        if not skill.raw.startswith(BOM):
+            return skill, []
+        seen = cli_description(*cli_frontmatter(skill.text_with_bom())[:2])
+        return skill, [
+            f"{skill.skill_md}: starts with a UTF-8 byte order mark, after which Claude Code "
+            f"2.1.197 finds no frontmatter: it lists this skill with the description {seen!r} "
+            "and ignores its other keys (remove the BOM)"
+        ]
     folder = _skill_folder(path)
     skill_md, raw = read_skill_md(folder)
-    _, text = decode_skill_md(raw, skill_md)
-    mapping, body, _error = cli_frontmatter(text)
+    decode_skill_md(raw, skill_md)  # binary or non-UTF-8: refused as before
+    mapping, body, _error = cli_frontmatter(raw.decode("utf-8", errors="replace"))
     digests = {
         rel: _file_digest(folder / rel) for rel in sorted(iter_files(folder)) if rel != SKILL_MD
     }

@@ -12,6 +12,10 @@ models, after the agent types for opus-4-8), one `- name: description` line each
   window times its bytes per token (4 for models up to sonnet-4-6 / haiku-4-5 / opus-4-6, 3 for
   later ones): 8,000 for haiku-4-5 and sonnet-4-6, 6,000 for opus-4-7 and opus-4-8, 30,000 for
   opus-4-8[1m], 40,000 for sonnet-4-6[1m];
+- a user skill named like a bundled skill replaces it (the bundled one is dropped); one named
+  like another built-in (`init`, `review`, `security-review`) is listed beside it;
+- a SKILL.md starting with a UTF-8 BOM has no frontmatter for the CLI (`---` must open the
+  file): its description is the first line, `---`;
 - widths are terminal columns (`Bun.stringWidth`: a CJK character counts 2, a newline 0), entries
   joined by newlines. When everything fits, everything is shown. Otherwise the CLI's bundled
   skills keep their whole line, every other skill starts as a bare name, and going through them
@@ -327,7 +331,13 @@ def estimate(
     budget, how = cli_budget(model, env)
     skills = [s for s in cli_skills(target, catalog) if not s.disabled]
     entries = [listed(s) for s in skills]
-    builtin = [Listed(n, "x" * w, b) for n, w, b in BUILTINS_2_1_197]  # only widths matter
+    # a bundled skill is dropped when one of yours has its name (other built-ins stay, twice)
+    names = {s.name for s in skills}
+    builtin = [
+        Listed(n, "x" * w, b)  # only widths matter
+        for n, w, b in BUILTINS_2_1_197
+        if not (b and n in names)
+    ]
     shown = shown_descriptions([*entries, *builtin], budget)
     user_shown = shown[: len(entries)]
     index = next((i for i, s in enumerate(skills) if s.target), None)

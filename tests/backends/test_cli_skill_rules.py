@@ -200,3 +200,23 @@ async def test_a_failed_capture_claims_no_listing(tmp_path: Path) -> None:
     assert report.listing is None  # never "not listed [captured-request]": nothing was captured
     assert report.warnings is not None
     assert any("could not be captured" in w for w in report.warnings)
+
+
+def test_after_a_bom_claude_code_sees_no_frontmatter(tmp_path: Path) -> None:
+    folder = tmp_path / "bom"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes(b"\xef\xbb\xbf---\nname: bom\ndescription: Real one.\n---\n")
+    skill, warnings = load_as_claude_code(folder)
+    assert skill.description == "Real one."  # skillbench's reading (validate) is unchanged
+    assert len(warnings) == 1 and "byte order mark" in warnings[0] and "'---'" in warnings[0]
+    (listed,) = cli_skills(SkillEntry(skill.name, skill.description, folder=str(folder)), ())
+    assert listed.description == "---"
+
+
+def test_a_skill_named_like_a_bundled_one_replaces_it_in_the_estimate() -> None:
+    others = tuple(SkillEntry(f"s-{i:02d}", "x" * 150) for i in range(20))
+    target = SkillEntry("zz", "z" * 700)
+    assert estimate(target, others, "claude-haiku-4-5").target == "name-only"
+    # the bundled code-review's 361 columns go to the user's skills: the target now fits
+    mine = SkillEntry("code-review", "r")
+    assert estimate(target, (*others, mine), "claude-haiku-4-5").target == "full"

@@ -289,3 +289,36 @@ async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
             assert guess == "name-only", skill.name
         else:
             assert guess == ("truncated" if truth.endswith("…") else "full"), skill.name
+
+
+def listed_states(request: httpx2.Request) -> dict[str, str]:
+    """The state of every listed skill (the first entry of a name: user skills come first)."""
+    states: dict[str, str] = {}
+    for name, text in parse_listing(listing_text(json.loads(request.content)) or ""):
+        if name not in states:
+            full = "truncated" if text is not None and text.endswith("…") else "full"
+            states[name] = "name-only" if text is None else full
+    return states
+
+
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-8"])
+async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees(
+    tmp_path: Path, model: str
+) -> None:
+    # 31 real skills: one with a UTF-8 BOM (the CLI sees no frontmatter: "---"), one named like
+    # a bundled skill (code-review replaces it), one like a built-in (security-review, twice)
+    data = Path(__file__).resolve().parents[2] / "data"
+    folders = sorted(
+        [*(data / "catalog").iterdir(), *(data / "skills").iterdir()], key=lambda p: p.name
+    )
+    folders = [f for f in folders if (f / "SKILL.md").is_file()]
+    entries = [entry(f) for f in folders]
+    target = entries[0]
+    request, _, _ = await replay_once(tmp_path, model, target, tuple(entries[1:]), target.name)
+    assert_identical(request, cli_own_request(QUERY, folders, model))
+    states = listed_states(request)
+    assert states["dockerfile-reviewer"] == "full"
+    assert listed_states(request).keys() >= {f.name for f in folders}
+    for index, skill in enumerate(entries):
+        others = tuple(e for j, e in enumerate(entries) if j != index)
+        assert estimate(skill, others, model).target == states[folders[index].name], skill.name
