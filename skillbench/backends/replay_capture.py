@@ -7,7 +7,10 @@ finish (every model call gets a short `end_turn` text). The first request whose 
 `Skill` is the template: its body (system blocks, tools, messages, thinking, max_tokens,
 output_config, context_management) and the two headers that change the answer
 (`anthropic-version`, `anthropic-beta`). The query is a sentinel, later swapped for each eval
-query (`ReplayTemplate.body_for`).
+query (`ReplayTemplate.body_for`). The CLI also writes its debug log (`--debug-file`, which
+leaves the request unchanged) into the throwaway folder: when the skill listing went over its
+budget it names the budget, kept as `ReplayTemplate.listing_budget`. Skills are installed under
+their folder names, as Claude Code names them (`claude_install`).
 
 Normalised before anything is kept: the throwaway folder becomes `/tmp/skillbench-replay`,
 `metadata` (device and session ids) is dropped, `stream` is removed. No key, no home path and no
