@@ -322,3 +322,35 @@ async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees
     for index, skill in enumerate(entries):
         others = tuple(e for j, e in enumerate(entries) if j != index)
         assert estimate(skill, others, model).target == states[folders[index].name], skill.name
+
+
+async def test_the_claude_code_backend_does_not_count_a_refused_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mock_anthropic_sse
+    from mock_anthropic_sse import MockAnthropic
+
+    from skillbench.backends.claude_code import ClaudeCodeJudge
+
+    lib = tmp_path / "lib"
+    target = entry(
+        write_skill(
+            lib,
+            "pdf-tools",
+            "name: pdf-tools\ndescription: Merge PDF files.\ndisable-model-invocation: true\n",
+        )
+    )
+    other = entry(write_skill(lib, "csv-cleaner", "name: csv-cleaner\ndescription: Clean CSV.\n"))
+    # the model asks for the disabled target anyway; the real CLI refuses and the session goes on
+    monkeypatch.setattr(mock_anthropic_sse, "route", lambda query, skills: "pdf-tools")
+    with MockAnthropic() as mock:
+        env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "sk-ant-dummy-offline"}
+        judge = ClaudeCodeJudge(claude_bin=REPO_CLAUDE, env=env, timeout=60)
+        outcome = await judge.judge(TriggerRequest(target, (other,), "merge two pdf files", 0))
+        await judge.aclose()
+        calls = [r for r in mock.requests if r.path.startswith("/v1/messages")]
+    assert outcome.error is None, outcome.detail
+    assert outcome.triggered is False and outcome.fired is None
+    assert outcome.detail["disabled_skill_calls"] == ["pdf-tools"]
+    assert outcome.detail["ended_early"] is False  # the session went on after the refusal
+    assert any(r.saw_tool_result for r in calls)
