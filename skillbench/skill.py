@@ -456,6 +456,10 @@ class Skill:
         """SKILL.md decoded, without a BOM."""
         return decode_skill_md(self.raw, self.skill_md)[1]
 
+    def text_with_bom(self) -> str:
+        """SKILL.md decoded as Claude Code reads it (a BOM kept as U+FEFF)."""
+        return self.raw.decode("utf-8", errors="replace")
+
     @classmethod
     def load(cls, path: str | Path) -> Skill:
         """Load a skill folder (or its SKILL.md path); InputError for unusable input."""
@@ -543,6 +547,167 @@ def content_hash_without(skill: Skill, folder: str) -> str:
     digests = {rel: digest for rel, digest in skill.file_digests if not rel.startswith(prefix)}
     digests[SKILL_MD] = hashlib.sha256(skill.raw).hexdigest()
     return _combined_hash(digests)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a skill as Claude Code does (trigger, improve, agreement: never `validate`)
+
+_CLI_BLOCK = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
+_CLI_KEY_LINE = re.compile(r"^([a-zA-Z_-]+):\s+([^\n\r\u2028\u2029]+)\Z")
+_CLI_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_CLI_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
+_JS_TRIM = re.compile(r"^[\s\ufeff]+|[\s\ufeff]+$")
+
+
+def _cli_quote_lines(yaml_text: str) -> str:
+    """Claude Code's retry after a YAML error (2.1.197): a `key: value` line whose unquoted value
+    holds a YAML indicator (`[`, `*`, `: `, …) gets the value double-quoted; tabs that indent a
+    line become two spaces each."""
+    lines = []
+    for line in yaml_text.split("\n"):
+        match = _CLI_KEY_LINE.match(line)
+        if match:
+            key, value = match.groups()
+            quoted = len(value) > 1 and value[0] == value[-1] and value[0] in "\"'"
+            flow_list = False
+            if value.startswith("[") and value.endswith("]"):
+                try:
+                    flow_list = isinstance(load_yaml_bounded(value), list)
+                except Exception:
+                    flow_list = False
+            if not quoted and not flow_list and _CLI_NEEDS_QUOTES.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+        lines.append(line)
+    fixed = "\n".join(lines)
+    return _CLI_LEADING_TABS.sub(lambda m: "  " * len(m.group(0)), fixed)
+
+
+def _js_trim(text: str) -> str:
+    """JavaScript's `trim()`: Unicode whitespace and U+FEFF off both ends."""
+    return _JS_TRIM.sub("", text)
+
+
+def cli_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """(mapping, body, YAML error or None) of SKILL.md `text` as Claude Code 2.1.197 reads it:
+    YAML first; on an error, once more after `_cli_quote_lines`; still failing, no frontmatter
+    at all (the skill still loads, its description taken from the body). A UTF-8 BOM is not
+    skipped: `---` must open the file, so after a BOM Claude Code sees no frontmatter at all.
+    Never raises."""
+    match = _CLI_BLOCK.match(text)
+    if match is None:
+        return {}, text, None
+    yaml_text, body = match.group(1), text[match.end() :]
+    error: str | None = None
+    try:
+        data = load_yaml_bounded(yaml_text)
+    except Exception as exc:
+        error = _yaml_message(exc)
+        try:
+            data = load_yaml_bounded(_cli_quote_lines(yaml_text))
+        except Exception:
+            return {}, body, error
+    return (data if isinstance(data, dict) else {}), body, error
+
+
+def cli_repaired(text: str) -> str | None:
+    """SKILL.md `text` with its frontmatter as Claude Code's retry reads it (`_cli_quote_lines`),
+    when the YAML fails and that retry parses; else None. A candidate description can then be
+    written into valid YAML with the same meaning."""
+    match = _CLI_BLOCK.match(text)
+    if match is None:
+        return None
+    yaml_text = match.group(1)
+    try:
+        load_yaml_bounded(yaml_text)
+        return None
+    except Exception:
+        fixed = _cli_quote_lines(yaml_text)
+    try:
+        load_yaml_bounded(fixed)
+    except Exception:
+        return None
+    return f"---\n{fixed}---\n{text[match.end() :]}"
+
+
+def cli_description(mapping: dict[str, Any], body: str) -> str:
+    """The description Claude Code shows: the frontmatter's (trimmed; a number or a boolean as
+    text), else the body's first non-empty line without its heading marks (at most 100
+    characters), else "Skill"."""
+    value = mapping.get("description")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str) and _js_trim(value):
+        return _js_trim(value)
+    for line in body.split("\n"):
+        line = _js_trim(line)
+        if line:
+            heading = re.match(r"^#+\s+(.+)$", line)
+            first = heading.group(1) if heading else line
+            return first if len(first) <= 100 else first[:97] + "..."
+    return "Skill"
+
+
+def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
+    """The skill as Claude Code loads it, and the validation findings that `Skill.load` would
+    refuse (as warnings): frontmatter that is not valid YAML but that Claude Code's fallback
+    reads, or no usable description. Trigger, improve and agreement use this; `validate`
+    stays strict. InputError only for what Claude Code cannot load either (no SKILL.md, …)."""
+    try:
+        skill = Skill.load(path)
+    except InputError as exc:
+        if exc.rule not in {
+            "FRONTMATTER_PARSE",
+            "FRONTMATTER_INVALID",
+            "DESCRIPTION_EMPTY",
+            "DESCRIPTION_TYPE",
+            "NAME_TYPE",
+        }:
+            raise
+        where = f" ({exc.field})" if exc.field else ""
+        finding = f"{exc.rule}{where}: {exc.detail}"
+    else:
+        if not skill.raw.startswith(BOM):
+            return skill, []
+        seen = cli_description(*cli_frontmatter(skill.text_with_bom())[:2])
+        return skill, [
+            f"{skill.skill_md}: starts with a UTF-8 byte order mark, after which Claude Code "
+            f"2.1.197 finds no frontmatter: it lists this skill with the description {seen!r} "
+            "and ignores its other keys (remove the BOM)"
+        ]
+    folder = _skill_folder(path)
+    skill_md, raw = read_skill_md(folder)
+    decode_skill_md(raw, skill_md)  # binary or non-UTF-8: refused as before
+    mapping, body, _error = cli_frontmatter(raw.decode("utf-8", errors="replace"))
+    digests = {
+        rel: _file_digest(folder / rel) for rel in sorted(iter_files(folder)) if rel != SKILL_MD
+    }
+    name = mapping.get("name")
+    if not isinstance(name, str) or not name.strip():
+        name = os.path.basename(os.path.abspath(folder))
+    all_digests = dict(digests)
+    all_digests[SKILL_MD] = hashlib.sha256(raw).hexdigest()
+    skill = Skill(
+        path=folder,
+        skill_md=skill_md,
+        raw=raw,
+        frontmatter=mapping,
+        frontmatter_span=(0, 0),
+        body=body,
+        name=name,
+        description=cli_description(mapping, body),
+        files=tuple(sorted(all_digests)),
+        file_digests=tuple(sorted(digests.items())),
+        content_hash=_combined_hash(all_digests),
+    )
+    warning = (
+        f"{skill_md}: {finding} — `skillbench validate` refuses this, but Claude Code loads "
+        "the skill anyway (its fallback frontmatter reading), so it is evaluated as Claude Code "
+        "reads it"
+    )
+    return skill, [warning]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from skillbench import redaction
 from skillbench.backends.agent_cli import print_call, spawn_options
 from skillbench.backends.base import (
     CallUsage,
+    SkillEntry,
     TextRequest,
     TextResponse,
     TriggerOutcome,
@@ -49,7 +50,13 @@ from skillbench.backends.base import (
     public_endpoint,
 )
 from skillbench.backends.claude_env import FIXED_ENV, SECRET_VARS, build_env, secret_values
-from skillbench.backends.claude_install import install_skills, skill_markdown
+from skillbench.backends.claude_install import (
+    CliSkill,
+    cli_skills,
+    install_skills,
+    resolve_call,
+    skill_markdown,
+)
 from skillbench.backends.claude_login import (
     LOGIN_DROPS,
     Login,
@@ -64,7 +71,6 @@ from skillbench.backends.stream_json import (
     StreamParser,
     invoked_skill,
     metrics,
-    skill_invocations,
 )
 from skillbench.errors import BackendError, InputError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
@@ -566,13 +572,40 @@ def _usage(session: Session) -> CallUsage:
     )
 
 
-def target_fired(target: str) -> StopRule:
+def resolved_invocations(
+    session: Session, target: str, skills: Sequence[CliSkill] = ()
+) -> tuple[list[str], list[str]]:
+    """(skills the session ran, in order, the target under the name `target`; skills it tried
+    to run that Claude Code refused). A name is resolved as the CLI's Skill tool resolves it
+    (`claude_install.resolve_call`: folder or frontmatter name); a `Skill` call to a
+    `disable-model-invocation` skill gets a `tool_use_error` and runs nothing. Without `skills`
+    names are taken as called."""
+    ran: list[str] = []
+    refused: list[str] = []
+    for tool in session.tool_uses:
+        called = invoked_skill(tool)
+        if not called:
+            continue
+        skill = resolve_call(called, skills) if skills else None
+        if skill is not None and skill.disabled and tool.name == "Skill":
+            name = target if skill.target else skill.name
+            if name not in refused:
+                refused.append(name)
+            continue
+        name = target if skill is not None and skill.target else (skill.name if skill else called)
+        if name not in ran:
+            ran.append(name)
+    return ran, refused
+
+
+def target_fired(target: str, skills: Sequence[CliSkill] = ()) -> StopRule:
     """The stop rule of a trigger run: True once a tool call invokes `target` (a `Skill` call
-    naming it, or a `Read` of its SKILL.md). The tool call is complete by then: a streamed
-    block is taken at its `content_block_stop`, an `assistant` message whole."""
+    naming it — by folder or frontmatter name — unless Claude Code refuses it, or a `Read` of
+    its SKILL.md). The tool call is complete by then: a streamed block is taken at its
+    `content_block_stop`, an `assistant` message whole."""
 
     def decided(session: Session) -> bool:
-        return any(invoked_skill(tool) == target for tool in session.tool_uses)
+        return target in resolved_invocations(session, target, skills)[0]
 
     return decided
 
@@ -631,6 +664,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
         self.stop_on_trigger = bool(stop_on_trigger)
         self.reported_models: list[str] = []
         self.ended_early = 0
+        self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
 
     def flags(self) -> list[str]:
         """The CLI flags every run uses (the query goes to stdin)."""
@@ -667,16 +701,26 @@ class ClaudeCodeJudge(_ClaudeRunner):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
-        stop = target_fired(request.target.name) if self.stop_on_trigger else None
+        key = (request.target, request.catalog)
+        skills = self._skill_sets.get(key)
+        if skills is None:  # read once per skill set, not once per run
+            skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
+        stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
             run = await self.run_prompt(request.query, self.flags(), project, home, stop=stop)
-            return self._outcome(request, run, root)
+            return self._outcome(request, run, root, skills)
 
-    def _outcome(self, request: TriggerRequest, run: RunResult, root: Path) -> TriggerOutcome:
+    def _outcome(
+        self,
+        request: TriggerRequest,
+        run: RunResult,
+        root: Path,
+        skills: Sequence[CliSkill] = (),
+    ) -> TriggerOutcome:
         session = run.session
-        invoked = skill_invocations(session)
         target = request.target.name
+        invoked, refused = resolved_invocations(session, target, skills)
         triggered = target in invoked
         others = [name for name in invoked if name != target]
         fired = target if triggered else (others[0] if others else None)
@@ -699,6 +743,8 @@ class ClaudeCodeJudge(_ClaudeRunner):
             "cli_version": session.init.claude_code_version if session.init else None,
             "ended_early": run.decided,
         }
+        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
+            detail["disabled_skill_calls"] = refused
         if self.keep_workdirs:
             detail["workdir"] = str(root)
         if run.decided and triggered:

@@ -3,11 +3,19 @@
 Outcomes (`Decision.kind`):
 - `target`: the first tool call is `Skill` naming the target skill;
 - `other-skill`: the first tool call is `Skill` naming another skill (named in `fired`);
+- `disabled-skill`: the first tool call is `Skill` naming a `disable-model-invocation: true`
+  skill (named in `fired`): Claude Code answers it with a `tool_use_error` ("cannot be used with
+  Skill tool due to disable-model-invocation") and the skill never runs, so it is not a trigger,
+  even when it names the target;
 - `other-tool`: the first tool call is another tool (named in `tool`) — undecided, not a miss:
   Claude Code might still invoke the skill after it;
 - `text`: a complete text answer and no tool call — did not trigger;
 - `error`: a broken answer, with `error_kind` one of `empty`, `max_tokens`, `refusal`,
   `malformed_tool_call`, `incomplete` (the stream ended before the reply did).
+
+Names are resolved as Claude Code's Skill tool resolves them (`claude_install.resolve_call`):
+the folder name, or the frontmatter `name` of the first skill in listing order that has it; so
+a call naming `youtube-downloader` runs the `video-downloader` folder whose frontmatter says so.
 
 The fold consumes stream events (SDK objects or plain dicts) and says when the outcome is decided,
 so the caller can close the stream early (`Decision.decided`, then `FirstTurn.close_early`). A
@@ -20,9 +28,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillbench.backends.claude_install import CliSkill, resolve_call
 from skillbench.backends.routing_prompt import normalise_skill_name
 
 SKILL_TOOL = "Skill"
@@ -79,10 +89,13 @@ class Decision:
 
 
 class FirstTurn:
-    """Fold a Messages API event stream into a `Decision` for skill `target`."""
+    """Fold a Messages API event stream into a `Decision` for skill `target`; `skills` (the
+    installed set as Claude Code sees it, `claude_install.cli_skills`) resolves the called
+    name as the CLI does; without it a call counts for the target only when it names it."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, skills: Sequence[CliSkill] = ()) -> None:
         self.target = target
+        self.skills = tuple(skills)
         self.decision = Decision()
         self._blocks: dict[int, dict[str, Any]] = {}
         self._texts: list[str] = []
@@ -160,8 +173,16 @@ class FirstTurn:
         if not skill:
             d.kind, d.error_kind = "error", "malformed_tool_call"
             return
-        d.fired = skill
-        d.kind = "target" if skill == self.target else "other-skill"
+        resolved = resolve_call(skill, self.skills) if self.skills else None
+        if resolved is None:
+            d.fired = skill
+            d.kind = "target" if skill == self.target and not self.skills else "other-skill"
+        elif resolved.disabled:
+            d.fired, d.kind = resolved.name, "disabled-skill"
+        elif resolved.target:
+            d.fired, d.kind = self.target, "target"
+        else:
+            d.fired, d.kind = resolved.name, "other-skill"
 
     def finish(self) -> Decision:
         """Settle the outcome at the end of the stream (or when it broke off)."""

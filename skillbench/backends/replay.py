@@ -53,6 +53,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
+from skillbench.backends.claude_install import CliSkill, cli_skills
 from skillbench.backends.first_turn import FirstTurn
 from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
 from skillbench.backends.prompt_cache import add_breakpoint_before_query
@@ -255,6 +256,7 @@ class ReplayJudge:
         self.cache_before_query = cache_before_query
         self._prepared: dict[str, ReplayTemplate] = {}
         self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayTemplate] = {}
+        self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -445,7 +447,7 @@ class ReplayJudge:
             )
         arguments = self.call_arguments(template, request.query)
         try:
-            fold = await self._send(arguments, request.target.name)
+            fold = await self._send(arguments, request.target.name, self._cli_skills(request))
         except Exception as exc:  # SDK errors and transport failures alike
             return TriggerOutcome(
                 triggered=False,
@@ -455,7 +457,18 @@ class ReplayJudge:
             )
         return self._outcome(fold, template, time.perf_counter() - start)
 
-    async def _send(self, arguments: dict[str, Any], target: str) -> FirstTurn:
+    def _cli_skills(self, request: TriggerRequest) -> tuple[CliSkill, ...]:
+        """The skill set as Claude Code resolves Skill calls (folder names, frontmatter names,
+        disabled skills), read once per skill set."""
+        key = (request.target, request.catalog)
+        found = self._skill_sets.get(key)
+        if found is None:
+            found = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
+        return found
+
+    async def _send(
+        self, arguments: dict[str, Any], target: str, skills: Sequence[CliSkill] = ()
+    ) -> FirstTurn:
         """One replayed call through the shared limiter (slot freed while waiting out a
         `retry-after` or backoff); the timeout bounds the whole call, retries included."""
         self.limiter.sleep = self.sleep
@@ -466,17 +479,22 @@ class ReplayJudge:
         async def attempt() -> FirstTurn:
             nonlocal deadline
             if timeout is None:
-                return await self._stream_once(arguments, target)
+                return await self._stream_once(arguments, target, skills=skills)
             deadline = deadline or loop.time() + timeout
             result: FirstTurn = await within_deadline(
-                self._stream_once(arguments, target, deadline), deadline, timeout
+                self._stream_once(arguments, target, deadline, skills=skills), deadline, timeout
             )
             return result
 
         return await self.limiter.run(attempt, classify_failure)
 
     async def _stream_once(
-        self, arguments: dict[str, Any], target: str, deadline: float | None = None
+        self,
+        arguments: dict[str, Any],
+        target: str,
+        deadline: float | None = None,
+        *,
+        skills: Sequence[CliSkill] = (),
     ) -> FirstTurn:
         """One streamed call folded into its first move. Once the move is decided the rest of
         the message is read for at most `drain_seconds` (after a tool call it is only the
@@ -484,7 +502,7 @@ class ReplayJudge:
         arrives); a reply still going after that is cut off (`FirstTurn.close_early`). Nothing
         after the decision can undo it: not the call's deadline, a late error event or a
         dropped connection."""
-        fold = FirstTurn(target)
+        fold = FirstTurn(target, skills)
         stream = await self.client.beta.messages.create(**arguments)
         events = stream.__aiter__()
         try:
@@ -632,7 +650,7 @@ class ReplayJudge:
             )
         if result.type != "succeeded":
             return self._failed(f"batch request {result.type}", "batch")
-        fold = FirstTurn(request.target.name)
+        fold = FirstTurn(request.target.name, self._cli_skills(request))
         for event in message_events(result.message):
             fold.feed(event)
         fold.finish()
@@ -680,9 +698,11 @@ class ReplayJudge:
             )
         if d.kind == "other-tool":
             detail["undecided_tool"] = d.tool
+        if d.kind == "disabled-skill":  # Claude Code refuses the call: the skill never runs
+            detail["disabled_skill"] = d.fired
         return TriggerOutcome(
             triggered=d.kind == "target",
-            fired=d.fired,
+            fired=None if d.kind == "disabled-skill" else d.fired,
             usage=usage,
             duration_seconds=seconds,
             detail=detail,

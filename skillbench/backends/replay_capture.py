@@ -7,7 +7,10 @@ finish (every model call gets a short `end_turn` text). The first request whose 
 `Skill` is the template: its body (system blocks, tools, messages, thinking, max_tokens,
 output_config, context_management) and the two headers that change the answer
 (`anthropic-version`, `anthropic-beta`). The query is a sentinel, later swapped for each eval
-query (`ReplayTemplate.body_for`).
+query (`ReplayTemplate.body_for`). The CLI also writes its debug log (`--debug-file`, which
+leaves the request unchanged) into the throwaway folder: when the skill listing went over its
+budget it names the budget, kept as `ReplayTemplate.listing_budget`. Skills are installed under
+their folder names, as Claude Code names them (`claude_install`).
 
 The CLI runs in the caller's environment by the claude-code backend's rules (`claude_env`: the
 session and HOME-config variables and the secrets left out, HOME isolated), minus what would send
@@ -47,7 +50,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_env import SECRET_VARS, build_env
-from skillbench.backends.claude_install import install_skills, skill_md_bytes
+from skillbench.backends.claude_install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
 from skillbench.backends.replay_project import ProjectSnapshot, materialise
@@ -56,7 +59,8 @@ from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
-TEMPLATE_FORMAT = 2  # 2: captured in the caller's environment; date and billing swapped per query
+TEMPLATE_FORMAT = 2  # 2: captured in the caller's environment, date and billing swapped per
+# query, skills installed under their folder names, the listing budget kept
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
 #: Environment settings that change the CLI's request; part of the template key when set.
 #: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
@@ -196,6 +200,14 @@ class ReplayTemplate(BaseModel):
         default_factory=list,
         description="what of the --project view could not be reproduced (git status / git log)",
     )
+    listing_budget: int | None = Field(
+        default=None,
+        description="the skill listing budget the CLI itself logged (only when the listing "
+        "exceeded it; None when everything fit)",
+    )
+    listing_chars: int | None = Field(
+        default=None, description="the listing's size by the CLI's own count, when it logged it"
+    )
 
     def content_hash(self) -> str:
         """SHA-256 of the headers and body (part of the replay judge's cache identity)."""
@@ -319,11 +331,7 @@ def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
     under test, the body). Other files of a skill folder (evals/, notes, scripts) are not read
     for the request, so adding or editing them keeps the template."""
     items = [
-        [
-            s.name,
-            Path(s.folder).name if s.folder else "",
-            hashlib.sha256(skill_md_bytes(s)).hexdigest(),
-        ]
+        [s.name, cli_name(s), hashlib.sha256(skill_md_bytes(s)).hexdigest()]
         for s in (target, *catalog)
     ]
     blob = json.dumps(sorted(items), ensure_ascii=False)
@@ -521,6 +529,16 @@ class CaptureServer(ThreadingHTTPServer):
 # -- capture -----------------------------------------------------------------------------------
 
 
+#: What the CLI logs (`--debug-file`) when the skill listing exceeds its budget.
+_OVER_BUDGET = re.compile(r"Skill listing over budget: \d+ skills, (\d+) chars > (\d+) budget")
+
+
+def logged_budget(debug_log: str) -> tuple[int, int] | None:
+    """(listing characters, budget) from the CLI's debug log, when it logged going over."""
+    match = _OVER_BUDGET.search(debug_log)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def write_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
     """Install the target and the catalog under `project/.claude/skills/` (target wins a name
     clash) exactly as the claude-code backend installs them (whole folders when known, see
@@ -648,7 +666,10 @@ def capture_template(
         names = write_skills(folder, target, catalog)
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, settings)
+            # the debug log names the listing budget (the request is the same with or without)
+            debug_log = root / "debug.log"
             flags = ["--model", model, "--output-format", "stream-json", "--verbose"]
+            flags += ["--debug-file", str(debug_log)]
             done = _run_cli(print_call(claude_bin, flags, SENTINEL), folder, env, timeout)
             found = server.skill_request()
         if found is None:
@@ -658,6 +679,10 @@ def capture_template(
                 f"cannot capture a replay template. CLI said: {tail!r}"
             )
         path, headers, body = found
+        try:
+            over = logged_budget(debug_log.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            over = None
         template = ReplayTemplate(
             key=key,
             model=model,
@@ -668,6 +693,8 @@ def capture_template(
             settings=settings,
             skills=names,
             project_differs=differs,
+            listing_budget=over[1] if over else None,
+            listing_chars=over[0] if over else None,
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -183,11 +183,11 @@ async def improve_skill(
         open_cache,
         resolve_backend_name,
     )
-    from skillbench.skill import Skill
+    from skillbench.skill import load_as_claude_code
 
     if out is not None:
         check_out_dir(out)
-    skill = Skill.load(skill_dir)
+    skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
     split: Split | None = None
     if isinstance(split_from, Split):
@@ -268,6 +268,8 @@ async def improve_skill(
         finally:
             if cache is not None:
                 cache.close()
+    for report in result.reports if load_warnings else ():
+        report.warnings = [*load_warnings, *(report.warnings or [])]
     if out is not None:
         write_loop_outputs(result, out)
     if apply:
@@ -349,9 +351,9 @@ async def plan_improve(
 ) -> CostPlan:
     """The `--dry-run` of `improve_skill`: the same inputs loaded, the plan and the estimate
     returned; no model call."""
-    from skillbench.skill import Skill
+    from skillbench.skill import load_as_claude_code
 
-    skill = Skill.load(skill_dir)
+    skill = load_as_claude_code(skill_dir)[0]  # a YAML finding warns, never refuses
     queries = load_eval_set(evals)
     split = planned_split(
         queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from

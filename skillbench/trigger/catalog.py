@@ -79,12 +79,12 @@ def installed_skill_dirs(project: Path | None = None) -> list[Path]:
 
 def load_skill_dirs(folders: Iterable[Path], exclude: str | None) -> list[SkillEntry]:
     """Skills under the folders, first occurrence of a name wins, sorted by name."""
-    from skillbench.skill import Skill, find_skills
+    from skillbench.skill import find_skills, load_as_claude_code
 
     entries: dict[str, SkillEntry] = {}
     for root in folders:
         for folder in find_skills(root):
-            skill = Skill.load(folder)
+            skill, _ = load_as_claude_code(folder)  # as Claude Code would load it
             if skill.name == exclude or skill.name in entries:
                 continue
             entries[skill.name] = entry_for(skill)

@@ -1,32 +1,88 @@
 """What the model saw: how Claude Code listed the target skill, and the listing budget.
 
-Claude Code lists skills in a `<system-reminder>` of the first user message ("The following
-skills are available for use with the Skill tool:"), one `- name: description` line each, within a
-character budget of 1 % of the model's context window (about 4 characters per token for 200k
-models: 8,000 characters for haiku-4-5 and sonnet-4-6; 3 for 1M-context ones: 30,000), which
-`SLASH_COMMAND_TOOL_CHAR_BUDGET` overrides. Past the budget, skills are listed by bare name: the
-model never sees their description. Entries are capped at 1,536 characters.
+Claude Code lists skills in one text block of its first request ("The following skills are
+available for use with the Skill tool:"; a `<system-reminder>` in the first user message for most
+models, after the agent types for opus-4-8), one `- name: description` line each. Its rule
+(2.1.197, read from its source and checked byte for byte against real captures):
 
-With the replay harness the listing is read from the captured request itself
-(`from_request`); other harnesses get an estimate of what Claude Code would do (`estimate`).
+- every skill is named by its **folder name**; `disable-model-invocation: true` skills are left
+  out; the text is the description, `" - " + when_to_use` appended when present, cut to 1,536
+  UTF-16 units (the last one `…`);
+- the budget is `SLASH_COMMAND_TOOL_CHAR_BUDGET` when set, else 1 % of the model's context
+  window times its bytes per token (4 for models up to sonnet-4-6 / haiku-4-5 / opus-4-6, 3 for
+  later ones): 8,000 for haiku-4-5 and sonnet-4-6, 6,000 for opus-4-7 and opus-4-8, 30,000 for
+  opus-4-8[1m], 40,000 for sonnet-4-6[1m];
+- a user skill named like a bundled skill replaces it (the bundled one is dropped); one named
+  like another built-in (`init`, `review`, `security-review`) is listed beside it;
+- a SKILL.md starting with a UTF-8 BOM has no frontmatter for the CLI (`---` must open the
+  file): its description is the first line, `---`;
+- widths are terminal columns (`Bun.stringWidth`: a CJK character counts 2, a newline 0), entries
+  joined by newlines. When everything fits, everything is shown. Otherwise the CLI's bundled
+  skills keep their whole line, every other skill starts as a bare name, and going through them
+  in listing order (user skills by folder name, then the other built-ins; a fresh install has no
+  usage history to reorder them) a description is added whenever it still fits what is left —
+  a long one is skipped, a later short one may still fit. The listing may end up longer than the
+  budget (the bundled lines alone can exceed it).
+
+With the replay harness (and the claude-code backend, which captures the same request) the
+listing is read from the captured request itself and the budget from the CLI's own debug log
+(`from_request`); `estimate` applies the rule above for harnesses without a capture.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_install import CliSkill, cli_name, cli_skills
 from skillbench.schemas.trigger import ListingInfo, TriggerReport
 
 LISTING_MARKER = "The following skills are available for use with the Skill tool:"
 BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
 ENTRY_CAP = 1536
-#: Characters Claude Code 2.1.197's built-in skill lines take from the budget (measured from
-#: captures: ~4,100 of the 8,000).
-BUILTIN_CHARS = 4100
+BUDGET_FRACTION = 0.01
+#: Models Claude Code 2.1.197 counts at 4 bytes per token (all others: 3).
+FOUR_BYTE_MODELS = frozenset(
+    {
+        "claude-3-opus",
+        "claude-3-sonnet",
+        "claude-3-haiku",
+        "claude-3-5-sonnet",
+        "claude-3-5-haiku",
+        "claude-3-7-sonnet",
+        "claude-opus-4-0",
+        "claude-opus-4-1",
+        "claude-opus-4-5",
+        "claude-opus-4-6",
+        "claude-sonnet-4-0",
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-6",
+        "claude-haiku-4-5",
+    }
+)
+#: Claude Code 2.1.197's built-in skills after the user's, as (name, width of the whole line,
+#: bundled: always listed whole), measured from captures (the same for haiku-4-5, sonnet-4-6,
+#: opus-4-7 and opus-4-8). Only `estimate` uses it; captures need no table.
+BUILTINS_2_1_197: tuple[tuple[str, int, bool], ...] = (
+    ("deep-research", 487, True),
+    ("update-config", 707, True),
+    ("keybindings-help", 248, True),
+    ("verify", 260, True),
+    ("code-review", 361, True),
+    ("simplify", 188, True),
+    ("fewer-permission-prompts", 191, True),
+    ("loop", 314, True),
+    ("claude-api", 1080, True),
+    ("run", 368, True),
+    ("init", 67, False),
+    ("review", 78, False),
+    ("security-review", 90, False),
+)
 HOW = {
     "full": "listed with its full description",
     "truncated": "listed with a truncated description",
@@ -34,26 +90,105 @@ HOW = {
     "absent": "not listed",
     "not-applicable": "not applicable (offline proxy)",
 }
-_LINE = re.compile(r"^- ([^\s:]+)(?:: (.*))?$")
+_LINE = re.compile(r"^- (.+?)(?:: (.*))?$")
+_DATE_SUFFIX = re.compile(r"-\d{8}$")
 
 
-def context_window(model: str) -> int:
-    """Tokens of context Claude Code assumes for `model` (1M for `[1m]` and opus-4-8+)."""
-    lowered = model.lower()
-    if "[1m]" in lowered or "opus-4-8" in lowered:
-        return 1_000_000
-    return 200_000
+# -- the CLI's rule --------------------------------------------------------------------------
 
 
-def listing_budget(model: str, env: Mapping[str, str] | None = None) -> tuple[int, str]:
-    """(characters, how it was found) of the skill listing budget for `model`."""
+def string_width(text: str) -> int:
+    """Terminal columns of `text` as `Bun.stringWidth` counts them (ambiguous = narrow):
+    wide and full-width characters 2, combining marks and control characters 0, others 1."""
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf", "Cc"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def is_cut(description: str, when_to_use: str | None = None) -> bool:
+    """True when the CLI cuts this entry's text at `ENTRY_CAP`."""
+    return _units(f"{description} - {when_to_use}" if when_to_use else description) > ENTRY_CAP
+
+
+def entry_text(description: str, when_to_use: str | None = None) -> str:
+    """The text after `- name: `: the description, `" - " + when_to_use` appended, cut to
+    `ENTRY_CAP` UTF-16 units (the last one `…`) as the CLI cuts it."""
+    text = f"{description} - {when_to_use}" if when_to_use else description
+    if _units(text) > ENTRY_CAP:
+        units = text.encode("utf-16-le")
+        text = units[: (ENTRY_CAP - 1) * 2].decode("utf-16-le", errors="ignore") + "…"
+    return text
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One skill to list: its name, the whole line's width and whether it is always whole."""
+
+    name: str
+    line: str
+    bundled: bool = False
+
+    @property
+    def width(self) -> int:
+        return string_width(self.line)
+
+
+def shown_descriptions(entries: Sequence[Listed], budget: int) -> list[bool]:
+    """For each entry (listing order), whether Claude Code shows its description (port of
+    2.1.197's listing function; see the module docstring)."""
+    widths = [e.width for e in entries]
+    if sum(widths) + max(0, len(entries) - 1) <= budget:
+        return [True] * len(entries)
+    bare = [string_width(e.name) + 2 for e in entries]
+    used = sum(w if e.bundled else b for e, w, b in zip(entries, widths, bare, strict=True))
+    room = budget - used - max(0, len(entries) - 1)
+    shown = [e.bundled for e in entries]
+    for index, entry in enumerate(entries):
+        if entry.bundled:
+            continue
+        extra = widths[index] - bare[index]
+        if extra <= room:
+            shown[index] = True
+            room -= extra
+    return shown
+
+
+def render_listing(entries: Sequence[Listed], budget: int) -> str:
+    """The listing text Claude Code would send (without the marker)."""
+    shown = shown_descriptions(entries, budget)
+    return "\n".join(
+        e.line if show else f"- {e.name}" for e, show in zip(entries, shown, strict=True)
+    )
+
+
+def listed(skill: CliSkill) -> Listed:
+    """A user skill's listing entry."""
+    return Listed(skill.name, f"- {skill.name}: {entry_text(skill.description, skill.when_to_use)}")
+
+
+def cli_budget(model: str, env: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """(characters, how) of Claude Code 2.1.197's listing budget for `model` without a capture:
+    `SLASH_COMMAND_TOOL_CHAR_BUDGET`, else context window × bytes per token × 1 %."""
     source = os.environ if env is None else env
     raw = (source.get(BUDGET_ENV) or "").strip()
     if raw.isdigit() and int(raw) > 0:
         return int(raw), BUDGET_ENV
-    window = context_window(model)
-    chars_per_token = 3 if window > 200_000 else 4
-    return window * chars_per_token // 100, f"1% of {window:,}-token context window"
+    lowered = model.lower()
+    window = 1_000_000 if "[1m]" in lowered else 200_000
+    family = _DATE_SUFFIX.sub("", lowered.split("[", 1)[0].strip())
+    per_token = 4 if family in FOUR_BYTE_MODELS else 3
+    budget = max(1, int(window * per_token * BUDGET_FRACTION))
+    return budget, f"Claude Code's rule: 1% of {window:,} tokens × {per_token} bytes per token"
+
+
+# -- reading a captured request ------------------------------------------------------------
 
 
 def _texts(content: Any) -> list[str]:
@@ -67,7 +202,7 @@ def _texts(content: Any) -> list[str]:
 
 
 def listing_text(body: Mapping[str, Any]) -> str | None:
-    """The skill listing block of a captured request (system or messages), or None."""
+    """The text block of a captured request (system or messages) holding the skill listing."""
     texts = _texts(body.get("system"))
     for message in body.get("messages") or []:
         if isinstance(message, dict):
@@ -78,16 +213,20 @@ def listing_text(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+def listing_content(text: str) -> str:
+    """The listing itself: the lines after the marker, up to the end of the reminder."""
+    start = text.find(LISTING_MARKER)
+    body = text[start + len(LISTING_MARKER) :] if start >= 0 else text
+    return body.removeprefix("\n\n").split("\n</system-reminder>", 1)[0]
+
+
 def parse_listing(text: str) -> list[tuple[str, str | None]]:
     """(name, description or None for a bare name) for every listed skill, in order.
 
     A description may run over several lines (built-in skills do); continuation lines are
-    joined to the entry above."""
-    start = text.find(LISTING_MARKER)
-    body = text[start + len(LISTING_MARKER) :] if start >= 0 else text
-    body = body.split("</system-reminder>", 1)[0]
+    joined to the entry above. Names may hold spaces (a folder name is any name)."""
     entries: list[tuple[str, str | None]] = []
-    for line in body.splitlines():
+    for line in listing_content(text).split("\n"):
         match = _LINE.match(line)
         if match:
             entries.append((match.group(1), match.group(2)))
@@ -110,32 +249,65 @@ def warning_for(info: ListingInfo, name: str) -> str | None:
     """The loud warning when the target was not listed with its full description."""
     if info.target in ("full", "not-applicable"):
         return None
-    budget = f"{info.budget_chars:,}" if info.budget_chars else "?"
+    budget = f"{info.budget_chars:,} characters" if info.budget_chars else "not logged"
     what = {
         "name-only": f"{name!r} was listed by name only: the model never saw its description",
         "truncated": f"{name!r} was listed with a truncated description",
         "absent": f"{name!r} was not listed at all",
     }[info.target]
     return (
-        f"LISTING: in Claude Code's skill listing {what} (skill listing budget {budget} characters, "
+        f"LISTING: in Claude Code's skill listing {what} (skill listing budget {budget}, "
         f"{info.budget_source}). Trigger rates measured this way describe what was shown, not "
         "the description. Use fewer or shorter catalog skills (--catalog), a shorter "
         f"description, or raise {BUDGET_ENV}."
     )
 
 
-def from_request(body: Mapping[str, Any], target: SkillEntry, model: str) -> ListingInfo:
-    """How the captured request listed `target` (the replay harness)."""
-    budget, source = listing_budget(model)
+def _target_skill(target: SkillEntry) -> CliSkill | None:
+    try:
+        return cli_skills(target, ())[0]
+    except Exception:  # an unreadable folder: the capture reported it already
+        return None
+
+
+def from_request(
+    body: Mapping[str, Any],
+    target: SkillEntry,
+    *,
+    budget: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ListingInfo:
+    """How the captured request listed `target` (by its folder name, as the CLI names it).
+
+    `budget` is what the CLI logged during the capture (it logs it only when the listing went
+    over); otherwise the budget is `SLASH_COMMAND_TOOL_CHAR_BUDGET` when set, or unknown (the
+    listing fit, so nothing was cut)."""
+    source = os.environ if env is None else env
+    if budget is not None:
+        how = "logged by Claude Code during the capture"
+    elif (source.get(BUDGET_ENV) or "").strip().isdigit() and int(source[BUDGET_ENV]) > 0:
+        budget, how = int(source[BUDGET_ENV]), BUDGET_ENV
+    else:
+        how = "not logged: the whole listing fit within Claude Code's budget"
     text = listing_text(body)
     entries = parse_listing(text) if text is not None else []
-    shown = next((e for e in entries if e[0] == target.name), None)
-    state = "absent" if shown is None else classify(shown[1], target.description)
+    name = cli_name(target)
+    shown = next((e for e in entries if e[0] == name), None)
+    skill = _target_skill(target)
+    expected = entry_text(skill.description, skill.when_to_use) if skill else target.description
+    if shown is None:
+        state = "absent"
+    elif shown[1] is None:
+        state = "name-only"
+    elif shown[1] == expected and skill is not None:
+        state = "truncated" if is_cut(skill.description, skill.when_to_use) else "full"
+    else:
+        state = classify(shown[1], target.description)
     info = ListingInfo(
         target=state,
         budget_chars=budget,
-        budget_source=source,
-        listing_chars=len(text) if text is not None else None,
+        budget_source=how,
+        listing_chars=string_width(listing_content(text)) if text is not None else None,
         listed_full=sum(1 for _, d in entries if d is not None),
         listed_name_only=sum(1 for _, d in entries if d is None),
         source="captured-request",
@@ -143,46 +315,64 @@ def from_request(body: Mapping[str, Any], target: SkillEntry, model: str) -> Lis
         if shown is None
         else (f"- {shown[0]}" + (f": {shown[1]}" if shown[1] else ""))[:600],
     )
-    info.warning = warning_for(info, target.name)
+    info.warning = warning_for(info, name)
     return info
 
 
-def estimate(target: SkillEntry, catalog: Sequence[SkillEntry], model: str) -> ListingInfo:
-    """What Claude Code would list for `target` among `catalog`: an estimate of its rule as
-    observed on 2.1.197 (built-ins reserved first; every skill gets at least its name; going
-    alphabetically, a skill's description is shown when it still fits the remaining budget)."""
-    budget, source = listing_budget(model)
-    skills = sorted({s.name: s for s in (target, *catalog)}.values(), key=lambda s: s.name)
-    remaining = budget - BUILTIN_CHARS - len(LISTING_MARKER)
-    remaining -= sum(len(f"- {s.name}") + 1 for s in skills)
-    shown: dict[str, bool] = {}
-    for skill in skills:
-        extra = len(": ") + len(skill.description[:ENTRY_CAP])
-        shown[skill.name] = extra <= remaining
-        if shown[skill.name]:
-            remaining -= extra
-    full = sum(shown.values())
-    state = "full" if shown[target.name] else "name-only"
-    if state == "full" and len(target.description) > ENTRY_CAP:
-        state = "truncated"
+def estimate(
+    target: SkillEntry,
+    catalog: Sequence[SkillEntry],
+    model: str,
+    env: Mapping[str, str] | None = None,
+) -> ListingInfo:
+    """What Claude Code 2.1.197 would list for `target` among `catalog`, without a capture:
+    its rule applied to the skills as it would load them (folder names, disabled skills left
+    out, `when_to_use`) and its built-in skills (`BUILTINS_2_1_197`)."""
+    budget, how = cli_budget(model, env)
+    skills = [s for s in cli_skills(target, catalog) if not s.disabled]
+    entries = [listed(s) for s in skills]
+    # a bundled skill is dropped when one of yours has its name (other built-ins stay, twice)
+    names = {s.name for s in skills}
+    builtin = [
+        Listed(n, "x" * w, b)  # only widths matter
+        for n, w, b in BUILTINS_2_1_197
+        if not (b and n in names)
+    ]
+    shown = shown_descriptions([*entries, *builtin], budget)
+    user_shown = shown[: len(entries)]
+    index = next((i for i, s in enumerate(skills) if s.target), None)
+    if index is None:
+        state = "absent"
+    elif not user_shown[index]:
+        state = "name-only"
+    else:
+        state = (
+            "truncated" if is_cut(skills[index].description, skills[index].when_to_use) else "full"
+        )
+    full = sum(user_shown) + sum(shown[len(entries) :])
     info = ListingInfo(
         target=state,
         budget_chars=budget,
-        budget_source=source,
+        budget_source=how,
         listed_full=full,
-        listed_name_only=len(skills) - full,
+        listed_name_only=len(shown) - full,
         source="estimate",
     )
-    info.warning = warning_for(info, target.name)
+    info.warning = warning_for(info, cli_name(target))
     return info
+
+
+# -- report lines -----------------------------------------------------------------------------
 
 
 def listing_phrase(info: ListingInfo) -> str:
     """What the model saw of the target, e.g. `target listed by name only; budget 8,000
-    characters (1% of 200,000-token context window) [captured-request]`."""
+    characters (logged by Claude Code during the capture) [captured-request]`."""
     budget = ""
     if info.budget_chars:
         budget = f"; budget {info.budget_chars:,} characters ({info.budget_source})"
+    elif info.budget_source:
+        budget = f"; budget {info.budget_source}"
     return f"target {HOW[info.target]}{budget} [{info.source}]"
 
 

@@ -9,6 +9,7 @@ and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialR
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -212,7 +213,7 @@ async def run_trigger_eval(
         )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
     harness = harness_info(judge)
-    listing = listing_info(judge, target, others)
+    listing, listing_problem = listing_info(judge, target, others)
     if harness is not None and harness.note:
         notes.insert(0, harness.note)
     escalated = getattr(judge, "escalated", None)
@@ -222,6 +223,8 @@ async def run_trigger_eval(
         )
     if listing is not None and listing.warning:
         warnings.insert(0, listing.warning)
+    if listing_problem is not None:
+        warnings.insert(0, listing_problem)
     config = RunConfig(
         runs=runs,
         max_runs=max_runs if auto else None,
@@ -331,7 +334,7 @@ async def evaluate_skill(
     from skillbench.backends.budget import MeteredJudge
     from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
-    from skillbench.skill import Skill
+    from skillbench.skill import load_as_claude_code
 
     options: dict[str, Any] = {
         "runs": runs,
@@ -344,7 +347,7 @@ async def evaluate_skill(
     }
     if progress is not None:
         options["progress"] = progress
-    skill = Skill.load(skill_dir)
+    skill, load_warnings = load_as_claude_code(skill_dir)
     queries = load_eval_set(evals)
     text = skill.description if description is None else description
     if not text.strip():
@@ -407,6 +410,8 @@ async def evaluate_skill(
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
+        if load_warnings:
+            report.warnings = [*load_warnings, *(report.warnings or [])]
         from skillbench.trigger.verdict import trigger_header
 
         header = trigger_header(report, skill_dir=skill.path)
@@ -430,9 +435,9 @@ async def plan_skill_eval(
 ) -> CostPlan:
     """The `--dry-run` of `evaluate_skill`: load the same files, return the plan and the
     estimate (cache hits free); no model call. Options are those of `evaluate_skill`."""
-    from skillbench.skill import Skill
+    from skillbench.skill import load_as_claude_code
 
-    skill = Skill.load(skill_dir)
+    skill, _ = load_as_claude_code(skill_dir)
     queries = load_eval_set(evals)
     text = skill.description if description is None else description
     if not text.strip():
@@ -465,14 +470,14 @@ evaluate_skill_sync = blocking(evaluate_skill)
 def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillEntry]:
     """Every skill folder under ``root`` (see `skillbench.skill.find_skills`), as catalog
     entries, sorted by name; a skill named ``exclude`` (the target) is left out."""
-    from skillbench.skill import Skill, find_skills
+    from skillbench.skill import find_skills, load_as_claude_code
 
     base = Path(root)
     if not base.is_dir():
         raise InputError("catalog folder not found", path=base)
     entries: dict[str, SkillEntry] = {}
     for folder in find_skills(base):  # .claude/skills etc. included; .git, node_modules skipped
-        skill = Skill.load(folder)
+        skill, _ = load_as_claude_code(folder)  # as Claude Code would load it
         if skill.name == exclude or skill.name in entries:
             continue
         entries[skill.name] = SkillEntry(
@@ -529,38 +534,51 @@ def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
 
 def listing_info(
     judge: TriggerJudge, target: SkillEntry, catalog: tuple[SkillEntry, ...]
-) -> ListingInfo | None:
-    """How the target was listed to the model: read from the captured request (replay), or
-    Claude Code's rule estimated (claude-code); the imitation and the proxy show it whole."""
+) -> tuple[ListingInfo | None, str | None]:
+    """How the target was listed to the model — read from the captured request (replay; the
+    budget from the CLI's own log), Claude Code's rule applied (claude-code); the imitation and
+    the proxy show it whole — and, when nothing was captured, why (no listing is claimed)."""
     from skillbench.trigger import listing
 
     inner = _innermost(judge)
-    model = str(getattr(inner, "model", None) or "claude-haiku-4-5")
+    reported = getattr(inner, "reported_models", None) or [None]
+    model = str(getattr(inner, "model", None) or reported[0] or "claude-haiku-4-5")
     harness = getattr(inner, "harness", None)
     if harness == "replay":
         try:
             template = inner.template_for(target, catalog)  # type: ignore[attr-defined]
         except Exception as exc:  # the runs already errored for the same reason
-            return ListingInfo(target="absent", source="captured-request", warning=redact(str(exc)))
-        return listing.from_request(template.body, target, model)
-    if getattr(inner, "name", None) == "claude-code":
-        return listing.estimate(target, catalog, model)
-    if harness == "minimal" or getattr(inner, "is_proxy", False):
-        would = listing.estimate(target, catalog, model)
-        note = None
-        if would.target != "full":
-            note = (
-                f"this harness showed the full description, but Claude Code itself would list "
-                f"{target.name!r} {would.target} (budget {would.budget_chars:,} characters)"
+            return None, redact(
+                f"LISTING: unknown: Claude Code's request could not be captured, so what the "
+                f"model would see is not known ({exc})"
             )
-        return ListingInfo(
-            target="full" if harness == "minimal" else "not-applicable",
-            source="harness",
-            budget_chars=would.budget_chars,
-            budget_source=would.budget_source,
-            warning=note,
+        env = {**os.environ, **getattr(template, "settings", {})}
+        budget = getattr(template, "listing_budget", None)
+        return listing.from_request(template.body, target, budget=budget, env=env), None
+    claude_code = getattr(inner, "name", None) == "claude-code"
+    if not (claude_code or harness == "minimal" or getattr(inner, "is_proxy", False)):
+        return None, None
+    try:
+        env = {**os.environ, **getattr(inner, "extra_env", {})}
+        would = listing.estimate(target, catalog, model, env)
+    except Exception as exc:  # an unreadable folder: the runs report it
+        return None, redact(f"LISTING: unknown: Claude Code's listing rule not applied ({exc})")
+    if claude_code:
+        return would, None
+    note = None
+    if would.target != "full":
+        note = (
+            f"this harness showed the full description, but Claude Code itself would list "
+            f"{target.name!r} {would.target} (budget {would.budget_chars or 0:,} characters)"
         )
-    return None
+    shown = ListingInfo(
+        target="full" if harness == "minimal" else "not-applicable",
+        source="harness",
+        budget_chars=would.budget_chars,
+        budget_source=would.budget_source,
+        warning=note,
+    )
+    return shown, None
 
 
 async def _run_wave(
