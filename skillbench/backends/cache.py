@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -40,7 +39,6 @@ from skillbench.errors import InputError
 from skillbench.redaction import redact_data
 
 CACHE_ENV = "SKILLBENCH_CACHE"
-DEFAULT_CACHE_PATH = Path(".skillbench") / "cache.sqlite"
 BUSY_TIMEOUT_MS = 30_000
 
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
@@ -74,31 +72,20 @@ class SecretInCacheError(InputError, ValueError):
     """An identity handed to the cache carries a credential (a key typed as `--model`…)."""
 
 
-def _in_kernel() -> bool:
-    """True inside a running Jupyter kernel (its app is initialised), not merely after an
-    import of ipykernel."""
-    app = sys.modules.get("ipykernel.kernelapp")
-    return bool(app is not None and app.IPKernelApp.initialized())
-
-
 def default_cache_path() -> Path:
-    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory; inside
-    a notebook kernel (whose working directory is in the repository) the user's cache folder,
-    `$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…), so that notebooks and
-    kernels write nothing into the repository."""
+    """`$SKILLBENCH_CACHE`, else the user's cache folder (`user_cache_path`): one cache shared
+    by the CLI, notebooks and `skillbench report`, whatever the working directory, so a cached
+    CLI run makes its report free, and nothing is written into the user's project."""
     env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    if _in_kernel():
-        return user_cache_path()
-    return Path.cwd() / DEFAULT_CACHE_PATH
+    return Path(env).expanduser() if env else user_cache_path()
 
 
 def user_cache_path() -> Path:
-    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…): outside any repository,
-    where notebooks and kernels keep their call cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "skillbench" / "cache.sqlite"
+    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (an absolute `XDG_CACHE_HOME`, else
+    `~/.cache/skillbench/cache.sqlite`), the XDG base-directory rule platformdirs follows."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "skillbench" / "cache.sqlite"
 
 
 def scrub_secrets(value: Any) -> Any:
@@ -483,13 +470,25 @@ class CachingJudge(_Counted):
         """The wrapped judge's versions."""
         return self.inner.versions()
 
-    def key(self, request: TriggerRequest) -> str:
-        """The cache key of `request` for the wrapped judge."""
+    def key(self, request: TriggerRequest) -> str | None:
+        """The cache key of `request` for the wrapped judge: of what it sends (its
+        `request_fields(request)` when it has one, else every field of the request), or None
+        when that is not known yet (the replay harness before its template is captured)."""
         identity = self.inner.identity()
         if identity != self._checked_identity:  # checked once, not once per run
             assert_no_secrets(identity)
             self._checked_identity = identity
-        return cache_key(identity, request.cache_fields())
+        fields_of = getattr(self.inner, "request_fields", None)
+        fields = fields_of(request) if callable(fields_of) else request.cache_fields()
+        return None if fields is None else cache_key(identity, fields)
+
+    async def _keys(self, requests: list[TriggerRequest]) -> list[str | None]:
+        """The keys of `requests`, after the wrapped judge's `prepare_keys` (the replay harness
+        captures its templates there) when it has one."""
+        prepare = getattr(self.inner, "prepare_keys", None)
+        if callable(prepare):
+            await prepare(requests)
+        return [self.key(r) for r in requests]
 
     def _lookup(self, key: str) -> TriggerOutcome | None:
         if self.cache is None:
@@ -529,7 +528,10 @@ class CachingJudge(_Counted):
 
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """The cached outcome, or the wrapped judge's (stored unless it is an error)."""
-        key = self.key(request)
+        (key,) = await self._keys([request])
+        if key is None:  # nothing to key on (the judge will report why): not cached
+            self._counter.call()
+            return await self.inner.judge(request)
         hit = self._lookup(key)
         if hit is not None:
             return hit
@@ -540,18 +542,25 @@ class CachingJudge(_Counted):
     async def judge_many(self, requests: list[TriggerRequest]) -> list[TriggerOutcome]:
         """Judge many requests; misses go to the wrapped judge's `judge_many` when it has one
         (one embedding batch for the local backend), else one by one."""
-        keys = [self.key(r) for r in requests]
-        results: list[TriggerOutcome | None] = [self._lookup(k) for k in keys]
+        keys = await self._keys(requests)
+        results: list[TriggerOutcome | None] = [
+            None if k is None else self._lookup(k) for k in keys
+        ]
         missing = [i for i, r in enumerate(results) if r is None]
         for i in missing:
-            self._start(keys[i])
+            key = keys[i]
+            if key is None:
+                self._counter.call()
+            else:
+                self._start(key)
         many = getattr(self.inner, "judge_many", None)
         if missing and many is not None:
             outcomes: list[TriggerOutcome] = await many([requests[i] for i in missing])
         else:
             outcomes = [await self.inner.judge(requests[i]) for i in missing]
         for i, outcome in zip(missing, outcomes, strict=True):
-            results[i] = self._store(keys[i], outcome)
+            key = keys[i]
+            results[i] = outcome if key is None else self._store(key, outcome)
         return [r for r in results if r is not None]
 
     async def aclose(self) -> None:

@@ -31,10 +31,12 @@ import asyncio
 import hashlib
 import importlib.util
 import json
+import logging
 import math
 import random
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerOutcome,
+    TriggerRequest,
+    listing_request_fields,
+)
 from skillbench.backends.onnx_graph import lean_model
 from skillbench.errors import BackendError
 
@@ -58,6 +66,8 @@ DEFAULT_THREADS = 1
 MAX_TOKENS = 256
 DIMENSION = 384
 EMBEDDING_CACHE_SIZE = 8192
+EMBED_CHUNK = 1024
+LOG = logging.getLogger("skillbench.local")
 
 _model_lock = threading.Lock()
 _models: dict[tuple[str, int], Embedder] = {}
@@ -224,6 +234,8 @@ class LocalJudge:
         self.seed = seed
         self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._capacity = EMBEDDING_CACHE_SIZE
+        self.progress: Callable[[str], None] | None = None
 
     @property
     def max_concurrency(self) -> int:
@@ -253,36 +265,69 @@ class LocalJudge:
             "workers": f"{self.threads} (onnxruntime threads)",
         }
 
+    def request_fields(self, request: TriggerRequest) -> dict[str, Any]:
+        """What decides this judge's answer, its cache key: the query, run index, seed and each
+        skill's name and description (not the body, not the rest of the skill folder)."""
+        return listing_request_fields(request)
+
     # embeddings --------------------------------------------------------------------------
 
     def prepare(self, texts: list[str]) -> None:
-        """Embed every text not yet cached, in one batch."""
+        """Embed every text not yet cached, in one batch, and keep all of `texts` cached.
+
+        The cache grows to hold the largest working set seen (a catalog of 20,000 skills is
+        40,001 texts), so every text is embedded once, however large the catalog: an LRU
+        smaller than the working set would evict what the next run needs and re-embed it."""
+        wanted = list(dict.fromkeys(texts))
         with self._cache_lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            self._capacity = max(self._capacity, len(wanted))
+            missing = [t for t in wanted if t not in self._cache]
         if not missing:
             return
-        vectors = load_model(self.model_name, threads=self.threads).encode(missing)
+        vectors = self._encode(missing)
         with self._cache_lock:
             for text, vector in zip(missing, vectors, strict=True):
-                self._cache[text] = np.asarray(vector, dtype=np.float32)
-            while len(self._cache) > EMBEDDING_CACHE_SIZE:
+                self._cache[text] = vector
+            for text in wanted:  # the working set is the most recently used
+                if text in self._cache:
+                    self._cache.move_to_end(text)
+            while len(self._cache) > self._capacity:
                 self._cache.popitem(last=False)
 
+    def _encode(self, texts: list[str]) -> list[NDArray[np.float32]]:
+        """Embed `texts` in chunks of EMBED_CHUNK, reporting `embedding done/total texts` through
+        `progress` (and the `skillbench.local` logger) when there are more than one chunk."""
+        model = load_model(self.model_name, threads=self.threads)
+        rows: list[NDArray[np.float32]] = []
+        total = len(texts)
+        for start in range(0, total, EMBED_CHUNK):
+            chunk = model.encode(texts[start : start + EMBED_CHUNK])
+            rows.extend(np.asarray(vector, dtype=np.float32) for vector in chunk)
+            if total > EMBED_CHUNK:
+                self._report(f"local backend: embedded {len(rows)}/{total} texts")
+        return rows
+
+    def _report(self, message: str) -> None:
+        LOG.info(message)
+        if self.progress is not None:
+            self.progress(message)
+
     def embed(self, texts: list[str]) -> NDArray[np.float32]:
-        """Unit-norm embeddings of `texts` (rows), from the in-memory LRU where possible."""
+        """Unit-norm embeddings of `texts` (rows), from the in-memory cache where possible.
+
+        Each text is looked up once; a text missing (evicted by another thread meanwhile) is
+        embedded here and returned, never looped on."""
         self.prepare(texts)
+        found: dict[str, NDArray[np.float32]] = {}
         with self._cache_lock:
-            rows = []
             for text in texts:
                 vector = self._cache.get(text)
-                if vector is None:  # evicted meanwhile by another thread: embed again
-                    break
-                self._cache.move_to_end(text)
-                rows.append(vector)
-        if len(rows) < len(texts):
-            with self._cache_lock:
-                self._cache.clear()
-            return self.embed(texts)
+                if vector is not None:
+                    found[text] = vector
+        absent = [t for t in dict.fromkeys(texts) if t not in found]
+        if absent:
+            found.update(zip(absent, self._encode(absent), strict=True))
+        rows = [found[text] for text in texts]
         return np.vstack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
 
     # routing -----------------------------------------------------------------------------

@@ -217,7 +217,25 @@ def cached_judge(
     """The named backend's TriggerJudge behind the call cache (`cache=None`: counted only)."""
     from skillbench.backends.cache import CachingJudge
 
+    options = beside_cache(name, options, cache)
     return CachingJudge(get_judge(name, model=model, workers=workers, **options), cache)
+
+
+def beside_cache(
+    name: str | None, options: dict[str, Any], cache: CallCache | None
+) -> dict[str, Any]:
+    """`options`, plus where the replay harness keeps its templates and batch ledgers: beside
+    the call cache in use (`--cache`), not in the working directory (unless given)."""
+    if cache is None or "template_dir" in options:
+        return options
+    backend = resolve_backend_name(name)
+    if backend != "anthropic" or backend in _judges:
+        return options
+    if resolve_harness(options.get("harness")) != "replay":
+        return options
+    from skillbench.backends.replay_capture import templates_dir
+
+    return {**options, "template_dir": templates_dir(cache.path)}
 
 
 def cached_text_model(

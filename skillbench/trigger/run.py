@@ -211,6 +211,7 @@ async def run_trigger_eval(
             "outcomes); a re-run with a higher --max-cost resumes from the call cache"
         )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
+    notes.extend(getattr(_innermost(judge), "notes", None) or [])  # e.g. a forgotten batch
     harness = harness_info(judge)
     listing = listing_info(judge, target, others)
     if harness is not None and harness.note:
