@@ -390,6 +390,8 @@ async def evaluate_skill(
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
+        if cache is not None:  # answers a locked cache could not take: written now, or said so
+            report.warnings = [*(report.warnings or []), *cache.flush()] or None
         from skillbench.trigger.verdict import trigger_header
 
         report.header = trigger_header(report).model_dump(mode="json", exclude_none=True)
