@@ -20,6 +20,7 @@ from mock_anthropic_sse import (
 from mock_batches import BatchEndpoints
 
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.backends.limiter import RetryPolicy
 from skillbench.backends.replay import ReplayJudge, provider_model
 from skillbench.backends.replay_capture import (
@@ -782,3 +783,66 @@ async def test_persistent_502s_while_polling_fail_the_wave_after_the_retry_budge
     (outcome,) = await judge.judge_many(requests)
     assert outcome.error is not None and "502" in outcome.error
     assert server.bad_gateways == 3  # the first try and two retries: bounded
+
+
+def seed_for(store: Path, target: SkillEntry) -> None:
+    settings = request_settings()
+    TemplateStore(store).save(
+        ReplayTemplate(
+            key=template_key(target, CATALOG, MODEL, "2.1.197", settings),
+            model=MODEL,
+            cli_version="2.1.197",
+            path="/v1/messages?beta=true",
+            headers={"anthropic-version": "2023-06-01", "anthropic-beta": "claude-code-20250219"},
+            body=captured_body(),
+            settings=settings,
+            skills=[target.name, *(s.name for s in CATALOG)],
+        )
+    )
+
+
+def replay_judge(tmp_path: Path, store: Path, seen: list[Any]) -> ReplayJudge:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": TARGET.name}))
+
+    return ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=fake_cli(tmp_path),
+        template_dir=store,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+    )
+
+
+async def test_replay_calls_are_keyed_on_the_template_content_not_the_skill_folder(
+    tmp_path: Path,
+) -> None:
+    """Two versions of the skill folder (a file added: another content hash, so another
+    template key) whose captured requests are byte-identical share their answers."""
+    before = TARGET
+    after = SkillEntry(TARGET.name, TARGET.description, TARGET.body, content_hash="f" * 64)
+    store = tmp_path / "templates"
+    seed_for(store, before)
+    seed_for(store, after)
+    seen: list[Any] = []
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        judge = CachingJudge(replay_judge(tmp_path, store, seen), cache)
+        first = await judge.judge(TriggerRequest(before, CATALOG, "merge these pdfs", 0))
+        assert first.triggered and len(seen) == 1
+        # the dry run's judge (nothing captured in memory) computes the run's key
+        planner = CachingJudge(replay_judge(tmp_path, store, []), cache)
+        request = TriggerRequest(after, CATALOG, "merge these pdfs", 0)
+        key = planner.key(request)
+        assert key is not None and cache.has(key)
+        second = await judge.judge(request)
+        assert second.cached and len(seen) == 1  # nothing re-sent
+        other_query = await judge.judge(TriggerRequest(after, CATALOG, "split a pdf", 0))
+        assert not other_query.cached and len(seen) == 2
+        await judge.aclose()
+        await planner.aclose()
+    # a template not captured yet has no key: the plan counts it as a call, never as a hit
+    fresh = CachingJudge(replay_judge(tmp_path, tmp_path / "empty", []), None)
+    assert fresh.key(TriggerRequest(before, CATALOG, "merge these pdfs", 0)) is None
