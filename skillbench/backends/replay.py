@@ -591,8 +591,9 @@ class ReplayJudge:
                             for _ in ids
                         ]
                     results: dict[str, Any] = {}
+                    ended: str = batch_id
                     decoder = await self._batch_call(
-                        lambda b=batch_id: self.client.beta.messages.batches.results(b, betas=betas)
+                        lambda: self.client.beta.messages.batches.results(ended, betas=betas)
                     )
                     async for line in decoder:
                         results[line.custom_id] = line.result

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from skillbench.backends import cache as cache_module
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -20,7 +21,6 @@ from skillbench.backends.base import (
     TriggerRequest,
     cache_key,
 )
-from skillbench.backends import cache as cache_module
 from skillbench.backends.cache import (
     CACHE_ENV,
     CachingJudge,
