@@ -590,13 +590,7 @@ class ReplayJudge:
                             )
                             for _ in ids
                         ]
-                    results: dict[str, Any] = {}
-                    ended: str = batch_id
-                    decoder = await self._batch_call(
-                        lambda: self.client.beta.messages.batches.results(ended, betas=betas)
-                    )
-                    async for line in decoder:
-                        results[line.custom_id] = line.result
+                    results = await self._batch_results(batch_id, betas)
                 except anthropic.NotFoundError:
                     if not resumed:
                         raise
@@ -626,6 +620,16 @@ class ReplayJudge:
         ledger.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(ledger, json.dumps({"batch_id": created.id, "requests": len(body)}))
         return str(created.id)
+
+    async def _batch_results(self, batch_id: str, betas: list[str]) -> dict[str, Any]:
+        """custom_id → result of an ended batch."""
+        results: dict[str, Any] = {}
+        decoder = await self._batch_call(
+            lambda: self.client.beta.messages.batches.results(batch_id, betas=betas)
+        )
+        async for line in decoder:
+            results[line.custom_id] = line.result
+        return results
 
     def _forget(self, ledger: Path, batch_id: str) -> None:
         """A saved batch id the server no longer knows (404: expired, deleted, or another

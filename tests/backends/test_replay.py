@@ -846,3 +846,46 @@ async def test_replay_calls_are_keyed_on_the_template_content_not_the_skill_fold
     # a template not captured yet has no key: the plan counts it as a call, never as a hit
     fresh = CachingJudge(replay_judge(tmp_path, tmp_path / "empty", []), None)
     assert fresh.key(TriggerRequest(before, CATALOG, "merge these pdfs", 0)) is None
+
+
+async def test_templates_live_beside_the_cache_in_use_not_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """27.11: templates went to ./.skillbench whatever --cache said, so in a read-only working
+    directory every run errored. They live beside the cache in use (run and dry run alike)."""
+    from skillbench.backends import registry
+    from skillbench.backends.cost_report import key_judge
+
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("SKILLBENCH_CACHE")
+    mine = tmp_path / "mine"
+    seed_for(mine / "replay-templates", TARGET)
+    seen: list[Any] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": TARGET.name}))
+
+    options: dict[str, Any] = {
+        "api_key": "sk-ant-test-key-0123456789",
+        "base_url": "http://mock.local",
+        "claude_bin": fake_cli(tmp_path),
+        "max_retries": 0,
+    }
+    with CallCache(mine / "calls.sqlite") as cache:
+        judge = registry.cached_judge(
+            "anthropic",
+            model=MODEL,
+            cache=cache,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+            **options,
+        )
+        outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "merge these pdfs", 0))
+        assert outcome.error is None and outcome.triggered and len(seen) == 1  # no capture
+        await judge.aclose()
+        planner, _ = key_judge("anthropic", model=MODEL, cache=cache, options=options)
+        assert planner is not None
+        assert planner.inner.store.folder == mine / "replay-templates"  # type: ignore[attr-defined]
+    assert not (elsewhere / ".skillbench").exists()
