@@ -516,9 +516,9 @@ class CallCache:
         self._retry(lambda conn: conn.executescript("DELETE FROM calls; DELETE FROM journal;"))
 
     def close(self) -> None:
-        """Write what a lock kept back (`flush`), then close every connection this cache
-        opened."""
-        if not self._closed and (self._pending or self._pending_marks):
+        """Write what a lock kept back (`flush`, unless a flush already gave up), then close
+        every connection this cache opened."""
+        if not self._closed and (self._pending or self._pending_marks) and not self.warnings:
             try:
                 self.flush()
             except sqlite3.DatabaseError as exc:
