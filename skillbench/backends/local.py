@@ -33,6 +33,7 @@ import importlib.util
 import json
 import logging
 import math
+import os
 import random
 import threading
 from collections import OrderedDict
@@ -51,6 +52,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     listing_request_fields,
 )
+from skillbench.backends.embedding_store import STORE_NAME, EmbeddingStore
 from skillbench.backends.onnx_graph import lean_model
 from skillbench.errors import BackendError
 
@@ -216,8 +218,11 @@ class LocalJudge:
         name_weight: float = DEFAULT_NAME_WEIGHT,
         seed: int = 0,
         max_concurrency: int | None = None,
+        embedding_store: str | os.PathLike[str] | None = None,
     ) -> None:
-        """`max_concurrency` (what `--workers` sets) is onnxruntime's thread count (default 1)."""
+        """`max_concurrency` (what `--workers` sets) is onnxruntime's thread count (default 1).
+        `embedding_store`: a file keeping the vectors across runs (`embedding_store.py`; the
+        registry puts it beside the call cache), so a catalog is embedded once."""
         if temperature <= 0:
             raise ValueError("temperature must be positive")
         if not 0.0 <= name_weight <= 1.0:
@@ -236,6 +241,11 @@ class LocalJudge:
         self._cache_lock = threading.Lock()
         self._capacity = EMBEDDING_CACHE_SIZE
         self.progress: Callable[[str], None] | None = None
+        self.store = (
+            None
+            if embedding_store is None
+            else EmbeddingStore(embedding_store, self.fingerprint(), DIMENSION)
+        )
 
     @property
     def max_concurrency(self) -> int:
@@ -294,18 +304,41 @@ class LocalJudge:
             while len(self._cache) > self._capacity:
                 self._cache.popitem(last=False)
 
+    def fingerprint(self) -> str:
+        """What the vectors depend on: the model, the token limit and the versions of the
+        embedding stack (for a model folder, its model file's size and time too); not the
+        thread count, which changes speed only."""
+        packages = ("onnxruntime", "tokenizers", MODEL_PACKAGE, TOKENIZER_PACKAGE)
+        parts: list[str] = [self.model_name, str(MAX_TOKENS), *map(_version, packages)]
+        if self.model_name != MODEL_NAME:
+            onnx = Path(self.model_name) / "model.onnx"
+            stat = onnx.stat() if onnx.is_file() else None
+            parts.append(f"{stat.st_size}:{stat.st_mtime_ns}" if stat else "missing")
+        return json.dumps(parts)
+
     def _encode(self, texts: list[str]) -> list[NDArray[np.float32]]:
-        """Embed `texts` in chunks of EMBED_CHUNK, reporting `embedding done/total texts` through
-        `progress` (and the `skillbench.local` logger) when there are more than one chunk."""
-        model = load_model(self.model_name, threads=self.threads)
-        rows: list[NDArray[np.float32]] = []
+        """Embed `texts` in chunks of EMBED_CHUNK (those the embedding store holds are read from
+        it, the others written to it chunk by chunk), reporting `embedded done/total texts`
+        through `progress` (and the `skillbench.local` logger) past one chunk."""
+        stored = self.store.get_many(texts) if self.store is not None else {}
+        todo = [t for t in texts if t not in stored]
         total = len(texts)
-        for start in range(0, total, EMBED_CHUNK):
-            chunk = model.encode(texts[start : start + EMBED_CHUNK])
-            rows.extend(np.asarray(vector, dtype=np.float32) for vector in chunk)
-            if total > EMBED_CHUNK:
-                self._report(f"local backend: embedded {len(rows)}/{total} texts")
-        return rows
+        if stored and total > EMBED_CHUNK:
+            self._report(f"local backend: {len(stored)}/{total} texts read from {STORE_NAME}")
+        done = len(stored)
+        fresh: dict[str, NDArray[np.float32]] = {}
+        if todo:
+            model = load_model(self.model_name, threads=self.threads)
+            for start in range(0, len(todo), EMBED_CHUNK):
+                part = todo[start : start + EMBED_CHUNK]
+                vectors = [np.asarray(v, dtype=np.float32) for v in model.encode(part)]
+                fresh.update(zip(part, vectors, strict=True))
+                if self.store is not None:
+                    self.store.put_many(zip(part, vectors, strict=True))
+                done += len(part)
+                if total > EMBED_CHUNK:
+                    self._report(f"local backend: embedded {done}/{total} texts")
+        return [stored[t] if t in stored else fresh[t] for t in texts]
 
     def _report(self, message: str) -> None:
         LOG.info(message)

@@ -224,12 +224,19 @@ def cached_judge(
 def beside_cache(
     name: str | None, options: dict[str, Any], cache: CallCache | None
 ) -> dict[str, Any]:
-    """`options`, plus where the replay harness keeps its templates and batch ledgers: beside
-    the call cache in use (`--cache`), not in the working directory (unless given)."""
-    if cache is None or "template_dir" in options:
+    """`options`, plus what lives beside the call cache in use (`--cache`), never in the
+    working directory: the replay harness's templates and batch ledgers, the local backend's
+    embedding store (unless given; nothing with `--no-cache`)."""
+    if cache is None:
         return options
     backend = resolve_backend_name(name)
-    if backend != "anthropic" or backend in _judges:
+    if backend in _judges:
+        return options
+    if backend == "local" and "embedding_store" not in options:
+        from skillbench.backends.embedding_store import STORE_NAME
+
+        return {**options, "embedding_store": cache.path.parent / STORE_NAME}
+    if backend != "anthropic" or "template_dir" in options:
         return options
     if resolve_harness(options.get("harness")) != "replay":
         return options

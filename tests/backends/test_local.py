@@ -267,3 +267,31 @@ async def test_a_catalog_larger_than_the_embedding_cache_embeds_each_text_once(
     assert fake.embedded == unique  # nothing embedded twice
     assert [(o.fired, o.detail) for o in many] == [(o.fired, o.detail) for o in single]
     assert lines and lines[-1] == f"local backend: embedded {unique}/{unique} texts"
+
+
+async def test_a_catalog_is_embedded_once_across_runs_through_the_store_beside_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """27.4: a large catalog costs its embedding once; a later eval against the same catalog
+    (another query, a fresh process) reads the vectors kept beside the call cache."""
+    from skillbench.backends import registry
+
+    monkeypatch.setattr(local, "EMBED_CHUNK", 50)
+    catalog = tuple(SkillEntry(f"skill-{i}", f"Does task number {i} well.") for i in range(100))
+    fake = CountingEmbedder(limit=10_000)
+    monkeypatch.setattr(local, "load_model", lambda *args, **kwargs: fake)
+    with CallCache(tmp_path / "calls.sqlite") as cache:
+        first = registry.cached_judge("local", cache=cache)
+        a = await first.judge(TriggerRequest(CSV, catalog, "first query", 0))
+        assert fake.embedded == 1 + 2 * 101
+        assert (tmp_path / "embeddings.sqlite").is_file()
+        second = registry.cached_judge("local", cache=cache)  # a fresh judge: no memory
+        lines: list[str] = []
+        second.inner.progress = lines.append  # type: ignore[attr-defined]
+        b = await second.judge(TriggerRequest(CSV, catalog, "another query", 0))
+        assert fake.embedded == 1 + 2 * 101 + 1  # only the new query
+        again = await LocalJudge().judge(TriggerRequest(CSV, catalog, "another query", 0))
+        assert (b.fired, b.detail) == (again.fired, again.detail)  # the same floats
+        assert a.error is None and any("read from embeddings.sqlite" in x for x in lines)
+    # --no-cache: nothing kept
+    assert registry.cached_judge("local", cache=None).inner.store is None  # type: ignore[attr-defined]
