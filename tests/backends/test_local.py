@@ -276,7 +276,7 @@ async def test_a_catalog_is_embedded_once_across_runs_through_the_store_beside_t
     (another query, a fresh process) reads the vectors kept beside the call cache."""
     from skillbench.backends import registry
 
-    monkeypatch.setattr(local, "EMBED_CHUNK", 50)
+    monkeypatch.setattr(local, "EMBED_CHUNK", 50, raising=False)
     catalog = tuple(SkillEntry(f"skill-{i}", f"Does task number {i} well.") for i in range(100))
     fake = CountingEmbedder(limit=10_000)
     monkeypatch.setattr(local, "load_model", lambda *args, **kwargs: fake)
