@@ -3,7 +3,9 @@
 `skillbench trigger --backend local --catalog DIR` runs in-process (catalog loading, cache keys,
 the embedding, routing, the report) against generated catalogs of 2,000 and 20,000 skills
 (descriptions varied from `sample_catalog.SKILLS`, so every text is new to the model), one
-query set of 10 queries, 3 runs each, on a fresh call cache. Before the fix a catalog of more
+query set of 10 queries, 3 runs each, on a fresh call cache ("cold"), then again with 10 other
+queries on another fresh call cache but the embedding store kept ("warm": the catalog's vectors
+are read from `embeddings.sqlite` beside the cache). Before the fix a catalog of more
 than ~4,095 skills never finished (the 8,192-text embedding cache evicted, cleared and
 re-embedded in a loop).
 
@@ -28,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sample_catalog import SKILLS
 
 from skillbench.backends import local
@@ -55,9 +57,11 @@ class InstantEmbedder:
 
 
 class Size(BaseModel):
-    """One catalog size."""
+    """One catalog size, one run: `cold` (fresh call cache and embedding store) or `warm` (a
+    fresh call cache and other queries, the embedding store kept from the cold run)."""
 
     skills: int
+    run: str
     texts_embedded: int
     seconds: float
     cpu_seconds: float
@@ -73,7 +77,7 @@ class LargeCatalogBench(BaseModel):
     queries: int = QUERIES
     runs_per_query: int = RUNS
     sizes: list[Size]
-    ratio_largest_to_smallest_per_skill: float
+    ratio_largest_to_smallest_per_skill: float = Field(description="cold runs")
     max_ratio: float = MAX_RATIO
     linear: bool
     note: str
@@ -92,14 +96,15 @@ def write_catalog(folder: Path, n: int) -> None:
         )
 
 
-def one_run(root: Path, n: int, workers: int) -> tuple[float, float]:
+def one_run(root: Path, n: int, workers: int, run: str) -> tuple[float, float]:
     """`skillbench trigger` once on a fresh cache; (wall, CPU) seconds (output swallowed). On
     a shared machine the CPU seconds are the steadier figure."""
     argv = [
-        "trigger", str(root / "target"), "--evals", str(root / "evals.json"),
+        "trigger", str(root / "target"), "--evals", str(root / f"evals-{run}.json"),
         "--backend", "local", "--runs", str(RUNS), "--workers", str(workers),
-        "--catalog", str(root / f"catalog-{n}"), "--cache", str(root / f"cache-{n}.sqlite"),
-        "--out", str(root / f"report-{n}.json"),
+        "--catalog", str(root / f"catalog-{n}"),
+        "--cache", str(root / f"cache-{n}" / f"calls-{run}.sqlite"),
+        "--out", str(root / f"report-{n}-{run}.json"),
     ]  # fmt: skip
     start, cpu = time.perf_counter(), time.process_time()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -146,45 +151,51 @@ def main() -> int:
             "---\nname: target-skill\ndescription: Repairs broken CSV exports. Use when a CSV "
             "will not load.\n---\nBody.\n"
         )
-        queries = [
-            {"query": f"my csv export number {i} will not load", "should_trigger": True}
-            for i in range(QUERIES)
-        ]
-        (root / "evals.json").write_text(json.dumps(queries))
+        for run in ("cold", "warm"):
+            queries = [
+                {"query": f"my csv export number {i} will not load ({run})", "should_trigger": True}
+                for i in range(QUERIES)
+            ]
+            (root / f"evals-{run}.json").write_text(json.dumps(queries))
         if not args.instant:
             local.load_model(threads=args.workers).encode(["warm up"])  # model load not counted
         for n in sizes_wanted:
             write_catalog(root / f"catalog-{n}", n)
-            counted["texts"] = 0
-            seconds, cpu = one_run(root, n, args.workers)
-            sizes.append(
-                Size(
-                    skills=n,
-                    texts_embedded=counted["texts"],
-                    seconds=round(seconds, 2),
-                    cpu_seconds=round(cpu, 2),
-                    milliseconds_per_skill=round(seconds / n * 1e3, 3),
+            for run in ("cold", "warm"):
+                counted["texts"] = 0
+                seconds, cpu = one_run(root, n, args.workers, run)
+                sizes.append(
+                    Size(
+                        skills=n,
+                        run=run,
+                        texts_embedded=counted["texts"],
+                        seconds=round(seconds, 2),
+                        cpu_seconds=round(cpu, 2),
+                        milliseconds_per_skill=round(seconds / n * 1e3, 3),
+                    )
                 )
-            )
-            print(
-                f"{n:>6} skills: {seconds:7.1f} s wall, {cpu:7.1f} s CPU, "
-                f"{counted['texts']} texts embedded",
-                flush=True,
-            )
-    ratio = sizes[-1].milliseconds_per_skill / sizes[0].milliseconds_per_skill
+                print(
+                    f"{n:>6} skills, {run}: {seconds:7.1f} s wall, {cpu:7.1f} s CPU, "
+                    f"{counted['texts']} texts embedded",
+                    flush=True,
+                )
+    cold = [s for s in sizes if s.run == "cold"]
+    ratio = cold[-1].milliseconds_per_skill / cold[0].milliseconds_per_skill
     result = LargeCatalogBench(
         embedder="instant (no model)" if args.instant else local.MODEL_NAME,
         workers=args.workers,
         sizes=sizes,
         ratio_largest_to_smallest_per_skill=round(ratio, 3),
         linear=ratio <= MAX_RATIO,
-        note="in-process CLI on a fresh call cache; every catalog text embedded once; "
-        "the machine is shared, so figures vary",
+        note="in-process CLI on a fresh call cache; cold: every catalog text embedded once; "
+        "warm: other queries, the vectors read from the embedding store beside the cache; "
+        "the machine is shared (8 agents on 2 cores), so wall figures vary: CPU seconds are "
+        "the steadier figure",
     )
     name = "large_catalog_instant.json" if args.instant else "large_catalog.json"
     write_json(RESULTS / name, result)
     print(
-        f"per-skill time ratio {sizes[-1].skills} / {sizes[0].skills}: {ratio:.2f} "
+        f"per-skill time ratio (cold) {cold[-1].skills} / {cold[0].skills}: {ratio:.2f} "
         f"(target ≤ {MAX_RATIO})"
     )
     return 0 if result.linear else 1
