@@ -123,6 +123,7 @@ def main() -> int:
     parser.add_argument(
         "--sizes", default=",".join(map(str, SIZES)), help="catalog sizes, comma-separated"
     )
+    parser.add_argument("--results", help="file name under benchmarks/results/")
     args = parser.parse_args()
     sizes_wanted = [int(n) for n in args.sizes.split(",")]
     counted = {"texts": 0}
@@ -192,7 +193,7 @@ def main() -> int:
         "the machine is shared (8 agents on 2 cores), so wall figures vary: CPU seconds are "
         "the steadier figure",
     )
-    name = "large_catalog_instant.json" if args.instant else "large_catalog.json"
+    name = args.results or ("large_catalog_instant.json" if args.instant else "large_catalog.json")
     write_json(RESULTS / name, result)
     print(
         f"per-skill time ratio (cold) {cold[-1].skills} / {cold[0].skills}: {ratio:.2f} "
