@@ -50,6 +50,7 @@ from skillbench.backends.base import (
     TextResponse,
     TriggerOutcome,
     TriggerRequest,
+    listing_request_fields,
     public_endpoint,
 )
 from skillbench.backends.limiter import (
@@ -446,6 +447,11 @@ class AnthropicJudge(_AnthropicBase):
             "max_tokens": self.max_tokens,
             "shuffle": "query" if self.per_query_shuffle else "run",
         }
+
+    def request_fields(self, request: TriggerRequest) -> dict[str, Any]:
+        """What decides this judge's answer, its cache key: the query, run index, seed and each
+        skill's name and description (not the body, not the rest of the skill folder)."""
+        return listing_request_fields(request)
 
     def versions(self) -> dict[str, str]:
         """SDK versions and endpoint, and the harness name (`minimal`: not Claude Code's

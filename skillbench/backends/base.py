@@ -3,13 +3,17 @@
 A backend is chosen by name (`local`, `anthropic`, `claude-code`). The trigger eval only sees a
 `TriggerJudge`; the improvement loop a `TextModel`; behavior evals an `Executor` and a `TextModel`.
 Every call goes through the SQLite call cache (`skillbench.backends.cache`), keyed by
-`cache_key()` of the request, which must include everything that determines the answer.
+`cache_key()` of what the backend sends: a judge's `request_fields(request)` when it has one
+(the local, lexical and minimal-harness judges send each skill's name and description, the replay
+harness its captured template), else `TriggerRequest.cache_fields()` (everything, the skill
+folder's content hash included: the claude-code backend installs whole folders).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
@@ -45,6 +49,11 @@ class SkillEntry:
             fields["content_hash"] = self.content_hash
         return fields
 
+    def listing_fields(self) -> dict[str, Any]:
+        """What a skill listing shows of the entry: its name and description (what the local,
+        lexical and minimal-harness judges send; their keys ignore the body and the folder)."""
+        return {"name": self.name, "description": self.description}
+
 
 @dataclass(frozen=True)
 class TriggerRequest:
@@ -57,15 +66,47 @@ class TriggerRequest:
     seed: int = 0
 
     def cache_fields(self) -> dict[str, Any]:
-        """Everything about the request that determines the answer (the run index included,
-        so repeated runs are resampled rather than replayed)."""
-        return {
-            "target": self.target.cache_fields(),
-            "catalog": [s.cache_fields() for s in self.catalog],
-            "query": self.query,
-            "run_index": self.run_index,
-            "seed": self.seed,
-        }
+        """Everything about the request that may determine the answer (the run index included,
+        so repeated runs are resampled rather than replayed): the key of a judge without its
+        own `request_fields`."""
+        return trigger_fields(self, SkillEntry.cache_fields)
+
+
+EntryFields = Callable[[SkillEntry], dict[str, Any]]
+_catalog_digests: dict[tuple[int, EntryFields], tuple[tuple[SkillEntry, ...], str]] = {}
+
+
+def catalog_digest(catalog: tuple[SkillEntry, ...], entry_fields: EntryFields) -> str:
+    """SHA-256 of `entry_fields` of every catalog entry, computed once per catalog tuple (every
+    run of an eval shares one), so a key costs the same with 20,000 catalog skills as with 2."""
+    memo = _catalog_digests.get((id(catalog), entry_fields))
+    if memo is not None and memo[0] is catalog:
+        return memo[1]
+    blob = json.dumps(
+        [entry_fields(s) for s in catalog], sort_keys=True, ensure_ascii=False
+    ).encode("utf-8")
+    digest = hashlib.sha256(blob).hexdigest()
+    if len(_catalog_digests) >= 64:
+        _catalog_digests.clear()
+    _catalog_digests[(id(catalog), entry_fields)] = (catalog, digest)
+    return digest
+
+
+def trigger_fields(request: TriggerRequest, entry_fields: EntryFields) -> dict[str, Any]:
+    """The key fields of a trigger request whose skills are sent as `entry_fields`: the target,
+    the catalog (as one digest), the query, the run index and the seed."""
+    return {
+        "target": entry_fields(request.target),
+        "catalog": catalog_digest(request.catalog, entry_fields),
+        "query": request.query,
+        "run_index": request.run_index,
+        "seed": request.seed,
+    }
+
+
+def listing_request_fields(request: TriggerRequest) -> dict[str, Any]:
+    """The key fields of a judge that sends each skill's name and description only."""
+    return trigger_fields(request, SkillEntry.listing_fields)
 
 
 @dataclass

@@ -232,7 +232,8 @@ class MeteredJudge:
     def _cached_only(self, request: TriggerRequest) -> bool:
         cache = getattr(self.inner, "cache", None)
         key = getattr(self.inner, "key", None)
-        return cache is not None and key is not None and bool(cache.has(key(request)))
+        found = key(request) if cache is not None and key is not None else None
+        return found is not None and bool(cache.has(found))  # type: ignore[union-attr]
 
     def _record(self, outcome: TriggerOutcome) -> TriggerOutcome:
         self.budget.meter.record(

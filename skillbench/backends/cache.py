@@ -14,9 +14,9 @@ stored values.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -40,8 +40,12 @@ from skillbench.errors import InputError
 from skillbench.redaction import redact_data
 
 CACHE_ENV = "SKILLBENCH_CACHE"
-DEFAULT_CACHE_PATH = Path(".skillbench") / "cache.sqlite"
 BUSY_TIMEOUT_MS = 30_000
+#: After a write failed on a lock: attempts to write the answers kept in memory (the first
+#: after FLUSH_BACKOFF_S, doubling), then once more when the cache is flushed at the end.
+FLUSH_ATTEMPTS = 4
+FLUSH_BACKOFF_S = 1.0
+LOG = logging.getLogger("skillbench.cache")
 
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
 
@@ -74,31 +78,20 @@ class SecretInCacheError(InputError, ValueError):
     """An identity handed to the cache carries a credential (a key typed as `--model`…)."""
 
 
-def _in_kernel() -> bool:
-    """True inside a running Jupyter kernel (its app is initialised), not merely after an
-    import of ipykernel."""
-    app = sys.modules.get("ipykernel.kernelapp")
-    return bool(app is not None and app.IPKernelApp.initialized())
-
-
 def default_cache_path() -> Path:
-    """`$SKILLBENCH_CACHE`, else `.skillbench/cache.sqlite` under the current directory; inside
-    a notebook kernel (whose working directory is in the repository) the user's cache folder,
-    `$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…), so that notebooks and
-    kernels write nothing into the repository."""
+    """`$SKILLBENCH_CACHE`, else the user's cache folder (`user_cache_path`): one cache shared
+    by the CLI, notebooks and `skillbench report`, whatever the working directory, so a cached
+    CLI run makes its report free, and nothing is written into the user's project."""
     env = os.environ.get(CACHE_ENV)
-    if env:
-        return Path(env)
-    if _in_kernel():
-        return user_cache_path()
-    return Path.cwd() / DEFAULT_CACHE_PATH
+    return Path(env).expanduser() if env else user_cache_path()
 
 
 def user_cache_path() -> Path:
-    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (default ~/.cache/…): outside any repository,
-    where notebooks and kernels keep their call cache."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "skillbench" / "cache.sqlite"
+    """`$XDG_CACHE_HOME/skillbench/cache.sqlite` (an absolute `XDG_CACHE_HOME`, else
+    `~/.cache/skillbench/cache.sqlite`), the XDG base-directory rule platformdirs follows."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "skillbench" / "cache.sqlite"
 
 
 def scrub_secrets(value: Any) -> Any:
@@ -168,6 +161,12 @@ class CallCache:
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        # answers and journal marks a locked database could not take yet (kept, written later)
+        self._pending: dict[str, tuple[str, str, str, str | None, str]] = {}
+        self._pending_marks: dict[tuple[str, str], tuple[str, str]] = {}
+        self._flush_attempts = 0
+        self._next_flush = 0.0
+        self.warnings: list[str] = []
         self._open()
 
     def _open(self) -> None:
@@ -241,10 +240,109 @@ class CallCache:
                     raise
                 time.sleep(0.01)
 
+    # writes a lock refused: kept in memory, written later -----------------------------------
+
+    @staticmethod
+    def _is_lock(exc: sqlite3.OperationalError) -> bool:
+        return "locked" in str(exc) or "busy" in str(exc)
+
+    def _defer(self, exc: sqlite3.OperationalError) -> None:
+        """A write failed on another process's lock: keep what it carried (the caller put it in
+        `_pending`) and try again after a backoff, never failing the answered run."""
+        first = self._flush_attempts == 0 and self._next_flush == 0.0
+        self._flush_attempts += 1
+        delay = FLUSH_BACKOFF_S * 2 ** (self._flush_attempts - 1)
+        self._next_flush = time.monotonic() + delay
+        if first:
+            LOG.warning(
+                "call cache %s is locked by another process (%s): answers are kept in memory "
+                "and written when it frees",
+                self.path,
+                exc,
+            )
+
+    def _flush_due(self) -> bool:
+        """Whether kept writes exist and their next attempt is due (within the bound)."""
+        if not (self._pending or self._pending_marks):
+            return False
+        return self._flush_attempts <= FLUSH_ATTEMPTS and time.monotonic() >= self._next_flush
+
+    def _write_pending(self, conn: sqlite3.Connection) -> None:
+        with self._lock:
+            calls = list(self._pending.items())
+            marks = list(self._pending_marks.items())
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for key, (blob, backend, kind, model, at) in calls:
+                conn.execute(
+                    "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, blob, backend, kind, at, model),
+                )
+            for (run_id, key), (status, at) in marks:
+                conn.execute(
+                    "INSERT OR REPLACE INTO journal (run_id, key, status, updated_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (run_id, key, status, at),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        with self._lock:
+            for key, value in calls:
+                if self._pending.get(key) == value:
+                    del self._pending[key]
+            for mark, value2 in marks:
+                if self._pending_marks.get(mark) == value2:
+                    del self._pending_marks[mark]
+
+    def flush(self) -> list[str]:
+        """Write the answers kept in memory since a lock refused them (one more attempt, with
+        the full busy timeout); the warnings of this cache (an answer that could not be
+        written: the run's result stands, only the cache lacks it)."""
+        if self._pending or self._pending_marks:
+            try:
+                self._retry(self._write_pending)
+                self._flush_attempts, self._next_flush = 0, 0.0
+            except sqlite3.OperationalError as exc:
+                if not self._is_lock(exc):
+                    raise
+                message = (
+                    f"call cache write failed: {len(self._pending)} answer(s) not stored in "
+                    f"{self.path} ({exc}; another process held its lock); the results stand, "
+                    "a re-run pays for these calls again"
+                )
+                LOG.warning(message)
+                if message not in self.warnings:
+                    self.warnings.append(message)
+        return list(self.warnings)
+
+    def _try_flush(self) -> None:
+        """A due attempt at the kept writes: one try, a short wait (never the busy timeout)."""
+        if not self._flush_due():
+            return
+        conn = self._connect()
+        conn.execute("PRAGMA busy_timeout=50")
+        try:
+            self._write_pending(conn)
+            self._flush_attempts, self._next_flush = 0, 0.0
+        except sqlite3.OperationalError as exc:
+            if not self._is_lock(exc):
+                raise
+            self._defer(exc)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
     # calls -------------------------------------------------------------------------------
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored answer for `key`, or None."""
+        """The stored answer for `key` (or one kept in memory, not yet written), or None."""
+        kept = self._pending.get(key)
+        if kept is not None:
+            value = json.loads(kept[0])
+            return value if isinstance(value, dict) else None
         row = self._retry(
             lambda conn: conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
         )
@@ -292,7 +390,21 @@ class CallCache:
                 )
             return stored
 
-        stored = self._retry(write)
+        self._try_flush()
+        if self._pending and key in self._pending:
+            stored = self._pending[key][0]
+        elif self._pending and not self._flush_due():  # the lock is still held: do not wait
+            self._pending[key] = (blob, backend, kind, model, _now())
+            return None
+        else:
+            try:
+                stored = self._retry(write)
+            except sqlite3.OperationalError as exc:
+                if not self._is_lock(exc):
+                    raise
+                self._pending[key] = (blob, backend, kind, model, _now())
+                self._defer(exc)
+                return None
         if stored is None or stored == blob:
             return None
         kept = json.loads(stored)
@@ -311,7 +423,9 @@ class CallCache:
         ]
 
     def has(self, key: str) -> bool:
-        """Whether an answer for `key` is stored (no counting, no journal)."""
+        """Whether an answer for `key` is stored or kept (no counting, no journal)."""
+        if key in self._pending:
+            return True
         row = self._retry(
             lambda conn: conn.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone()
         )
@@ -340,14 +454,25 @@ class CallCache:
     # journal -----------------------------------------------------------------------------
 
     def mark(self, run_id: str, key: str, status: str) -> None:
-        """Record the status (`started`, `done`, `error`) of one call within a run."""
-        self._retry(
-            lambda conn: conn.execute(
-                "INSERT OR REPLACE INTO journal (run_id, key, status, updated_at)"
-                " VALUES (?, ?, ?, ?)",
-                (run_id, key, status, _now()),
+        """Record the status (`started`, `done`, `error`) of one call within a run (kept in
+        memory while another process locks the database, like answers)."""
+        if self._pending_marks or self._pending:
+            self._pending_marks[(run_id, key)] = (status, _now())
+            self._try_flush()
+            return
+        try:
+            self._retry(
+                lambda conn: conn.execute(
+                    "INSERT OR REPLACE INTO journal (run_id, key, status, updated_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (run_id, key, status, _now()),
+                )
             )
-        )
+        except sqlite3.OperationalError as exc:
+            if not self._is_lock(exc):
+                raise
+            self._pending_marks[(run_id, key)] = (status, _now())
+            self._defer(exc)
 
     def journal(self, run_id: str) -> dict[str, str]:
         """Key → status for every call recorded under `run_id`."""
@@ -391,7 +516,13 @@ class CallCache:
         self._retry(lambda conn: conn.executescript("DELETE FROM calls; DELETE FROM journal;"))
 
     def close(self) -> None:
-        """Close every connection this cache opened."""
+        """Write what a lock kept back (`flush`, unless a flush already gave up), then close
+        every connection this cache opened."""
+        if not self._closed and (self._pending or self._pending_marks) and not self.warnings:
+            try:
+                self.flush()
+            except sqlite3.DatabaseError as exc:
+                LOG.warning("call cache %s: kept answers not written: %s", self.path, exc)
         with self._lock:
             self._closed = True
             connections, self._connections = self._connections, []
@@ -483,13 +614,25 @@ class CachingJudge(_Counted):
         """The wrapped judge's versions."""
         return self.inner.versions()
 
-    def key(self, request: TriggerRequest) -> str:
-        """The cache key of `request` for the wrapped judge."""
+    def key(self, request: TriggerRequest) -> str | None:
+        """The cache key of `request` for the wrapped judge: of what it sends (its
+        `request_fields(request)` when it has one, else every field of the request), or None
+        when that is not known yet (the replay harness before its template is captured)."""
         identity = self.inner.identity()
         if identity != self._checked_identity:  # checked once, not once per run
             assert_no_secrets(identity)
             self._checked_identity = identity
-        return cache_key(identity, request.cache_fields())
+        fields_of = getattr(self.inner, "request_fields", None)
+        fields = fields_of(request) if callable(fields_of) else request.cache_fields()
+        return None if fields is None else cache_key(identity, fields)
+
+    async def _keys(self, requests: list[TriggerRequest]) -> list[str | None]:
+        """The keys of `requests`, after the wrapped judge's `prepare_keys` (the replay harness
+        captures its templates there) when it has one."""
+        prepare = getattr(self.inner, "prepare_keys", None)
+        if callable(prepare):
+            await prepare(requests)
+        return [self.key(r) for r in requests]
 
     def _lookup(self, key: str) -> TriggerOutcome | None:
         if self.cache is None:
@@ -529,7 +672,10 @@ class CachingJudge(_Counted):
 
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """The cached outcome, or the wrapped judge's (stored unless it is an error)."""
-        key = self.key(request)
+        (key,) = await self._keys([request])
+        if key is None:  # nothing to key on (the judge will report why): not cached
+            self._counter.call()
+            return await self.inner.judge(request)
         hit = self._lookup(key)
         if hit is not None:
             return hit
@@ -540,18 +686,25 @@ class CachingJudge(_Counted):
     async def judge_many(self, requests: list[TriggerRequest]) -> list[TriggerOutcome]:
         """Judge many requests; misses go to the wrapped judge's `judge_many` when it has one
         (one embedding batch for the local backend), else one by one."""
-        keys = [self.key(r) for r in requests]
-        results: list[TriggerOutcome | None] = [self._lookup(k) for k in keys]
+        keys = await self._keys(requests)
+        results: list[TriggerOutcome | None] = [
+            None if k is None else self._lookup(k) for k in keys
+        ]
         missing = [i for i, r in enumerate(results) if r is None]
         for i in missing:
-            self._start(keys[i])
+            key = keys[i]
+            if key is None:
+                self._counter.call()
+            else:
+                self._start(key)
         many = getattr(self.inner, "judge_many", None)
         if missing and many is not None:
             outcomes: list[TriggerOutcome] = await many([requests[i] for i in missing])
         else:
             outcomes = [await self.inner.judge(requests[i]) for i in missing]
         for i, outcome in zip(missing, outcomes, strict=True):
-            results[i] = self._store(keys[i], outcome)
+            key = keys[i]
+            results[i] = outcome if key is None else self._store(key, outcome)
         return [r for r in results if r is not None]
 
     async def aclose(self) -> None:

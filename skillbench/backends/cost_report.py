@@ -111,7 +111,7 @@ def key_judge(
     request templates (no call is made; without a cache every request is a miss), and a note
     when the cache cannot be consulted. The anthropic backend needs no real key for this."""
     from skillbench.backends.cache import CachingJudge
-    from skillbench.backends.registry import get_judge
+    from skillbench.backends.registry import beside_cache, get_judge
 
     note = (
         None
@@ -119,6 +119,7 @@ def key_judge(
         else "no call cache (off, or not created yet): every call is counted"
     )
     unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
+    options = beside_cache(backend, options, cache)
     try:
         judge = get_judge(backend, model=model, **options)
     except BackendError:

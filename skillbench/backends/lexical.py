@@ -20,7 +20,13 @@ import random
 import re
 from typing import Any
 
-from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerOutcome,
+    TriggerRequest,
+    listing_request_fields,
+)
 from skillbench.errors import InputError
 
 ROUTER_VERSION = "lexical-v1"
@@ -146,6 +152,11 @@ class LexicalJudge:
             "bias": self.bias,
             "seed": self.seed,
         }
+
+    def request_fields(self, request: TriggerRequest) -> dict[str, Any]:
+        """What decides this judge's answer, its cache key: the query, run index, seed and each
+        skill's name and description (not the body, not the rest of the skill folder)."""
+        return listing_request_fields(request)
 
     def versions(self) -> dict[str, str]:
         """The router version."""

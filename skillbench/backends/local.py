@@ -31,10 +31,13 @@ import asyncio
 import hashlib
 import importlib.util
 import json
+import logging
 import math
+import os
 import random
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -42,7 +45,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerOutcome,
+    TriggerRequest,
+    listing_request_fields,
+)
+from skillbench.backends.embedding_store import STORE_NAME, EmbeddingStore
 from skillbench.backends.onnx_graph import lean_model
 from skillbench.errors import BackendError
 from skillbench.extras import LOCAL, needs_extra
@@ -59,6 +69,8 @@ DEFAULT_THREADS = 1
 MAX_TOKENS = 256
 DIMENSION = 384
 EMBEDDING_CACHE_SIZE = 8192
+EMBED_CHUNK = 1024
+LOG = logging.getLogger("skillbench.local")
 
 _model_lock = threading.Lock()
 _models: dict[tuple[str, int], Embedder] = {}
@@ -211,8 +223,11 @@ class LocalJudge:
         name_weight: float = DEFAULT_NAME_WEIGHT,
         seed: int = 0,
         max_concurrency: int | None = None,
+        embedding_store: str | os.PathLike[str] | None = None,
     ) -> None:
-        """`max_concurrency` (what `--workers` sets) is onnxruntime's thread count (default 1)."""
+        """`max_concurrency` (what `--workers` sets) is onnxruntime's thread count (default 1).
+        `embedding_store`: a file keeping the vectors across runs (`embedding_store.py`; the
+        registry puts it beside the call cache), so a catalog is embedded once."""
         if temperature <= 0:
             raise ValueError("temperature must be positive")
         if not 0.0 <= name_weight <= 1.0:
@@ -230,6 +245,13 @@ class LocalJudge:
         self.seed = seed
         self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._capacity = EMBEDDING_CACHE_SIZE
+        self.progress: Callable[[str], None] | None = None
+        self.store = (
+            None
+            if embedding_store is None
+            else EmbeddingStore(embedding_store, self.fingerprint(), DIMENSION)
+        )
 
     @property
     def max_concurrency(self) -> int:
@@ -259,36 +281,92 @@ class LocalJudge:
             "workers": f"{self.threads} (onnxruntime threads)",
         }
 
+    def request_fields(self, request: TriggerRequest) -> dict[str, Any]:
+        """What decides this judge's answer, its cache key: the query, run index, seed and each
+        skill's name and description (not the body, not the rest of the skill folder)."""
+        return listing_request_fields(request)
+
     # embeddings --------------------------------------------------------------------------
 
     def prepare(self, texts: list[str]) -> None:
-        """Embed every text not yet cached, in one batch."""
+        """Embed every text not yet cached, in one batch, and keep all of `texts` cached.
+
+        The cache grows to hold the largest working set seen (a catalog of 20,000 skills is
+        40,001 texts), so every text is embedded once, however large the catalog: an LRU
+        smaller than the working set would evict what the next run needs and re-embed it."""
+        wanted = list(dict.fromkeys(texts))
         with self._cache_lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            self._capacity = max(self._capacity, len(wanted))
+            missing = [t for t in wanted if t not in self._cache]
         if not missing:
             return
-        vectors = load_model(self.model_name, threads=self.threads).encode(missing)
+        vectors = self._encode(missing)
         with self._cache_lock:
             for text, vector in zip(missing, vectors, strict=True):
-                self._cache[text] = np.asarray(vector, dtype=np.float32)
-            while len(self._cache) > EMBEDDING_CACHE_SIZE:
+                self._cache[text] = vector
+            for text in wanted:  # the working set is the most recently used
+                if text in self._cache:
+                    self._cache.move_to_end(text)
+            while len(self._cache) > self._capacity:
                 self._cache.popitem(last=False)
 
+    def fingerprint(self) -> str:
+        """What the vectors depend on: the model, the token limit and the versions of the
+        embedding stack (for a model folder, its model file's size and time too); not the
+        thread count, which changes speed only."""
+        packages = ("onnxruntime", "tokenizers", MODEL_PACKAGE, TOKENIZER_PACKAGE)
+        parts: list[str] = [self.model_name, str(MAX_TOKENS), *map(_version, packages)]
+        if self.model_name != MODEL_NAME:
+            onnx = Path(self.model_name) / "model.onnx"
+            stat = onnx.stat() if onnx.is_file() else None
+            parts.append(f"{stat.st_size}:{stat.st_mtime_ns}" if stat else "missing")
+        return json.dumps(parts)
+
+    def _encode(self, texts: list[str]) -> list[NDArray[np.float32]]:
+        """Embed `texts` in chunks of EMBED_CHUNK (those the embedding store holds are read from
+        it, the others written to it chunk by chunk), reporting `embedded done/total texts`
+        through `progress` (and the `skillbench.local` logger) past one chunk."""
+        stored = self.store.get_many(texts) if self.store is not None else {}
+        todo = [t for t in texts if t not in stored]
+        total = len(texts)
+        if stored and total > EMBED_CHUNK:
+            self._report(f"local backend: {len(stored)}/{total} texts read from {STORE_NAME}")
+        done = len(stored)
+        fresh: dict[str, NDArray[np.float32]] = {}
+        if todo:
+            model = load_model(self.model_name, threads=self.threads)
+            for start in range(0, len(todo), EMBED_CHUNK):
+                part = todo[start : start + EMBED_CHUNK]
+                vectors = [np.asarray(v, dtype=np.float32) for v in model.encode(part)]
+                fresh.update(zip(part, vectors, strict=True))
+                if self.store is not None:
+                    self.store.put_many(zip(part, vectors, strict=True))
+                done += len(part)
+                if total > EMBED_CHUNK:
+                    self._report(f"local backend: embedded {done}/{total} texts")
+        return [stored[t] if t in stored else fresh[t] for t in texts]
+
+    def _report(self, message: str) -> None:
+        LOG.info(message)
+        if self.progress is not None:
+            self.progress(message)
+
     def embed(self, texts: list[str]) -> NDArray[np.float32]:
-        """Unit-norm embeddings of `texts` (rows), from the in-memory LRU where possible."""
+        """Unit-norm embeddings of `texts` (rows), from the in-memory cache where possible.
+
+        Each text is looked up once; a text missing (evicted by another thread meanwhile) is
+        embedded here and returned, never looped on."""
         self.prepare(texts)
+        found: dict[str, NDArray[np.float32]] = {}
         with self._cache_lock:
-            rows = []
             for text in texts:
                 vector = self._cache.get(text)
-                if vector is None:  # evicted meanwhile by another thread: embed again
-                    break
-                self._cache.move_to_end(text)
-                rows.append(vector)
-        if len(rows) < len(texts):
-            with self._cache_lock:
-                self._cache.clear()
-            return self.embed(texts)
+                if vector is not None:
+                    found[text] = vector
+        absent = [t for t in dict.fromkeys(texts) if t not in found]
+        if absent:
+            found.update(zip(absent, self._encode(absent), strict=True))
+        rows = [found[text] for text in texts]
         return np.vstack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
 
     # routing -----------------------------------------------------------------------------

@@ -217,7 +217,32 @@ def cached_judge(
     """The named backend's TriggerJudge behind the call cache (`cache=None`: counted only)."""
     from skillbench.backends.cache import CachingJudge
 
+    options = beside_cache(name, options, cache)
     return CachingJudge(get_judge(name, model=model, workers=workers, **options), cache)
+
+
+def beside_cache(
+    name: str | None, options: dict[str, Any], cache: CallCache | None
+) -> dict[str, Any]:
+    """`options`, plus what lives beside the call cache in use (`--cache`), never in the
+    working directory: the replay harness's templates and batch ledgers, the local backend's
+    embedding store (unless given; nothing with `--no-cache`)."""
+    if cache is None:
+        return options
+    backend = resolve_backend_name(name)
+    if backend in _judges:
+        return options
+    if backend == "local" and "embedding_store" not in options:
+        from skillbench.backends.embedding_store import STORE_NAME
+
+        return {**options, "embedding_store": cache.path.parent / STORE_NAME}
+    if backend != "anthropic" or "template_dir" in options:
+        return options
+    if resolve_harness(options.get("harness")) != "replay":
+        return options
+    from skillbench.backends.replay_capture import templates_dir
+
+    return {**options, "template_dir": templates_dir(cache.path)}
 
 
 def cached_text_model(

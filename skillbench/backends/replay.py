@@ -29,7 +29,7 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -253,10 +253,12 @@ class ReplayJudge:
         self.batch_poll_seconds = batch_poll_seconds
         self.batch_timeout_seconds = batch_timeout_seconds
         self.progress: Callable[[str], None] | None = None
+        self.notes: list[str] = []  # what a run should tell its reader (a forgotten batch id)
         self.cache_before_query = cache_before_query
         self._prepared: dict[str, ReplayTemplate] = {}
         self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayTemplate] = {}
         self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
+        self._content_hashes: dict[str, str] = {}
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -347,6 +349,48 @@ class ReplayJudge:
         )
         self.templates_used[template.key] = template
         return template
+
+    def known_template(
+        self, target: SkillEntry, catalog: tuple[SkillEntry, ...]
+    ) -> ReplayTemplate | None:
+        """The template of this skill set if this judge has it or it is stored (never captured)."""
+        known = self._by_skill_set.get((target, catalog))
+        if known is not None:
+            return known
+        return self.store.lookup(
+            target,
+            catalog,
+            model=self._model,
+            cli_version=self.cli_version(),
+            settings=self.settings,
+        )
+
+    def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:
+        """What is sent, as the cache key: the template's content hash (headers and body; the
+        model and settings are in the identity), the query, run index and seed; None while the
+        template is not captured. An edit to evals/ or notes that leaves the captured request
+        byte-identical leaves every key unchanged."""
+        template = self.known_template(request.target, request.catalog)
+        if template is None:
+            return None
+        digest = self._content_hashes.get(template.key)
+        if digest is None:
+            digest = self._content_hashes[template.key] = template.content_hash()
+        return {
+            "template": digest,
+            "query": request.query,
+            "run_index": request.run_index,
+            "seed": request.seed,
+        }
+
+    async def prepare_keys(self, requests: Sequence[TriggerRequest]) -> None:
+        """Capture (or load) the template of every skill set among `requests`, so that their
+        keys are known; a failed capture is left for `judge` to report."""
+        for skill_set in dict.fromkeys((r.target, r.catalog) for r in requests):
+            try:
+                await self.template(*skill_set)
+            except BackendError:
+                continue
 
     # -- client -----------------------------------------------------------------------------
 
@@ -575,26 +619,30 @@ class ReplayJudge:
             params.append({**arguments, **extra})
         betas = sorted({b for t in templates for b in t.betas()})
         ledger = self.ledger_path(ids, params)
+        body = [{"custom_id": c, "params": p} for c, p in zip(ids, params, strict=True)]
         try:
             batch_id = self._resume(ledger)
-            if batch_id is None:
-                body = [{"custom_id": c, "params": p} for c, p in zip(ids, params, strict=True)]
-                created = await self.client.beta.messages.batches.create(requests=body, betas=betas)
-                batch_id = created.id
-                from skillbench.io import atomic_write_text
-
-                ledger.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_text(ledger, json.dumps({"batch_id": batch_id, "requests": len(ids)}))
-            batch = await self._wait_for_batch(batch_id, betas)
-            if batch.processing_status != "ended":
-                return [
-                    self._failed(f"batch {batch_id} did not finish in time; cancelled", "batch")
-                    for _ in ids
-                ]
-            results: dict[str, Any] = {}
-            decoder = await self.client.beta.messages.batches.results(batch_id, betas=betas)
-            async for line in decoder:
-                results[line.custom_id] = line.result
+            while True:
+                resumed = batch_id is not None
+                if batch_id is None:
+                    batch_id = await self._create_batch(body, betas, ledger)
+                try:
+                    batch = await self._wait_for_batch(batch_id, betas)
+                    if batch.processing_status != "ended":
+                        return [
+                            self._failed(
+                                f"batch {batch_id} did not finish in time; cancelled", "batch"
+                            )
+                            for _ in ids
+                        ]
+                    results = await self._batch_results(batch_id, betas)
+                except anthropic.NotFoundError:
+                    if not resumed:
+                        raise
+                    self._forget(ledger, batch_id)
+                    batch_id = None
+                    continue
+                break
         except anthropic.AnthropicError as exc:
             text = redact(_describe(exc), self._key)
             return [self._failed(text, "api") for _ in ids]
@@ -604,6 +652,49 @@ class ReplayJudge:
             self._batch_outcome(results.get(c), r, t, seconds)
             for c, r, t in zip(ids, requests, templates, strict=True)
         ]
+
+    async def _create_batch(
+        self, body: list[dict[str, Any]], betas: list[str], ledger: Path
+    ) -> str:
+        """Submit the batch and write its id to `ledger` at once (see `judge_batch`)."""
+        from skillbench.io import atomic_write_text
+
+        created = await self._batch_call(
+            lambda: self.client.beta.messages.batches.create(requests=body, betas=betas)
+        )
+        ledger.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(ledger, json.dumps({"batch_id": created.id, "requests": len(body)}))
+        return str(created.id)
+
+    async def _batch_results(self, batch_id: str, betas: list[str]) -> dict[str, Any]:
+        """custom_id → result of an ended batch."""
+        results: dict[str, Any] = {}
+        decoder = await self._batch_call(
+            lambda: self.client.beta.messages.batches.results(batch_id, betas=betas)
+        )
+        async for line in decoder:
+            results[line.custom_id] = line.result
+        return results
+
+    def _forget(self, ledger: Path, batch_id: str) -> None:
+        """A saved batch id the server no longer knows (404: expired, deleted, or another
+        account's): drop it from the ledger and say so; the caller submits the wave anew."""
+        ledger.unlink(missing_ok=True)
+        message = (
+            f"batch {batch_id} (saved in {ledger}) is unknown to the server (404: expired, "
+            "deleted or made with another key): forgotten; submitting a new batch"
+        )
+        LOG.warning(message)
+        self.notes.append(message)
+        if self.progress is not None:
+            self.progress(message)
+
+    async def _batch_call(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """One Message Batches call through the limiter: a transient failure (5xx such as a
+        502 from a proxy, 429/529, a dropped connection) is retried with backoff, within the
+        retry budget, instead of failing every run of the wave."""
+        self.limiter.sleep = self.sleep
+        return await self.limiter.run(make, classify_failure)
 
     @staticmethod
     def _resume(ledger: Path) -> str | None:
@@ -625,7 +716,9 @@ class ReplayJudge:
         deadline = time.monotonic() + self.batch_timeout_seconds
         delay = self.batch_poll_seconds
         while True:
-            batch = await self.client.beta.messages.batches.retrieve(batch_id, betas=betas)
+            batch = await self._batch_call(
+                lambda: self.client.beta.messages.batches.retrieve(batch_id, betas=betas)
+            )
             counts = batch.request_counts
             done = counts.succeeded + counts.errored + counts.canceled + counts.expired
             total = done + counts.processing
@@ -633,7 +726,9 @@ class ReplayJudge:
             if batch.processing_status == "ended":
                 return batch
             if time.monotonic() + delay > deadline:
-                await self.client.beta.messages.batches.cancel(batch_id, betas=betas)
+                await self._batch_call(
+                    lambda: self.client.beta.messages.batches.cancel(batch_id, betas=betas)
+                )
                 return batch
             await self.sleep(delay)
             delay = min(delay * 1.5, 60.0)

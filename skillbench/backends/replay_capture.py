@@ -20,7 +20,7 @@ betas reach the capture as they reach the user's own Claude Code.
 Normalised before anything is kept: the throwaway folder becomes `/tmp/skillbench-replay`,
 `metadata` (device and session ids) is dropped, `stream` is removed. No key, no home path and no
 session id is ever stored. Templates are cached as JSON under the cache folder
-(`<cache dir>/replay-templates/<key>.json`), keyed by what the CLI reads: the skills' SKILL.md
+(`<cache dir>/replay-templates/<key>.json`, beside the call cache in use: `templates_dir`), keyed by what the CLI reads: the skills' SKILL.md
 files (not their evals or notes), the model, the CLI version, the environment settings that change
 the request (`REQUEST_SETTINGS`) and the `--project` snapshot.
 
@@ -367,11 +367,19 @@ def template_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
 
-def default_template_dir() -> Path:
-    """`replay-templates/` beside the call cache (`$SKILLBENCH_CACHE` or `.skillbench/`)."""
+def templates_dir(cache_path: str | os.PathLike[str] | None = None) -> Path:
+    """`replay-templates/` beside the call cache in use: `cache_path` (what `--cache` gave),
+    else the default cache (`$SKILLBENCH_CACHE`, else the user's cache folder), never the
+    working directory, which may be read-only."""
     from skillbench.backends.cache import default_cache_path
 
-    return default_cache_path().parent / "replay-templates"
+    cache = Path(cache_path) if cache_path is not None else default_cache_path()
+    return cache.parent / "replay-templates"
+
+
+def default_template_dir() -> Path:
+    """`replay-templates/` beside the default call cache (see `templates_dir`)."""
+    return templates_dir(None)
 
 
 # -- the capture server ------------------------------------------------------------------------
@@ -743,6 +751,20 @@ class TemplateStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path(template.key), template.model_dump_json(indent=1))
         self._memory[template.key] = template
+
+    def lookup(
+        self,
+        target: SkillEntry,
+        catalog: Sequence[SkillEntry],
+        *,
+        model: str,
+        cli_version: str,
+        settings: Mapping[str, str],
+    ) -> ReplayTemplate | None:
+        """The stored template for this skill set, model, CLI version and settings, or None
+        (never captured here: for cache keys and dry runs)."""
+        with self._lock:
+            return self.load(template_key(target, catalog, model, cli_version, settings))
 
     def get(
         self,

@@ -27,7 +27,7 @@ WORKSPACE_HELP = "workspace folder (default <skill>-workspace)"
 WORKSPACE_SHORT_HELP = "workspace (default <skill>-workspace)"
 BACKEND_HELP = "local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
 MODEL_HELP = "model name for the backend"
-CACHE_HELP = "call cache file (default .skillbench/…)"
+CACHE_HELP = "call cache file (default $SKILLBENCH_CACHE, else ~/.cache/skillbench/cache.sqlite)"
 CATALOG_HELP = (
     "competing skills: a folder of skills, `installed` = what Claude Code loads for you "
     "(~/.claude/skills, this project's .claude/skills, enabled plugins), or `none`"

@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     err = common.stderr_console()
     if args.batch:
         _show_batch_progress()
+    _show_batch_progress("skillbench.local")  # a large catalog's embedding progress
     with common.progress_bar(err, "trigger eval") as on_progress:
         report = evaluate_skill_sync(
             args.skill_dir,
@@ -165,11 +166,12 @@ def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | Non
 MAX_TABLE_ROWS = 200
 
 
-def _show_batch_progress() -> None:
-    """Print the replay harness's Message Batch progress lines on stderr."""
+def _show_batch_progress(logger: str = "skillbench.replay") -> None:
+    """Print a backend's progress lines on stderr: the replay harness's Message Batch, or
+    (`skillbench.local`) the local backend's embedding of a large catalog."""
     import logging
 
-    log = logging.getLogger("skillbench.replay")
+    log = logging.getLogger(logger)
     if not log.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))

@@ -65,10 +65,9 @@ def input_path(value: str | Path | None) -> str | None:
 
 
 def default_cache_path() -> Path:
-    """The call cache notebooks use: ``$SKILLBENCH_CACHE``, else the user's cache folder
-    (``$XDG_CACHE_HOME/skillbench/cache.sqlite``, default ``~/.cache/…``): notebooks and
-    kernels write nothing into the repository, not even a git-ignored file."""
-    from skillbench.backends.cache import user_cache_path
+    """The call cache notebooks use: the CLI's (``$SKILLBENCH_CACHE``, else the user's cache
+    folder, ``$XDG_CACHE_HOME/skillbench/cache.sqlite``, default ``~/.cache/…``), so a report
+    of a cached CLI run is free; notebooks write nothing into the repository."""
+    from skillbench.backends.cache import default_cache_path as shared
 
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else user_cache_path()
+    return shared()

@@ -80,10 +80,18 @@ def estimate_requests(
 ) -> Planned:
     """Fold `requests` into a planned line: cache hits free, the rest estimated."""
     line = planned or Planned(estimator, purpose)
-    cache = keys.cache if keys is not None else None
-    misses = [r for r in requests if cache is None or not cache.has(keys.key(r))]  # type: ignore[union-attr]
+    misses = [r for r in requests if not _cached(keys, r)]
     line.add(estimator.trigger_calls(misses), len(misses), len(requests) - len(misses))
     return line
+
+
+def _cached(keys: CachingJudge | None, request: TriggerRequest) -> bool:
+    """Whether the call cache holds `request`'s answer (a request whose key is not known yet,
+    such as a replay run before its template is captured, is counted as a call)."""
+    if keys is None or keys.cache is None:
+        return False
+    key = keys.key(request)
+    return key is not None and keys.cache.has(key)
 
 
 def runs_per_query(runs: int | str, max_runs: int) -> int:

@@ -212,6 +212,7 @@ async def run_trigger_eval(
             "outcomes); a re-run with a higher --max-cost resumes from the call cache"
         )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
+    notes.extend(getattr(_innermost(judge), "notes", None) or [])  # e.g. a forgotten batch
     harness = harness_info(judge)
     listing, listing_problem = listing_info(judge, target, others)
     if harness is not None and harness.note:
@@ -412,6 +413,8 @@ async def evaluate_skill(
             report.cost.cap_usd = budget.cap_usd
         if load_warnings:
             report.warnings = [*load_warnings, *(report.warnings or [])]
+        if cache is not None:  # answers a locked cache could not take: written now, or said so
+            report.warnings = [*(report.warnings or []), *cache.flush()] or None
         from skillbench.trigger.verdict import trigger_header
 
         header = trigger_header(report, skill_dir=skill.path)

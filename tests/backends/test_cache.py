@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from skillbench.backends import cache as cache_module
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -99,7 +100,86 @@ def test_wal_mode_and_default_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     conn.close()
     monkeypatch.delenv(CACHE_ENV)
     monkeypatch.chdir(tmp_path)
-    assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
+
+
+def test_the_default_cache_is_the_users_not_the_working_directorys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20.3: the CLI kept its cache in ./.skillbench (one per working directory), notebooks and
+    `report` in the user cache folder: a cached CLI run paid again in its report."""
+    monkeypatch.delenv(CACHE_ENV)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_path() == tmp_path / "home" / ".cache" / "skillbench" / "cache.sqlite"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG rule: absolute only
+    assert default_cache_path() == tmp_path / "home" / ".cache" / "skillbench" / "cache.sqlite"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
+    from skillbench.reports.paths import default_cache_path as notebooks_cache
+
+    assert notebooks_cache() == default_cache_path()
+    with CallCache() as cache:
+        cache.put("k", {"v": 1}, backend="x", kind="text")
+    assert not (tmp_path / ".skillbench").exists()
+
+
+def lock_exclusively(path: Path) -> sqlite3.Connection:
+    """A second connection (as another process would) holding the write lock."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    return other
+
+
+async def test_a_locked_cache_keeps_the_answers_and_writes_them_when_it_frees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """27.14: another process holding the cache's lock past the busy timeout turned answered
+    runs into errors and threw the answers away. They are kept, served, and written later."""
+    monkeypatch.setattr(cache_module, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(cache_module, "FLUSH_BACKOFF_S", 0.0, raising=False)
+    path = tmp_path / "c.sqlite"
+    with CallCache(path) as cache:
+        inner = ScriptedJudge()
+        judge = CachingJudge(inner, cache, run_id="run-1")
+        cache.get("warm")  # this thread's connection exists before the lock is taken
+        other = lock_exclusively(path)
+        outcomes = [await judge.judge(request(run_index=i)) for i in range(3)]
+        assert all(o.error is None and o.triggered for o in outcomes)
+        again = await judge.judge(request(run_index=0))  # served from memory, not re-asked
+        assert again.cached and len(inner.seen) == 3
+        other.execute("COMMIT")
+        other.close()
+        assert cache.flush() == []
+    with CallCache(path) as reopened:
+        assert all(reopened.has(judge.key(request(run_index=i)) or "") for i in range(3))
+        assert set(reopened.journal("run-1").values()) == {"done"}
+
+
+async def test_a_cache_locked_to_the_end_warns_and_the_results_stand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(cache_module, "FLUSH_BACKOFF_S", 0.0, raising=False)
+    path = tmp_path / "c.sqlite"
+    cache = CallCache(path)
+    judge = CachingJudge(ScriptedJudge(), cache)
+    cache.get("warm")
+    other = lock_exclusively(path)
+    try:
+        outcomes = await judge.judge_many([request(run_index=i) for i in range(4)])
+        assert all(o.error is None and o.triggered for o in outcomes)
+        (warning,) = cache.flush()
+        assert "call cache write failed: 4 answer(s) not stored" in warning
+        assert str(path) in warning and "results stand" in warning
+        cache.close()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    with CallCache(path) as reopened:
+        assert reopened.stats().entries == 0
 
 
 async def test_caching_judge_hits_and_misses(tmp_path: Path) -> None:

@@ -224,3 +224,76 @@ def test_a_folder_with_model_and_tokenizer_loads(tmp_path: Path) -> None:
         tmp_path / "model.onnx",
         tmp_path / "tokenizer.json",
     )
+
+
+class CountingEmbedder:
+    """A stand-in for the ONNX model: hash-seeded unit vectors, every embedded text counted;
+    past `limit` texts it raises, so a re-embedding loop fails instead of hanging."""
+
+    def __init__(self, limit: int) -> None:
+        self.embedded = 0
+        self.limit = limit
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.embedded += len(texts)
+        if self.embedded > self.limit:
+            raise AssertionError(f"embedded {self.embedded} texts: the cache is re-embedding")
+        rows = []
+        for text in texts:
+            rng = np.random.default_rng(abs(hash(text)) % 2**32)
+            row = rng.standard_normal(local.DIMENSION).astype(np.float32)
+            rows.append(row / np.linalg.norm(row))
+        return np.vstack(rows) if rows else np.zeros((0, local.DIMENSION), dtype=np.float32)
+
+
+async def test_a_catalog_larger_than_the_embedding_cache_embeds_each_text_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """27.4: past EMBEDDING_CACHE_SIZE texts the LRU evicted, cleared and re-embedded forever
+    (a 4,100-skill catalog never finished). Every text is embedded exactly once now, by
+    judge_many and by one-at-a-time judge calls alike, and the progress is reported."""
+    monkeypatch.setattr(local, "EMBEDDING_CACHE_SIZE", 64)
+    monkeypatch.setattr(local, "EMBED_CHUNK", 50, raising=False)
+    catalog = tuple(SkillEntry(f"skill-{i}", f"Does task number {i} well.") for i in range(100))
+    queries = ["first query", "second query", "third query"]
+    requests = [TriggerRequest(CSV, catalog, q, run_index=r) for q in queries for r in range(2)]
+    unique = len(queries) + 2 * (len(catalog) + 1)  # queries, then description and name each
+    fake = CountingEmbedder(limit=unique)
+    monkeypatch.setattr(local, "load_model", lambda *args, **kwargs: fake)
+    judge = LocalJudge()
+    lines: list[str] = []
+    judge.progress = lines.append
+    many = await judge.judge_many(requests)
+    assert fake.embedded == unique
+    single = [await judge.judge(r) for r in requests]
+    assert fake.embedded == unique  # nothing embedded twice
+    assert [(o.fired, o.detail) for o in many] == [(o.fired, o.detail) for o in single]
+    assert lines and lines[-1] == f"local backend: embedded {unique}/{unique} texts"
+
+
+async def test_a_catalog_is_embedded_once_across_runs_through_the_store_beside_the_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """27.4: a large catalog costs its embedding once; a later eval against the same catalog
+    (another query, a fresh process) reads the vectors kept beside the call cache."""
+    from skillbench.backends import registry
+
+    monkeypatch.setattr(local, "EMBED_CHUNK", 50, raising=False)
+    catalog = tuple(SkillEntry(f"skill-{i}", f"Does task number {i} well.") for i in range(100))
+    fake = CountingEmbedder(limit=10_000)
+    monkeypatch.setattr(local, "load_model", lambda *args, **kwargs: fake)
+    with CallCache(tmp_path / "calls.sqlite") as cache:
+        first = registry.cached_judge("local", cache=cache)
+        a = await first.judge(TriggerRequest(CSV, catalog, "first query", 0))
+        assert fake.embedded == 1 + 2 * 101
+        assert (tmp_path / "embeddings.sqlite").is_file()
+        second = registry.cached_judge("local", cache=cache)  # a fresh judge: no memory
+        lines: list[str] = []
+        second.inner.progress = lines.append  # type: ignore[attr-defined]
+        b = await second.judge(TriggerRequest(CSV, catalog, "another query", 0))
+        assert fake.embedded == 1 + 2 * 101 + 1  # only the new query
+        again = await LocalJudge().judge(TriggerRequest(CSV, catalog, "another query", 0))
+        assert (b.fired, b.detail) == (again.fired, again.detail)  # the same floats
+        assert a.error is None and any("read from embeddings.sqlite" in x for x in lines)
+    # --no-cache: nothing kept
+    assert registry.cached_judge("local", cache=None).inner.store is None  # type: ignore[attr-defined]

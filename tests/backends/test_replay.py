@@ -20,6 +20,8 @@ from mock_anthropic_sse import (
 from mock_batches import BatchEndpoints
 
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.backends.limiter import RetryPolicy
 from skillbench.backends.replay import ReplayJudge, provider_model
 from skillbench.backends.replay_capture import (
     SENTINEL,
@@ -695,3 +697,203 @@ async def test_the_call_deadline_during_the_drain_keeps_the_outcome(tmp_path: Pa
     outcome = await _after_decision(tmp_path, stall, timeout=0.3)
     assert outcome.error is None and outcome.triggered is True
     assert outcome.detail["stream_closed_when_decided"] is True
+
+
+class StaleBatchServer(ReplayBatchServer):
+    """Knows only the batches it created: a saved id from elsewhere gets a 404; the first
+    `flaky_polls` retrievals of a batch it knows answer 502 (a proxy's transient failure)."""
+
+    def __init__(self, flaky_polls: int = 0) -> None:
+        super().__init__()
+        self.flaky_polls = flaky_polls
+        self.bad_gateways = 0
+
+    def __call__(self, req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path
+        if req.method == "GET" and path.startswith("/v1/messages/batches/"):
+            if not self.created:  # an id this server never issued
+                error = {"type": "not_found_error", "message": "batch not found"}
+                return httpx2.Response(404, json={"type": "error", "error": error})
+            if self.bad_gateways < self.flaky_polls and not path.endswith("/results"):
+                self.bad_gateways += 1
+                return httpx2.Response(502, text="<html>Bad Gateway</html>")
+        return super().__call__(req)
+
+
+def stale_ledger(judge: ReplayJudge, requests: list[TriggerRequest]) -> Path:
+    """Write the ledger a killed earlier run would have left, with an id the server forgot."""
+    params = []
+    for request in requests:
+        arguments = judge.call_arguments(judge.template_for(TARGET, CATALOG), request.query)
+        arguments.pop("stream", None)
+        extra = arguments.pop("extra_body", {})
+        for key in ("betas", "extra_headers", "extra_query"):
+            arguments.pop(key, None)
+        params.append({**arguments, **extra})
+    ledger = judge.ledger_path([f"r{i}" for i in range(len(requests))], params)
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text(json.dumps({"batch_id": "msgbatch_gone", "requests": len(requests)}))
+    return ledger
+
+
+async def test_a_saved_batch_the_server_forgot_is_dropped_and_submitted_anew(
+    tmp_path: Path,
+) -> None:
+    """27.6: a ledger naming a batch the server answers 404 for failed every run of every
+    re-run, forever. The stale id is dropped, the reader told, the wave submitted anew."""
+    server = StaleBatchServer()
+    judge = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    ledger = stale_ledger(judge, requests)
+    seen: list[str] = []
+    judge.progress = seen.append
+    outcomes = await judge.judge_many(requests)
+    assert len(server.created) == 1
+    assert all(o.error is None or o.detail.get("error_kind") == "max_tokens" for o in outcomes)
+    assert outcomes[0].triggered is True
+    assert not ledger.exists()
+    (note,) = judge.notes
+    assert "msgbatch_gone" in note and "404" in note and "new batch" in note
+    assert note in seen
+
+
+async def test_a_transient_502_while_polling_a_batch_is_retried(tmp_path: Path) -> None:
+    """27.6: one 502 from a proxy while polling failed every run of the wave."""
+    server = StaleBatchServer(flaky_polls=2)
+    judge = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    judge.limiter.policy = RetryPolicy(max_retries=3)
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    judge.sleep = no_wait
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(3)]
+    outcomes = await judge.judge_many(requests)
+    assert server.bad_gateways == 2
+    assert outcomes[0].triggered is True and outcomes[1].undecided == "Bash"
+    assert len([w for w in waits if w > 0]) >= 2  # backed off before each retry
+    assert len(server.created) == 1
+
+
+async def test_persistent_502s_while_polling_fail_the_wave_after_the_retry_budget(
+    tmp_path: Path,
+) -> None:
+    server = StaleBatchServer(flaky_polls=100)
+    judge = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    judge.limiter.policy = RetryPolicy(max_retries=2, overload_retries=0)
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    judge.sleep = no_wait
+    requests = [TriggerRequest(TARGET, CATALOG, "query", 0)]
+    (outcome,) = await judge.judge_many(requests)
+    assert outcome.error is not None and "502" in outcome.error
+    assert server.bad_gateways == 3  # the first try and two retries: bounded
+
+
+def seed_for(store: Path, target: SkillEntry) -> None:
+    settings = request_settings()
+    TemplateStore(store).save(
+        ReplayTemplate(
+            key=template_key(target, CATALOG, MODEL, "2.1.197", settings),
+            model=MODEL,
+            cli_version="2.1.197",
+            path="/v1/messages?beta=true",
+            headers={"anthropic-version": "2023-06-01", "anthropic-beta": "claude-code-20250219"},
+            body=captured_body(),
+            settings=settings,
+            skills=[target.name, *(s.name for s in CATALOG)],
+        )
+    )
+
+
+def replay_judge(tmp_path: Path, store: Path, seen: list[Any]) -> ReplayJudge:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": TARGET.name}))
+
+    return ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=fake_cli(tmp_path),
+        template_dir=store,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+        max_retries=0,
+    )
+
+
+async def test_replay_calls_are_keyed_on_the_template_content_not_the_skill_folder(
+    tmp_path: Path,
+) -> None:
+    """Two versions of the skill folder (a file added: another content hash, so another
+    template key) whose captured requests are byte-identical share their answers."""
+    before = TARGET
+    after = SkillEntry(TARGET.name, TARGET.description, TARGET.body, content_hash="f" * 64)
+    store = tmp_path / "templates"
+    seed_for(store, before)
+    seed_for(store, after)
+    seen: list[Any] = []
+    with CallCache(tmp_path / "c.sqlite") as cache:
+        judge = CachingJudge(replay_judge(tmp_path, store, seen), cache)
+        first = await judge.judge(TriggerRequest(before, CATALOG, "merge these pdfs", 0))
+        assert first.triggered and len(seen) == 1
+        # the dry run's judge (nothing captured in memory) computes the run's key
+        planner = CachingJudge(replay_judge(tmp_path, store, []), cache)
+        request = TriggerRequest(after, CATALOG, "merge these pdfs", 0)
+        key = planner.key(request)
+        assert key is not None and cache.has(key)
+        second = await judge.judge(request)
+        assert second.cached and len(seen) == 1  # nothing re-sent
+        other_query = await judge.judge(TriggerRequest(after, CATALOG, "split a pdf", 0))
+        assert not other_query.cached and len(seen) == 2
+        await judge.aclose()
+        await planner.aclose()
+    # a template not captured yet has no key: the plan counts it as a call, never as a hit
+    fresh = CachingJudge(replay_judge(tmp_path, tmp_path / "empty", []), None)
+    assert fresh.key(TriggerRequest(before, CATALOG, "merge these pdfs", 0)) is None
+
+
+async def test_templates_live_beside_the_cache_in_use_not_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """27.11: templates went to ./.skillbench whatever --cache said, so in a read-only working
+    directory every run errored. They live beside the cache in use (run and dry run alike)."""
+    from skillbench.backends import registry
+    from skillbench.backends.cost_report import key_judge
+
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("SKILLBENCH_CACHE")
+    mine = tmp_path / "mine"
+    seed_for(mine / "replay-templates", TARGET)
+    seen: list[Any] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return sse(tool_use_stream(MODEL, "Skill", {"skill": TARGET.name}))
+
+    options: dict[str, Any] = {
+        "api_key": "sk-ant-test-key-0123456789",
+        "base_url": "http://mock.local",
+        "claude_bin": fake_cli(tmp_path),
+        "max_retries": 0,
+    }
+    with CallCache(mine / "calls.sqlite") as cache:
+        judge = registry.cached_judge(
+            "anthropic",
+            model=MODEL,
+            cache=cache,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
+            **options,
+        )
+        outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "merge these pdfs", 0))
+        assert outcome.error is None and outcome.triggered and len(seen) == 1  # no capture
+        await judge.aclose()
+        planner, _ = key_judge("anthropic", model=MODEL, cache=cache, options=options)
+        assert planner is not None
+        assert planner.inner.store.folder == mine / "replay-templates"  # type: ignore[attr-defined]
+    assert not (elsewhere / ".skillbench").exists()

@@ -29,7 +29,6 @@ from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     CaptureServer,
     capture_env,
-    mask_volatile,
     normalise_body,
 )
 from skillbench.skill import load_as_claude_code
@@ -116,8 +115,9 @@ def assert_identical(request: httpx2.Request, own: tuple[str, dict[str, str], di
     # every value byte for byte, nested key order included; only the order of the top-level
     # keys is the SDK's own (it serialises its named parameters first): JSON objects are
     # unordered to the API
-    mine = json.dumps(mask_volatile(dict(sorted(replayed.items()))), ensure_ascii=False)
-    theirs = json.dumps(mask_volatile(dict(sorted(body.items()))), ensure_ascii=False)
+    # (the billing header's per-query suffix included: replay computes it as the CLI does)
+    mine = json.dumps(dict(sorted(replayed.items())), ensure_ascii=False)
+    theirs = json.dumps(dict(sorted(body.items())), ensure_ascii=False)
     assert mine == theirs
 
 

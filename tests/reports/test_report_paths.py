@@ -39,15 +39,15 @@ def test_report_checks_a_relative_path_against_the_caller(
 def test_kernel_cache_goes_to_the_user_cache_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Inside a kernel or not, the default cache is the user cache folder (one cache for the
+    CLI and the notebooks), never a folder under the working directory."""
     monkeypatch.delenv("SKILLBENCH_CACHE", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"
-    kernelapp = types.ModuleType("ipykernel.kernelapp")
-    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: False)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", kernelapp)
-    assert default_cache_path() == tmp_path / ".skillbench" / "cache.sqlite"  # imported only
-    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: True)  # type: ignore[attr-defined]
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
+    kernelapp = types.ModuleType("ipykernel.kernelapp")
+    kernelapp.IPKernelApp = types.SimpleNamespace(initialized=lambda: True)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", kernelapp)
     assert default_cache_path() == tmp_path / "xdg" / "skillbench" / "cache.sqlite"
 
 
