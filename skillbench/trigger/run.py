@@ -434,20 +434,30 @@ async def plan_skill_eval(
     *,
     description: str | None = None,
     catalog_dir: str | Path | None = None,
-    **options: Any,
+    backend: str | None = None,
+    model: str | None = None,
+    runs: int | str = 3,
+    max_runs: int = 10,
+    seed: int = 0,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    backend_options: dict[str, Any] | None = None,
+    **_: Any,
 ) -> CostPlan:
     """The `--dry-run` of `evaluate_skill`: load the same files, return the plan and the
-    estimate (cache hits free); no model call. Options are those of `evaluate_skill`."""
+    estimate (cache hits free); no model call. The parameters that change the plan are named;
+    the other options of `evaluate_skill` (threshold, workers, timeout, …) are accepted and do
+    not change it."""
     from skillbench.skill import load_as_claude_code
 
-    skill, _ = load_as_claude_code(skill_dir)
+    skill = load_as_claude_code(skill_dir)[0]
     queries = load_eval_set(evals)
     text = skill.description if description is None else description
     if not text.strip():
         raise InputError("must be a non-empty string", field="description")
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
+    catalog = resolve_catalog(catalog_dir, exclude=skill.name)[0]
     return plan_trigger(
         skill.name,
         text,
@@ -456,7 +466,14 @@ async def plan_skill_eval(
         catalog=catalog,
         folder=skill.path,
         content_hash=skill.content_hash,
-        **options,
+        backend=backend,
+        model=model,
+        runs=runs,
+        max_runs=max_runs,
+        seed=seed,
+        use_cache=use_cache,
+        cache_path=cache_path,
+        backend_options=backend_options,
     )
 
 
