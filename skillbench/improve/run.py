@@ -198,7 +198,7 @@ async def improve_skill(
         check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog, _ = resolve_catalog(catalog_dir, exclude=skill.name)
+    catalog, catalog_info = resolve_catalog(catalog_dir, exclude=skill.name)
     name = resolve_backend_name(backend)
     if max_cost is not None:
         plan = plan_loop(
@@ -268,6 +268,9 @@ async def improve_skill(
         finally:
             if cache is not None:
                 cache.close()
+    if result.summary.settings is not None:  # the header's catalog row: source and hash
+        result.summary.settings.catalog_source = catalog_info.source
+        result.summary.settings.catalog_sha256 = catalog_info.sha256
     for report in result.reports if load_warnings else ():
         report.warnings = [*load_warnings, *(report.warnings or [])]
     if out is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from skillbench.improve.overfit import Labelled, as_labelled, chosen_iteration, verdict
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas.loop import LoopIteration, LoopSummary
+from skillbench.schemas.trigger import CatalogInfo
 
 DEMO_PROPOSER = (
     "DEMO: the local backend's proposer is an offline word-mining heuristic, not a model; its "
@@ -75,6 +76,20 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
         runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)" if settings else None,
         proxy=DEMO_PROPOSER if heuristic else None,
         cost=summary.cost,
+        catalog=loop_catalog(summary),
+    )
+
+
+def loop_catalog(summary: LoopSummary) -> CatalogInfo | None:
+    """The loop's catalog as the header's catalog row (None for a summary written before the
+    loop recorded its catalog's source)."""
+    settings = summary.settings
+    if settings is None or settings.catalog_source is None:
+        return None
+    return CatalogInfo(
+        source=settings.catalog_source,
+        skills=list(settings.catalog or []),
+        sha256=settings.catalog_sha256,
     )
 
 
@@ -103,4 +118,5 @@ def overfitting_header(summaries: Sequence[LoopSummary | Labelled]) -> ReportHea
         model=settings.model if settings else None,
         runs=f"{settings.runs} per query" if settings else None,
         proxy=DEMO_PROPOSER if settings and settings.proposer_is_heuristic else None,
+        catalog=loop_catalog(first) if first else None,
     )

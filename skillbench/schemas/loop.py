@@ -165,6 +165,10 @@ class LoopSettings(Doc):
     seed: StrictInt
     workers: Count | None = None
     catalog: list[str] | None = None
+    catalog_source: str | None = Field(
+        default=None, description="the catalog given: a folder, installed or none"
+    )
+    catalog_sha256: str | None = Field(default=None, description="hash of the catalog's skills")
     evals_file: str | None = None
     evals_sha256: str | None = None
     backend: str | None = None

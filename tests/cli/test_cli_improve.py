@@ -387,3 +387,24 @@ def test_a_reply_without_a_description_is_retried_once_then_a_recorded_stop(
     assert summary.total_rounds == 1 and summary.proposal_failures is not None
     assert [f.attempt for f in summary.proposal_failures] == [0, 1]
     assert "no <new_description> tags" in summary.proposal_failures[0].error
+
+
+def test_the_improve_header_has_the_catalog_row(tmp_path: Path, made: Made) -> None:
+    """Issue 20: every report header names its catalog (source, skill count, sha256), the
+    improvement and overfitting reports' too."""
+    from skillbench.improve.verdict import improve_header, overfitting_header
+    from skillbench.reports.header import header_lines
+
+    skill, evals = setup(tmp_path)
+    catalog = tmp_path / "catalog" / "pdf-reading"
+    catalog.mkdir(parents=True)
+    (catalog / "SKILL.md").write_text(
+        "---\nname: pdf-reading\ndescription: Reads PDF files. Use when a PDF is given.\n---\n# p\n"
+    )
+    assert improve(skill, evals, "--rounds", "1", "--catalog", str(tmp_path / "catalog")) == 0
+    summary = load_loop_summary(tmp_path / "out")
+    assert summary.settings is not None and summary.settings.catalog_sha256
+    for header in (improve_header(summary), overfitting_header([summary])):
+        assert header.catalog_sha256 == summary.settings.catalog_sha256
+        (line,) = [x for x in header_lines(header) if x.strip().startswith("catalog:")]
+        assert "1 skill, sha256 " in line and str(tmp_path / "catalog") in line, line
