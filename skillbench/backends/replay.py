@@ -286,7 +286,11 @@ class ReplayJudge:
             "cli_version": self.cli_version(),
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
-            **({"project": self.project.label()} if self.project is not None else {}),
+            **(
+                {"project": self.project.label(), "project_key": self.project.key()}
+                if self.project is not None
+                else {}
+            ),
         }
 
     def versions(self) -> dict[str, str]:

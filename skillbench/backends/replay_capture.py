@@ -59,8 +59,10 @@ from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
-TEMPLATE_FORMAT = 2  # 2: captured in the caller's environment, date and billing swapped per
-# query, skills installed under their folder names, the listing budget kept
+TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing swapped per
+# query, skills installed under their folder names, the listing budget kept; 3: two branches
+# each bumped 1 -> 2 for different changes, so a 2 may be either: neither is loaded; the key
+# follows the install precedence, the project's own skills, settings stripped of commands
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
 #: Environment settings that change the CLI's request; part of the template key when set.
 #: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
@@ -326,15 +328,17 @@ def swap_date(text: str, today: datetime.date | None) -> str:
 
 
 def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
-    """SHA-256 over what the CLI reads of the installed skills: each one's name, folder name and
-    SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
-    under test, the body). Other files of a skill folder (evals/, notes, scripts) are not read
-    for the request, so adding or editing them keeps the template."""
-    items = [
-        [s.name, cli_name(s), hashlib.sha256(skill_md_bytes(s)).hexdigest()]
-        for s in (target, *catalog)
-    ]
-    blob = json.dumps(sorted(items), ensure_ascii=False)
+    """SHA-256 over what the CLI reads of the installed skills: each installed folder name and
+    its SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
+    under test, the body), in the order of install precedence: the target first, then the
+    catalog, the first entry of a folder name winning (as `install_skills` does), so which of
+    two same-named folders is installed is part of the key. Other files of a skill folder
+    (evals/, notes, scripts) are not read for the request, so adding or editing them keeps the
+    template."""
+    installed: dict[str, str] = {}
+    for entry in (target, *catalog):
+        installed.setdefault(cli_name(entry), hashlib.sha256(skill_md_bytes(entry)).hexdigest())
+    blob = json.dumps(sorted(installed.items()), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
