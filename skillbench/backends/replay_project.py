@@ -36,6 +36,26 @@ PROJECT_FILES = (
     ".claude/settings.local.json",
 )
 PROJECT_FOLDERS = (".claude/rules", ".claude/agents", ".claude/commands")
+#: The project settings files; copied without `COMMAND_SETTINGS`.
+SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
+#: Settings that make the CLI run a command: `hooks` and the CLI 2.1.197's own list of command
+#: settings (apiKeyHelper … subagentStatusLine). Never copied: print mode skips the trust dialog,
+#: so a capture would run the project's commands. What that changes: a `SessionStart` or
+#: `UserPromptSubmit` hook's output is added to the first request (measured with the pinned CLI:
+#: both `echo` outputs were in the captured body), so a project with such hooks is captured
+#: without their output and says so (`materialise`'s list of differences).
+COMMAND_SETTINGS = (
+    "hooks",
+    "apiKeyHelper",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "fileSuggestion",
+    "gcpAuthRefresh",
+    "otelHeadersHelper",
+    "proxyAuthHelper",
+    "statusLine",
+    "subagentStatusLine",
+)
 LOG_COMMITS = 5
 GIT_TIMEOUT = 60.0
 
@@ -164,7 +184,7 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / rel, out)
     if not project.git:
-        return []
+        return _strip_settings(project, dest)
     if project.commit is not None:
         _replay_changes(source, dest)
     exclude_from_status(dest, "/.claude/skills/")
@@ -172,7 +192,7 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         tracked = _git(dest, "ls-files", "--", rel, check=False).strip()
         if not tracked and f"?? {rel}" not in project.status.splitlines():
             exclude_from_status(dest, "/" + rel)
-    differs = []
+    differs = _strip_settings(project, dest)
     with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
         status = _git(dest, "status", "--short", check=False, home=Path(home))
         log = _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False, home=Path(home))
@@ -181,6 +201,39 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
     if log.strip() != project.log:
         differs.append("git log")
     return differs
+
+
+def _strip_settings(project: ProjectSnapshot, dest: Path) -> list[str]:
+    """Strip the command settings from the copy's settings files (`strip_commands`); a tracked
+    file the project has unchanged stays out of the copy's `git status`. Returns one note per
+    setting removed."""
+    notes: list[str] = []
+    for rel in SETTINGS_FILES:
+        if rel not in project.files:
+            continue
+        removed = strip_commands(dest / rel)
+        notes += [f"{rel}: {name} not run" for name in removed]
+        clean = not any(line[3:] == rel for line in project.status.splitlines())
+        if removed and project.git and clean:
+            _git(dest, "update-index", "--assume-unchanged", "--", rel, check=False)
+    return notes
+
+
+def strip_commands(settings: Path) -> list[str]:
+    """Remove the `COMMAND_SETTINGS` from the settings file `settings` (a copy); returns the
+    names removed. A file that is not a JSON object is left as it is (the CLI runs nothing
+    from it)."""
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    removed = [name for name in COMMAND_SETTINGS if name in data]
+    if removed:
+        kept = {k: v for k, v in data.items() if k not in COMMAND_SETTINGS}
+        settings.write_text(json.dumps(kept, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return removed
 
 
 def exclude_from_status(dest: Path, *patterns: str) -> None:
