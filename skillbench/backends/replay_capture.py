@@ -49,7 +49,12 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_env import SECRET_VARS, build_env
+from skillbench.backends.claude_env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
+    REQUEST_SETTINGS,
+    SECRET_VARS,
+    build_env,
+    request_settings,
+)
 from skillbench.backends.claude_install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
@@ -64,72 +69,6 @@ TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing
 # each bumped 1 -> 2 for different changes, so a 2 may be either: neither is loaded; the key
 # follows the install precedence, the project's own skills, settings stripped of commands
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
-#: Environment settings that change the CLI's request; part of the template key when set.
-#: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
-#: which re-derives a few): every `process.env.NAME` its embedded cli.js reads, plus its settings
-#: allow-list (which holds BASH_DEFAULT_TIMEOUT_MS), less session, HOME, secret and routing
-#: variables (475 names), was set in groups of 24 (numbers 23456, flags 1, SHELL /bin/bash) and
-#: every group whose captured request (body, betas, version, path; haiku-4-5, one skill) changed
-#: was bisected down to single names: the first block. The three of the second block change it so
-#: much that the CLI offers no Skill tool at all. The third block holds string- or model-dependent
-#: settings the flag values could not reach, each measured by hand (a value set vs unset, on
-#: haiku-4-5 or sonnet-4-6: ANTHROPIC_BETAS adds a beta, CLAUDE_CODE_EXTRA_BODY a field,
-#: CLAUDE_CODE_EFFORT_LEVEL and CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING change sonnet's thinking,
-#: CLAUDE_CODE_SHELL the environment section, SLASH_COMMAND_TOOL_CHAR_BUDGET the listing of a
-#: large catalog), and CLAUDE_CODE_DISABLE_1M_CONTEXT, keyed from the CLI's code (it changes a
-#: 1M-context model's listing budget) though not measured.
-REQUEST_SETTINGS = (
-    "BASH_DEFAULT_TIMEOUT_MS",
-    "BASH_MAX_TIMEOUT_MS",
-    "CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS",
-    "CLAUDE_CODE_ACTION",
-    "CLAUDE_CODE_DISABLE_AGENT_VIEW",
-    "CLAUDE_CODE_DISABLE_ATTACHMENTS",
-    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
-    "CLAUDE_CODE_DISABLE_CLAUDE_API_SKILL",
-    "CLAUDE_CODE_DISABLE_CRON",
-    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
-    "CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS",
-    "CLAUDE_CODE_DISABLE_THINKING",
-    "CLAUDE_CODE_DISABLE_WORKFLOWS",
-    "CLAUDE_CODE_ENABLE_EXPERIMENTAL_ADVISOR_TOOL",
-    "CLAUDE_CODE_ENABLE_FINE_GRAINED_TOOL_STREAMING",
-    "CLAUDE_CODE_ENABLE_TOKEN_USAGE_ATTACHMENT",
-    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS",
-    "CLAUDE_CODE_FORCE_MID_CONVERSATION_SYSTEM",
-    "CLAUDE_CODE_FORK_SUBAGENT",
-    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
-    "CLAUDE_CODE_NEW_INIT",
-    "CLAUDE_CODE_PERFORCE_MODE",
-    "CLAUDE_CODE_REPL",
-    "CLAUDE_CODE_SAFE_MODE",
-    "CLAUDE_CODE_SIMPLE_SYSTEM_PROMPT",
-    "CLAUDE_CODE_SIMULATE_PROXY_USAGE",
-    "CLAUDE_CODE_VERIFY_PROMPT",
-    "CLAUDE_COWORK_MEMORY_EXTRA_GUIDELINES",
-    "CLAUDE_COWORK_MEMORY_GUIDELINES",
-    "CLAUDE_COWORK_MEMORY_INDEX_CONTENT",
-    "CLAUDE_MEMORY_STORES",
-    "CLAUDE_PROJECT_UUID",
-    "DISABLE_INTERLEAVED_THINKING",
-    "DISABLE_PROMPT_CACHING",
-    "ENABLE_PROMPT_CACHING_1H",
-    "ENABLE_TOOL_SEARCH",
-    "MAX_THINKING_TOKENS",
-    "SHELL",
-    # no Skill tool offered at all
-    "CLAUDE_CODE_COORDINATOR_MODE",
-    "CLAUDE_CODE_SIMPLE",
-    "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
-    # string- or model-dependent, measured by hand; the last from the CLI's code
-    "ANTHROPIC_BETAS",
-    "CLAUDE_CODE_EXTRA_BODY",
-    "CLAUDE_CODE_EFFORT_LEVEL",
-    "CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING",
-    "CLAUDE_CODE_SHELL",
-    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
-    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
-)
 #: Send the CLI somewhere other than the capture server (never passed to a capture).
 ROUTING_VARS = frozenset(
     {
@@ -340,12 +279,6 @@ def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
         installed.setdefault(cli_name(entry), hashlib.sha256(skill_md_bytes(entry)).hexdigest())
     blob = json.dumps(sorted(installed.items()), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def request_settings(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The request-changing settings present in `env` (default: the process environment)."""
-    source = os.environ if env is None else env
-    return {name: source[name] for name in REQUEST_SETTINGS if source.get(name)}
 
 
 def template_key(
