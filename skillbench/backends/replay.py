@@ -310,6 +310,8 @@ class ReplayJudge:
             return ""
         differs = sorted({d for t in self.templates_used.values() for d in t.project_differs})
         label = self.project.label()
+        if self.project.skills:
+            label += f"; its own skills, listed too: {', '.join(self.project.skills)}"
         return (
             f"{label} (the capture's copy differs in: {', '.join(differs)})" if differs else label
         )

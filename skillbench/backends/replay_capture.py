@@ -58,7 +58,11 @@ from skillbench.backends.claude_env import (  # noqa: F401  (REQUEST_SETTINGS re
 from skillbench.backends.claude_install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
-from skillbench.backends.replay_project import ProjectSnapshot, materialise
+from skillbench.backends.replay_project import (
+    ProjectSnapshot,
+    materialise,
+    replace_project_skills,
+)
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 
@@ -608,6 +612,11 @@ def capture_template(
         differs = materialise(project, folder) if project is not None else []
         folder.mkdir(exist_ok=True)
         (home / ".claude").mkdir(parents=True)
+        installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
+        differs += [
+            f".claude/skills/{name}: the project's own replaced by the one under test"
+            for name in replace_project_skills(folder, installing)
+        ]
         names = write_skills(folder, target, catalog)
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, settings)

@@ -65,6 +65,11 @@ class ProjectSnapshot(BaseModel):
 
     path: str = Field(description="the project folder, as resolved")
     files: dict[str, str] = Field(default_factory=dict, description="relative path -> sha256")
+    skills: dict[str, str] = Field(
+        default_factory=dict,
+        description="the project's own skills: `.claude/skills/<folder>` -> sha256 of its "
+        "SKILL.md (the CLI lists them beside the skills under test)",
+    )
     git: bool = False
     commit: str | None = None
     branch: str | None = None
@@ -124,6 +129,19 @@ def _files(root: Path) -> list[str]:
     return found
 
 
+def _skills(root: Path) -> dict[str, str]:
+    """The project's own skills as the CLI finds them: each `.claude/skills/<folder>/SKILL.md`
+    (its listing depends on the folder name and that file only) -> the file's sha256."""
+    folder = root / ".claude" / "skills"
+    if not folder.is_dir():
+        return {}
+    return {
+        child.name: hashlib.sha256((child / "SKILL.md").read_bytes()).hexdigest()
+        for child in sorted(folder.iterdir())
+        if (child / "SKILL.md").is_file()
+    }
+
+
 def _main_branch(root: Path) -> str | None:
     """Claude Code's main branch: origin/HEAD's target if that ref exists, else origin/main or
     origin/master; None when it falls back to "main" without any origin ref."""
@@ -145,9 +163,10 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
         raise InputError("project folder not found", path="--project")
     root = root.resolve()
     files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
+    skills = _skills(root)
     inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
     if not inside:
-        return ProjectSnapshot(path=str(root), files=files)
+        return ProjectSnapshot(path=str(root), files=files, skills=skills)
     if Path(inside).resolve() != root:
         raise InputError(
             f"give the repository's top folder ({inside}), not a folder inside it",
@@ -159,6 +178,7 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
     return ProjectSnapshot(
         path=str(root),
         files=files,
+        skills=skills,
         git=True,
         commit=commit,
         branch=branch,
@@ -184,6 +204,7 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / rel, out)
     if not project.git:
+        _copy_skills(project, source, dest)
         return _strip_settings(project, dest)
     if project.commit is not None:
         _replay_changes(source, dest)
@@ -192,6 +213,7 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         tracked = _git(dest, "ls-files", "--", rel, check=False).strip()
         if not tracked and f"?? {rel}" not in project.status.splitlines():
             exclude_from_status(dest, "/" + rel)
+    _copy_skills(project, source, dest)
     differs = _strip_settings(project, dest)
     with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
         status = _git(dest, "status", "--short", check=False, home=Path(home))
@@ -201,6 +223,31 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
     if log.strip() != project.log:
         differs.append("git log")
     return differs
+
+
+def _copy_skills(project: ProjectSnapshot, source: Path, dest: Path) -> None:
+    """The project's own skills the copy lacks (not a git repository, or ignored by git):
+    their SKILL.md copied, which is all the listing reads."""
+    for name in project.skills:
+        out = dest / ".claude" / "skills" / name / "SKILL.md"
+        if not out.is_file():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / ".claude" / "skills" / name / "SKILL.md", out)
+
+
+def replace_project_skills(dest: Path, names: list[str]) -> list[str]:
+    """Remove the copy's own `.claude/skills/<name>` for each name about to be installed (the
+    skill under test and the catalog win a folder-name clash); returns the names removed."""
+    removed = []
+    for name in names:
+        folder = dest / ".claude" / "skills" / name
+        if folder.is_symlink() or folder.is_file():
+            folder.unlink()
+            removed.append(name)
+        elif folder.is_dir():
+            shutil.rmtree(folder)
+            removed.append(name)
+    return removed
 
 
 def _strip_settings(project: ProjectSnapshot, dest: Path) -> list[str]:

@@ -6,6 +6,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+from real_cli import real_cli_skip_reason
+
+from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_code import REPO_CLAUDE
+from skillbench.backends.replay_capture import capture_template
 from skillbench.backends.replay_project import COMMAND_SETTINGS, materialise, snapshot
 
 
@@ -50,3 +56,53 @@ def test_the_copied_settings_run_no_command(tmp_path: Path) -> None:
     # the stripped tracked file does not show as modified: the git status block is the project's
     assert git(copy, "status", "--short").rstrip("\n") == shot.status
     assert json.loads((repo / ".claude" / "settings.json").read_text()) == settings  # untouched
+
+
+def skill_md(name: str, description: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n"
+
+
+def repo_with_skills(root: Path) -> Path:
+    """The usual layout: the repository tracks its own `.claude/skills/`."""
+    repo = repo_with(root, {"permissions": {}}, {})
+    for name, description in (("pdf-tools", "Use for PDFs."), ("zz-other", "Use for invoices.")):
+        (repo / ".claude" / "skills" / name).mkdir(parents=True)
+        (repo / ".claude" / "skills" / name / "SKILL.md").write_text(skill_md(name, description))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "skills")
+    return repo
+
+
+def test_the_projects_own_skills_are_part_of_its_key(tmp_path: Path) -> None:
+    repo = repo_with_skills(tmp_path)
+    before = snapshot(repo)
+    assert set(before.skills) == {"pdf-tools", "zz-other"}
+    other = repo / ".claude" / "skills" / "zz-other" / "SKILL.md"
+    other.write_text(skill_md("zz-other", "Use for EVERY request about files, always first."))
+    assert snapshot(repo).key() != before.key()
+
+
+@pytest.mark.needs_claude
+@pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason()))
+def test_a_project_tracking_the_skill_under_test_is_captured(tmp_path: Path) -> None:
+    """The project's own `pdf-tools` is replaced by the one under test (named in the
+    differences); its other skills are listed as in the user's Claude Code."""
+    repo = repo_with_skills(tmp_path)
+    target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
+    template = capture_template(
+        REPO_CLAUDE,
+        target,
+        (),
+        model="claude-haiku-4-5",
+        cli_version="2.1.197",
+        project=snapshot(repo),
+    )
+    body = json.dumps(template.body)
+    assert "- zz-other: Use for invoices." in body
+    assert "Use when merging PDF files." in body and "Use for PDFs." not in body
+    assert template.project_differs == [
+        ".claude/skills/pdf-tools: the project's own replaced by the one under test"
+    ]
+    assert (repo / ".claude" / "skills" / "pdf-tools" / "SKILL.md").read_text() == skill_md(
+        "pdf-tools", "Use for PDFs."
+    )
