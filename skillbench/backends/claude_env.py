@@ -136,7 +136,11 @@ FIXED_ENV = {
 #: CLAUDE_CODE_EFFORT_LEVEL and CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING change sonnet's thinking,
 #: CLAUDE_CODE_SHELL the environment section, SLASH_COMMAND_TOOL_CHAR_BUDGET the listing of a
 #: large catalog), and CLAUDE_CODE_DISABLE_1M_CONTEXT, keyed from the CLI's code (it changes a
-#: 1M-context model's listing budget) though not measured.
+#: 1M-context model's listing budget) though not measured. That search ran with
+#: CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC forced on every capture; measured by hand since
+#: (unset vs 1): it changes the tools (a `DesignSync` tool without it), so it is listed too. A
+#: variable whose effect shows only without it was not searched for again
+#: (CLAUDE_CODE_ENABLE_DESIGN_SYNC checked: 0 or 1 change nothing).
 REQUEST_SETTINGS = (
     "BASH_DEFAULT_TIMEOUT_MS",
     "BASH_MAX_TIMEOUT_MS",
