@@ -369,6 +369,7 @@ class ReplayJudge:
             model=self._model,
             cli_version=self.cli_version(),
             settings=self.settings,
+            project=self.project,
         )
 
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:

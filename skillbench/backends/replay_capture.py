@@ -706,11 +706,15 @@ class TemplateStore:
         model: str,
         cli_version: str,
         settings: Mapping[str, str],
+        project: ProjectSnapshot | None = None,
     ) -> ReplayTemplate | None:
-        """The stored template for this skill set, model, CLI version and settings, or None
-        (never captured here: for cache keys and dry runs)."""
+        """The stored template for this skill set, model, CLI version, settings and project, or
+        None (never captured here: for cache keys and dry runs)."""
+        key = template_key(
+            target, catalog, model, cli_version, settings, project.key() if project else None
+        )
         with self._lock:
-            return self.load(template_key(target, catalog, model, cli_version, settings))
+            return self.load(key)
 
     def get(
         self,

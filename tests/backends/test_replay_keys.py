@@ -101,3 +101,34 @@ def test_replayed_answers_are_keyed_on_the_projects_content_not_its_label(
     assert cache_key(first.identity(), request.cache_fields()) != cache_key(
         second.identity(), request.cache_fields()
     )
+
+
+def test_a_project_run_never_looks_up_the_template_captured_without_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "CLAUDE.md").write_text("Never use any skill.\n")
+    cli = tmp_path / "claude"
+    cli.write_text('#!/bin/sh\necho "2.1.197 (Claude Code)"\n')
+    cli.chmod(0o755)
+    target = SkillEntry("pdf-tools", "Use for PDFs.", "# x\n")
+    judge = ReplayJudge(
+        MODEL, api_key="sk-ant-test-0123456789", claude_bin=cli, template_dir=tmp_path / "t"
+    )
+    plain = ReplayTemplate(
+        key=template_key(target, (), MODEL, VERSION, judge.settings),
+        model=MODEL,
+        cli_version=VERSION,
+        path="/v1/messages",
+        headers={},
+        body={},
+    )
+    judge.store.save(plain)
+    assert judge.known_template(target, ()) is not None
+    in_project = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-0123456789",
+        claude_bin=cli,
+        template_dir=tmp_path / "t",
+        project=repo,
+    )
+    assert in_project.known_template(target, ()) is None
