@@ -106,3 +106,29 @@ def test_a_project_tracking_the_skill_under_test_is_captured(tmp_path: Path) -> 
     assert (repo / ".claude" / "skills" / "pdf-tools" / "SKILL.md").read_text() == skill_md(
         "pdf-tools", "Use for PDFs."
     )
+
+
+@pytest.mark.needs_claude
+@pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason()))
+def test_no_project_hook_runs_during_a_capture(tmp_path: Path) -> None:
+    """Print mode skips the trust dialog: a hook left in the copy would run (and its output
+    would reach the request, which is why the template says it was not run)."""
+    marker = tmp_path / "hook-ran"
+    events = ("SessionStart", "UserPromptSubmit")
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": f"touch {marker}; echo SAID-{event}"}]}]
+        for event in events
+    }
+    repo = repo_with(tmp_path, {"hooks": hooks}, {})
+    target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
+    template = capture_template(
+        REPO_CLAUDE,
+        target,
+        (),
+        model="claude-haiku-4-5",
+        cli_version="2.1.197",
+        project=snapshot(repo),
+    )
+    assert not marker.exists()
+    assert "SAID-" not in json.dumps(template.body)
+    assert template.project_differs == [".claude/settings.json: hooks not run"]
