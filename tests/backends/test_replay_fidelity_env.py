@@ -61,8 +61,9 @@ def git(folder: Path, *args: str) -> None:
 
 
 def user_project(root: Path) -> Path:
-    """A user's repository: CLAUDE.md, settings, a feature branch, uncommitted changes; the
-    skills under test live in `.claude/skills/` which the user keeps out of git."""
+    """A user's repository: CLAUDE.md, settings, a feature branch, uncommitted changes, a
+    skill of its own tracked under `.claude/skills/`; the skills under test are installed beside
+    it, kept out of git."""
     repo = root / "project"
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "feature/pdf")
@@ -72,6 +73,11 @@ def user_project(root: Path) -> Path:
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text('{"permissions": {"allow": []}}\n')
     (repo / "README.md").write_text("readme\n")
+    team = repo / ".claude" / "skills" / "team-style"  # the project tracks a skill of its own
+    team.mkdir(parents=True)
+    (team / "SKILL.md").write_text(
+        "---\nname: team-style\ndescription: Use when writing the team's release notes.\n---\n"
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "first")
     (repo / "README.md").write_text("readme, edited\n")
@@ -192,7 +198,13 @@ async def test_replay_equals_the_clis_own_request_in_the_users_environment_and_p
     assert len(headers["anthropic-beta"].split(",")) == (2 if "haiku" in model else 3)
     assert "context_management" not in own
     own_text = canonical(own)
-    for seen in ("Shell: bash", "Always keep PDFs under 10 MB.", "feature/pdf", "README.md"):
+    for seen in (
+        "Shell: bash",
+        "Always keep PDFs under 10 MB.",
+        "feature/pdf",
+        "README.md",
+        "team-style: Use when writing the team's release notes.",
+    ):
         assert seen in own_text
     assert canonical(replayed) == own_text  # billing suffix and today's date included
 
