@@ -49,7 +49,13 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
-from skillbench.backends.claude_env import FIXED_ENV, SECRET_VARS, build_env, secret_values
+from skillbench.backends.claude_env import (
+    FIXED_ENV,
+    SECRET_VARS,
+    build_env,
+    request_settings,
+    secret_values,
+)
 from skillbench.backends.claude_install import (
     CliSkill,
     cli_skills,
@@ -335,7 +341,20 @@ class _ClaudeRunner:
             **({"model_env": pins} if pins else {}),
             **({"listing_budget": budget} if budget else {}),
             **({"auth": self.auth} if self.auth != "env" else {}),
+            "settings": self.request_settings(),
         }
+
+    def request_settings(self) -> dict[str, str]:
+        """The request-changing settings (`claude_env.REQUEST_SETTINGS`) of the environment the
+        CLI actually gets (`build_env`; the home is not created: HOME changes no setting)."""
+        env = build_env(
+            Path(tempfile.gettempdir()) / "skillbench-cc-home" if self.isolate_home else None,
+            pass_env=self.pass_env,
+            extra=self.extra_env,
+            drop=LOGIN_DROPS if self.login is not None else frozenset(),
+            create_home=False,
+        )
+        return dict(sorted(request_settings(env).items()))
 
     # -- version -----------------------------------------------------------------------------
 

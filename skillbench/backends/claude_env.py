@@ -108,13 +108,92 @@ SECRET_VARS = (
     "AWS_SESSION_TOKEN",
     "AWS_BEARER_TOKEN_BEDROCK",
 )
-#: Set for every run: no updater, no telemetry, no nonessential traffic.
+#: Set for every run: no updater, no telemetry, no error reports. Each was measured not to
+#: change the request (pinned CLI 2.1.197, a capture with and without it: same body, betas and
+#: path). `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` is not among them: it changes the request
+#: (without it the CLI offers a `DesignSync` tool), so it is the user's setting, passed through
+#: and keyed like any other (`REQUEST_SETTINGS`). Without it the CLI opens one connection to
+#: api.anthropic.com:443 (seen through a CONNECT-logging proxy; `DISABLE_GROWTHBOOK`,
+#: `DO_NOT_TRACK` and `CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL` do not stop it) and,
+#: offline, still finishes (2.0 s instead of 1.2 s, exit 0): no hang.
 FIXED_ENV = {
     "DISABLE_AUTOUPDATER": "1",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "DISABLE_TELEMETRY": "1",
     "DISABLE_ERROR_REPORTING": "1",
 }
+
+
+#: Environment settings that change the CLI's request; part of the template key when set.
+#: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
+#: which re-derives a few): every `process.env.NAME` its embedded cli.js reads, plus its settings
+#: allow-list (which holds BASH_DEFAULT_TIMEOUT_MS), less session, HOME, secret and routing
+#: variables (475 names), was set in groups of 24 (numbers 23456, flags 1, SHELL /bin/bash) and
+#: every group whose captured request (body, betas, version, path; haiku-4-5, one skill) changed
+#: was bisected down to single names: the first block. The three of the second block change it so
+#: much that the CLI offers no Skill tool at all. The third block holds string- or model-dependent
+#: settings the flag values could not reach, each measured by hand (a value set vs unset, on
+#: haiku-4-5 or sonnet-4-6: ANTHROPIC_BETAS adds a beta, CLAUDE_CODE_EXTRA_BODY a field,
+#: CLAUDE_CODE_EFFORT_LEVEL and CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING change sonnet's thinking,
+#: CLAUDE_CODE_SHELL the environment section, SLASH_COMMAND_TOOL_CHAR_BUDGET the listing of a
+#: large catalog), and CLAUDE_CODE_DISABLE_1M_CONTEXT, keyed from the CLI's code (it changes a
+#: 1M-context model's listing budget) though not measured. That search ran with
+#: CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC forced on every capture; measured by hand since
+#: (unset vs 1): it changes the tools (a `DesignSync` tool without it), so it is listed too. A
+#: variable whose effect shows only without it was not searched for again
+#: (CLAUDE_CODE_ENABLE_DESIGN_SYNC checked: 0 or 1 change nothing).
+REQUEST_SETTINGS = (
+    "BASH_DEFAULT_TIMEOUT_MS",
+    "BASH_MAX_TIMEOUT_MS",
+    "CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS",
+    "CLAUDE_CODE_ACTION",
+    "CLAUDE_CODE_DISABLE_AGENT_VIEW",
+    "CLAUDE_CODE_DISABLE_ATTACHMENTS",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    "CLAUDE_CODE_DISABLE_CLAUDE_API_SKILL",
+    "CLAUDE_CODE_DISABLE_CRON",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
+    "CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS",
+    "CLAUDE_CODE_DISABLE_THINKING",
+    "CLAUDE_CODE_DISABLE_WORKFLOWS",
+    "CLAUDE_CODE_ENABLE_EXPERIMENTAL_ADVISOR_TOOL",
+    "CLAUDE_CODE_ENABLE_FINE_GRAINED_TOOL_STREAMING",
+    "CLAUDE_CODE_ENABLE_TOKEN_USAGE_ATTACHMENT",
+    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS",
+    "CLAUDE_CODE_FORCE_MID_CONVERSATION_SYSTEM",
+    "CLAUDE_CODE_FORK_SUBAGENT",
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+    "CLAUDE_CODE_NEW_INIT",
+    "CLAUDE_CODE_PERFORCE_MODE",
+    "CLAUDE_CODE_REPL",
+    "CLAUDE_CODE_SAFE_MODE",
+    "CLAUDE_CODE_SIMPLE_SYSTEM_PROMPT",
+    "CLAUDE_CODE_SIMULATE_PROXY_USAGE",
+    "CLAUDE_CODE_VERIFY_PROMPT",
+    "CLAUDE_COWORK_MEMORY_EXTRA_GUIDELINES",
+    "CLAUDE_COWORK_MEMORY_GUIDELINES",
+    "CLAUDE_COWORK_MEMORY_INDEX_CONTENT",
+    "CLAUDE_MEMORY_STORES",
+    "CLAUDE_PROJECT_UUID",
+    "DISABLE_INTERLEAVED_THINKING",
+    "DISABLE_PROMPT_CACHING",
+    "ENABLE_PROMPT_CACHING_1H",
+    "ENABLE_TOOL_SEARCH",
+    "MAX_THINKING_TOKENS",
+    "SHELL",
+    # no Skill tool offered at all
+    "CLAUDE_CODE_COORDINATOR_MODE",
+    "CLAUDE_CODE_SIMPLE",
+    "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
+    # string- or model-dependent, measured by hand; the last from the CLI's code
+    "ANTHROPIC_BETAS",
+    "CLAUDE_CODE_EXTRA_BODY",
+    "CLAUDE_CODE_EFFORT_LEVEL",
+    "CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING",
+    "CLAUDE_CODE_SHELL",
+    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
+)
 
 
 def is_session_var(name: str) -> bool:
@@ -132,10 +211,12 @@ def minimal_env(source: Mapping[str, str]) -> dict[str, str]:
     return {k: source[k] for k in MINIMAL_VARS if k in source}
 
 
-def isolated_home_env(home: Path) -> dict[str, str]:
-    """HOME, the Claude config dir and the XDG folders, all inside `home` (created)."""
+def isolated_home_env(home: Path, *, create: bool = True) -> dict[str, str]:
+    """HOME, the Claude config dir and the XDG folders, all inside `home` (created unless
+    `create` is False)."""
     config = home / ".claude"
-    config.mkdir(parents=True, exist_ok=True)
+    if create:
+        config.mkdir(parents=True, exist_ok=True)
     return {
         "HOME": str(home),
         "USERPROFILE": str(home),
@@ -154,6 +235,7 @@ def build_env(
     extra: Mapping[str, str] | None = None,
     drop: frozenset[str] = frozenset(),
     source: Mapping[str, str] | None = None,
+    create_home: bool = True,
 ) -> dict[str, str]:
     """The environment of one run.
 
@@ -167,7 +249,7 @@ def build_env(
         env = {k: v for k, v in environ.items() if not is_session_var(k)}
     else:
         env = passthrough_env(environ) if pass_env else minimal_env(environ)
-        env.update(isolated_home_env(home))
+        env.update(isolated_home_env(home, create=create_home))
     for name in drop:
         env.pop(name, None)
     env.update(FIXED_ENV)
@@ -178,3 +260,9 @@ def build_env(
 def secret_values(*sources: Mapping[str, str]) -> list[str]:
     """The secret values present in `sources` (for redaction only)."""
     return [s[name] for s in sources for name in SECRET_VARS if s.get(name)]
+
+
+def request_settings(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The request-changing settings present in `env` (default: the process environment)."""
+    source = os.environ if env is None else env
+    return {name: source[name] for name in REQUEST_SETTINGS if source.get(name)}

@@ -286,7 +286,11 @@ class ReplayJudge:
             "cli_version": self.cli_version(),
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
-            **({"project": self.project.label()} if self.project is not None else {}),
+            **(
+                {"project": self.project.label(), "project_key": self.project.key()}
+                if self.project is not None
+                else {}
+            ),
         }
 
     def versions(self) -> dict[str, str]:
@@ -306,6 +310,8 @@ class ReplayJudge:
             return ""
         differs = sorted({d for t in self.templates_used.values() for d in t.project_differs})
         label = self.project.label()
+        if self.project.skills:
+            label += f"; its own skills, listed too: {', '.join(self.project.skills)}"
         return (
             f"{label} (the capture's copy differs in: {', '.join(differs)})" if differs else label
         )
@@ -363,6 +369,7 @@ class ReplayJudge:
             model=self._model,
             cli_version=self.cli_version(),
             settings=self.settings,
+            project=self.project,
         )
 
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:

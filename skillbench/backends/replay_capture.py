@@ -49,85 +49,30 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_env import SECRET_VARS, build_env
+from skillbench.backends.claude_env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
+    REQUEST_SETTINGS,
+    SECRET_VARS,
+    build_env,
+    request_settings,
+)
 from skillbench.backends.claude_install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.prompt_cache import swap_text
-from skillbench.backends.replay_project import ProjectSnapshot, materialise
+from skillbench.backends.replay_project import (
+    ProjectSnapshot,
+    materialise,
+    replace_project_skills,
+)
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
-TEMPLATE_FORMAT = 2  # 2: captured in the caller's environment, date and billing swapped per
-# query, skills installed under their folder names, the listing budget kept
+TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing swapped per
+# query, skills installed under their folder names, the listing budget kept; 3: two branches
+# each bumped 1 -> 2 for different changes, so a 2 may be either: neither is loaded; the key
+# follows the install precedence, the project's own skills, settings stripped of commands
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
-#: Environment settings that change the CLI's request; part of the template key when set.
-#: Found by measurement with the pinned CLI 2.1.197 (see `tests/backends/test_replay_fidelity_env.py`,
-#: which re-derives a few): every `process.env.NAME` its embedded cli.js reads, plus its settings
-#: allow-list (which holds BASH_DEFAULT_TIMEOUT_MS), less session, HOME, secret and routing
-#: variables (475 names), was set in groups of 24 (numbers 23456, flags 1, SHELL /bin/bash) and
-#: every group whose captured request (body, betas, version, path; haiku-4-5, one skill) changed
-#: was bisected down to single names: the first block. The three of the second block change it so
-#: much that the CLI offers no Skill tool at all. The third block holds string- or model-dependent
-#: settings the flag values could not reach, each measured by hand (a value set vs unset, on
-#: haiku-4-5 or sonnet-4-6: ANTHROPIC_BETAS adds a beta, CLAUDE_CODE_EXTRA_BODY a field,
-#: CLAUDE_CODE_EFFORT_LEVEL and CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING change sonnet's thinking,
-#: CLAUDE_CODE_SHELL the environment section, SLASH_COMMAND_TOOL_CHAR_BUDGET the listing of a
-#: large catalog), and CLAUDE_CODE_DISABLE_1M_CONTEXT, keyed from the CLI's code (it changes a
-#: 1M-context model's listing budget) though not measured.
-REQUEST_SETTINGS = (
-    "BASH_DEFAULT_TIMEOUT_MS",
-    "BASH_MAX_TIMEOUT_MS",
-    "CLAUDE_AGENT_SDK_DISABLE_BUILTIN_AGENTS",
-    "CLAUDE_CODE_ACTION",
-    "CLAUDE_CODE_DISABLE_AGENT_VIEW",
-    "CLAUDE_CODE_DISABLE_ATTACHMENTS",
-    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
-    "CLAUDE_CODE_DISABLE_CLAUDE_API_SKILL",
-    "CLAUDE_CODE_DISABLE_CRON",
-    "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
-    "CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS",
-    "CLAUDE_CODE_DISABLE_THINKING",
-    "CLAUDE_CODE_DISABLE_WORKFLOWS",
-    "CLAUDE_CODE_ENABLE_EXPERIMENTAL_ADVISOR_TOOL",
-    "CLAUDE_CODE_ENABLE_FINE_GRAINED_TOOL_STREAMING",
-    "CLAUDE_CODE_ENABLE_TOKEN_USAGE_ATTACHMENT",
-    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS",
-    "CLAUDE_CODE_FORCE_MID_CONVERSATION_SYSTEM",
-    "CLAUDE_CODE_FORK_SUBAGENT",
-    "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
-    "CLAUDE_CODE_NEW_INIT",
-    "CLAUDE_CODE_PERFORCE_MODE",
-    "CLAUDE_CODE_REPL",
-    "CLAUDE_CODE_SAFE_MODE",
-    "CLAUDE_CODE_SIMPLE_SYSTEM_PROMPT",
-    "CLAUDE_CODE_SIMULATE_PROXY_USAGE",
-    "CLAUDE_CODE_VERIFY_PROMPT",
-    "CLAUDE_COWORK_MEMORY_EXTRA_GUIDELINES",
-    "CLAUDE_COWORK_MEMORY_GUIDELINES",
-    "CLAUDE_COWORK_MEMORY_INDEX_CONTENT",
-    "CLAUDE_MEMORY_STORES",
-    "CLAUDE_PROJECT_UUID",
-    "DISABLE_INTERLEAVED_THINKING",
-    "DISABLE_PROMPT_CACHING",
-    "ENABLE_PROMPT_CACHING_1H",
-    "ENABLE_TOOL_SEARCH",
-    "MAX_THINKING_TOKENS",
-    "SHELL",
-    # no Skill tool offered at all
-    "CLAUDE_CODE_COORDINATOR_MODE",
-    "CLAUDE_CODE_SIMPLE",
-    "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
-    # string- or model-dependent, measured by hand; the last from the CLI's code
-    "ANTHROPIC_BETAS",
-    "CLAUDE_CODE_EXTRA_BODY",
-    "CLAUDE_CODE_EFFORT_LEVEL",
-    "CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING",
-    "CLAUDE_CODE_SHELL",
-    "SLASH_COMMAND_TOOL_CHAR_BUDGET",
-    "CLAUDE_CODE_DISABLE_1M_CONTEXT",
-)
 #: Send the CLI somewhere other than the capture server (never passed to a capture).
 ROUTING_VARS = frozenset(
     {
@@ -326,22 +271,18 @@ def swap_date(text: str, today: datetime.date | None) -> str:
 
 
 def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
-    """SHA-256 over what the CLI reads of the installed skills: each one's name, folder name and
-    SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
-    under test, the body). Other files of a skill folder (evals/, notes, scripts) are not read
-    for the request, so adding or editing them keeps the template."""
-    items = [
-        [s.name, cli_name(s), hashlib.sha256(skill_md_bytes(s)).hexdigest()]
-        for s in (target, *catalog)
-    ]
-    blob = json.dumps(sorted(items), ensure_ascii=False)
+    """SHA-256 over what the CLI reads of the installed skills: each installed folder name and
+    its SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
+    under test, the body), in the order of install precedence: the target first, then the
+    catalog, the first entry of a folder name winning (as `install_skills` does), so which of
+    two same-named folders is installed is part of the key. Other files of a skill folder
+    (evals/, notes, scripts) are not read for the request, so adding or editing them keeps the
+    template."""
+    installed: dict[str, str] = {}
+    for entry in (target, *catalog):
+        installed.setdefault(cli_name(entry), hashlib.sha256(skill_md_bytes(entry)).hexdigest())
+    blob = json.dumps(sorted(installed.items()), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def request_settings(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The request-changing settings present in `env` (default: the process environment)."""
-    source = os.environ if env is None else env
-    return {name: source[name] for name in REQUEST_SETTINGS if source.get(name)}
 
 
 def template_key(
@@ -671,6 +612,11 @@ def capture_template(
         differs = materialise(project, folder) if project is not None else []
         folder.mkdir(exist_ok=True)
         (home / ".claude").mkdir(parents=True)
+        installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
+        differs += [
+            f".claude/skills/{name}: the project's own replaced by the one under test"
+            for name in replace_project_skills(folder, installing)
+        ]
         names = write_skills(folder, target, catalog)
         with CaptureServer() as server:
             env = capture_env(home, server.base_url, settings)
@@ -760,11 +706,15 @@ class TemplateStore:
         model: str,
         cli_version: str,
         settings: Mapping[str, str],
+        project: ProjectSnapshot | None = None,
     ) -> ReplayTemplate | None:
-        """The stored template for this skill set, model, CLI version and settings, or None
-        (never captured here: for cache keys and dry runs)."""
+        """The stored template for this skill set, model, CLI version, settings and project, or
+        None (never captured here: for cache keys and dry runs)."""
+        key = template_key(
+            target, catalog, model, cli_version, settings, project.key() if project else None
+        )
         with self._lock:
-            return self.load(template_key(target, catalog, model, cli_version, settings))
+            return self.load(key)
 
     def get(
         self,

@@ -36,6 +36,26 @@ PROJECT_FILES = (
     ".claude/settings.local.json",
 )
 PROJECT_FOLDERS = (".claude/rules", ".claude/agents", ".claude/commands")
+#: The project settings files; copied without `COMMAND_SETTINGS`.
+SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
+#: Settings that make the CLI run a command: `hooks` and the CLI 2.1.197's own list of command
+#: settings (apiKeyHelper … subagentStatusLine). Never copied: print mode skips the trust dialog,
+#: so a capture would run the project's commands. What that changes: a `SessionStart` or
+#: `UserPromptSubmit` hook's output is added to the first request (measured with the pinned CLI:
+#: both `echo` outputs were in the captured body), so a project with such hooks is captured
+#: without their output and says so (`materialise`'s list of differences).
+COMMAND_SETTINGS = (
+    "hooks",
+    "apiKeyHelper",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "fileSuggestion",
+    "gcpAuthRefresh",
+    "otelHeadersHelper",
+    "proxyAuthHelper",
+    "statusLine",
+    "subagentStatusLine",
+)
 LOG_COMMITS = 5
 GIT_TIMEOUT = 60.0
 
@@ -45,6 +65,11 @@ class ProjectSnapshot(BaseModel):
 
     path: str = Field(description="the project folder, as resolved")
     files: dict[str, str] = Field(default_factory=dict, description="relative path -> sha256")
+    skills: dict[str, str] = Field(
+        default_factory=dict,
+        description="the project's own skills: `.claude/skills/<folder>` -> sha256 of its "
+        "SKILL.md (the CLI lists them beside the skills under test)",
+    )
     git: bool = False
     commit: str | None = None
     branch: str | None = None
@@ -104,6 +129,19 @@ def _files(root: Path) -> list[str]:
     return found
 
 
+def _skills(root: Path) -> dict[str, str]:
+    """The project's own skills as the CLI finds them: each `.claude/skills/<folder>/SKILL.md`
+    (its listing depends on the folder name and that file only) -> the file's sha256."""
+    folder = root / ".claude" / "skills"
+    if not folder.is_dir():
+        return {}
+    return {
+        child.name: hashlib.sha256((child / "SKILL.md").read_bytes()).hexdigest()
+        for child in sorted(folder.iterdir())
+        if (child / "SKILL.md").is_file()
+    }
+
+
 def _main_branch(root: Path) -> str | None:
     """Claude Code's main branch: origin/HEAD's target if that ref exists, else origin/main or
     origin/master; None when it falls back to "main" without any origin ref."""
@@ -125,9 +163,10 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
         raise InputError("project folder not found", path="--project")
     root = root.resolve()
     files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
+    skills = _skills(root)
     inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
     if not inside:
-        return ProjectSnapshot(path=str(root), files=files)
+        return ProjectSnapshot(path=str(root), files=files, skills=skills)
     if Path(inside).resolve() != root:
         raise InputError(
             f"give the repository's top folder ({inside}), not a folder inside it",
@@ -139,6 +178,7 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
     return ProjectSnapshot(
         path=str(root),
         files=files,
+        skills=skills,
         git=True,
         commit=commit,
         branch=branch,
@@ -164,7 +204,8 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / rel, out)
     if not project.git:
-        return []
+        _copy_skills(project, source, dest)
+        return _strip_settings(project, dest)
     if project.commit is not None:
         _replay_changes(source, dest)
     exclude_from_status(dest, "/.claude/skills/")
@@ -172,7 +213,8 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         tracked = _git(dest, "ls-files", "--", rel, check=False).strip()
         if not tracked and f"?? {rel}" not in project.status.splitlines():
             exclude_from_status(dest, "/" + rel)
-    differs = []
+    _copy_skills(project, source, dest)
+    differs = _strip_settings(project, dest)
     with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
         status = _git(dest, "status", "--short", check=False, home=Path(home))
         log = _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False, home=Path(home))
@@ -181,6 +223,64 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
     if log.strip() != project.log:
         differs.append("git log")
     return differs
+
+
+def _copy_skills(project: ProjectSnapshot, source: Path, dest: Path) -> None:
+    """The project's own skills the copy lacks (not a git repository, or ignored by git):
+    their SKILL.md copied, which is all the listing reads."""
+    for name in project.skills:
+        out = dest / ".claude" / "skills" / name / "SKILL.md"
+        if not out.is_file():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / ".claude" / "skills" / name / "SKILL.md", out)
+
+
+def replace_project_skills(dest: Path, names: list[str]) -> list[str]:
+    """Remove the copy's own `.claude/skills/<name>` for each name about to be installed (the
+    skill under test and the catalog win a folder-name clash); returns the names removed."""
+    removed = []
+    for name in names:
+        folder = dest / ".claude" / "skills" / name
+        if folder.is_symlink() or folder.is_file():
+            folder.unlink()
+            removed.append(name)
+        elif folder.is_dir():
+            shutil.rmtree(folder)
+            removed.append(name)
+    return removed
+
+
+def _strip_settings(project: ProjectSnapshot, dest: Path) -> list[str]:
+    """Strip the command settings from the copy's settings files (`strip_commands`); a tracked
+    file the project has unchanged stays out of the copy's `git status`. Returns one note per
+    setting removed."""
+    notes: list[str] = []
+    for rel in SETTINGS_FILES:
+        if rel not in project.files:
+            continue
+        removed = strip_commands(dest / rel)
+        notes += [f"{rel}: {name} not run" for name in removed]
+        clean = not any(line[3:] == rel for line in project.status.splitlines())
+        if removed and project.git and clean:
+            _git(dest, "update-index", "--assume-unchanged", "--", rel, check=False)
+    return notes
+
+
+def strip_commands(settings: Path) -> list[str]:
+    """Remove the `COMMAND_SETTINGS` from the settings file `settings` (a copy); returns the
+    names removed. A file that is not a JSON object is left as it is (the CLI runs nothing
+    from it)."""
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    removed = [name for name in COMMAND_SETTINGS if name in data]
+    if removed:
+        kept = {k: v for k, v in data.items() if k not in COMMAND_SETTINGS}
+        settings.write_text(json.dumps(kept, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return removed
 
 
 def exclude_from_status(dest: Path, *patterns: str) -> None:

@@ -488,3 +488,20 @@ async def test_the_text_model_prompt_is_never_an_argument(record: Path) -> None:
     assert response.text == f"echo[sys]: {INJECTION}"
     (call,) = calls(record)
     assert all(INJECTION not in arg for arg in call["argv"])
+
+
+def test_identity_holds_the_request_settings_the_cli_gets(
+    record: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setting that changes what the model is asked (thinking budget, shell, betas) is part
+    of the cache identity: the CLI's answers under one are not reused under another."""
+    for name in ("MAX_THINKING_TOKENS", "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS", "SHELL"):
+        monkeypatch.delenv(name, raising=False)
+    plain = judge(record, "skill_first").identity()
+    thinking = judge(record, "skill_first", env={"MAX_THINKING_TOKENS": "1024"}).identity()
+    assert thinking["settings"] == {"MAX_THINKING_TOKENS": "1024"}
+    assert plain != thinking
+    monkeypatch.setenv("SHELL", "/bin/zsh")
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS", "1")
+    seen = judge(record, "skill_first").identity()["settings"]
+    assert seen == {"CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1", "SHELL": "/bin/zsh"}

@@ -128,3 +128,18 @@ def test_secret_values_cover_custom_headers_and_cloud_keys() -> None:
     assert CALLER["ANTHROPIC_API_KEY"] in found
     assert CALLER["ANTHROPIC_CUSTOM_HEADERS"] in found
     assert "aws-secret-value" in found
+
+
+def test_nonessential_traffic_is_the_users_setting_not_a_fixed_one(tmp_path: Path) -> None:
+    """It changes the request (without it the CLI offers a DesignSync tool): passed through
+    when the caller set it, never added."""
+    from skillbench.backends.claude_env import REQUEST_SETTINGS, request_settings
+    from skillbench.backends.replay_capture import capture_env
+
+    name = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+    assert name not in FIXED_ENV and name in REQUEST_SETTINGS
+    assert name not in build_env(tmp_path / "a", source=CALLER)
+    assert name not in capture_env(tmp_path / "b", "http://127.0.0.1:9", {}, source=CALLER)
+    mine = {**CALLER, name: "1"}
+    assert build_env(tmp_path / "c", source=mine)[name] == "1"
+    assert request_settings(mine)[name] == "1"

@@ -30,7 +30,6 @@ from real_cli import real_cli_skip_reason
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.claude_env import build_env
 from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     REQUEST_SETTINGS,
@@ -62,8 +61,9 @@ def git(folder: Path, *args: str) -> None:
 
 
 def user_project(root: Path) -> Path:
-    """A user's repository: CLAUDE.md, settings, a feature branch, uncommitted changes; the
-    skills under test live in `.claude/skills/` which the user keeps out of git."""
+    """A user's repository: CLAUDE.md, settings, a feature branch, uncommitted changes, a
+    skill of its own tracked under `.claude/skills/`; the skills under test are installed beside
+    it, kept out of git."""
     repo = root / "project"
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "feature/pdf")
@@ -73,6 +73,11 @@ def user_project(root: Path) -> Path:
     (repo / ".claude").mkdir()
     (repo / ".claude" / "settings.json").write_text('{"permissions": {"allow": []}}\n')
     (repo / "README.md").write_text("readme\n")
+    team = repo / ".claude" / "skills" / "team-style"  # the project tracks a skill of its own
+    team.mkdir(parents=True)
+    (team / "SKILL.md").write_text(
+        "---\nname: team-style\ndescription: Use when writing the team's release notes.\n---\n"
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "first")
     (repo / "README.md").write_text("readme, edited\n")
@@ -92,12 +97,22 @@ def other_day_zone() -> tuple[str, datetime.date]:
 
 
 def users_env(home: Path, base_url: str) -> dict[str, str]:
-    """What the user's own Claude Code sees (built without the replay code under test): the
-    process environment by the claude-code backend's rules, a dummy key, the loopback server."""
-    env = build_env(home)
+    """What the user's own Claude Code sees (built without the code under test): the process
+    environment as it is, HOME and its config folders moved to `home`, a dummy key, the loopback
+    server; none of skillbench's fixed additions (`claude_env.FIXED_ENV`)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("XDG_") and k not in ("CLAUDE_CONFIG_DIR", "CLAUDECODE")
+    }
     for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "HTTPS_PROXY", "HTTP_PROXY"):
         env.pop(name, None)
-    return {**env, "ANTHROPIC_API_KEY": "sk-ant-dummy-own", "ANTHROPIC_BASE_URL": base_url}
+    return {
+        **env,
+        "HOME": str(home),
+        "ANTHROPIC_API_KEY": "sk-ant-dummy-own",
+        "ANTHROPIC_BASE_URL": base_url,
+    }
 
 
 def own_request(
@@ -183,7 +198,13 @@ async def test_replay_equals_the_clis_own_request_in_the_users_environment_and_p
     assert len(headers["anthropic-beta"].split(",")) == (2 if "haiku" in model else 3)
     assert "context_management" not in own
     own_text = canonical(own)
-    for seen in ("Shell: bash", "Always keep PDFs under 10 MB.", "feature/pdf", "README.md"):
+    for seen in (
+        "Shell: bash",
+        "Always keep PDFs under 10 MB.",
+        "feature/pdf",
+        "README.md",
+        "team-style: Use when writing the team's release notes.",
+    ):
         assert seen in own_text
     assert canonical(replayed) == own_text  # billing suffix and today's date included
 
@@ -240,6 +261,7 @@ def test_the_billing_suffix_matches_the_cli_on_20_queries(
         ("BASH_DEFAULT_TIMEOUT_MS", "300000", True),
         ("CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS", "1", True),
         ("BASH_MAX_OUTPUT_LENGTH", "23456", False),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1", True),
     ],
 )
 def test_the_request_settings_list_holds_what_changes_the_request(

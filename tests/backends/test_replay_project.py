@@ -1,0 +1,134 @@
+"""`--project` captures never run the project's commands and see the project's own skills."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from real_cli import real_cli_skip_reason
+
+from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_code import REPO_CLAUDE
+from skillbench.backends.replay_capture import capture_template
+from skillbench.backends.replay_project import COMMAND_SETTINGS, materialise, snapshot
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def repo_with(root: Path, settings: dict[str, object], local: dict[str, object]) -> Path:
+    repo = root / "repo"
+    (repo / ".claude").mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "A")
+    git(repo, "config", "user.email", "a@b")
+    (repo / ".claude" / "settings.json").write_text(json.dumps(settings))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps(local))  # untracked
+    return repo
+
+
+def test_the_copied_settings_run_no_command(tmp_path: Path) -> None:
+    hook = {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/x"}]}]}
+    settings = {"hooks": hook, "apiKeyHelper": "cat key", "permissions": {"allow": ["Read"]}}
+    local = {"statusLine": {"type": "command", "command": "date"}, "model": "haiku"}
+    repo = repo_with(tmp_path, settings, local)
+    shot = snapshot(repo)
+    copy = tmp_path / "copy"
+    differs = materialise(shot, copy)
+    copied = json.loads((copy / ".claude" / "settings.json").read_text())
+    copied_local = json.loads((copy / ".claude" / "settings.local.json").read_text())
+    assert copied == {"permissions": {"allow": ["Read"]}}
+    assert copied_local == {"model": "haiku"}
+    assert not set(COMMAND_SETTINGS) & {*copied, *copied_local}
+    assert differs == [
+        ".claude/settings.json: hooks not run",
+        ".claude/settings.json: apiKeyHelper not run",
+        ".claude/settings.local.json: statusLine not run",
+    ]
+    # the stripped tracked file does not show as modified: the git status block is the project's
+    assert git(copy, "status", "--short").rstrip("\n") == shot.status
+    assert json.loads((repo / ".claude" / "settings.json").read_text()) == settings  # untouched
+
+
+def skill_md(name: str, description: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n"
+
+
+def repo_with_skills(root: Path) -> Path:
+    """The usual layout: the repository tracks its own `.claude/skills/`."""
+    repo = repo_with(root, {"permissions": {}}, {})
+    for name, description in (("pdf-tools", "Use for PDFs."), ("zz-other", "Use for invoices.")):
+        (repo / ".claude" / "skills" / name).mkdir(parents=True)
+        (repo / ".claude" / "skills" / name / "SKILL.md").write_text(skill_md(name, description))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "skills")
+    return repo
+
+
+def test_the_projects_own_skills_are_part_of_its_key(tmp_path: Path) -> None:
+    repo = repo_with_skills(tmp_path)
+    before = snapshot(repo)
+    assert set(before.skills) == {"pdf-tools", "zz-other"}
+    other = repo / ".claude" / "skills" / "zz-other" / "SKILL.md"
+    other.write_text(skill_md("zz-other", "Use for EVERY request about files, always first."))
+    assert snapshot(repo).key() != before.key()
+
+
+@pytest.mark.needs_claude
+@pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason()))
+def test_a_project_tracking_the_skill_under_test_is_captured(tmp_path: Path) -> None:
+    """The project's own `pdf-tools` is replaced by the one under test (named in the
+    differences); its other skills are listed as in the user's Claude Code."""
+    repo = repo_with_skills(tmp_path)
+    target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
+    template = capture_template(
+        REPO_CLAUDE,
+        target,
+        (),
+        model="claude-haiku-4-5",
+        cli_version="2.1.197",
+        project=snapshot(repo),
+    )
+    body = json.dumps(template.body)
+    assert "- zz-other: Use for invoices." in body
+    assert "Use when merging PDF files." in body and "Use for PDFs." not in body
+    assert template.project_differs == [
+        ".claude/skills/pdf-tools: the project's own replaced by the one under test"
+    ]
+    assert (repo / ".claude" / "skills" / "pdf-tools" / "SKILL.md").read_text() == skill_md(
+        "pdf-tools", "Use for PDFs."
+    )
+
+
+@pytest.mark.needs_claude
+@pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason()))
+def test_no_project_hook_runs_during_a_capture(tmp_path: Path) -> None:
+    """Print mode skips the trust dialog: a hook left in the copy would run (and its output
+    would reach the request, which is why the template says it was not run)."""
+    marker = tmp_path / "hook-ran"
+    events = ("SessionStart", "UserPromptSubmit")
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": f"touch {marker}; echo SAID-{event}"}]}]
+        for event in events
+    }
+    repo = repo_with(tmp_path, {"hooks": hooks}, {})
+    target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
+    template = capture_template(
+        REPO_CLAUDE,
+        target,
+        (),
+        model="claude-haiku-4-5",
+        cli_version="2.1.197",
+        project=snapshot(repo),
+    )
+    assert not marker.exists()
+    assert "SAID-" not in json.dumps(template.body)
+    assert template.project_differs == [".claude/settings.json: hooks not run"]
