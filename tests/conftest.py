@@ -13,7 +13,13 @@ def _private_caches(
 ) -> None:
     """Each test gets its own call cache and user cache folder (`$SKILLBENCH_CACHE`,
     `$XDG_CACHE_HOME`), inherited by the CLIs and kernels it starts: no test reads or writes
-    the real ~/.cache/skillbench, nor another test's answers. A test may set either again."""
+    the real ~/.cache/skillbench, nor another test's answers. A test may set either again.
+    Every CLI a test starts keeps its traffic on loopback (below)."""
     folder: Path = tmp_path_factory.mktemp("user-cache")
+    # The real pinned CLI, run by the fidelity tests, otherwise opens a connection to
+    # api.anthropic.com for non-essential traffic: nothing a test starts may leave loopback.
+    # skillbench never adds it (the user's own setting, part of the template key), so both
+    # sides of every request comparison see it alike.
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("SKILLBENCH_CACHE", str(folder / "skillbench" / "cache.sqlite"))
