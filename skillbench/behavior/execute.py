@@ -181,10 +181,12 @@ def config_skill(
 
 
 def samples_source(skill_dir: Path, samples_dir: str | Path | None = None) -> Path:
-    """The recorded sample runs the local backend replays (default `data/runs/<skill name>/`)."""
-    return (
-        Path(samples_dir) if samples_dir else samples_dir_default() / skill_source(skill_dir).name
-    )
+    """The recorded sample runs the local backend replays (default `data/runs/<folder name>/`:
+    the skill's folder name, one path component, never its frontmatter `name`)."""
+    if samples_dir:
+        return Path(samples_dir)
+    folder = Path(skill_dir)
+    return samples_dir_default() / check_folder_name(folder_name_of(folder), folder)
 
 
 def _missing_samples(source: Path) -> InputError:
@@ -447,7 +449,7 @@ def run_cases(
     is left out, named in the batch's notes).
 
     `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
-    recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
+    recorded samples of `samples_dir` (default `data/runs/<folder name>/`) are replayed.
     Blocking; safe inside a running Jupyter kernel.
     """
     from skillbench.aio import run_sync

@@ -135,3 +135,16 @@ def test_the_session_refuses_a_configuration_input_file_itself(tmp_path: Path) -
         runner._prepare(task, project)
     assert not os.path.lexists(project / ".claude")
     shutil.rmtree(project)
+
+
+def test_local_samples_are_found_by_folder_name(tmp_path: Path) -> None:
+    """The recorded samples are `data/runs/<folder name>/`: a frontmatter name is never a path
+    (`../../..` once pointed the replay at a folder outside `data/runs/`)."""
+    from skillbench.behavior.execute import samples_source
+
+    root = Path(__file__).resolve().parents[2]
+    skill = tmp_path / "csv-cleanup"
+    shutil.copytree(root / "data" / "skills" / "csv-cleanup", skill)
+    text = (skill / "SKILL.md").read_text()
+    (skill / "SKILL.md").write_text(text.replace("name: csv-cleanup", "name: '../../..'", 1))
+    assert samples_source(skill) == root / "data" / "runs" / "csv-cleanup"
