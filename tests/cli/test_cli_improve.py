@@ -387,3 +387,22 @@ def test_a_reply_without_a_description_is_retried_once_then_a_recorded_stop(
     assert summary.total_rounds == 1 and summary.proposal_failures is not None
     assert [f.attempt for f in summary.proposal_failures] == [0, 1]
     assert "no <new_description> tags" in summary.proposal_failures[0].error
+
+
+@pytest.mark.parametrize("name", ["x/../../escaped", "/tmp/escaped"])
+def test_the_default_out_folder_is_never_a_path_from_the_name(
+    tmp_path: Path, made: Made, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default `improve-<name>` folder took the frontmatter name as a path: `x/../../escaped`
+    wrote beside the working directory. A name that is not one folder name gives way to the
+    skill folder's name."""
+    skill, evals = setup(tmp_path)
+    (skill / "SKILL.md").write_bytes(SKILL_MD.replace("name: tidy", f"name: {name}").encode())
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code = main(["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs",
+                 "1", "--cache", str(tmp_path / "cache.sqlite"), "--rounds", "1"])  # fmt: skip
+    assert code in (0, 1)
+    assert sorted(p.name for p in work.iterdir()) == ["improve-tidy"]
+    assert not (tmp_path / "escaped").exists()
