@@ -1,7 +1,9 @@
 """A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
 
-Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one, as
-Claude Code does; a dangling link names its target), at most `MAX_SKILL_MD_BYTES`; the
+Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one inside the
+skill folder; one leading out of it is refused, SKILL_MD_LINK_OUTSIDE, so a shared skill cannot
+make skillbench read, send or store a file elsewhere; a dangling link names its target), at most
+`MAX_SKILL_MD_BYTES`; the
 frontmatter is at most `MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with
 aliases expanded, at most `MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before
 it is built).
@@ -244,9 +246,11 @@ def _usable_frontmatter(text: str, path: str | Path) -> tuple[dict[str, Any], st
 def locate_skill_md(folder: str | Path) -> Path:
     """The folder's SKILL.md, checked to be (or to link to) a regular file (never read here).
 
-    A symlink is followed wherever it points, as Claude Code follows it; whether the target
-    leaves the library is the validator's question (`link_outside`). A dangling or looping link
-    raises one SKILL_MD_MISSING naming the link and its target.
+    A symlink is followed when its target (all links resolved) is inside the skill folder; one
+    leading out of it raises SKILL_MD_LINK_OUTSIDE naming the link and its target (Claude Code
+    would follow it, but a skill from someone else must not make skillbench read a file
+    elsewhere, send it to a model and store it). A dangling or looping link raises one
+    SKILL_MD_MISSING naming the link and its target.
     """
     root = Path(folder)
     if not os.path.lexists(root):
@@ -265,6 +269,7 @@ def locate_skill_md(folder: str | Path) -> Path:
         raise InputError(message, path=root, rule="SKILL_MD_MISSING")
     if skill_md.is_symlink():
         _check_link(skill_md)
+        _check_inside(skill_md, root)
     try:
         info = skill_md.stat()
     except OSError as exc:
@@ -302,31 +307,18 @@ def _check_link(skill_md: Path) -> None:
         ) from None
 
 
-def enclosing_repository(folder: str | Path) -> Path | None:
-    """The nearest folder at or above `folder` holding a ``.git`` entry, or None."""
-    current = Path(os.path.realpath(folder))
-    for candidate in (current, *current.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-    return None
-
-
-def link_outside(folder: str | Path, library: str | Path | None = None) -> str | None:
-    """Where SKILL.md's symlink leads when that is outside the library, else None.
-
-    The library is `library` when given (library mode), else the enclosing git repository,
-    else the skill folder itself. Only a SKILL.md that is a symlink is examined.
-    """
-    skill_md = os.path.join(folder, SKILL_MD)
-    if not os.path.islink(skill_md):
-        return None
-    if library is None:
-        library = enclosing_repository(folder) or folder
-    boundary = os.path.realpath(library)
-    target = os.path.realpath(skill_md)
-    if os.path.commonpath([boundary, target]) == boundary:
-        return None
-    return os.readlink(skill_md)
+def _check_inside(skill_md: Path, folder: Path) -> None:
+    """InputError (SKILL_MD_LINK_OUTSIDE) when the linked SKILL.md resolves outside `folder`."""
+    boundary = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(skill_md))
+    if target.is_relative_to(boundary):
+        return
+    raise InputError(
+        f"SKILL.md is a symlink to {os.readlink(skill_md)!r}, outside the skill folder: not read "
+        "(a skill must be self-contained; copy the file into the folder)",
+        path=skill_md,
+        rule="SKILL_MD_LINK_OUTSIDE",
+    )
 
 
 def _skill_folder(path: str | Path) -> Path:

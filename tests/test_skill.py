@@ -203,3 +203,44 @@ def test_description_added_to_an_empty_frontmatter(tmp_path: Path) -> None:
     path = make_skill(tmp_path, frontmatter="")
     new = replace_description((path / "SKILL.md").read_bytes(), NEW)
     assert parse_frontmatter(new.decode()).mapping == {"description": NEW}
+
+
+def test_a_skill_md_linking_out_of_its_folder_is_never_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27 (review): a catalog skill whose SKILL.md linked to a file elsewhere (here a
+    private note; it could be ~/.aws/credentials) had that file sent to the model and stored.
+    Loading refuses it, naming the link; a trigger eval with that catalog exits 2 before any
+    call."""
+    from skillbench.cli import main
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.md").write_text(
+        f"---\nname: notes\ndescription: {GOOD_DESCRIPTION} VICTIMSECRET\n---\nbody\n"
+    )
+    catalog = tmp_path / "catalog"
+    (catalog / "helper").mkdir(parents=True)
+    (catalog / "helper" / "SKILL.md").symlink_to(victim / "notes.md")
+    with pytest.raises(InputError) as info:
+        Skill.load(catalog / "helper")
+    assert info.value.rule == "SKILL_MD_LINK_OUTSIDE"
+    assert str(catalog / "helper" / "SKILL.md") in str(info.value)
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "report.json"
+    code = main(["trigger", str(root / "data" / "skills" / "csv-cleanup"), "--evals",
+                 str(root / "data" / "evals" / "csv-cleanup.trigger.json"), "--backend",
+                 "lexical", "--runs", "1", "--catalog", str(catalog), "--no-cache",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 2
+    assert "outside the skill folder" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_skill_md_linking_inside_its_folder_is_read(tmp_path: Path) -> None:
+    path = make_skill(tmp_path)
+    (path / "docs").mkdir()
+    (path / "docs" / "real.md").write_bytes((path / "SKILL.md").read_bytes())
+    (path / "SKILL.md").unlink()
+    (path / "SKILL.md").symlink_to("docs/real.md")
+    assert Skill.load(path).skill_md == path / "SKILL.md"

@@ -15,9 +15,9 @@ Skill call to it is answered with a `tool_use_error`: it never runs (`CliSkill.d
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-import shutil
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,16 +26,20 @@ from pathlib import Path
 import yaml
 
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree
 from skillbench.errors import InputError
 from skillbench.skill import (
+    IGNORED_NAMES,
     SKILL_MD,
     cli_description,
     cli_frontmatter,
     cli_repaired,
-    iter_files,
     read_skill_md,
     replace_description,
 )
+
+LOG = logging.getLogger("skillbench.install")
+_WARNED: set[str] = set()
 
 #: A folder name Claude Code can load (any one path component; spaces are fine).
 _UNUSABLE_NAME = re.compile(r"[/\\\x00]")
@@ -168,20 +172,27 @@ def skill_md_bytes(entry: SkillEntry) -> bytes:
     return replace_description(raw, entry.description, path=skill_md)
 
 
-def copy_folder(source: Path, dest: Path) -> None:
-    """Copy a skill folder's files (as `skillbench.skill.iter_files` lists them; symlinks as
-    links) to `dest`; SKILL.md is written separately."""
-    skill_md = read_skill_md(source)[0].relative_to(source).as_posix()
-    for rel in sorted(iter_files(source)):
-        if rel == skill_md:
-            continue
-        src = source / rel
-        out = dest / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_symlink():
-            os.symlink(os.readlink(src), out)
-        else:
-            shutil.copy2(src, out)
+def copy_folder(source: Path, dest: Path, max_bytes: int = DEFAULT_MAX_COPY) -> list[str]:
+    """Copy a skill folder's files to `dest` by `skill_copy.copy_tree`'s rules (links inside the
+    folder kept as links, a link leading out of it left out, at most `max_bytes` of files);
+    SKILL.md is written separately. Returns the warnings naming what was left out; each is also
+    logged once per process (a trigger eval installs the same skill for every query)."""
+    read_skill_md(source)  # refused as before when there is no usable SKILL.md
+    label = os.path.basename(os.path.abspath(source))
+    plan = copy_tree(
+        source,
+        dest,
+        max_bytes=max_bytes,
+        ignore=IGNORED_NAMES,
+        skip={SKILL_MD},
+        label=label,
+        option=None,
+    )
+    for warning in plan.warnings:
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            LOG.warning("skill install: %s", warning)
+    return plan.warnings
 
 
 def install_skill(project: Path, entry: SkillEntry) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 __all__ = ["make_scratch", "owner_alive", "sweep_stale"]
 
-_NAME = re.compile(r"^skillbench-(?:cc|capture)-(\d+)-")
+_NAME = re.compile(r"^skillbench-(?:cc|capture|report)-(\d+)-")
 _swept: set[str] = set()
 _lock = threading.Lock()
 

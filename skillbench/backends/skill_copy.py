@@ -96,10 +96,12 @@ def copy_plan(
     ignore: Iterable[str] = (),
     skip: Iterable[str] = (),
     label: str = "",
+    option: str | None = "--max-copy",
 ) -> CopyPlan:
     """Walk `source` (links never followed; names matching `ignore` patterns and the relative
     paths in `skip` left out silently) and decide what to copy, in sorted order. `label`
-    prefixes the paths in warnings (e.g. the skill's name)."""
+    prefixes the paths in warnings (e.g. the skill's name); `option`, the command-line option
+    that raises the limit, is named in them (None: the caller has none)."""
     root = Path(os.path.realpath(source))
     patterns = tuple(ignore)
     skipped = set(skip)
@@ -136,7 +138,7 @@ def copy_plan(
                 plan.skipped.append((rel, info.st_size))
                 plan.warnings.append(
                     f"{prefix}{rel} ({human_size(info.st_size)}) would pass the copy limit of "
-                    f"{human_size(max_bytes)} (--max-copy); left out"
+                    f"{human_size(max_bytes)}{f' ({option})' if option else ''}; left out"
                 )
             else:
                 plan.files.append(rel)
@@ -152,10 +154,13 @@ def copy_tree(
     ignore: Iterable[str] = (),
     skip: Iterable[str] = (),
     label: str = "",
+    option: str | None = "--max-copy",
 ) -> CopyPlan:
     """Copy `source` into `dest` (created as needed) by the rules of this module; returns the
     plan carried out (its warnings name what was left out)."""
-    plan = copy_plan(source, max_bytes=max_bytes, ignore=ignore, skip=skip, label=label)
+    plan = copy_plan(
+        source, max_bytes=max_bytes, ignore=ignore, skip=skip, label=label, option=option
+    )
     root = Path(os.path.realpath(source))
     dest.mkdir(parents=True, exist_ok=True)
     for rel in plan.dirs:

@@ -19,7 +19,15 @@ from skillbench.backends.base import cache_key
 from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
-from skillbench.behavior.executors import Executor, RunTask, SkillSource, make_executor
+from skillbench.behavior.executors import (
+    Executor,
+    RunTask,
+    SkillSource,
+    agent_config_path,
+    check_folder_name,
+    folder_name_of,
+    make_executor,
+)
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
 from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
 from skillbench.behavior.workspace import (
@@ -90,6 +98,14 @@ def resolve_input_files(
                 field=where,
                 rule="file-inside-skill",
             )
+        if agent_config_path(posix.as_posix()):
+            raise InputError(
+                f"input file {raw!r} would configure the agent's session (.claude/, CLAUDE.md, "
+                "CLAUDE.local.md and .mcp.json are Claude Code's own files); rename it",
+                path=evals.path,
+                field=where,
+                rule="file-not-agent-config",
+            )
         source = (root / posix).resolve()
         if not source.is_relative_to(root):
             raise InputError(
@@ -109,12 +125,18 @@ def resolve_input_files(
     return tuple(found)
 
 
-def skill_source(folder: Path) -> SkillSource:
-    """Load a skill folder as what an executor installs."""
+def skill_source(folder: Path, folder_name: str = "") -> SkillSource:
+    """Load a skill folder as what an executor installs, under `folder_name` (a snapshot's is
+    the live folder's) or its own folder name; InputError, before any copy, when that name
+    cannot be a skill folder."""
     from skillbench.skill import Skill
 
     skill = Skill.load(folder)
-    return SkillSource(skill.name, skill.path, skill.text, skill.body, skill.content_hash)
+    source = SkillSource(
+        skill.name, skill.path, skill.text, skill.body, skill.content_hash, folder_name
+    )
+    check_folder_name(source.cli_name, folder)
+    return source
 
 
 def skill_change_hash(folder: Path) -> str:
@@ -139,7 +161,7 @@ def config_skill(
         live = skill_source(skill_dir)
         folder = workspace.version_dir(number)
         if folder.is_dir():
-            snap = skill_source(folder)
+            snap = skill_source(folder, live.cli_name)
             if skill_change_hash(folder) != skill_change_hash(skill_dir):
                 note = (
                     f"the skill folder has changed since snapshot v{number}; with_skill runs use "
@@ -155,14 +177,16 @@ def config_skill(
             field="--configs",
             rule="version",
         )
-    return skill_source(folder), number, None
+    return skill_source(folder, folder_name_of(skill_dir)), number, None
 
 
 def samples_source(skill_dir: Path, samples_dir: str | Path | None = None) -> Path:
-    """The recorded sample runs the local backend replays (default `data/runs/<skill name>/`)."""
-    return (
-        Path(samples_dir) if samples_dir else samples_dir_default() / skill_source(skill_dir).name
-    )
+    """The recorded sample runs the local backend replays (default `data/runs/<folder name>/`:
+    the skill's folder name, one path component, never its frontmatter `name`)."""
+    if samples_dir:
+        return Path(samples_dir)
+    folder = Path(skill_dir)
+    return samples_dir_default() / check_folder_name(folder_name_of(folder), folder)
 
 
 def _missing_samples(source: Path) -> InputError:
@@ -192,6 +216,7 @@ def check_run_inputs(
     from skillbench.behavior.records import expectation_checks
 
     folder = Path(skill_dir)
+    check_folder_name(folder_name_of(folder), folder)
     limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
     for config in configs:
         check_config(config)
@@ -424,13 +449,14 @@ def run_cases(
     is left out, named in the batch's notes).
 
     `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
-    recorded samples of `samples_dir` (default `data/runs/<skill name>/`) are replayed.
+    recorded samples of `samples_dir` (default `data/runs/<folder name>/`) are replayed.
     Blocking; safe inside a running Jupyter kernel.
     """
     from skillbench.aio import run_sync
     from skillbench.backends.registry import resolve_backend_name
 
     folder = Path(skill_dir)
+    check_folder_name(folder_name_of(folder), folder)
     limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
     limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
     limits.check_timeout(timeout)

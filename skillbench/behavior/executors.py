@@ -1,7 +1,7 @@
 """Executors: run one case prompt once, with a skill or without, on a named backend.
 
 - `ClaudeCodeExecutor`: a real agentic `claude` session in an isolated temporary project with
-  the skill folder installed at `.claude/skills/<name>/` (nothing for a baseline); the raw
+  the skill folder installed at `.claude/skills/<folder name>/` (nothing for a baseline); the raw
   stream is kept, files the agent created are collected, metrics come from the stream events.
 - `TextModelExecutor` (the `anthropic` backend): one conversation, the skill's SKILL.md in the
   system prompt (none for a baseline), no tools; the reply is saved as `outputs/response.md`.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from skillbench.backends.claude_code import (
     redact,
     run_error,
 )
+from skillbench.backends.claude_install import usable_folder_name
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
 from skillbench.backends.stream_json import StreamParser
 from skillbench.behavior.run_files import (
@@ -40,7 +42,7 @@ from skillbench.behavior.run_files import (
     session_metrics,
 )
 from skillbench.behavior.workspace import EVALS_FOLDER, SNAPSHOT_IGNORE
-from skillbench.errors import BackendError, SkillbenchError
+from skillbench.errors import BackendError, InputError, SkillbenchError
 from skillbench.limits import AGENT_SESSION_TIMEOUT
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
@@ -52,13 +54,66 @@ MAX_OUTPUT_FILE_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class SkillSource:
-    """The skill a run installs: its name, folder and SKILL.md text, and a content hash."""
+    """The skill a run installs: its name, folder and SKILL.md text, and a content hash.
+
+    `name` is the frontmatter's (any string: shown, never a path); Claude Code calls a skill by
+    its FOLDER name (`cli_name`), which is also where a session installs it: `folder_name` when
+    given (a snapshot `v<N>/skill/` keeps the live folder's name), else the folder's own name."""
 
     name: str
     folder: Path
     skill_md: str
     body: str
     content_hash: str
+    folder_name: str = ""
+
+    @property
+    def cli_name(self) -> str:
+        """The folder name the skill is installed and called under."""
+        return self.folder_name or folder_name_of(self.folder)
+
+
+#: Files Claude Code reads as its own configuration in a project: an input file there would
+#: configure the session (a `.claude/settings.json` hook runs a shell command).
+AGENT_CONFIG_NAMES = frozenset({"claude.md", "claude.local.md", ".mcp.json"})
+
+
+def agent_config_path(rel: str) -> bool:
+    """True when the project-relative path is Claude Code configuration: anything under
+    `.claude/`, or `CLAUDE.md`, `CLAUDE.local.md`, `.mcp.json` (any case, any folder for the
+    CLAUDE files, which Claude Code reads in subfolders too)."""
+    parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        return False
+    return parts[0].lower() == ".claude" or parts[-1].lower() in AGENT_CONFIG_NAMES
+
+
+def folder_name_of(folder: Path) -> str:
+    """The name Claude Code calls a skill folder by: its last path component."""
+    return os.path.basename(os.path.abspath(folder))
+
+
+def check_folder_name(name: str, folder: Path) -> str:
+    """`name` when it can be a skill folder (one path component); InputError naming it else."""
+    if not usable_folder_name(name):
+        raise InputError(
+            f"not a usable skill folder name: {name!r} (Claude Code names a skill by its folder)",
+            path=folder,
+            field="folder name",
+        )
+    return name
+
+
+def skill_install_dir(project: Path, skill: SkillSource) -> Path:
+    """`project/.claude/skills/<folder name>/`; InputError when that name is not one path
+    component or the folder would land anywhere else."""
+    base = Path(os.path.abspath(project / ".claude" / "skills"))
+    target = Path(os.path.abspath(base / check_folder_name(skill.cli_name, skill.folder)))
+    if target.parent != base:
+        raise InputError(
+            f"the skill would be installed outside {base}", path=skill.folder, field="folder name"
+        )
+    return target
 
 
 @dataclass(frozen=True)
@@ -81,11 +136,17 @@ class RunTask:
             "prompt": self.prompt,
             "config": self.config,
             "run_number": self.run_number,
-            "skill": None if self.skill is None else [self.skill.name, self.skill.content_hash],
+            "skill": None if self.skill is None else self._skill_key(),
             "files": [
                 [rel, hashlib.sha256(source.read_bytes()).hexdigest()] for rel, source in self.files
             ],
         }
+
+    def _skill_key(self) -> list[str]:
+        """Name and hash; the folder name too when it differs (where the session installs it)."""
+        assert self.skill is not None
+        key = [self.skill.name, self.skill.content_hash]
+        return key if self.skill.cli_name == self.skill.name else [*key, self.skill.cli_name]
 
 
 @runtime_checkable
@@ -337,19 +398,23 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         input files, within `max_copy` bytes in all; the digests of what the project holds."""
         room = self.max_copy
         if task.skill is not None:
-            target = project / ".claude" / "skills" / task.skill.name
+            target = skill_install_dir(project, task.skill)
             plan = copy_tree(
                 task.skill.folder,
                 target,
                 max_bytes=room,
                 ignore=SNAPSHOT_IGNORE,
                 skip={"SKILL.md", EVALS_FOLDER},
-                label=task.skill.name,
+                label=task.skill.cli_name,
             )
             self._note(plan.warnings)
             room -= plan.total
             (target / "SKILL.md").write_text(task.skill.skill_md, encoding="utf-8")
         for rel, source in task.files:
+            if agent_config_path(rel):  # refused up front (`resolve_input_files`); never copied
+                raise InputError(
+                    "an input file may not be Claude Code configuration", path=rel, field="files"
+                )
             size = source.stat().st_size
             if size > room:
                 self._note(

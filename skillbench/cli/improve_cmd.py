@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.improve.loop import DEFAULT_FRACTIONS
     from skillbench.improve.run import check_out_dir, improve_skill_sync
     from skillbench.improve.splits import parse_fractions
-    from skillbench.skill import Skill
 
     if args.split_from is not None:
         for flag, value in (("--split", args.split), ("--split-seed", args.split_seed)):
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         return _dry_run(args, options, cap, args.adopt_alpha)
-    out = Path(args.out) if args.out else Path(f"improve-{Skill.load(args.skill_dir).name}")
+    out = Path(args.out) if args.out else default_out(args.skill_dir)
     check_out_dir(out, label="--out")
     result = improve_skill_sync(
         args.skill_dir,
@@ -224,3 +224,15 @@ def _print_result(result: LoopResult, out: Path) -> None:
 
 def _ci(ci: list[float] | list[int] | None) -> str:
     return "" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def default_out(skill_dir: str | Path) -> Path:
+    """`improve-<name>` in the working directory: the frontmatter name when it makes one folder
+    name, else the skill folder's name (a name such as `../x` or `/tmp/x` is never a path)."""
+    from skillbench.backends.claude_install import usable_folder_name
+    from skillbench.skill import Skill
+
+    name = f"improve-{Skill.load(skill_dir).name}"
+    if usable_folder_name(name):
+        return Path(name)
+    return Path(f"improve-{os.path.basename(os.path.abspath(skill_dir))}")

@@ -308,16 +308,30 @@ def as_list(value: Any, name: str = "value") -> list[Any]:
     raise InputError(f"expected a list, got {type(value).__name__}", field=name)
 
 
-def working_copy(folder: str | Path) -> str:
-    """A temporary copy of `folder` (links kept as links) for computations that write into what
-    they read: a report never changes the workspace it reports on."""
+def scratch_folder() -> Path:
+    """A fresh scratch folder of this process (`backends.scratch`: `skillbench-report-<pid>-*`
+    in the temp dir) for what a report computes and does not keep: removed when the process
+    (the notebook's kernel) exits and, if it is killed, by the next skillbench process that makes
+    a scratch folder."""
+    import atexit
     import shutil
-    import tempfile
+
+    from skillbench.backends.scratch import make_scratch
+
+    folder = make_scratch("report")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def working_copy(folder: str | Path) -> str:
+    """A scratch copy of `folder` (links kept as links; `scratch_folder`) for computations that
+    write into what they read: a report never changes the workspace it reports on."""
+    import shutil
 
     source = Path(folder)
     if not source.is_dir():
         raise InputError("not a folder", path=source)
-    target = Path(tempfile.mkdtemp(prefix="skillbench-copy-")) / source.name
+    target = scratch_folder() / source.name
     shutil.copytree(source, target, symlinks=True)
     return str(target)
 

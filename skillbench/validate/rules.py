@@ -25,7 +25,6 @@ from skillbench.skill import (
     decode_skill_md,
     find_skills,
     iter_files,
-    link_outside,
     parse_frontmatter,
     read_skill_md,
     shorten,
@@ -74,6 +73,7 @@ STOP_CODES = frozenset(
         "SKILL_MD_MISSING",
         "FRONTMATTER_PARSE",
         "FRONTMATTER_INVALID",
+        "SKILL_MD_LINK_OUTSIDE",
     }
 )
 MAX_LINES = 500
@@ -105,12 +105,10 @@ class Ctx:
         profile: Profile = "claude-code",
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
-        library: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         self.profile = profile
         self.strict = strict
-        self.library = library
         self._frontmatter = frontmatter
 
     @cached_property
@@ -250,16 +248,6 @@ def _unknown_keys(ctx: Ctx) -> CheckResult:
     shown = ", ".join(shorten(k, 40) for k in unknown[:10])
     more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
     return f"unknown frontmatter keys for profile {ctx.profile}: {shown}{more}"
-
-
-def _link_outside(ctx: Ctx) -> CheckResult:
-    target = link_outside(ctx.path, ctx.library)
-    if target is None:
-        return None
-    return (
-        f"SKILL.md is a symlink to {shorten(target, 200)}, outside the library; followed (as Claude "
-        "Code does), but the skill is not self-contained"
-    )
 
 
 def _required(ctx: Ctx) -> tuple[str, ...]:
@@ -485,7 +473,7 @@ RULES: tuple[Rule, ...] = (
     Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
     Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
     Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
-    Rule("SKILL_MD_LINK_OUTSIDE", "warning", ALL, _link_outside, "SKILL.md links outside the library"),
+    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the skill folder", stop=True),
     Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
     Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
     Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
@@ -549,15 +537,10 @@ def validate_skill(
     *,
     profile: Profile = "claude-code",
     strict: bool = False,
-    library: str | Path | None = None,
 ) -> ValidationReport:
-    """Validate one skill folder; never raises for bad skill content (findings instead).
-
-    `library` is the library root the skill was found in (library mode): a SKILL.md linking
-    outside it draws SKILL_MD_LINK_OUTSIDE. Without it the enclosing git repository (else the
-    skill folder) is the boundary.
-    """
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, library=library)
+    """Validate one skill folder; never raises for bad skill content (findings instead). A
+    SKILL.md linking outside the skill folder is an error (SKILL_MD_LINK_OUTSIDE): not read."""
+    ctx = Ctx(path, profile=_check_profile(profile), strict=strict)
     return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
 
 
@@ -581,7 +564,7 @@ def validate_library(
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
     profile = _check_profile(profile)
-    return [validate_skill(p, profile=profile, strict=strict, library=root) for p in skills]
+    return [validate_skill(p, profile=profile, strict=strict) for p in skills]
 
 
 def _skill_label(report: ValidationReport, root: str | Path | None = None) -> str:

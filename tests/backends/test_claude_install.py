@@ -118,3 +118,24 @@ async def test_the_cli_sees_the_whole_folder(tmp_path: Path, skill_dir: Path) ->
         assert "when_to_use:" in (installed / "SKILL.md").read_text()
     finally:
         shutil.rmtree(outcome.detail["workdir"])
+
+
+def test_links_out_of_the_skill_and_big_files_are_left_out(
+    tmp_path: Path, skill_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 27 (review): the trigger and capture installs copied `-> /etc/passwd` as a link the
+    session could read, and any file whole (a 300 MiB sparse file was written out per query).
+    Links inside stay links; links out and files past the copy limit are left out, logged."""
+    os.symlink("/etc/passwd", skill_dir / "passwd-link")
+    os.symlink("../..", skill_dir / "references" / "up")  # leads out of the skill folder too
+    with (skill_dir / "big.bin").open("wb") as handle:
+        handle.truncate(300 * 1024 * 1024)
+    project = tmp_path / "project"
+    with caplog.at_level("WARNING", logger="skillbench.install"):
+        install_skills(project, entry(skill_dir), ())
+    out = project / ".claude" / "skills" / "pdf-tools"
+    assert os.readlink(out / "FORMS.md") == "references/forms.md"  # inside: kept as a link
+    for left_out in ("passwd-link", "references/up", "big.bin"):
+        assert not os.path.lexists(out / left_out), left_out
+        assert any(left_out in record.getMessage() for record in caplog.records), left_out
+    assert (out / "scripts" / "merge.py").is_file()

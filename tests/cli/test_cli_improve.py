@@ -408,3 +408,22 @@ def test_the_improve_header_has_the_catalog_row(tmp_path: Path, made: Made) -> N
         assert header.catalog_sha256 == summary.settings.catalog_sha256
         (line,) = [x for x in header_lines(header) if x.strip().startswith("catalog:")]
         assert "1 skill, sha256 " in line and str(tmp_path / "catalog") in line, line
+
+
+@pytest.mark.parametrize("name", ["x/../../escaped", "/tmp/escaped"])
+def test_the_default_out_folder_is_never_a_path_from_the_name(
+    tmp_path: Path, made: Made, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default `improve-<name>` folder took the frontmatter name as a path: `x/../../escaped`
+    wrote beside the working directory. A name that is not one folder name gives way to the
+    skill folder's name."""
+    skill, evals = setup(tmp_path)
+    (skill / "SKILL.md").write_bytes(SKILL_MD.replace("name: tidy", f"name: {name}").encode())
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code = main(["improve", str(skill), "--evals", str(evals), "--backend", BACKEND, "--runs",
+                 "1", "--cache", str(tmp_path / "cache.sqlite"), "--rounds", "1"])  # fmt: skip
+    assert code in (0, 1)
+    assert sorted(p.name for p in work.iterdir()) == ["improve-tidy"]
+    assert not (tmp_path / "escaped").exists()

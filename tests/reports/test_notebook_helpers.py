@@ -99,3 +99,38 @@ def test_whole_number_floats_and_row_numbers_stay_quiet() -> None:
     html = nb.table_html(frame)
     assert "<td>3</td>" in html and "3.000" not in html
     assert "<th>6</th>" not in html and "None" not in html
+
+
+def test_a_working_copy_is_gone_when_its_process_exits(tmp_path: Path) -> None:
+    """Issue 27 (review): the blind-comparison notebook's copy of a workspace stayed in
+    /tmp/skillbench-copy-* forever. It is a scratch folder of the kernel's process, removed when
+    that process exits, and swept by the next process when the owner was killed."""
+    import os
+    import subprocess
+    import sys
+
+    workspace = tmp_path / "workspace"
+    (workspace / "runs").mkdir(parents=True)
+    (workspace / "runs" / "a.json").write_text("{}")
+    (workspace / "loop").symlink_to(".")  # kept as a link, never followed
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    code = (
+        "import sys\nfrom skillbench.reports import notebook as nb\n"
+        "copy = nb.working_copy(sys.argv[1])\nprint(copy)\n"
+        "assert open(copy + '/runs/a.json').read() == '{}'\n"
+    )
+    env = {**os.environ, "TMPDIR": str(temp)}
+    done = subprocess.run([sys.executable, "-c", code, str(workspace)], env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    copy = Path(done.stdout.strip())
+    assert copy.name == "workspace" and copy.is_relative_to(temp)
+    assert not copy.exists() and list(temp.iterdir()) == []  # removed at the process's exit
+    killed = subprocess.run([sys.executable, "-c", code + "import os\nos._exit(0)\n",
+                             str(workspace)], env=env, capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    stale = Path(killed.stdout.strip()).parent
+    assert stale.name.startswith("skillbench-report-") and stale.exists()  # no exit handler ran
+    subprocess.run([sys.executable, "-c", code, str(workspace)], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    assert list(temp.iterdir()) == []  # the next process swept the dead owner's copy

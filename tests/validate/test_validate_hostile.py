@@ -112,7 +112,7 @@ def test_construction_errors_are_findings(tmp_path: Path, frontmatter: str) -> N
     check(make_skill(tmp_path, frontmatter=frontmatter), "FRONTMATTER_INVALID", "YAML")
 
 
-def test_symlink_leaving_the_library_is_followed_with_a_warning(tmp_path: Path) -> None:
+def test_symlink_leaving_the_skill_folder_is_an_error(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere" / "shared.md"
     outside.parent.mkdir()
     outside.write_text(f"---\nname: csv-tidy\ndescription: {GOOD_DESCRIPTION}\n---\n")
@@ -121,10 +121,10 @@ def test_symlink_leaving_the_library_is_followed_with_a_warning(tmp_path: Path) 
     folder.mkdir(parents=True)
     (folder / "SKILL.md").symlink_to(outside)
     with time_bound():
-        report = validate_skill(folder, library=library)
-    assert report.valid, report
-    assert [f.code for f in report.warnings] == ["SKILL_MD_LINK_OUTSIDE"]
-    assert "shared.md" in report.warnings[0].message
+        report = validate_skill(folder)
+    assert not report.valid, report
+    assert [f.code for f in report.errors] == ["SKILL_MD_LINK_OUTSIDE"]
+    assert "shared.md" in report.errors[0].message
 
 
 def test_symlink_inside_the_folder_is_followed(tmp_path: Path) -> None:
