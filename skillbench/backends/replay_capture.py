@@ -291,10 +291,12 @@ def template_key(
     model: str,
     cli_version: str,
     settings: Mapping[str, str],
-    project: str | None = None,
+    project: ProjectSnapshot | str | None = None,
 ) -> str:
     """The cache key of a template: skill set content, model, CLI version, settings and the
-    `--project` snapshot's key (`ProjectSnapshot.key`, None without a project)."""
+    `--project` snapshot (its `ProjectSnapshot.key`; None without a project)."""
+    if isinstance(project, ProjectSnapshot):
+        project = project.key()
     fields: dict[str, Any] = {
         "format": TEMPLATE_FORMAT,
         "skills": skill_set_hash(target, catalog),
@@ -603,9 +605,7 @@ def capture_template(
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
     settings = dict(settings or {})
-    key = template_key(
-        target, catalog, model, cli_version, settings, project.key() if project else None
-    )
+    key = template_key(target, catalog, model, cli_version, settings, project)
     root = make_scratch("capture").resolve()
     try:
         folder, home = root / "project", root / "home"
@@ -710,9 +710,7 @@ class TemplateStore:
     ) -> ReplayTemplate | None:
         """The stored template for this skill set, model, CLI version, settings and project, or
         None (never captured here: for cache keys and dry runs)."""
-        key = template_key(
-            target, catalog, model, cli_version, settings, project.key() if project else None
-        )
+        key = template_key(target, catalog, model, cli_version, settings, project)
         with self._lock:
             return self.load(key)
 
@@ -729,9 +727,7 @@ class TemplateStore:
     ) -> ReplayTemplate:
         """The template for this skill set, model, CLI version, settings and project (captured
         once)."""
-        key = template_key(
-            target, catalog, model, cli_version, settings, project.key() if project else None
-        )
+        key = template_key(target, catalog, model, cli_version, settings, project)
         with self._lock:
             found = self.load(key)
             if found is not None:
