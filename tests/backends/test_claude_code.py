@@ -497,6 +497,9 @@ def test_identity_holds_the_request_settings_the_cli_gets(
     of the cache identity: the CLI's answers under one are not reused under another."""
     for name in ("MAX_THINKING_TOKENS", "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS", "SHELL"):
         monkeypatch.delenv(name, raising=False)
+    # the fake CLI never reaches the network; conftest's loopback setting is left out here so
+    # that the settings compared below are the test's own
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
     plain = judge(record, "skill_first").identity()
     thinking = judge(record, "skill_first", env={"MAX_THINKING_TOKENS": "1024"}).identity()
     assert thinking["settings"] == {"MAX_THINKING_TOKENS": "1024"}
