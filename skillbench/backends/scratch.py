@@ -16,7 +16,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["make_scratch", "owner_alive", "sweep_stale"]
+__all__ = ["make_scratch", "owner_alive", "scratch_until_exit", "sweep_stale"]
 
 _NAME = re.compile(r"^skillbench-(?:cc|capture|report)-(\d+)-")
 _swept: set[str] = set()
@@ -72,3 +72,15 @@ def make_scratch(kind: str) -> Path:
             _swept.add(base)
             sweep_stale(base)
     return Path(tempfile.mkdtemp(prefix=f"skillbench-{kind}-{os.getpid()}-"))
+
+
+def scratch_until_exit(kind: str) -> Path:
+    """`make_scratch(kind)`, removed when this process exits (and, if it is killed, swept by
+    the next skillbench process that makes a scratch folder): for what is computed and not
+    kept, such as a report's replayed demo workspace."""
+    import atexit
+    import shutil
+
+    folder = make_scratch(kind)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder

@@ -313,14 +313,9 @@ def scratch_folder() -> Path:
     in the temp dir) for what a report computes and does not keep: removed when the process
     (the notebook's kernel) exits and, if it is killed, by the next skillbench process that makes
     a scratch folder."""
-    import atexit
-    import shutil
+    from skillbench.backends.scratch import scratch_until_exit
 
-    from skillbench.backends.scratch import make_scratch
-
-    folder = make_scratch("report")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
+    return scratch_until_exit("report")
 
 
 def working_copy(folder: str | Path) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import zoneinfo
@@ -242,9 +243,12 @@ def test_the_billing_suffix_matches_the_cli_on_20_queries(
 
     def own(query: str) -> dict[str, Any]:
         root = Path(tempfile.mkdtemp(prefix="skillbench-own-")).resolve()
-        (root / "project").mkdir()
-        write_skills(root / "project", TARGET, ())
-        return own_request(query, root / "project", "claude-haiku-4-5")[2]
+        try:
+            (root / "project").mkdir()
+            write_skills(root / "project", TARGET, ())
+            return own_request(query, root / "project", "claude-haiku-4-5")[2]
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
 
     with ThreadPoolExecutor(4) as pool:
         owns = list(pool.map(own, queries))
@@ -269,7 +273,7 @@ def test_the_request_settings_list_holds_what_changes_the_request(
     """Re-derive a few entries of REQUEST_SETTINGS: capture with and without the variable."""
 
     def capture(extra: dict[str, str]) -> str:
-        root = Path(tempfile.mkdtemp(prefix="skillbench-own-")).resolve()
+        root = Path(tempfile.mkdtemp(prefix="skillbench-own-", dir=tmp_path)).resolve()
         (root / "project").mkdir()
         write_skills(root / "project", TARGET, ())
         # every request setting left out but the one that keeps the CLI on loopback (conftest);

@@ -9,6 +9,7 @@ the CLI's own after normalising (the throwaway folder, the per-request billing s
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -65,29 +66,24 @@ def cli_own_request(
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """The first Skill-offering request the real CLI sends for `query` (normalised)."""
     root = Path(tempfile.mkdtemp(prefix="skillbench-own-")).resolve()
-    project, home = root / "project", root / "home"
-    project.mkdir()
-    (home / ".claude").mkdir(parents=True)
-    write_skills(project, target, catalog)
-    with CaptureServer() as server:
-        subprocess.run(
-            [
-                str(REPO_CLAUDE),
-                "-p",
-                query,
-                "--model",
-                model,
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ],
-            cwd=project,
-            env=capture_env(home, server.base_url, {}),
-            capture_output=True,
-            timeout=120,
-            check=False,
-        )
-        found = server.skill_request()
+    try:
+        project, home = root / "project", root / "home"
+        project.mkdir()
+        (home / ".claude").mkdir(parents=True)
+        write_skills(project, target, catalog)
+        with CaptureServer() as server:
+            args = [str(REPO_CLAUDE), "-p", query, "--model", model]
+            subprocess.run(
+                [*args, "--output-format", "stream-json", "--verbose"],
+                cwd=project,
+                env=capture_env(home, server.base_url, {}),
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
+            found = server.skill_request()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     assert found is not None, "the CLI never offered the Skill tool"
     _, headers, body = found
     return headers, normalise_body(body, str(root))

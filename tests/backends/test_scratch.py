@@ -61,3 +61,21 @@ def test_the_first_scratch_folder_sweeps_once(
     stale.mkdir()
     make_scratch("cc")
     assert stale.exists()  # one sweep per process and temp dir
+
+
+def test_a_demo_workspace_is_gone_when_its_process_exits(tmp_path: Path) -> None:
+    """The grading and benchmark reports replay SAMPLE runs into a temporary workspace: it is a
+    scratch folder of the kernel's process, removed when it exits (it stayed in /tmp forever)."""
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "from skillbench.behavior.demo import sample_workspace\n"
+        f"print(sample_workspace({str(root / 'data' / 'skills' / 'csv-cleanup')!r}))\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    workspace = Path(done.stdout.strip())
+    assert workspace.name == "workspace" and workspace.parent.parent == tmp_path
+    assert workspace.parent.name.startswith("skillbench-report-")
+    assert not workspace.parent.exists() and not list(tmp_path.iterdir())
