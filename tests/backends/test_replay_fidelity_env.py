@@ -26,12 +26,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from mock_anthropic_sse import tool_use_stream
-from real_cli import real_cli_skip_reason
+from real_cli import real_cli_skip_reason, replay_judge
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     REQUEST_SETTINGS,
     CaptureServer,
@@ -141,26 +139,6 @@ def own_request(
     return path, headers, normalise_body(body, str(project.parent))
 
 
-def replay_judge(
-    folder: Path, model: str, sent: list[httpx2.Request], project: Path | None
-) -> ReplayJudge:
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        sent.append(request)
-        body = tool_use_stream(model, "Skill", {"skill": TARGET.name})
-        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
-
-    return ReplayJudge(
-        model,
-        api_key="sk-ant-dummy-offline",
-        base_url="http://mock.local",
-        claude_bin=REPO_CLAUDE,
-        template_dir=folder / "templates",
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-        project=project,
-    )
-
-
 def canonical(body: dict[str, Any]) -> str:
     return json.dumps(body, sort_keys=True, ensure_ascii=False)
 
@@ -173,7 +151,7 @@ async def test_replay_equals_the_clis_own_request_in_the_users_environment_and_p
         monkeypatch.setenv(name, value)
     project = user_project(tmp_path / "own")
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, model, sent, project)
+    judge = replay_judge(tmp_path, model, sent, TARGET.name, project=project)
     assert USER_ENV.items() <= judge.identity()["settings"].items()
     # the template is captured "yesterday": the capturing CLI's local date is another day
     zone, other_day = other_day_zone()
@@ -238,7 +216,7 @@ def test_the_billing_suffix_matches_the_cli_on_20_queries(
     for name, value in USER_ENV.items():
         monkeypatch.setenv(name, value)
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, None)
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, TARGET.name)
     template = judge.template_for(TARGET, ())
 
     def own(query: str) -> dict[str, Any]:

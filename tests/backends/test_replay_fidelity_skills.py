@@ -20,12 +20,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from mock_anthropic_sse import tool_use_stream
-from real_cli import real_cli_skip_reason
+from real_cli import real_cli_skip_reason, replay_judge
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     CaptureServer,
     capture_env,
@@ -86,25 +84,6 @@ def cli_own_request(
         shutil.rmtree(root, ignore_errors=True)
 
 
-def judge_replying(
-    tmp_path: Path, model: str, sent: list[httpx2.Request], skill: str
-) -> ReplayJudge:
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        sent.append(request)
-        body = tool_use_stream(model, "Skill", {"skill": skill})
-        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
-
-    return ReplayJudge(
-        model,
-        api_key="sk-ant-dummy-offline",
-        base_url="http://mock.local",
-        claude_bin=REPO_CLAUDE,
-        template_dir=tmp_path / "templates",
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-    )
-
-
 def assert_identical(request: httpx2.Request, own: tuple[str, dict[str, str], dict[str, Any]]):
     path, headers, body = own
     replayed = json.loads(request.content)
@@ -125,7 +104,7 @@ async def replay_once(
     tmp_path: Path, model: str, target: SkillEntry, catalog: tuple[SkillEntry, ...], reply: str
 ) -> tuple[httpx2.Request, Any, Any]:
     sent: list[httpx2.Request] = []
-    judge = judge_replying(tmp_path, model, sent, reply)
+    judge = replay_judge(tmp_path, model, sent, reply)
     outcome = await judge.judge(TriggerRequest(target, catalog, QUERY, 0))
     report = await run_trigger_eval(
         target.name,
@@ -231,7 +210,7 @@ async def test_frontmatter_only_the_cli_reads_is_evaluated_with_a_warning(
     evals = tmp_path / "evals.json"
     evals.write_text(json.dumps([{"query": QUERY, "should_trigger": True}]), encoding="utf-8")
     sent: list[httpx2.Request] = []
-    judge = judge_replying(tmp_path, "claude-haiku-4-5", sent, "wip-tool")
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool")
     monkeypatch.setattr("skillbench.backends.registry.cached_judge", lambda *a, **k: judge)
     report = await evaluate_skill(wip, evals, backend="anthropic", runs=1, use_cache=False)
     assert report.warnings is not None

@@ -17,12 +17,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from mock_anthropic_sse import tool_use_stream
-from real_cli import real_cli_skip_reason
+from real_cli import real_cli_skip_reason, replay_judge
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay import ReplayJudge
 from skillbench.backends.replay_capture import (
     CaptureServer,
     capture_env,
@@ -87,23 +85,6 @@ def cli_own_request(
     assert found is not None, "the CLI never offered the Skill tool"
     _, headers, body = found
     return headers, normalise_body(body, str(root))
-
-
-def replay_judge(tmp_path: Path, model: str, sent: list[httpx2.Request], skill: str) -> ReplayJudge:
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        sent.append(request)
-        body = tool_use_stream(model, "Skill", {"skill": skill})
-        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
-
-    return ReplayJudge(
-        model,
-        api_key="sk-ant-dummy-offline",
-        base_url="http://mock.local",
-        claude_bin=REPO_CLAUDE,
-        template_dir=tmp_path / "templates",
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-    )
 
 
 @pytest.mark.parametrize(
