@@ -125,6 +125,17 @@ def resolve_harness(harness: str | None) -> str:
     return chosen
 
 
+def require_replay(backend: str | None, harness: str | None, option: str) -> None:
+    """InputError naming `option` unless `backend` is the anthropic backend on the replay
+    harness (what `--project` needs: a captured request to take the project's view)."""
+    name = resolve_backend_name(backend)
+    if name != "anthropic" or resolve_harness(harness) != "replay":
+        raise InputError(
+            f"applies to the anthropic backend's replay harness only (the backend is {name!r})",
+            path=option,
+        )
+
+
 def harness_options(
     harness: str | None = None, *, cache_before_query: bool = False
 ) -> dict[str, Any]:

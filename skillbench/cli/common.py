@@ -317,15 +317,10 @@ def project_option(project: str | None, backend: str | None, harness: str | None
     and the backend must be the anthropic backend's replay harness."""
     if project is None:
         return None
-    from skillbench.backends.registry import resolve_backend_name, resolve_harness
+    from skillbench.backends.registry import require_replay
     from skillbench.errors import InputError
 
-    name = resolve_backend_name(backend)
-    if name != "anthropic" or resolve_harness(harness) != "replay":
-        raise InputError(
-            f"applies to the anthropic backend's replay harness only (the backend is {name!r})",
-            path="--project",
-        )
+    require_replay(backend, harness, "--project")
     if not Path(project).expanduser().is_dir():
         raise InputError(f"project folder not found: {project}", path="--project")
     return project

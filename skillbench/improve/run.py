@@ -181,6 +181,7 @@ async def improve_skill(
         cached_judge,
         harness_options,
         open_cache,
+        require_replay,
         resolve_backend_name,
     )
     from skillbench.skill import load_as_claude_code
@@ -225,8 +226,7 @@ async def improve_skill(
     cache = open_cache(cache_path, enabled=use_cache)
     options = harness_options(harness, cache_before_query=cache_before_query)
     if project is not None:
-        if name != "anthropic" or options.get("harness", "replay") != "replay":
-            raise InputError("applies to the anthropic backend's replay harness", path="--project")
+        require_replay(name, harness, "--project")
         options["project"] = project  # the replay judge captures in that project's view
     judge = MeteredJudge(
         cached_judge(name, model=model, cache=cache, workers=workers, **options),

@@ -292,6 +292,12 @@ def test_a_missing_project_folder_is_exit_2(
     assert code == 2 and "--project" in capsys.readouterr().err
     code = main(["improve", str(folder), "--evals", str(evals), "--project", str(tmp_path / "no")])
     assert code == 2 and "--project" in capsys.readouterr().err
+    from skillbench.improve.run import improve_skill_sync
+
+    queries = tmp_path / "q.trigger.json"
+    queries.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
+    with pytest.raises(InputError, match="replay harness only"):  # the library checks it too
+        improve_skill_sync(folder, queries, backend="local", project=str(tmp_path), use_cache=False)
 
 
 def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:
