@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sample_catalog import QUERIES, SKILLS
 
-from skillbench.backends.anthropic import AnthropicJudge
+from skillbench.backends.anthropic.sdk import AnthropicJudge
 from skillbench.backends.base import TriggerOutcome, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.io import write_json

@@ -52,7 +52,7 @@ def eval_requests() -> list[TriggerRequest]:
 
 
 async def main(folder: Path) -> CacheBenchResult:
-    from skillbench.backends.local import LocalJudge, load_model
+    from skillbench.backends.offline.local import LocalJudge, load_model
 
     load_model()  # cold start is bench_local's business; here only the eval is timed
     requests = eval_requests()

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from skillbench.backends.claude_code import ClaudeCodeJudge
+from skillbench.backends.claude_cli.session import ClaudeCodeJudge
 from skillbench.io import write_json
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.run import run_trigger_eval

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 from sample_catalog import SKILLS
 
-from skillbench.backends import local
+from skillbench.backends.offline import local
 from skillbench.cli import main as cli_main
 from skillbench.io import write_json
 

@@ -278,9 +278,9 @@ class LimiterBench(BaseModel):
 def make_judge(url: str, workers: int, limiter: str) -> Any:
     """An AnthropicJudge whose requests carry a run id header (so the fake can tell a retry
     from a new run), with the chosen limiter."""
-    from skillbench.backends.anthropic import AnthropicJudge
+    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
+    from skillbench.backends.anthropic.sdk import AnthropicJudge
     from skillbench.backends.base import TriggerRequest
-    from skillbench.backends.limiter import AdaptiveLimiter
 
     class TaggedJudge(AnthropicJudge):
         def params(self, request: TriggerRequest) -> dict[str, Any]:
@@ -302,7 +302,7 @@ def make_judge(url: str, workers: int, limiter: str) -> Any:
 
 
 def _token_bucket_class() -> type:
-    from skillbench.backends.limiter import AdaptiveLimiter
+    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
 
     class _TokenBucket(AdaptiveLimiter):
         """Requests start at most `rate` per second (burst = limit), at most `limit` in flight."""
@@ -385,7 +385,7 @@ CLI = Path(__file__).resolve().parent.parent / ".tools" / "node_modules" / ".bin
 async def measure_replay(url: str, workers: int, template_dir: Path) -> Scenario | None:
     """The clean scenario through the replay harness (the anthropic backend's default): Claude
     Code's captured request (~120 kB each) streamed back. None without the pinned CLI."""
-    from skillbench.backends.replay import ReplayJudge
+    from skillbench.backends.anthropic.replay import ReplayJudge
 
     if not CLI.exists():
         return None

@@ -53,7 +53,7 @@ def requests_for(target_index: int) -> list[TriggerRequest]:
 
 async def main() -> LocalBenchResult:
     start = time.perf_counter()
-    from skillbench.backends.local import LocalJudge, load_model
+    from skillbench.backends.offline.local import LocalJudge, load_model
 
     imported = time.perf_counter()
     load_model()
@@ -98,7 +98,7 @@ async def main() -> LocalBenchResult:
 if __name__ == "__main__":
     result = asyncio.run(main())
     rows = [
-        ("import skillbench.backends.local", f"{result.import_seconds:.2f} s"),
+        ("import skillbench.backends.offline.local", f"{result.import_seconds:.2f} s"),
         (
             "model load (onnxruntime + int8 MiniLM, offline)",
             f"{result.model_load_seconds:.2f} s",

@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from billing_api import BillingServer  # noqa: E402
 
+from skillbench.backends.anthropic.replay import ReplayJudge  # noqa: E402
 from skillbench.backends.base import TriggerRequest  # noqa: E402
-from skillbench.backends.claude_code import ClaudeCodeJudge  # noqa: E402
-from skillbench.backends.replay import ReplayJudge  # noqa: E402
+from skillbench.backends.claude_cli.session import ClaudeCodeJudge  # noqa: E402
 from skillbench.io import write_json  # noqa: E402
 from skillbench.trigger.run import load_catalog  # noqa: E402
 

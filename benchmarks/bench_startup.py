@@ -32,7 +32,7 @@ COLD_START = """
 import time
 start = time.perf_counter()
 from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.local import LocalJudge
+from skillbench.backends.offline.local import LocalJudge
 skill = SkillEntry("csv-cleanup", "Repairs messy CSV exports. Use when a CSV will not load.")
 LocalJudge().decide(TriggerRequest(skill, (), "my csv export will not load in pandas", 0))
 print(time.perf_counter() - start)

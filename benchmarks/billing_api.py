@@ -43,7 +43,7 @@ from mock_anthropic_sse import (
 )
 from mock_messages_server import listed_skills as skill_tool_listing
 
-from skillbench.backends.replay_capture import mask_volatile
+from skillbench.backends.anthropic.capture import mask_volatile
 
 MODEL = "claude-haiku-4-5"
 

@@ -10,8 +10,8 @@ from typing import Any
 import httpx2
 from mock_anthropic_sse import tool_use_stream
 
-from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay import ReplayJudge
+from skillbench.backends.anthropic.replay import ReplayJudge
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
 
 def real_cli_skip_reason() -> str | None:

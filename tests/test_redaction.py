@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from skillbench import redaction
-from skillbench.backends import anthropic, claude_code
+from skillbench.backends.anthropic import sdk as anthropic
 from skillbench.backends.cache import scrub_secrets
+from skillbench.backends.claude_cli import session as claude_code
 from skillbench.cli import main
 from skillbench.io import write_json
 from skillbench.reports.manifest import redact as manifest_redact

@@ -10,9 +10,9 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from skillbench.backends.anthropic import AnthropicJudge, AnthropicTextModel
-from skillbench.backends.claude_code import ClaudeCodeJudge, ClaudeCodeTextModel
-from skillbench.backends.replay import ReplayJudge
+from skillbench.backends.anthropic.replay import ReplayJudge
+from skillbench.backends.anthropic.sdk import AnthropicJudge, AnthropicTextModel
+from skillbench.backends.claude_cli.session import ClaudeCodeJudge, ClaudeCodeTextModel
 from skillbench.behavior.executors import ClaudeCodeExecutor
 from skillbench.cli import build_parser
 from skillbench.limits import AGENT_SESSION_TIMEOUT, ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from skillbench.backends.base import CallUsage  # noqa: E402
-from skillbench.backends.stream_json import parse_stream  # noqa: E402
+from skillbench.backends.claude_cli.stream_json import parse_stream  # noqa: E402
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord  # noqa: E402
 from skillbench.behavior.run_files import (  # noqa: E402
     ExecutionResult,

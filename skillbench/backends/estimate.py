@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from skillbench.backends import prompt_cache, routing_prompt
+from skillbench.backends.anthropic import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
 from skillbench.backends.pricing import PriceTable, load_prices
 from skillbench.errors import InputError
@@ -374,7 +374,7 @@ class AnthropicEstimator(_MessagesApi):
         per_query_shuffle: bool = False,
         **_: Any,
     ) -> None:
-        from skillbench.backends.anthropic import DEFAULT_MODEL
+        from skillbench.backends.anthropic.sdk import DEFAULT_MODEL
 
         self.backend = "anthropic"
         self.model = model or DEFAULT_MODEL

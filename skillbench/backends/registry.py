@@ -37,15 +37,19 @@ TextModelFactory = Callable[..., TextModel]
 
 # name → (module, judge class, text-model class); the classes are looked up lazily.
 _BUILTIN: dict[str, tuple[str, str, str]] = {
-    "local": ("skillbench.backends.local", "LocalJudge", "LocalTextModel"),
-    "anthropic": ("skillbench.backends.anthropic", "AnthropicJudge", "AnthropicTextModel"),
-    "claude-code": ("skillbench.backends.claude_code", "ClaudeCodeJudge", "ClaudeCodeTextModel"),
-    "lexical": ("skillbench.backends.lexical", "LexicalJudge", "LexicalTextModel"),
+    "local": ("skillbench.backends.offline.local", "LocalJudge", "LocalTextModel"),
+    "anthropic": ("skillbench.backends.anthropic.sdk", "AnthropicJudge", "AnthropicTextModel"),
+    "claude-code": (
+        "skillbench.backends.claude_cli.session",
+        "ClaudeCodeJudge",
+        "ClaudeCodeTextModel",
+    ),
+    "lexical": ("skillbench.backends.offline.lexical", "LexicalJudge", "LexicalTextModel"),
 }
 #: Trigger harnesses of the anthropic backend → (module, judge class).
 HARNESSES: dict[str, tuple[str, str]] = {
-    "replay": ("skillbench.backends.replay", "ReplayJudge"),
-    "minimal": ("skillbench.backends.anthropic", "AnthropicJudge"),
+    "replay": ("skillbench.backends.anthropic.replay", "ReplayJudge"),
+    "minimal": ("skillbench.backends.anthropic.sdk", "AnthropicJudge"),
 }
 DEFAULT_HARNESS = "replay"
 _ALIASES = {"claude_code": "claude-code", "claudecode": "claude-code", "api": "anthropic"}
@@ -244,14 +248,14 @@ def beside_cache(
     if backend in _judges:
         return options
     if backend == "local" and "embedding_store" not in options:
-        from skillbench.backends.embedding_store import STORE_NAME
+        from skillbench.backends.offline.embedding_store import STORE_NAME
 
         return {**options, "embedding_store": cache.path.parent / STORE_NAME}
     if backend != "anthropic" or "template_dir" in options:
         return options
     if resolve_harness(options.get("harness")) != "replay":
         return options
-    from skillbench.backends.replay_capture import templates_dir
+    from skillbench.backends.anthropic.capture import templates_dir
 
     return {**options, "template_dir": templates_dir(cache.path)}
 

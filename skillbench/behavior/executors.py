@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import Any, Protocol, Unpack, runtime_checkable
 
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
-from skillbench.backends.claude_code import (
+from skillbench.backends.claude_cli.install import usable_folder_name
+from skillbench.backends.claude_cli.session import (
     RunnerOptions,
     _ClaudeRunner,
     _usage,
     redact,
     run_error,
 )
-from skillbench.backends.claude_install import usable_folder_name
+from skillbench.backends.claude_cli.stream_json import StreamParser
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
-from skillbench.backends.stream_json import StreamParser
 from skillbench.behavior.run_files import (
     ExecutionResult,
     make_timing,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import CallUsage
-from skillbench.backends.stream_json import Session, metrics, tool_result_text
+from skillbench.backends.claude_cli.stream_json import Session, metrics, tool_result_text
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
 from skillbench.redaction import redact_bytes

@@ -301,7 +301,7 @@ def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
     if auth == "login":
         if resolve_backend_name(args.backend) != "claude-code":
             raise InputError("login applies only to --backend claude-code", path="--auth")
-        from skillbench.backends.claude_login import find_login
+        from skillbench.backends.claude_cli.login import find_login
 
         find_login()  # a missing login is exit 2 here, naming --auth
         options["auth"] = "login"

@@ -18,9 +18,9 @@ import pytest
 from mock_anthropic_sse import user_query
 from real_cli import real_cli_skip_reason
 
+from skillbench.backends.anthropic.capture import SENTINEL, CaptureServer, capture_template
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE, ClaudeCodeJudge, ClaudeCodeTextModel
-from skillbench.backends.replay_capture import SENTINEL, CaptureServer, capture_template
+from skillbench.backends.claude_cli.session import REPO_CLAUDE, ClaudeCodeJudge, ClaudeCodeTextModel
 from skillbench.behavior.executors import ClaudeCodeExecutor, RunTask, SkillSource
 
 pytestmark = [

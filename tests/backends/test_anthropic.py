@@ -14,8 +14,8 @@ import pytest
 from mock_batches import BatchEndpoints
 from pydantic import BaseModel
 
-from skillbench.backends import routing_prompt
-from skillbench.backends.anthropic import AnthropicJudge, AnthropicTextModel, api_version
+from skillbench.backends.anthropic import routing_prompt
+from skillbench.backends.anthropic.sdk import AnthropicJudge, AnthropicTextModel, api_version
 from skillbench.backends.base import (
     CallUsage,
     SkillEntry,
@@ -509,8 +509,8 @@ async def test_ratelimit_headers_reach_the_limiter_and_pause_the_next_call() -> 
 
 
 async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
-    from skillbench.backends.anthropic import trace_sends
-    from skillbench.backends.limiter import AdaptiveLimiter
+    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
+    from skillbench.backends.anthropic.sdk import trace_sends
 
     seen: list[str] = []
 

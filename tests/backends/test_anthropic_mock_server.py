@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from mock_messages_server import MockMessagesServer, choose_skill
 
-from skillbench.backends.anthropic import AnthropicJudge
+from skillbench.backends.anthropic.sdk import AnthropicJudge
 from skillbench.backends.base import SkillEntry, TriggerRequest
 
 TARGET = SkillEntry(

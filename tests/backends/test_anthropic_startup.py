@@ -7,7 +7,7 @@ import sys
 
 from anthropic._constants import ANTHROPIC_API_VERSION
 
-from skillbench.backends.anthropic import api_version
+from skillbench.backends.anthropic.sdk import api_version
 
 
 def test_api_version_matches_the_sdk_constant() -> None:
@@ -17,7 +17,7 @@ def test_api_version_matches_the_sdk_constant() -> None:
 def test_identity_and_versions_do_not_import_the_sdk() -> None:
     code = (
         "import sys\n"
-        "from skillbench.backends.anthropic import AnthropicJudge\n"
+        "from skillbench.backends.anthropic.sdk import AnthropicJudge\n"
         "judge = AnthropicJudge(api_key='dummy')\n"
         "judge.identity(); judge.versions()\n"
         "print('anthropic' in sys.modules)\n"

@@ -7,7 +7,7 @@ import time
 
 import httpx2
 
-from skillbench.backends.anthropic import AnthropicJudge, AnthropicTextModel
+from skillbench.backends.anthropic.sdk import AnthropicJudge, AnthropicTextModel
 from skillbench.backends.base import SkillEntry, TriggerRequest
 
 KEY = "sk-ant-api03-TIMEOUTTEST-abcdefghijklmnopqrstuvwxyz0123456789"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from skillbench.backends.anthropic import AnthropicJudge, AnthropicTextModel
+from skillbench.backends.anthropic.sdk import AnthropicJudge, AnthropicTextModel
 from skillbench.backends.base import SkillEntry, TriggerRequest, cache_key, public_endpoint
-from skillbench.backends.claude_code import ClaudeCodeJudge
+from skillbench.backends.claude_cli.session import ClaudeCodeJudge
 
 
 def test_public_endpoint_strips_credentials_query_and_trailing_slash() -> None:

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from skillbench.backends import claude_code
 from skillbench.backends.base import (
     SkillEntry,
     TextRequest,
     TriggerJudge,
     TriggerRequest,
 )
-from skillbench.backends.claude_code import (
+from skillbench.backends.claude_cli import session as claude_code
+from skillbench.backends.claude_cli.session import (
     ClaudeCodeJudge,
     ClaudeCodeTextModel,
     resolve_claude_bin,

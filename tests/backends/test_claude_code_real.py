@@ -10,7 +10,7 @@ from mock_anthropic_sse import MockAnthropic
 from real_cli import real_cli_skip_reason
 
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE, ClaudeCodeJudge, ClaudeCodeTextModel
+from skillbench.backends.claude_cli.session import REPO_CLAUDE, ClaudeCodeJudge, ClaudeCodeTextModel
 
 pytestmark = [
     pytest.mark.needs_claude,

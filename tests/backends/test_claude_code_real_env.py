@@ -13,7 +13,7 @@ from mock_anthropic_sse import MockAnthropic
 from real_cli import real_cli_skip_reason
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE, ClaudeCodeJudge
+from skillbench.backends.claude_cli.session import REPO_CLAUDE, ClaudeCodeJudge
 from skillbench.skill import Skill
 
 pytestmark = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillbench.backends.claude_env import (
+from skillbench.backends.claude_cli.env import (
     FIXED_ENV,
     build_env,
     is_session_var,
@@ -133,8 +133,8 @@ def test_secret_values_cover_custom_headers_and_cloud_keys() -> None:
 def test_nonessential_traffic_is_the_users_setting_not_a_fixed_one(tmp_path: Path) -> None:
     """It changes the request (without it the CLI offers a DesignSync tool): passed through
     when the caller set it, never added."""
-    from skillbench.backends.claude_env import REQUEST_SETTINGS, request_settings
-    from skillbench.backends.replay_capture import capture_env
+    from skillbench.backends.anthropic.capture import capture_env
+    from skillbench.backends.claude_cli.env import REQUEST_SETTINGS, request_settings
 
     name = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
     assert name not in FIXED_ENV and name in REQUEST_SETTINGS

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skillbench.backends.claude_code import ClaudeCodeJudge
-from skillbench.backends.claude_login import check_auth, find_login, install_login
+from skillbench.backends.claude_cli.login import check_auth, find_login, install_login
+from skillbench.backends.claude_cli.session import ClaudeCodeJudge
 from skillbench.errors import InputError
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from skillbench.backends.anthropic.first_turn import FirstTurn
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_code import resolved_invocations, target_fired
-from skillbench.backends.claude_install import (
+from skillbench.backends.claude_cli.install import (
     cli_name,
     cli_skills,
     collation_key,
     install_skills,
     resolve_call,
 )
-from skillbench.backends.first_turn import FirstTurn
-from skillbench.backends.stream_json import Session, ToolUse
+from skillbench.backends.claude_cli.session import resolved_invocations, target_fired
+from skillbench.backends.claude_cli.stream_json import Session, ToolUse
 from skillbench.errors import InputError
 from skillbench.skill import Skill, cli_frontmatter, load_as_claude_code
 from skillbench.trigger.listing import (
@@ -172,7 +172,7 @@ def test_the_greedy_rule_skips_a_long_description_and_keeps_a_later_short_one() 
 async def test_a_failed_capture_claims_no_listing(tmp_path: Path) -> None:
     import httpx2
 
-    from skillbench.backends.replay import ReplayJudge
+    from skillbench.backends.anthropic.replay import ReplayJudge
     from skillbench.trigger.evalset import EvalQuery
     from skillbench.trigger.run import run_trigger_eval
 

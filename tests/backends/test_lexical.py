@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.lexical import LexicalJudge, words
+from skillbench.backends.offline.lexical import LexicalJudge, words
 from skillbench.backends.registry import get_judge
 from skillbench.errors import InputError
 
@@ -46,7 +46,7 @@ def test_by_name_without_a_model() -> None:
 
 def test_importing_it_loads_no_heavy_module() -> None:
     code = (
-        "import sys, skillbench.backends.lexical; "
+        "import sys, skillbench.backends.offline.lexical; "
         "print(sorted(m for m in ('numpy','torch','anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

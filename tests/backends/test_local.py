@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skillbench.backends import local
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
-from skillbench.backends.local import LocalJudge
+from skillbench.backends.offline import local
+from skillbench.backends.offline.local import LocalJudge
 
 CSV = SkillEntry(
     "csv-cleanup",
@@ -102,7 +102,7 @@ def test_workers_set_the_thread_count_and_are_checked() -> None:
 
 def test_loading_the_model_imports_no_torch() -> None:
     code = (
-        "import sys; from skillbench.backends.local import load_model; "
+        "import sys; from skillbench.backends.offline.local import load_model; "
         "load_model().encode(['hello']); "
         "print(sorted(m for m in sys.modules if m in ('torch', 'sentence_transformers', "
         "'transformers', 'tryaii')))"

@@ -11,8 +11,8 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from skillbench.backends import local
-from skillbench.backends.onnx_graph import EXTERNAL_MIN_BYTES, lean_model
+from skillbench.backends.offline import local
+from skillbench.backends.offline.onnx_graph import EXTERNAL_MIN_BYTES, lean_model
 
 FLOAT, INT8, INT64 = 1, 3, 7
 FOLDER_KEY = "session.model_external_initializers_file_folder_path"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillbench.backends.prompt_cache import (
+from skillbench.backends.anthropic.prompt_cache import (
     MAX_BREAKPOINTS,
     add_breakpoint_before_query,
     layout,

@@ -73,7 +73,7 @@ def test_local_judge_is_built_lazily(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     monkeypatch.delenv(registry.BACKEND_ENV, raising=False)
     judge = registry.get_judge(None, seed=3)
     assert judge.name == "local" and judge.identity()["seed"] == 3
-    from skillbench.backends.local import LocalJudge
+    from skillbench.backends.offline.local import LocalJudge
 
     assert isinstance(judge, LocalJudge)
     assert judge.model == "all-MiniLM-L6-v2-onnx-int8"
@@ -102,8 +102,8 @@ def test_missing_text_model_is_a_backend_error(fake_backend: str) -> None:
 def test_importing_registry_imports_no_backend() -> None:
     code = (
         "import sys, skillbench.backends.registry as r; r.resolve_backend_name('anthropic');"
-        "print(sorted(m for m in sys.modules if m.startswith(('skillbench.backends.local',"
-        "'skillbench.backends.anthropic','skillbench.backends.claude_code','anthropic','torch'))))"
+        "print(sorted(m for m in sys.modules if m.startswith(('skillbench.backends.offline.local',"
+        "'skillbench.backends.anthropic.sdk','skillbench.backends.claude_cli.session','anthropic','torch'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -19,11 +19,7 @@ from mock_anthropic_sse import (
 )
 from mock_batches import BatchEndpoints
 
-from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
-from skillbench.backends.cache import CachingJudge, CallCache
-from skillbench.backends.limiter import RetryPolicy
-from skillbench.backends.replay import ReplayJudge, provider_model
-from skillbench.backends.replay_capture import (
+from skillbench.backends.anthropic.capture import (
     SENTINEL,
     ReplayTemplate,
     TemplateStore,
@@ -31,6 +27,10 @@ from skillbench.backends.replay_capture import (
     request_settings,
     template_key,
 )
+from skillbench.backends.anthropic.limiter import RetryPolicy
+from skillbench.backends.anthropic.replay import ReplayJudge, provider_model
+from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.cache import CachingJudge, CallCache
 
 TARGET = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
 CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning CSV tables.", "# CSV\n"),)
@@ -387,7 +387,7 @@ def test_without_a_cli_the_error_names_make_claude_and_the_minimal_harness(
     from skillbench.cli import main
     from skillbench.errors import BackendError
 
-    monkeypatch.setattr("skillbench.backends.claude_code.REPO_CLAUDE", tmp_path / "missing")
+    monkeypatch.setattr("skillbench.backends.claude_cli.session.REPO_CLAUDE", tmp_path / "missing")
     monkeypatch.delenv("SKILLBENCH_CLAUDE_BIN", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
@@ -452,7 +452,7 @@ async def test_a_reply_still_going_after_the_decision_is_cut_off(tmp_path: Path)
 
 
 def test_thinking_and_text_received_count_towards_a_closed_streams_output() -> None:
-    from skillbench.backends.first_turn import FirstTurn
+    from skillbench.backends.anthropic.first_turn import FirstTurn
 
     fold = FirstTurn("pdf-tools")
     fold.feed({"type": "message_start", "message": {"usage": {"output_tokens": 1}}})

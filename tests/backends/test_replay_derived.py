@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbench.backends.base import SkillEntry
-from skillbench.backends.replay_capture import (
+from skillbench.backends.anthropic.capture import (
     REQUEST_SETTINGS,
     SENTINEL,
     ReplayTemplate,
@@ -21,7 +20,8 @@ from skillbench.backends.replay_capture import (
     swap_date,
     template_key,
 )
-from skillbench.backends.replay_project import materialise, snapshot
+from skillbench.backends.anthropic.project import materialise, snapshot
+from skillbench.backends.base import SkillEntry
 from skillbench.cli import main
 from skillbench.errors import InputError
 from skillbench.skill import Skill
@@ -99,7 +99,7 @@ def test_the_date_keeps_the_clis_own_format() -> None:
 
 
 def test_the_judge_uses_its_clock(tmp_path: Path) -> None:
-    from skillbench.backends.replay import ReplayJudge
+    from skillbench.backends.anthropic.replay import ReplayJudge
 
     cli = tmp_path / "claude"
     cli.write_text('#!/bin/sh\necho "2.1.197 (Claude Code)"\n')
@@ -301,7 +301,7 @@ def test_a_missing_project_folder_is_exit_2(
 
 
 def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:
-    from skillbench.backends.replay import ReplayJudge
+    from skillbench.backends.anthropic.replay import ReplayJudge
 
     repo = user_repo(tmp_path)
     cli = tmp_path / "claude"

@@ -28,15 +28,15 @@ import httpx2
 import pytest
 from real_cli import real_cli_skip_reason, replay_judge
 
-from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay_capture import (
+from skillbench.backends.anthropic.capture import (
     REQUEST_SETTINGS,
     CaptureServer,
     capture_env,
     normalise_body,
     write_skills,
 )
+from skillbench.backends.base import SkillEntry, TriggerRequest
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
 pytestmark = [
     pytest.mark.needs_claude,

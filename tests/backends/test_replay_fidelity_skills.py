@@ -22,13 +22,13 @@ import httpx2
 import pytest
 from real_cli import real_cli_skip_reason, replay_judge
 
-from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay_capture import (
+from skillbench.backends.anthropic.capture import (
     CaptureServer,
     capture_env,
     normalise_body,
 )
+from skillbench.backends.base import SkillEntry, TriggerRequest
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.skill import load_as_claude_code
 from skillbench.trigger.catalog import entry_for
 from skillbench.trigger.evalset import EvalQuery
@@ -309,7 +309,7 @@ async def test_the_claude_code_backend_does_not_count_a_refused_call(
     import mock_anthropic_sse
     from mock_anthropic_sse import MockAnthropic
 
-    from skillbench.backends.claude_code import ClaudeCodeJudge
+    from skillbench.backends.claude_cli.session import ClaudeCodeJudge
 
     lib = tmp_path / "lib"
     target = entry(

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from real_cli import real_cli_skip_reason
 
+from skillbench.backends.anthropic.capture import capture_template
+from skillbench.backends.anthropic.project import COMMAND_SETTINGS, materialise, snapshot
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay_capture import capture_template
-from skillbench.backends.replay_project import COMMAND_SETTINGS, materialise, snapshot
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
 
 def git(folder: Path, *args: str) -> str:

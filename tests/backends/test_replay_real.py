@@ -19,15 +19,15 @@ import httpx2
 import pytest
 from real_cli import real_cli_skip_reason, replay_judge
 
-from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.claude_code import REPO_CLAUDE
-from skillbench.backends.replay_capture import (
+from skillbench.backends.anthropic.capture import (
     CaptureServer,
     capture_env,
     mask_volatile,
     normalise_body,
     write_skills,
 )
+from skillbench.backends.base import SkillEntry, TriggerRequest
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.listing import estimate
 from skillbench.trigger.run import run_trigger_eval

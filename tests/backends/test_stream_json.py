@@ -1,11 +1,11 @@
-"""Tests of the stream-json parser (skillbench.backends.stream_json)."""
+"""Tests of the stream-json parser (skillbench.backends.claude_cli.stream_json)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from skillbench.backends.stream_json import (
+from skillbench.backends.claude_cli.stream_json import (
     StreamParser,
     ToolUse,
     invoked_skill,
@@ -272,7 +272,7 @@ def test_incremental_parser_reports_done_at_the_result() -> None:
 
 def test_streamed_usage_is_summed_before_the_result_event() -> None:
     """Usage known from the streamed messages alone (a session ended early has no result)."""
-    from skillbench.backends.stream_json import StreamParser
+    from skillbench.backends.claude_cli.stream_json import StreamParser
 
     def event(inner: dict[str, object], parent: str | None = None) -> str:
         return json.dumps({"type": "stream_event", "event": inner, "parent_tool_use_id": parent})

@@ -20,7 +20,7 @@ import pytest
 from mock_agentic_sse import FINAL_TEXT, AgenticMock
 from real_cli import real_cli_skip_reason
 
-from skillbench.backends.claude_code import REPO_CLAUDE
+from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.behavior.executors import ClaudeCodeExecutor, RunTask
 from skillbench.cli import main
 from skillbench.schemas import load

@@ -287,7 +287,7 @@ def _broken_json_model(bodies: list[bytes], calls: list[int]) -> object:
     """The real Anthropic text model over a transport answering 200 with `bodies` in turn."""
     import httpx2
 
-    from skillbench.backends.anthropic import AnthropicTextModel
+    from skillbench.backends.anthropic.sdk import AnthropicTextModel
 
     async def handler(request: httpx2.Request) -> httpx2.Response:
         calls.append(1)

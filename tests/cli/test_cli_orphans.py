@@ -162,7 +162,7 @@ time.sleep(120)
 CAPTURE = """
 from pathlib import Path
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.replay_capture import capture_template
+from skillbench.backends.anthropic.capture import capture_template
 target = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\\n")
 capture_template(Path({cli!r}), target, (), model="claude-sonnet-4-5", cli_version="2.1.197")
 """

@@ -18,7 +18,7 @@ import pytest
 from e2e_mock_api import MockAPI
 
 from benchmarks.mock_messages_server import MockMessagesServer
-from skillbench.backends.anthropic import AnthropicJudge
+from skillbench.backends.anthropic.sdk import AnthropicJudge
 from skillbench.cli import main
 from skillbench.schemas import load
 from skillbench.schemas.trigger import TriggerReport

@@ -98,7 +98,7 @@ async def test_local_default_is_one_thread(project: tuple[Path, Path]) -> None:
 
 async def test_a_run_waiting_out_retry_after_holds_no_worker() -> None:
     """One worker: the throttled run waits while the other runs go through, then retries."""
-    from skillbench.backends.anthropic import AnthropicJudge
+    from skillbench.backends.anthropic.sdk import AnthropicJudge
     from skillbench.trigger.evalset import EvalQuery
     from skillbench.trigger.run import run_trigger_eval
 
@@ -141,7 +141,7 @@ async def test_a_run_waiting_out_retry_after_holds_no_worker() -> None:
 
 async def test_warm_up_runs_before_the_clock_starts() -> None:
     """A judge's `warm_up` (the SDK import, for the API backend) runs before any call."""
-    from skillbench.backends.anthropic import AnthropicJudge
+    from skillbench.backends.anthropic.sdk import AnthropicJudge
     from skillbench.backends.base import TriggerOutcome, TriggerRequest
     from skillbench.trigger.evalset import EvalQuery
     from skillbench.trigger.run import run_trigger_eval

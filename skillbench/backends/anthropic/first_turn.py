@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skillbench.backends.claude_install import CliSkill, resolve_call
-from skillbench.backends.routing_prompt import normalise_skill_name
+from skillbench.backends.anthropic.routing_prompt import normalise_skill_name
+from skillbench.backends.claude_cli.install import CliSkill, resolve_call
 
 SKILL_TOOL = "Skill"
 TEXT_KEEP = 500

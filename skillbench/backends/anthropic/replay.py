@@ -34,7 +34,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbench.backends.anthropic import (
+from skillbench.backends.anthropic.capture import (
+    SENTINEL,
+    ReplayTemplate,
+    TemplateStore,
+    install_hint,
+    request_settings,
+)
+from skillbench.backends.anthropic.first_turn import FirstTurn
+from skillbench.backends.anthropic.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.anthropic.project import ProjectSnapshot, snapshot
+from skillbench.backends.anthropic.prompt_cache import add_breakpoint_before_query
+from skillbench.backends.anthropic.sdk import (
     DEFAULT_ENDPOINT,
     DEFAULT_MODEL,
     DEFAULT_WORKERS,
@@ -53,18 +64,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
-from skillbench.backends.claude_install import CliSkill, cli_skills
-from skillbench.backends.first_turn import FirstTurn
-from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
-from skillbench.backends.prompt_cache import add_breakpoint_before_query
-from skillbench.backends.replay_capture import (
-    SENTINEL,
-    ReplayTemplate,
-    TemplateStore,
-    install_hint,
-    request_settings,
-)
-from skillbench.backends.replay_project import ProjectSnapshot, snapshot
+from skillbench.backends.claude_cli.install import CliSkill, cli_skills
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
 
@@ -159,7 +159,7 @@ def cli_version(claude_bin: Path) -> str:
 def locate_claude(claude_bin: str | os.PathLike[str] | None) -> Path:
     """The CLI to capture with (see `claude_code.resolve_claude_bin`), or BackendError naming
     `make claude` and the `--harness minimal` alternative."""
-    from skillbench.backends.claude_code import resolve_claude_bin
+    from skillbench.backends.claude_cli.session import resolve_claude_bin
 
     try:
         return resolve_claude_bin(claude_bin)

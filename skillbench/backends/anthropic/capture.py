@@ -48,21 +48,21 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
+from skillbench.backends.anthropic.project import (
+    ProjectSnapshot,
+    materialise,
+    replace_project_skills,
+)
+from skillbench.backends.anthropic.prompt_cache import swap_text
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
+from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
     REQUEST_SETTINGS,
     SECRET_VARS,
     build_env,
     request_settings,
 )
-from skillbench.backends.claude_install import cli_name, install_skills, skill_md_bytes
+from skillbench.backends.claude_cli.install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.proctree import kill_tree, unwatch, watch
-from skillbench.backends.prompt_cache import swap_text
-from skillbench.backends.replay_project import (
-    ProjectSnapshot,
-    materialise,
-    replace_project_skills,
-)
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 

@@ -4,9 +4,9 @@ Every run gets a fresh temporary folder holding `project/` (the candidate instal
 skill: its whole folder at `.claude/skills/<name>/`, only the description replaced; the catalog's
 distractor skills beside it) and `home/` (an isolated HOME and config dir, so the user's own
 skills, plugins and settings cannot interfere). The caller's environment passes through minus
-Claude Code's session variables (`skillbench.backends.claude_env`), so API keys, Bedrock, Vertex,
+Claude Code's session variables (`skillbench.backends.claude_cli.env`), so API keys, Bedrock, Vertex,
 gateways, proxies and model pins work as they do for the user; `auth="login"` copies a
-subscription login into the isolated HOME (`skillbench.backends.claude_login`).
+subscription login into the isolated HOME (`skillbench.backends.claude_cli.login`).
 
 The CLI runs in print mode with `--output-format stream-json`. A trigger is a `Skill` call naming
 the skill, or a `Read` of its SKILL.md, at ANY point of the session. The stream is read until
@@ -49,35 +49,35 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
-from skillbench.backends.claude_env import (
+from skillbench.backends.claude_cli.env import (
     FIXED_ENV,
     SECRET_VARS,
     build_env,
     request_settings,
     secret_values,
 )
-from skillbench.backends.claude_install import (
+from skillbench.backends.claude_cli.install import (
     CliSkill,
     cli_skills,
     install_skills,
     resolve_call,
     skill_markdown,
 )
-from skillbench.backends.claude_login import (
+from skillbench.backends.claude_cli.login import (
     LOGIN_DROPS,
     Login,
     check_auth,
     find_login,
     install_login,
 )
-from skillbench.backends.proctree import kill_tree, unwatch, watch
-from skillbench.backends.scratch import make_scratch
-from skillbench.backends.stream_json import (
+from skillbench.backends.claude_cli.stream_json import (
     Session,
     StreamParser,
     invoked_skill,
     metrics,
 )
+from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError, InputError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
 

@@ -43,7 +43,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 from pydantic import BaseModel
 
 from skillbench import redaction
-from skillbench.backends import routing_prompt
+from skillbench.backends.anthropic import routing_prompt
+from skillbench.backends.anthropic.limiter import (
+    AdaptiveLimiter,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    request_sent,
+)
 from skillbench.backends.base import (
     CallUsage,
     TextRequest,
@@ -52,13 +59,6 @@ from skillbench.backends.base import (
     TriggerRequest,
     listing_request_fields,
     public_endpoint,
-)
-from skillbench.backends.limiter import (
-    AdaptiveLimiter,
-    Failure,
-    RetryPolicy,
-    parse_retry_after,
-    request_sent,
 )
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT

@@ -52,8 +52,8 @@ from skillbench.backends.base import (
     TriggerRequest,
     listing_request_fields,
 )
-from skillbench.backends.embedding_store import STORE_NAME, EmbeddingStore
-from skillbench.backends.onnx_graph import lean_model
+from skillbench.backends.offline.embedding_store import STORE_NAME, EmbeddingStore
+from skillbench.backends.offline.onnx_graph import lean_model
 from skillbench.errors import BackendError
 from skillbench.extras import LOCAL, needs_extra
 

@@ -1,0 +1,1 @@
+"""The offline family: the local embedding backend and the lexical baseline."""

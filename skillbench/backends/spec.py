@@ -1,0 +1,114 @@
+"""A backend is one object: its `BackendSpec`, registered through the `skillbench.backends`
+entry-point group (pyproject.toml) — the built-ins exactly as a plugin would.
+
+Callers ask the spec what a backend can do (`spec.offline`, `spec.sessions`, `spec.judge`, …),
+never its name. The parts are named as `"module:attribute"` strings and imported only when used,
+so choosing `local` never imports the Anthropic SDK and vice versa.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillbench.errors import BackendError
+
+BACKEND_ENTRY_POINTS = "skillbench.backends"
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """What one backend is and can do.
+
+    `judge`, `text_model`, `executor` and `estimator` are `"module:attribute"` factories (None:
+    the backend cannot). `harnesses` maps a trigger harness name to its judge factory (the
+    `anthropic` backend's `replay` and `minimal`); `judge` is then the default harness's.
+    """
+
+    name: str
+    summary: str
+    judge: str | None = None
+    text_model: str | None = None
+    executor: str | None = None
+    estimator: str | None = None
+    harnesses: dict[str, str] = field(default_factory=dict)
+    default_harness: str | None = None
+    default_workers: int = 8
+    key_variable: str | None = None
+    """The environment variable holding the API key it needs (None: none needed)."""
+    cli: str | None = None
+    """The executable it runs (None: no CLI); `cli_install` says how to get it."""
+    cli_install: str | None = None
+    offline: bool = False
+    """Makes no model calls: free, nothing to cache, its grader is a proxy, not a model."""
+    sessions: bool = False
+    """Each call is a whole agent session (a CLI process), not one API request."""
+    model_param: str = "model"
+    """The keyword its judge takes the model name by."""
+    aliases: tuple[str, ...] = ()
+
+    def load(self, part: str) -> Any:
+        """The object behind one of the `"module:attribute"` parts (`judge`, `harness:replay`,
+        …); BackendError naming the backend when it has none or it cannot be imported."""
+        if part.startswith("harness:"):
+            target = self.harnesses.get(part.removeprefix("harness:"))
+        else:
+            target = getattr(self, part, None)
+        if not target:
+            raise BackendError(f"backend {self.name!r} has no {part.replace('_', ' ')}")
+        return load_target(target, self.name)
+
+
+def load_target(target: str, backend: str) -> Any:
+    """Import `"module:attribute"`; BackendError naming `backend` when it cannot be loaded."""
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(f"backend {backend!r} cannot be loaded: {exc}") from None
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise BackendError(f"backend {backend!r}: {module_name} has no {attribute}") from None
+
+
+_registered: dict[str, BackendSpec] = {}
+
+
+@functools.cache
+def entry_point_specs() -> tuple[BackendSpec, ...]:
+    """The specs registered through the `skillbench.backends` entry points (built-ins too)."""
+    from importlib.metadata import entry_points
+
+    found: list[BackendSpec] = []
+    for point in sorted(entry_points(group=BACKEND_ENTRY_POINTS), key=lambda p: p.name):
+        spec = point.load()
+        if not isinstance(spec, BackendSpec):
+            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a BackendSpec")
+        found.append(spec)
+    return tuple(found)
+
+
+def register_backend(spec: BackendSpec) -> BackendSpec:
+    """Register a spec at run time (tests, notebooks); it wins over an entry point's."""
+    _registered[spec.name] = spec
+    return spec
+
+
+def unregister_backend(name: str) -> None:
+    """Forget a spec registered at run time."""
+    _registered.pop(name, None)
+
+
+def all_specs() -> dict[str, BackendSpec]:
+    """Every backend by name: entry points, then run-time registrations."""
+    specs = {spec.name: spec for spec in entry_point_specs()}
+    specs.update(_registered)
+    return specs
+
+
+def alias_table() -> dict[str, str]:
+    """Alias → backend name, from the specs."""
+    return {alias: spec.name for spec in all_specs().values() for alias in spec.aliases}
