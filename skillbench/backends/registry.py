@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import TextModel, TriggerJudge
+from skillbench.backends.spec import BackendSpec, all_specs
 from skillbench.errors import BackendError, InputError
 
 if TYPE_CHECKING:
@@ -81,6 +82,14 @@ def resolve_backend_name(name: str | None) -> str:
         choices = ", ".join(available_backends())
         raise InputError(f"unknown backend {chosen!r}; choose one of: {choices}", path=source)
     return normal
+
+
+def backend_spec(name: str | None = None) -> BackendSpec:
+    """The spec of the named backend (see `resolve_backend_name`): what callers ask instead of
+    comparing names. A backend registered only by `register_judge` gets a plain spec."""
+    backend = resolve_backend_name(name)
+    spec = all_specs().get(backend)
+    return spec if spec is not None else BackendSpec(name=backend, summary="registered at run time")
 
 
 def default_workers(name: str | None = None) -> int:
