@@ -94,7 +94,7 @@ __all__ = [
 ]
 
 BIN_ENV = "SKILLBENCH_CLAUDE_BIN"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_CLAUDE = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
 STREAM_LIMIT = 32 * 1024 * 1024
 STDERR_TAIL = 2000
