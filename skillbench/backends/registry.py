@@ -205,7 +205,9 @@ def get_judge(
     else:
         raise BackendError(f"backend {backend!r} has no trigger judge")
     judge: TriggerJudge = _construct(factory, model, options, model_param)
-    return judge
+    from skillbench.backends.placement import place_judge
+
+    return place_judge(judge, backend_spec(backend).sessions)  # on a cluster under --cluster
 
 
 def get_text_model(

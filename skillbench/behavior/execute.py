@@ -18,6 +18,7 @@ from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
+from skillbench.backends.placement import place_executor
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.executors import (
     Executor,
@@ -453,7 +454,7 @@ def run_cases(
     Blocking; safe inside a running Jupyter kernel.
     """
     from skillbench.aio import run_sync
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import backend_spec, resolve_backend_name
 
     folder = Path(skill_dir)
     check_folder_name(folder_name_of(folder), folder)
@@ -466,8 +467,9 @@ def run_cases(
     if name == "local" and executor is None:
         source = samples_source(folder, samples_dir)
         return replay_samples(workspace, tasks, source, batch, progress)
-    chosen = executor or make_executor(
-        name, model=model, timeout=timeout, workers=workers, max_copy=max_copy
+    chosen = executor or place_executor(
+        make_executor(name, model=model, timeout=timeout, workers=workers, max_copy=max_copy),
+        backend_spec(name).sessions,  # on a cluster under --cluster
     )
     started = time.monotonic()
     result = run_sync(

@@ -72,6 +72,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
@@ -86,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
     project = _project_options(args)
     catalog = common.catalog_dir(args.catalog)
     err = common.stderr_console()
-    with common.progress_bar(err, "agreement") as on_progress:
+    with (
+        common.cluster(args, args.backend_a, args.backend_b) as cluster,
+        common.progress_bar(err, "agreement") as on_progress,
+    ):
         report = run_agreement_sync(
             args.skill_dir,
             args.evals,
@@ -100,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             progress=on_progress,
             runs=args.runs,
             threshold=args.threshold,
-            workers=args.workers,
+            workers=args.workers if cluster is None else cluster.workers(args.workers),
             seed=args.seed,
             use_cache=not args.no_cache,
             cache_path=args.cache,

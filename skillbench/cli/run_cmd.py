@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,18 @@ def register(subparsers: Any) -> None:
     common.add_cache_options(p)
     common.add_cost_options(p)
     common.add_max_copy_option(p)
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
+    with contextlib.ExitStack() as stack:
+        return _run(args, stack)
+
+
+def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
+    """`run`, with `--cluster` (when given) entered on `stack` once the inputs are checked."""
     from skillbench.backends.budget import Budget
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import resolve_backend_name
@@ -104,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_OK
     elif args.dry_run:
         raise InputError("nothing to plan: write the eval cases first", path=evals_file)
+    cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
+    workers = args.workers if cluster is None else cluster.workers(args.workers)
     budget = Budget(cap)
     init = init_workspace(args.skill_dir, args.workspace, max_copy=args.max_copy)
     if evals is None:
@@ -133,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                 runs=args.runs,
                 backend=backend,
                 model=args.model,
-                workers=args.workers,
+                workers=workers,
                 timeout=args.timeout,
                 cache=cache,
                 samples_dir=args.samples,

@@ -85,6 +85,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     common.add_ci_options(p)
     common.add_cost_options(p)
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
@@ -118,14 +119,18 @@ def run(args: argparse.Namespace) -> int:
     if args.batch:
         _show_batch_progress()
     _show_batch_progress("skillbench.local")  # a large catalog's embedding progress
-    with common.progress_bar(err, "trigger eval") as on_progress:
+    sessions = "claude-code" if args.escalate else args.backend  # --escalate runs sessions
+    with (
+        common.cluster(args, args.backend, sessions) as cluster,
+        common.progress_bar(err, "trigger eval") as on_progress,
+    ):
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
             escalate=args.escalate,
             confidence=args.confidence,
             threshold=args.threshold,
-            workers=args.workers,
+            workers=args.workers if cluster is None else cluster.workers(args.workers or 1),
             timeout=args.timeout,
             progress=on_progress,
             max_cost=cap,

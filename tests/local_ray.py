@@ -1,0 +1,203 @@
+"""A real Ray cluster on this machine for tests and benchmarks: a head and worker nodes, each a
+`ray start --block` process in its own process group, nothing reaching past loopback.
+
+Network rule: `RAY_USAGE_STATS_ENABLED=0` and `--disable-usage-stats`, the dashboard off, the
+head's node IP 127.0.0.1. Ray 2.60 turns a *given* 127.0.0.1 into the address it finds by
+probing 8.8.8.8 (`resolve_ip_for_localhost`) unless `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`; the
+head runs with that. A worker node cannot (`ray start` refuses to join then), so it joins through
+127.0.0.2 — loopback, but not a name Ray rewrites — and takes the IP it reaches the head from:
+127.0.0.1. `connections()` lists every socket of every process of the cluster, so a test can
+check that none leads past loopback. Teardown kills the process groups this module started (by
+id, never by name) and waits until they are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RAY = str(Path(sys.executable).with_name("ray"))
+QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300"}
+LOOPBACK_HOSTS = ("127.", "::1", "::ffff:127.")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Node:
+    """One `ray start --block` process (its own process group)."""
+
+    name: str
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL the node's whole process group: raylet, workers, their sessions."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
+
+
+@dataclass
+class LocalCluster:
+    """A head (`nodes[0]`) and worker nodes; `address` is the GCS at 127.0.0.1."""
+
+    port: int
+    temp: Path
+    nodes: list[Node] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start_node(self, name: str, slots: int, env: dict[str, str], *, head: bool) -> Node:
+        args = [
+            RAY,
+            "start",
+            "--block",
+            "--disable-usage-stats",
+            "--num-cpus",
+            "1",
+            "--resources",
+            json.dumps({"agent_slot": slots}),
+            "--object-store-memory",
+            str(80 * 1024 * 1024),
+        ]
+        node_env = {**os.environ, **QUIET, **env}
+        node_env.pop("RAY_ADDRESS", None)
+        if head:
+            args += [
+                "--head",
+                "--node-ip-address",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--include-dashboard=false",
+                "--temp-dir",
+                str(self.temp),
+            ]
+            node_env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+        else:
+            args += ["--address", f"127.0.0.2:{self.port}"]
+        log = self.temp.parent / f"{self.temp.name}-{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                args, env=node_env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        node = Node(name, proc, log)
+        self.nodes.append(node)
+        return node
+
+    def pids(self) -> set[int]:
+        """Every live process in the nodes' process groups."""
+        import psutil
+
+        groups = {node.proc.pid for node in self.nodes}
+        found: set[int] = set()
+        for proc in psutil.process_iter(["pid"]):
+            with contextlib.suppress(psutil.Error, ProcessLookupError):
+                if os.getpgid(proc.pid) in groups:
+                    found.add(proc.pid)
+        return found
+
+    def connections(self) -> list[tuple[int, str]]:
+        """(pid, remote host) of every inet socket of the cluster's processes with a peer."""
+        import psutil
+
+        found: list[tuple[int, str]] = []
+        for pid in self.pids():
+            with contextlib.suppress(psutil.Error):
+                for conn in psutil.Process(pid).net_connections(kind="inet"):
+                    if conn.raddr:
+                        found.append((pid, conn.raddr.ip))
+        return found
+
+    def stop(self) -> None:
+        """Kill every node's process group (workers first) and wait until none is left."""
+        for node in reversed(self.nodes):
+            node.kill()
+        deadline = time.monotonic() + 30
+        while self.pids() and time.monotonic() < deadline:
+            for pid in self.pids():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.2)
+
+
+def non_loopback(connections: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The connections whose peer is not a loopback address."""
+    return [(pid, host) for pid, host in connections if not host.startswith(LOOPBACK_HOSTS)]
+
+
+def wait_for_nodes(address: str, count: int, timeout: float) -> None:
+    """Block until `count` nodes with agent slots are alive (the caller is `ray.init`-ed)."""
+    import ray
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = [n for n in ray.nodes() if n.get("Alive") and n["Resources"].get("agent_slot")]
+        if len(alive) >= count:
+            return
+        time.sleep(0.5)
+    raise TimeoutError(f"{count} Ray nodes not up at {address} within {timeout:.0f} s")
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"ray start exited: {log.read_text(errors='replace')[-3000:]}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return
+        time.sleep(0.3)
+    raise TimeoutError(f"no Ray head on port {port} within {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def local_cluster(
+    slots: tuple[int, ...], env: dict[str, dict[str, str]] | None = None, timeout: float = 300
+) -> Iterator[LocalCluster]:
+    """A head with `slots[0]` agent slots and one worker node per further entry; `env[name]`
+    adds variables to node `head`, `worker1`, …; the driver (this process) is connected."""
+    import ray
+    import ray._private.ray_constants as constants
+
+    temp = Path(tempfile.mkdtemp(prefix="sbr", dir="/tmp"))  # short: unix socket paths
+    cluster = LocalCluster(free_port(), temp)
+    env = env or {}
+    try:
+        head = cluster.start_node("head", slots[0], env.get("head", {}), head=True)
+        wait_for_port(cluster.port, head.proc, head.log, timeout)
+        for index, count in enumerate(slots[1:], start=1):
+            name = f"worker{index}"
+            cluster.start_node(name, count, env.get(name, {}), head=False)
+        os.environ.update(QUIET)
+        constants.ENABLE_RAY_CLUSTER = False  # the driver keeps 127.0.0.1 as given
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+        try:
+            wait_for_nodes(cluster.address, len(slots), timeout)
+        finally:
+            ray.shutdown()
+        yield cluster
+    finally:
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        cluster.stop()
+        import shutil
+
+        shutil.rmtree(temp, ignore_errors=True)
