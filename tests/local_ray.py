@@ -157,15 +157,38 @@ def wait_for_nodes(address: str, count: int, timeout: float) -> None:
     raise TimeoutError(f"{count} Ray nodes not up at {address} within {timeout:.0f} s")
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+def wait_for_started(node: Node, timeout: float) -> None:
+    """Block until `ray start` says the node runs (its log), watching the file rather than
+    asking Ray, which would compete for the CPU of a small machine."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"ray start exited: {log.read_text(errors='replace')[-3000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+    while "Ray runtime started" not in node.log.read_text(errors="replace"):
+        if node.proc.poll() is not None:
+            raise RuntimeError(
+                f"ray start ({node.name}) exited: {node.log.read_text(errors='replace')[-3000:]}"
+            )
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Ray node {node.name} not up within {timeout:.0f} s")
+        time.sleep(0.5)
+
+
+def connect(cluster: LocalCluster, timeout: float) -> None:
+    """`ray.init` this process once the head's raylet has registered (the GCS answers first)."""
+    import ray
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
             return
-        time.sleep(0.3)
-    raise TimeoutError(f"no Ray head on port {port} within {timeout:.0f} s")
+        except ConnectionError:
+            head = cluster.nodes[0]
+            if head.proc.poll() is not None:
+                raise RuntimeError(
+                    f"the Ray head exited: {head.log.read_text(errors='replace')[-3000:]}"
+                ) from None
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
 
 
 @contextlib.contextmanager
@@ -182,13 +205,15 @@ def local_cluster(
     env = env or {}
     try:
         head = cluster.start_node("head", slots[0], env.get("head", {}), head=True)
-        wait_for_port(cluster.port, head.proc, head.log, timeout)
-        for index, count in enumerate(slots[1:], start=1):
+        wait_for_started(head, timeout)
+        for index, count in enumerate(slots[1:], start=1):  # one at a time: a 2-core machine
             name = f"worker{index}"
-            cluster.start_node(name, count, env.get(name, {}), head=False)
+            wait_for_started(
+                cluster.start_node(name, count, env.get(name, {}), head=False), timeout
+            )
         os.environ.update(QUIET)
         constants.ENABLE_RAY_CLUSTER = False  # the driver keeps 127.0.0.1 as given
-        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+        connect(cluster, timeout)
         try:
             wait_for_nodes(cluster.address, len(slots), timeout)
         finally:
@@ -201,3 +226,5 @@ def local_cluster(
         import shutil
 
         shutil.rmtree(temp, ignore_errors=True)
+        for node in cluster.nodes:
+            node.log.unlink(missing_ok=True)
