@@ -60,9 +60,7 @@ def make_skill(root: Path) -> Path:
     return skill
 
 
-def drive(
-    root: Path, address: str, api_url: str, runs: int, kill: Any = None
-) -> dict[str, Any]:
+def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -> dict[str, Any]:
     """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled."""
     root.mkdir()
     skill = make_skill(root)
@@ -87,6 +85,7 @@ def drive(
     )
     workspace = root / "paced-workspace"
     if kill is not None:
+
         def watch() -> None:
             while proc.poll() is None:
                 if kill(len(list(workspace.glob("runs/*/*/run-*/run.json")))):
@@ -157,7 +156,9 @@ def main() -> int:
                 before = len(list(record.glob("call-*.json")))
                 killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
                 figures["killed"] = killed
-                figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
+                figures["sessions_started_killed_run"] = (
+                    len(list(record.glob("call-*.json"))) - before
+                )
                 figures["api_peak_killed"] = api.peak
                 figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
     clean_span = figures["clean"]["span_s"]

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RAY = str(Path(sys.executable).with_name("ray"))
-QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "300"}
+QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "120"}
 LOOPBACK_HOSTS = ("127.", "::1", "::ffff:127.")
+STARTS = 3
 
 
 def free_port() -> int:
@@ -78,6 +79,12 @@ class LocalCluster:
             "--object-store-memory",
             str(80 * 1024 * 1024),
         ]
+        # the agents' ports given: the raylet then waits (a fixed 15 s in Ray 2.60) only for
+        # the dashboard agent's listen port, not for three port files
+        args += ["--dashboard-agent-grpc-port", str(free_port())]
+        args += ["--runtime-env-agent-port", str(free_port())]
+        args += ["--metrics-export-port", str(free_port())]
+        args += ["--dashboard-agent-listen-port", str(free_port())]
         node_env = {**os.environ, **QUIET, **env}
         node_env.pop("RAY_ADDRESS", None)
         if head:
@@ -157,11 +164,26 @@ def wait_for_nodes(address: str, count: int, timeout: float) -> None:
     raise TimeoutError(f"{count} Ray nodes not up at {address} within {timeout:.0f} s")
 
 
+def gave_up(node: Node, since: float) -> bool:
+    """Whether a raylet log written since `since` says it gave up waiting for an agent."""
+    logs = node.log.parent.glob(
+        f"{node.log.name.rsplit('-', 1)[0]}/session_latest/logs/raylet*.out"
+    )
+    return any(
+        log.stat().st_mtime >= since
+        and "Timed out waiting for file" in log.read_text(errors="replace")
+        for log in logs
+    )
+
+
 def wait_for_started(node: Node, timeout: float) -> None:
     """Block until `ray start` says the node runs (its log), watching the file rather than
     asking Ray, which would compete for the CPU of a small machine."""
     deadline = time.monotonic() + timeout
+    started = time.time()
     while "Ray runtime started" not in node.log.read_text(errors="replace"):
+        if gave_up(node, started):
+            raise RuntimeError(f"the raylet of {node.name} gave up on its dashboard agent")
         if node.proc.poll() is not None:
             raise RuntimeError(
                 f"ray start ({node.name}) exited: {node.log.read_text(errors='replace')[-3000:]}"
@@ -169,6 +191,24 @@ def wait_for_started(node: Node, timeout: float) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"Ray node {node.name} not up within {timeout:.0f} s")
         time.sleep(0.5)
+
+
+def start_with_retries(
+    cluster: LocalCluster, name: str, slots: int, env: dict[str, str], timeout: float
+) -> None:
+    """Start node `name`, again (up to `STARTS` times) when its raylet gave up on its dashboard
+    agent: Ray 2.60's raylet waits a fixed 15 s for the agent's port file, and on a loaded
+    2-core machine the agent's Python start can take longer."""
+    for attempt in range(1, STARTS + 1):
+        node = cluster.start_node(name, slots, env, head=name == "head")
+        try:
+            wait_for_started(node, timeout)
+            return
+        except RuntimeError:
+            cluster.nodes.remove(node)
+            node.kill()
+            if attempt == STARTS:
+                raise
 
 
 def connect(cluster: LocalCluster, timeout: float) -> None:
@@ -204,13 +244,9 @@ def local_cluster(
     cluster = LocalCluster(free_port(), temp)
     env = env or {}
     try:
-        head = cluster.start_node("head", slots[0], env.get("head", {}), head=True)
-        wait_for_started(head, timeout)
-        for index, count in enumerate(slots[1:], start=1):  # one at a time: a 2-core machine
-            name = f"worker{index}"
-            wait_for_started(
-                cluster.start_node(name, count, env.get(name, {}), head=False), timeout
-            )
+        for index, count in enumerate(slots):  # one at a time: a 2-core machine
+            name = "head" if index == 0 else f"worker{index}"
+            start_with_retries(cluster, name, count, env.get(name, {}), timeout)
         os.environ.update(QUIET)
         constants.ENABLE_RAY_CLUSTER = False  # the driver keeps 127.0.0.1 as given
         connect(cluster, timeout)

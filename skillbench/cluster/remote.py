@@ -44,12 +44,12 @@ def _node_scratch() -> Path:
 
 
 def _node_label() -> str:
-    try:
-        import ray
+    """`node <id>` inside a Ray task (never an IP lookup: Ray's probes an outside address)."""
+    import ray
 
-        return str(ray.util.get_node_ip_address())
-    except Exception:  # pragma: no cover - outside Ray
-        return "this node"
+    if ray.is_initialized():
+        return f"node {ray.get_runtime_context().get_node_id()[:12]}"
+    return "this node"
 
 
 def node_runner(runner: Any, driver_version: str) -> Any:
@@ -66,7 +66,7 @@ def node_runner(runner: Any, driver_version: str) -> Any:
             binary = resolve_claude_bin()
         except BackendError:
             raise NodeSetupError(
-                f"node {_node_label()} has no claude CLI: run `make claude` there "
+                f"{_node_label()} has no claude CLI: run `make claude` there "
                 "(the pinned CLI under .tools/) or set SKILLBENCH_CLAUDE_BIN"
             ) from None
     local.claude_bin = binary
@@ -76,11 +76,11 @@ def node_runner(runner: Any, driver_version: str) -> Any:
         try:
             _node_cli[key] = local.version()
         except (BackendError, subprocess.SubprocessError) as exc:
-            raise NodeSetupError(f"node {_node_label()}: {exc}; run `make claude` there") from None
+            raise NodeSetupError(f"{_node_label()}: {exc}; run `make claude` there") from None
     local._version = _node_cli[key]
     if local._version != driver_version:
         raise NodeSetupError(
-            f"node {_node_label()} has claude CLI {local._version}, the driver {driver_version}: "
+            f"{_node_label()} has claude CLI {local._version}, the driver {driver_version}: "
             "run `make claude` there (the pinned version)"
         )
     return local

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cluster_fakes import MockMessagesAPI
@@ -264,3 +265,113 @@ def test_slots_follow_memory_and_cores() -> None:
     assert suggested_slots(8.0, 2) == 4  # two per core
     assert suggested_slots(8.0, 16) == 13  # one per 0.5 GB
     assert suggested_slots(0.5, 1) == 1
+
+
+# -- a node's CLI ---------------------------------------------------------------------------------
+
+
+def test_a_node_without_the_cli_or_with_another_version_fails_naming_make_claude(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.backends.claude_cli import session
+    from skillbench.behavior.executors import ClaudeCodeExecutor
+    from skillbench.cluster import remote
+    from skillbench.errors import BackendError
+
+    fake = ROOT / "tests" / "fake_claude_agent" / "claude"
+    runner = ClaudeCodeExecutor(claude_bin=fake)
+    assert remote.node_runner(runner, runner.version()).claude_bin == fake
+    with pytest.raises(
+        remote.NodeSetupError, match=r"has claude CLI 2\.1\.197.*the driver 9\.9\.9.*make claude"
+    ):
+        remote.node_runner(runner, "9.9.9")
+    runner.claude_bin = tmp_path / "gone" / "claude"  # the driver's path, absent on the node
+
+    def none(*_: object) -> Path:
+        raise BackendError("claude CLI not found")
+
+    monkeypatch.setattr(session, "resolve_claude_bin", none)
+    with pytest.raises(remote.NodeSetupError) as caught:
+        remote.node_runner(runner, runner.version())
+    assert str(caught.value).count("\n") == 0 and "run `make claude` there" in str(caught.value)
+
+
+# -- the placement seam ---------------------------------------------------------------------------
+
+
+class Wrapped:
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+
+class RecordingPlacer:
+    def judge(self, judge: object) -> object:
+        return Wrapped(judge)
+
+    def executor(self, executor: object) -> object:
+        return Wrapped(executor)
+
+
+def test_only_session_backends_are_placed_and_only_inside_the_block() -> None:
+    from skillbench.backends import placement
+    from skillbench.backends.registry import get_judge
+    from skillbench.behavior.executors import ClaudeCodeExecutor
+
+    fake = ROOT / "tests" / "fake_claude_agent" / "claude"
+    assert not isinstance(get_judge("claude-code", claude_bin=fake), Wrapped)
+    with placement.placed(RecordingPlacer()):
+        assert isinstance(get_judge("claude-code", claude_bin=fake), Wrapped)
+        assert not isinstance(get_judge("lexical"), Wrapped)
+        executor = ClaudeCodeExecutor(claude_bin=fake)
+        assert isinstance(placement.place_executor(executor, True), Wrapped)
+        assert placement.place_executor(executor, False) is executor
+    assert placement.active() is None
+
+
+class Counting:
+    """An executor wrapper (what a placer returns) counting the runs it made."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.model, self.runs = inner, inner.name, inner.model, 0
+
+    def identity(self) -> dict[str, Any]:
+        return self.inner.identity()
+
+    async def execute(self, task: Any) -> Any:
+        self.runs += 1
+        return await self.inner.execute(task)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_run_cases_hands_a_session_backends_executor_to_the_placer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.backends import placement
+    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+
+    skill = make_skill(tmp_path)
+    monkeypatch.setenv(
+        "SKILLBENCH_CLAUDE_BIN", str(ROOT / "tests" / "fake_claude_agent" / "claude")
+    )
+    monkeypatch.setenv("FAKE_AGENT_SKILL", "*")
+    made: list[Counting] = []
+
+    class Placer:
+        def judge(self, judge: object) -> object:
+            return judge
+
+        def executor(self, executor: Any) -> Any:
+            made.append(Counting(executor))
+            return made[-1]
+
+    init_workspace(skill)
+    workspace = Workspace.for_skill(skill)
+    with placement.placed(Placer()):
+        batch = run_cases(
+            workspace, read_evals(evals_path(skill)), skill_dir=skill, runs=2, backend="claude-code"
+        )
+    assert len(made) == 1 and made[0].runs == 4 == len(batch)
+    assert all(r.status == "ok" for r in batch)
