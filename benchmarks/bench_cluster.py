@@ -136,31 +136,31 @@ def main() -> int:
     figures: dict[str, Any] = {"sessions": 2 * runs, "slots": 2 * SLOTS, "calls_limit": CALLS}
     ideal = 2 * runs / (2 * SLOTS) * SESSION_SECONDS
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="sb-bench-cluster-") as tmp:
-        with MockMessagesAPI(delay=0.05) as api:
-            env = {"head": node_env, "worker1": node_env}
-            with local_cluster((SLOTS, SLOTS), env) as cluster:
-                figures["cluster_start_s"] = round(time.monotonic() - started, 1)
-                clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs)
-                figures["clean"] = clean
-                figures["api_peak_clean"] = api.peak
-                api.peak = 0
-                total = 2 * runs
+    env = {"head": node_env, "worker1": node_env}
+    with (
+        tempfile.TemporaryDirectory(prefix="sb-bench-cluster-") as tmp,
+        MockMessagesAPI(delay=0.05) as api,
+        local_cluster((SLOTS, SLOTS), env) as cluster,
+    ):
+        figures["cluster_start_s"] = round(time.monotonic() - started, 1)
+        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs)
+        figures["clean"] = clean
+        figures["api_peak_clean"] = api.peak
+        api.peak = 0
+        total = 2 * runs
 
-                def kill(written: int) -> bool:
-                    if written >= total // 2:
-                        cluster.nodes[1].kill()
-                        return True
-                    return False
+        def kill(written: int) -> bool:
+            if written >= total // 2:
+                cluster.nodes[1].kill()
+                return True
+            return False
 
-                before = len(list(record.glob("call-*.json")))
-                killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
-                figures["killed"] = killed
-                figures["sessions_started_killed_run"] = (
-                    len(list(record.glob("call-*.json"))) - before
-                )
-                figures["api_peak_killed"] = api.peak
-                figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
+        before = len(list(record.glob("call-*.json")))
+        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
+        figures["killed"] = killed
+        figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
+        figures["api_peak_killed"] = api.peak
+        figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
     clean_span = figures["clean"]["span_s"]
     figures["ideal_s"] = ideal
     figures["span_over_ideal"] = round(clean_span / ideal, 3) if clean_span else None

@@ -27,7 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RAY = str(Path(sys.executable).with_name("ray"))
-QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_raylet_start_wait_time_s": "120"}
+QUIET = {
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "RAY_raylet_start_wait_time_s": "120",
+    "RAY_worker_register_timeout_seconds": "300",  # a worker process starts slowly on 2 cores
+}
 LOOPBACK_HOSTS = ("127.", "::1", "::ffff:127.")
 STARTS = 3
 
