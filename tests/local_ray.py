@@ -89,6 +89,8 @@ class LocalCluster:
         args += ["--runtime-env-agent-port", str(free_port())]
         args += ["--metrics-export-port", str(free_port())]
         args += ["--dashboard-agent-listen-port", str(free_port())]
+        # fewer Python processes starting beside the agent: no log monitor, no autoscaler
+        args += ["--include-log-monitor=false", "--no-monitor"]
         node_env = {**os.environ, **QUIET, **env}
         node_env.pop("RAY_ADDRESS", None)
         if head:
@@ -211,6 +213,7 @@ def start_with_retries(
         except RuntimeError:
             cluster.nodes.remove(node)
             node.kill()
+            node.log.unlink(missing_ok=True)
             if attempt == STARTS:
                 raise
 
