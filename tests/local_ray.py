@@ -1,13 +1,13 @@
 """A real Ray cluster on this machine for tests and benchmarks: a head and worker nodes, each a
 `ray start --block` process in its own process group, nothing reaching past loopback.
 
-Network rule: `RAY_USAGE_STATS_ENABLED=0` and `--disable-usage-stats`, the dashboard off, the
-head's node IP 127.0.0.1. Ray 2.60 turns a *given* 127.0.0.1 into the address it finds by
-probing 8.8.8.8 (`resolve_ip_for_localhost`) unless `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`; the
-head runs with that. A worker node cannot (`ray start` refuses to join then), so it joins through
-127.0.0.2 — loopback, but not a name Ray rewrites — and takes the IP it reaches the head from:
-127.0.0.1. `connections()` lists every socket of every process of the cluster, so a test can
-check that none leads past loopback. Teardown kills the process groups this module started (by
+Network rule: `RAY_USAGE_STATS_ENABLED=0` and `--disable-usage-stats`, the dashboard off, every
+node's IP 127.0.0.1 (`--node-ip-address`). Ray 2.60 turns a *given* 127.0.0.1 into the address
+it finds by probing 8.8.8.8 (`resolve_ip_for_localhost`) unless
+`RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`, which the head runs with; `ray start` refuses to start a
+worker node so, so each node's `ray start` runs with Ray's address lookup pinned to 127.0.0.1
+(`LOOPBACK_START`). `connections()` lists every socket of every process of the cluster, so a
+test can check that none leads past loopback. Teardown kills the process groups this module started (by
 id, never by name) and waits until they are gone.
 """
 
@@ -26,7 +26,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RAY = str(Path(sys.executable).with_name("ray"))
+# `ray start`, with this machine's address pinned to 127.0.0.1: Ray 2.60 turns a given
+# 127.0.0.1 (the head's address, --node-ip-address) into the address it finds by probing an
+# outside one (8.8.8.8, `services.get_node_ip_address`) whenever multi-node clusters are on
+LOOPBACK_START = (
+    "import sys, ray._private.services as s\n"
+    "s.get_node_ip_address = lambda address=None: '127.0.0.1'\n"
+    "from ray.scripts.scripts import main\n"
+    "sys.argv[0] = 'ray'\n"
+    "sys.exit(main())\n"
+)
 QUIET = {
     "RAY_USAGE_STATS_ENABLED": "0",
     "RAY_raylet_start_wait_time_s": "120",
@@ -72,7 +81,9 @@ class LocalCluster:
 
     def start_node(self, name: str, slots: int, env: dict[str, str], *, head: bool) -> Node:
         args = [
-            RAY,
+            sys.executable,
+            "-c",
+            LOOPBACK_START,
             "start",
             "--block",
             "--disable-usage-stats",
@@ -106,7 +117,7 @@ class LocalCluster:
             ]
             node_env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
         else:
-            args += ["--address", f"127.0.0.2:{self.port}"]
+            args += ["--address", self.address, "--node-ip-address", "127.0.0.1"]
         log = self.temp.parent / f"{self.temp.name}-{name}.log"
         with log.open("wb") as out:
             proc = subprocess.Popen(
@@ -170,6 +181,28 @@ def wait_for_nodes(address: str, count: int, timeout: float) -> None:
     raise TimeoutError(f"{count} Ray nodes not up at {address} within {timeout:.0f} s")
 
 
+def announce_agent(node: Node, done: set[str]) -> None:
+    """Write, for each raylet of `node`, the port file its dashboard agent writes once up, with
+    the value a minimal install's agent writes (-1: no HTTP service). Ray 2.60's raylet waits a
+    fixed 15 s for that file (node_manager.cc, `WaitForPersistedPort`) and then aborts; on a
+    loaded 2-core machine the agent's Python start takes longer. The other agent ports are given
+    on the command line, so the raylet waits for no other file; the agent, once up, writes the
+    same file again."""
+    import psutil
+    from ray._raylet import DASHBOARD_AGENT_LISTEN_PORT_NAME, persist_port
+
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            argv = proc.info["cmdline"] or []
+            if not argv or not argv[0].endswith("/raylet") or os.getpgid(proc.pid) != node.proc.pid:
+                continue
+            flags = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
+            node_id, session = flags.get("node_id"), flags.get("session_dir")
+            if node_id and session and node_id not in done:
+                persist_port(session, node_id, DASHBOARD_AGENT_LISTEN_PORT_NAME, -1)
+                done.add(node_id)
+
+
 def gave_up(node: Node, since: float) -> bool:
     """Whether a raylet log written since `since` says it gave up waiting for an agent."""
     logs = node.log.parent.glob(
@@ -187,7 +220,9 @@ def wait_for_started(node: Node, timeout: float) -> None:
     asking Ray, which would compete for the CPU of a small machine."""
     deadline = time.monotonic() + timeout
     started = time.time()
+    announced: set[str] = set()
     while "Ray runtime started" not in node.log.read_text(errors="replace"):
+        announce_agent(node, announced)
         if gave_up(node, started):
             raise RuntimeError(f"the raylet of {node.name} gave up on its dashboard agent")
         if node.proc.poll() is not None:
@@ -196,7 +231,7 @@ def wait_for_started(node: Node, timeout: float) -> None:
             )
         if time.monotonic() > deadline:
             raise TimeoutError(f"Ray node {node.name} not up within {timeout:.0f} s")
-        time.sleep(0.5)
+        time.sleep(0.2)
 
 
 def start_with_retries(
