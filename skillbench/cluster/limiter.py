@@ -115,6 +115,17 @@ class LimiterActor(SharedLimiter):
             self._watch = asyncio.get_running_loop().create_task(self._reclaim_loop())
         return await super().acquire(node)
 
+    # every method a coroutine: Ray runs them all on the actor's one event loop, the only
+    # thread that may touch the limiter's futures
+
+    async def release(self, lease: int, status: int, headers: Mapping[str, str]) -> None:  # type: ignore[override]
+        """As `SharedLimiter.release`, on the actor's event loop."""
+        super().release(lease, status, headers)
+
+    async def stats(self) -> dict[str, Any]:  # type: ignore[override]
+        """As `SharedLimiter.stats`, on the actor's event loop."""
+        return super().stats()
+
     async def _reclaim_loop(self) -> None:
         while True:
             await asyncio.sleep(self.period)

@@ -31,6 +31,11 @@ _node_cli: dict[str, str] = {}
 _scratch: list[Path] = []
 
 
+class ProxyLost(RuntimeError):
+    """The node's proxy died during the session (its node is going down): Ray retries the task
+    (`retry_exceptions`), on a node still alive."""
+
+
 class NodeSetupError(BackendError):
     """A node cannot run sessions (no pinned CLI, another CLI version): one line naming the fix."""
 
@@ -133,7 +138,16 @@ def run_session(
             await local.aclose()
 
     result = asyncio.run(go())
+    if _failed(result):
+        try:  # a session that failed because its node is dying is not the session's failure
+            ray.get(proxy.url.remote(), timeout=30)
+        except Exception:
+            raise ProxyLost(f"the proxy of node {node[:12]} died during the session") from None
     return result, list(getattr(local, "notes", []))
+
+
+def _failed(result: Any) -> bool:
+    return getattr(result, "status", None) == "error" or bool(getattr(result, "error", None))
 
 
 def _one_line(exc: BaseException) -> str:
@@ -172,7 +186,7 @@ class _Remote:
                 num_cpus=0,
                 resources={SLOT: 1},
                 max_retries=MAX_RETRIES,
-                retry_exceptions=False,
+                retry_exceptions=[ProxyLost],  # and a dead node; a session's own error is a result
             )
         ref = self._task.remote(kind, self._ref, self._version, call, shipped, self.cluster.place)
         self.cluster.submitted += 1
