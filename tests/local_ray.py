@@ -7,7 +7,7 @@ it finds by probing 8.8.8.8 (`resolve_ip_for_localhost`) unless
 `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`, which the head runs with; `ray start` refuses to start a
 worker node so, so each node's `ray start` runs with Ray's address lookup pinned to 127.0.0.1
 (`LOOPBACK_START`). `connections()` lists every socket of every process of the cluster, so a
-test can check that none leads past loopback. Teardown kills the process groups this module started (by
+test can check that none leads past loopback. Teardown kills the processes of the sessions this module started (by
 id, never by name) and waits until they are gone.
 """
 
@@ -51,6 +51,18 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def session_pids(sessions: set[int]) -> set[int]:
+    """Every live process (zombies left out) in one of `sessions`."""
+    import psutil
+
+    found: set[int] = set()
+    for proc in psutil.process_iter(["pid", "status"]):
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if proc.info["status"] != psutil.STATUS_ZOMBIE and os.getsid(proc.pid) in sessions:
+                found.add(proc.pid)
+    return found
+
+
 @dataclass
 class Node:
     """One `ray start --block` process (its own process group)."""
@@ -60,9 +72,12 @@ class Node:
     log: Path
 
     def kill(self) -> None:
-        """SIGKILL the node's whole process group: raylet, workers, their sessions."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGKILL every process of the node at once: its session (`ray start` was started in
+        a new one; Ray puts each worker process in a process group of its own, in the same
+        session). The agent sessions a worker started die with it (`PR_SET_PDEATHSIG`)."""
+        for pid in session_pids({self.proc.pid}):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
 
@@ -128,16 +143,8 @@ class LocalCluster:
         return node
 
     def pids(self) -> set[int]:
-        """Every live process in the nodes' process groups."""
-        import psutil
-
-        groups = {node.proc.pid for node in self.nodes}
-        found: set[int] = set()
-        for proc in psutil.process_iter(["pid"]):
-            with contextlib.suppress(psutil.Error, ProcessLookupError):
-                if os.getpgid(proc.pid) in groups:
-                    found.add(proc.pid)
-        return found
+        """Every live process of the nodes (their sessions)."""
+        return session_pids({node.proc.pid for node in self.nodes})
 
     def connections(self) -> list[tuple[int, str]]:
         """(pid, remote host) of every inet socket of the cluster's processes with a peer."""
@@ -194,7 +201,7 @@ def announce_agent(node: Node, done: set[str]) -> None:
     for proc in psutil.process_iter(["pid", "cmdline"]):
         with contextlib.suppress(psutil.Error, ProcessLookupError):
             argv = proc.info["cmdline"] or []
-            if not argv or not argv[0].endswith("/raylet") or os.getpgid(proc.pid) != node.proc.pid:
+            if not argv or not argv[0].endswith("/raylet") or os.getsid(proc.pid) != node.proc.pid:
                 continue
             flags = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--") and "=" in a)
             node_id, session = flags.get("node_id"), flags.get("session_dir")
