@@ -183,10 +183,15 @@ def _show_batch_progress(logger: str = "skillbench.replay") -> None:
     (`skillbench.local`) the local backend's embedding of a large catalog."""
     import logging
 
+    from skillbench.cli.logs import RedactingFilter, verbose_configured
+
+    if verbose_configured():  # -v shows these lines (and more) already
+        return
     log = logging.getLogger(logger)
     if not log.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.addFilter(RedactingFilter())
         log.addHandler(handler)
     log.setLevel(logging.INFO)
 

@@ -9,6 +9,7 @@ and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialR
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -96,6 +97,7 @@ PROXY_NOTE = (
     "approximate how Claude would route these queries"
 )
 T = TypeVar("T")
+LOG = logging.getLogger(__name__)
 
 
 class SkillLike(Protocol):
@@ -156,6 +158,14 @@ async def run_trigger_eval(
     warm_up = getattr(_innermost(judge), "warm_up", None)
     if callable(warm_up):  # e.g. the SDK import: not part of the measured wall time
         warm_up()
+    LOG.info(
+        "trigger eval of %s: %d queries, runs %s, %d workers, judge %s",
+        skill_name,
+        len(items),
+        runs,
+        workers,
+        getattr(judge, "name", type(judge).__name__),
+    )
     started = time.perf_counter()
     pending = list(tallies)
     refused = 0
@@ -170,6 +180,7 @@ async def run_trigger_eval(
         if not wave:
             break
         requests = [request for _, request in wave]
+        LOG.debug("trigger eval of %s: a wave of %d runs", skill_name, len(requests))
         with heap_frozen():  # no full collection of the SDK's objects stalls calls in flight
             outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
         for (tally, _), outcome in zip(wave, outcomes, strict=True):
