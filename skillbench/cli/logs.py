@@ -51,7 +51,8 @@ def add_verbose_option(parser: argparse.ArgumentParser) -> None:
             action="count",
             default=argparse.SUPPRESS,
             help="show the log on stderr: -v info lines, -vv debug lines (replay captures, "
-            "call-cache keys, limiter decisions, batch polling); secrets are redacted (e.g. -vv)",
+            "call-cache keys, limiter decisions, batch polling); secrets are redacted (default: "
+            "warnings only; e.g. -vv)",
         )
 
 
