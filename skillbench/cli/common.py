@@ -285,14 +285,14 @@ def check_harness(
     its replay harness's): refuse them anywhere else."""
     if harness is None and not cache_before_query:
         return
-    from skillbench.backends.registry import resolve_backend_name, resolve_harness
+    from skillbench.backends.registry import backend_spec, resolve_harness
     from skillbench.errors import InputError
 
     flag = "--harness" if harness is not None else "--cache-before-query"
-    name = resolve_backend_name(backend)
-    if name != "anthropic":
+    spec = backend_spec(backend)
+    if not spec.harnesses:  # the backends with trigger harnesses to choose from (anthropic)
         raise InputError(
-            f"applies to --backend anthropic only (the backend is {name!r})", path=flag
+            f"applies to --backend anthropic only (the backend is {spec.name!r})", path=flag
         )
     if cache_before_query and resolve_harness(harness) != "replay":
         raise InputError(
