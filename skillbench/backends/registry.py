@@ -142,6 +142,12 @@ def resolve_harness(harness: str | None, backend: str | None = None) -> str:
     return chosen
 
 
+def harness_names() -> tuple[str, ...]:
+    """Every trigger harness any backend has (the `--harness` choices), in spec order."""
+    names = [h for spec in all_specs().values() for h in spec.harnesses]
+    return tuple(dict.fromkeys(names))
+
+
 def _harness_spec() -> BackendSpec:
     for spec in all_specs().values():
         if spec.harnesses:
