@@ -221,7 +221,8 @@ def check_run_inputs(
     """Every input of a `run` checked BEFORE anything is created (the CLI calls it before
     initialising the workspace): run count, configuration names, each case's input files and
     machine checks, the snapshots `v<N>` configurations need (only v0 exists before `init`) and,
-    for a backend replaying samples (`local`), the recorded samples. InputError names the file and the field."""
+    for a backend replaying samples (`local`), the recorded samples. InputError names the file
+    and the field."""
     from skillbench.behavior.records import expectation_checks
 
     folder = Path(skill_dir)

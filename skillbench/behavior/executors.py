@@ -1,12 +1,15 @@
 """Executors: run one case prompt once, with a skill or without, as the backend's spec says
 (`make_executor`).
 
-- `ClaudeCodeExecutor` (a spec's `claude-session` executor, built on the public
-  `backends.claude_cli.session.ClaudeRunner`): a real agentic `claude` session in an isolated temporary project with
-  the skill folder installed at `.claude/skills/<folder name>/` (nothing for a baseline); the raw
-  stream is kept, files the agent created are collected, metrics come from the stream events.
-- `TextModelExecutor` (a spec's `conversation` executor, e.g. the `anthropic` backend): one conversation, the skill's SKILL.md in the
-  system prompt (none for a baseline), no tools; the reply is saved as `outputs/response.md`.
+- `ClaudeCodeExecutor` (a spec's `claude-session` executor, built on the public runner
+  `backends.claude_cli.session.ClaudeRunner`): a real agentic `claude` session in an isolated
+  temporary project with the skill folder installed at `.claude/skills/<folder name>/` (nothing
+  for a baseline); the raw stream is kept, files the agent created are collected, metrics come
+  from the stream events.
+- `TextModelExecutor` (a spec's `conversation` executor: the `anthropic` backend): one
+  conversation, the skill's SKILL.md in the system prompt (none for a baseline), no tools; the
+  reply is saved as `outputs/response.md`.
+- A plugin's spec may name its own factory (`ExecutorFactory`).
 
 Output files pass the redactor before they are cached or written (`run_files.scrub_outputs`).
 """
