@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from skillbench.backends import registry
-from skillbench.backends.spec import BACKEND_ENTRY_POINTS, entry_point_specs
+from skillbench.backends.spec import BACKEND_ENTRY_POINTS, BackendSpec, entry_point_specs
 from skillbench.cli import main
+from skillbench.errors import BackendError
 
 TOY = Path(__file__).resolve().parent / "toy_backend"
 DESCRIPTION = "Tidies messy exports. Use when a user hands over a file to clean"
@@ -24,10 +25,12 @@ POSITIVE = ["clean", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "g
 NEGATIVE = ["weather", "poems", "taxes", "recipes", "football", "music", "travel", "gardens"]
 
 
-def install_toy(site: Path) -> None:
-    """Write the toy's dist-info (METADATA, and entry_points.txt from its pyproject.toml) in
-    `site`, as pip would."""
+def install_toy(site: Path, points: dict[str, str] | None = None) -> None:
+    """Write the toy's dist-info (METADATA, and entry_points.txt from its pyproject.toml, or
+    `points`) in `site`, as pip would."""
     project = tomllib.loads((TOY / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    if points is not None:
+        project["entry-points"] = {BACKEND_ENTRY_POINTS: points}
     info = site / f"toy_backend-{project['version']}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(
@@ -140,3 +143,31 @@ def test_trigger_improve_and_run_go_through_the_toy(toy: str, tmp_path: Path) ->
     baseline = workspace / "runs" / "baseline" / "sort-out" / "run-1" / "outputs"
     assert "using skill tidy" in (with_skill / "answer.md").read_text(encoding="utf-8")
     assert "no skill" in (baseline / "answer.md").read_text(encoding="utf-8")
+
+
+def test_a_broken_plugin_is_named_in_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "broken-site"
+    install_toy(site, {"broken": "toy_backend.no_such_module:SPEC"})
+    sys.path[:0] = [str(site), str(TOY)]
+    entry_point_specs.cache_clear()
+    try:
+        with pytest.raises(BackendError, match=r"entry point 'broken' .* cannot be loaded"):
+            registry.available_backends()
+        skill, evals = make_skill(tmp_path)
+        assert main(["trigger", str(skill), "--evals", str(evals), "--backend", "local"]) == 2
+        assert "'broken'" in capsys.readouterr().err  # one line naming it, no traceback
+    finally:
+        sys.path.remove(str(site))
+        sys.path.remove(str(TOY))
+        sys.modules.pop("toy_backend", None)
+        entry_point_specs.cache_clear()
+    assert "toy" not in registry.available_backends()
+
+
+def test_a_spec_that_cannot_work_is_refused_when_made() -> None:
+    with pytest.raises(ValueError, match="default_harness"):
+        BackendSpec(name="x", summary="", harnesses={"a": "m:f"}, default_harness="b")
+    with pytest.raises(ValueError, match="neither one of"):
+        BackendSpec(name="x", summary="", executor="agentic")

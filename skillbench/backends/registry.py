@@ -81,16 +81,25 @@ def known_spec(name: str | None) -> BackendSpec | None:
     return all_specs().get(_normal(name)) if name else None
 
 
+def _specs_for_help() -> list[BackendSpec]:
+    """The specs, for help texts: none when a plugin is broken (building the parser must not
+    fail; the command itself then names the plugin, exit 2)."""
+    try:
+        return list(all_specs().values())
+    except BackendError:
+        return []
+
+
 def backend_choices() -> str:
     """The `--backend` help: every backend, the default first, and the variable."""
-    names = [DEFAULT_BACKEND, *(n for n in available_backends() if n != DEFAULT_BACKEND)]
-    return f"{names[0]} (default), {', '.join(names[1:])}; or ${BACKEND_ENV}"
+    others = sorted(s.name for s in _specs_for_help() if s.name != DEFAULT_BACKEND)
+    return f"{', '.join([f'{DEFAULT_BACKEND} (default)', *others])}; or ${BACKEND_ENV}"
 
 
 def workers_help() -> str:
     """The `--workers` help: each backend's default, from the specs."""
-    defaults = ", ".join(f"{s.name} {s.default_workers}" for s in all_specs().values())
-    return f"calls in flight (default per backend: {defaults})"
+    defaults = ", ".join(f"{s.name} {s.default_workers}" for s in _specs_for_help())
+    return f"calls in flight (default per backend: {defaults or 'its own'})"
 
 
 def default_workers(name: str | None = None) -> int:
@@ -144,7 +153,7 @@ def resolve_harness(harness: str | None, backend: str | None = None) -> str:
 
 def harness_names() -> tuple[str, ...]:
     """Every trigger harness any backend has (the `--harness` choices), in spec order."""
-    names = [h for spec in all_specs().values() for h in spec.harnesses]
+    names = [h for spec in _specs_for_help() for h in spec.harnesses]
     return tuple(dict.fromkeys(names))
 
 

@@ -84,6 +84,20 @@ class BackendSpec:
     templates, an embedding store), added to its judge's options."""
     aliases: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        """A spec that could never work is refused when it is made (a plugin's mistake is
+        named at once, not at the first call)."""
+        if self.harnesses and self.default_harness not in self.harnesses:
+            raise ValueError(f"backend {self.name!r}: default_harness must be one of its harnesses")
+        if self.project_harness is not None and self.project_harness not in self.harnesses:
+            raise ValueError(f"backend {self.name!r}: project_harness must be one of its harnesses")
+        executor = self.executor
+        if isinstance(executor, str) and executor not in EXECUTOR_KINDS and ":" not in executor:
+            raise ValueError(
+                f"backend {self.name!r}: executor {executor!r} is neither one of "
+                f"{', '.join(EXECUTOR_KINDS)} nor a 'module:attribute' factory"
+            )
+
     def load(self, part: str) -> Any:
         """The object behind one of the parts (`judge`, `harness:replay`, …), imported when it
         is a `"module:attribute"` string; BackendError naming the backend when it has none or it
@@ -121,9 +135,13 @@ def entry_point_specs() -> tuple[BackendSpec, ...]:
 
     found: list[BackendSpec] = []
     for point in sorted(entry_points(group=BACKEND_ENTRY_POINTS), key=lambda p: p.name):
-        spec = point.load()
+        where = f"backend entry point {point.name!r} ({point.value})"
+        try:
+            spec = point.load()
+        except Exception as exc:  # a broken plugin: one clear message, not a traceback
+            raise BackendError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from None
         if not isinstance(spec, BackendSpec):
-            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a BackendSpec")
+            raise BackendError(f"{where} is not a BackendSpec")
         found.append(spec)
     return tuple(found)
 
