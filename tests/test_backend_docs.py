@@ -41,3 +41,16 @@ def test_each_builtin_has_its_rows(spec: BackendSpec) -> None:
     for line in re.findall(r"^\| `--workers N` \|[^|]*\|", cli, re.MULTILINE):
         assert f"{spec.name} {spec.default_workers}" in line, line
     assert f"`{spec.name}`" in cli.split("Common options:")[1].split("\n\n")[0]
+
+
+def test_the_module_map_names_every_backend_module_by_its_path() -> None:
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc.split("### Backends and cache (`skillbench/backends/`)")[1].split("\n### ")[0]
+    package = ROOT / "skillbench" / "backends"
+    missing = [
+        rel
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "__init__.py"
+        and f"`{(rel := path.relative_to(package).as_posix())}`" not in section
+    ]
+    assert not missing, f"docs/architecture.md, Backends: no row for {missing}"
