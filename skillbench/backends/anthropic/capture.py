@@ -322,6 +322,14 @@ def templates_dir(cache_path: str | os.PathLike[str] | None = None) -> Path:
     return cache.parent / "replay-templates"
 
 
+def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
+    """The anthropic spec's `beside_cache`: on the replay harness (the default), its captured
+    templates and batch ledgers go beside the call cache in use (unless `template_dir` is given)."""
+    if "template_dir" in options or (options.get("harness") or "replay") != "replay":
+        return options
+    return {**options, "template_dir": templates_dir(cache_path)}
+
+
 def default_template_dir() -> Path:
     """`replay-templates/` beside the default call cache (see `templates_dir`)."""
     return templates_dir(None)
