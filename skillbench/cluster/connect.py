@@ -29,6 +29,7 @@ CHOICES = ("ray", "auto", "none")
 DEFAULT_CALLS = 8
 CONNECT_TIMEOUT = 5.0
 LOOPBACK = "127.0.0.1"
+NAMESPACE = "skillbench"
 
 
 def cluster_choice(option: str | None) -> str | None:
@@ -137,10 +138,15 @@ class ClusterSession:
         return found
 
     def close(self) -> None:
-        """Disconnect (and stop the cluster when `auto` started it)."""
+        """End this run's proxies and disconnect (stopping the cluster `auto` started)."""
         import ray
 
-        ray.shutdown()
+        from skillbench.cluster.proxy import stop_proxies
+
+        try:
+            stop_proxies(self.run)
+        finally:
+            ray.shutdown()
 
 
 def connect(
@@ -167,7 +173,11 @@ def connect(
         constants.ENABLE_RAY_CLUSTER = False
     from skillbench.cluster.slots import this_machine_slots
 
-    options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    options: dict[str, Any] = {
+        "logging_level": logging.WARNING,
+        "log_to_driver": False,
+        "namespace": NAMESPACE,  # the proxies are named, detached actors (`proxy.node_proxy`)
+    }
     if choice == "auto":
         options.update(
             num_cpus=max(1, os.cpu_count() or 1),

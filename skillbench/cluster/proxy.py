@@ -182,5 +182,24 @@ def node_proxy(run: str, node: str, limiter: Any, upstream: str | None) -> Any:
     return actor.options(
         name=proxy_name(run, node),
         get_if_exists=True,
+        # detached: a task's worker process creates it, and Ray ends idle worker processes
+        # (with the actors they own); the driver ends it at the end of the run (`stop_proxies`)
+        lifetime="detached",
         scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
     ).remote(limiter, upstream)
+
+
+def stop_proxies(run: str) -> int:
+    """End the proxies of run `run` (the driver, at its end); how many there were."""
+    import ray
+    from ray.util import list_named_actors
+
+    ended = 0
+    for name in list_named_actors():
+        if name.startswith(proxy_name(run, "")):
+            try:
+                ray.kill(ray.get_actor(name))
+                ended += 1
+            except ValueError:  # gone meanwhile
+                continue
+    return ended
