@@ -73,6 +73,9 @@ class MockMessagesAPI(ThreadingHTTPServer):
             {"type": "message_stop"},
         ]
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet: a client killed mid-call (a node going down) resets its connection."""
+
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
