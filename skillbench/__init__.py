@@ -16,7 +16,7 @@ from skillbench.version import __version__
 _EXPORTS: dict[str, str] = {
     # shared ground
     "Skill": "skillbench.skill",
-    "Budget": "skillbench.backends.budget",
+    "Budget": "skillbench.cost.budget",
     "cost_lines": "skillbench.schemas.cost",
     "cost_summary": "skillbench.schemas.cost",
     "schemas": "",
@@ -214,7 +214,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench import schemas as schemas
-    from skillbench.backends.budget import Budget
     from skillbench.behavior.benchmark import build_benchmark, paired_lines, write_benchmark
     from skillbench.behavior.compare_report import (
         cases_frame,
@@ -243,6 +242,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.cost.budget import Budget
     from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.overfit import (
         gap_frame,

@@ -25,8 +25,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from skillbench.backends.base import TextModel
-from skillbench.backends.budget import STOPPED_NOTE, Budget
-from skillbench.backends.cost_report import price_table_date
 from skillbench.behavior.blind import (
     DIALECT_CHOICES,
     SKILL_CREATOR,
@@ -51,6 +49,8 @@ from skillbench.behavior.workspace import (
     read_history,
     record_result,
 )
+from skillbench.cost.budget import STOPPED_NOTE, Budget
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import BackendError, CostCapReached, InputError
 from skillbench.io import write_json
 from skillbench.schemas import skill_creator as sc

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
-from skillbench.backends.budget import Budget, meter_text_model, metered_text_model
-from skillbench.backends.cost_report import price_table_date
 from skillbench.backends.registry import open_cache, resolve_backend_name
 from skillbench.behavior.analyze import AnalysisResult
 from skillbench.behavior.analyze import analyze as run_analyzer
@@ -26,6 +24,8 @@ from skillbench.behavior.compare import (
     summary_path,
 )
 from skillbench.behavior.workspace import Workspace
+from skillbench.cost.budget import Budget, meter_text_model, metered_text_model
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import InputError
 from skillbench.io import write_json
 

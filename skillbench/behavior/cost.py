@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from skillbench.backends.base import CallUsage, TextRequest, cache_key
-from skillbench.backends.cost_report import CostPlan, plan_block
-from skillbench.backends.estimate import Estimator, Planned, get_estimator
+from skillbench.backends.base import TextRequest, cache_key
+from skillbench.cost import notes as cost_notes
+from skillbench.cost.estimate import Estimator, Planned, get_estimator
+from skillbench.cost.plan import CostPlan, plan_block
 from skillbench.errors import BackendError
-from skillbench.schemas.cost import CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.cost import TOKEN_KINDS, CostBlock, TokenCounts
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
     from skillbench.behavior.workspace import EvalsFile, Workspace
 
-_USAGE = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-RETRY_NOTE = "an invalid structured reply is asked once more; such retries are not counted"
-LOCAL_NOTE = "local backend: no model call"
+RETRY_NOTE = cost_notes.RETRY
+LOCAL_NOTE = cost_notes.OFFLINE
 
 
 def _key_model(backend: str, model: str | None) -> Any:
@@ -266,7 +266,7 @@ def plan_compare(
             )
     hits = [structured_hit(cache, identity, r, output) for r in requests]
     line = _planned(estimator, "compare", requests, hits)
-    notes = [RETRY_NOTE, "the analyzer's call(s) after the comparison are not counted"]
+    notes = [RETRY_NOTE, cost_notes.ANALYZER]
     return CostPlan(head, plan_block([line], notes=notes), [line])
 
 
@@ -275,11 +275,9 @@ def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlo
     runs executed (calls), those replayed from the call cache (free hits), their tokens by kind,
     and dollars from the price table applied to those tokens ("unknown" without a price).
     Hand-written sample runs cost nothing and are named in a note."""
-    from skillbench.backends.budget import tokens_of
-    from skillbench.backends.cost_report import price_table_date
-    from skillbench.backends.estimate import price_dollars
-    from skillbench.backends.pricing import load_prices
     from skillbench.behavior.execute import CACHED_NOTE
+    from skillbench.cost.actual import actual_block, actual_line
+    from skillbench.schemas.prices import load_prices
 
     table = load_prices()
     groups: dict[tuple[str, str | None], dict[str, Any]] = {}
@@ -297,20 +295,20 @@ def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlo
                 group["hits"] += 1
                 continue
             group["calls"] += 1
-            usage = CallUsage(**{k: int(v) for k, v in (record.usage or {}).items() if k in _USAGE})
-            group["tokens"] = group["tokens"].plus(tokens_of(usage))
+            usage = {k: int(v) for k, v in (record.usage or {}).items() if k in TOKEN_KINDS}
+            group["tokens"] += TokenCounts(**usage)
     lines = [
-        ModelCost(
-            backend=backend,
-            model=model,
-            purpose="run",
+        actual_line(
+            backend,
+            model,
+            "run",
             calls=g["calls"],
-            cache_hits=g["hits"],
+            hits=g["hits"],
             tokens=g["tokens"],
-            dollars=price_dollars(model, g["tokens"], table) if g["calls"] else 0.0,
+            dollars=table.dollars(model, g["tokens"]) if g["calls"] else 0.0,
             basis="price table applied to the recorded tokens",
         )
-        for (backend, model), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+        for (backend, model), g in groups.items()
     ]
-    notes = [f"{samples} recorded sample run(s): no model call, no cost"] if samples else None
-    return CostBlock.combine(lines, kind="actual", as_of=price_table_date(), notes=notes)
+    note = f"{samples} recorded sample run(s): no model call, no cost"
+    return actual_block(lines, notes=[note] if samples else ())

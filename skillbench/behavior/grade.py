@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
-from skillbench.backends.budget import Budget
 from skillbench.behavior.checks import RunMaterial, run_check
 from skillbench.behavior.grade_dialects import write_gradings
 from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
@@ -30,6 +29,7 @@ from skillbench.behavior.grade_stored import (
 )
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.cost.budget import Budget
 from skillbench.documents import read_model
 from skillbench.errors import CostCapReached, InputError
 from skillbench.schemas import canonical as c
@@ -280,8 +280,8 @@ def _text_model(
     cache_path: str | Path | None,
     budget: Budget,
 ) -> tuple[str, TextModel | None, Any]:
-    from skillbench.backends.budget import metered_text_model
     from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.cost.budget import metered_text_model
 
     name = resolve_backend_name(backend)
     if name == "local":
@@ -317,8 +317,8 @@ async def grade_workspace(
     yet graded are left alone (not written; `summary.stopped_at_cap` counts them; a re-run
     resumes from the cache).
     """
-    from skillbench.backends.budget import meter_text_model
-    from skillbench.backends.cost_report import price_table_date
+    from skillbench.cost.budget import meter_text_model
+    from skillbench.cost.prices import price_table_date
 
     if dialect not in DIALECTS:
         raise InputError(

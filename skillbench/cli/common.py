@@ -17,9 +17,9 @@ from skillbench import limits
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from skillbench.backends.budget import Budget
     from skillbench.backends.cache import CallCache
-    from skillbench.backends.cost_report import CostPlan
+    from skillbench.cost.budget import Budget
+    from skillbench.cost.plan import CostPlan
 
 SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
@@ -115,7 +115,7 @@ def add_cost_options(parser: argparse.ArgumentParser) -> None:
 
 def max_cost(args: argparse.Namespace) -> float | None:
     """The parsed cap of `--max-cost` / $SKILLBENCH_MAX_COST (InputError naming it if bad)."""
-    from skillbench.backends.budget import parse_max_cost
+    from skillbench.cost.budget import parse_max_cost
 
     return parse_max_cost(getattr(args, "max_cost", None))
 
@@ -137,7 +137,7 @@ def plan_with_cache(
 ) -> None:
     """Build a plan with the call cache as it is (`--cache`, unless `--no-cache`; never
     created), then `check_plan` it (printed on `--dry-run`, refused above the cap)."""
-    from skillbench.backends.cost_report import existing_cache
+    from skillbench.cost.plan import existing_cache
 
     cache = existing_cache(args.cache, enabled=use_cache and not args.no_cache)
     try:
@@ -151,7 +151,7 @@ def plan_with_cache(
 def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:
     """Every model of the plan must have a price (exit 2 naming --model); a dry run prints the
     plan; an estimate above the cap is refused (CostCapError, exit 3)."""
-    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.cost.plan import check_cap, require_price
 
     for line in plan.planned:
         require_price(line.estimator)
@@ -164,7 +164,7 @@ def print_cost(budget: Budget) -> None:
     """The actual cost block of a run (stderr)."""
     import sys
 
-    from skillbench.backends.cost_report import price_table_date
+    from skillbench.cost.prices import price_table_date
     from skillbench.schemas.cost import cost_lines
 
     for line in cost_lines(budget.block(as_of=price_table_date())):

@@ -89,10 +89,10 @@ def _pct(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
-    from skillbench.backends.budget import Budget
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.cost import plan_compare
+    from skillbench.cost.budget import Budget
     from skillbench.io import dumps_json
 
     cap = common.max_cost(args)

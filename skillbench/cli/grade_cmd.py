@@ -64,10 +64,10 @@ def run_grade(args: argparse.Namespace) -> int:
     """Grade the workspace; print per-configuration counts with the ungraded ones."""
     from rich.table import Table
 
-    from skillbench.backends.budget import Budget
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.cost import plan_grade
     from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.cost.budget import Budget
 
     cap = common.max_cost(args)
     common.check_ci_options(args)

@@ -59,7 +59,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
-    from skillbench.backends.budget import Budget
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs, run_cases
@@ -70,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         init_workspace,
         read_evals,
     )
+    from skillbench.cost.budget import Budget
     from skillbench.io import check_output
 
     err = common.stderr_console()

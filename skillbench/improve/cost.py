@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TextRequest
-from skillbench.backends.cost_report import CostPlan, key_judge, plan_block
-from skillbench.backends.estimate import Planned, for_judge, get_estimator
+from skillbench.cost import notes
+from skillbench.cost.estimate import Planned, for_judge, get_estimator
+from skillbench.cost.plan import CostPlan, key_judge, plan_block
 from skillbench.improve.loop import DEFAULT_ROUNDS
 from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_improver_prompt
 from skillbench.improve.splits import Split
@@ -30,11 +31,8 @@ if TYPE_CHECKING:
 
     from skillbench.schemas.loop import LoopSummary
 
-PROPOSER_NOTE = (
-    "proposer: one call per later round counted; a validator retry or a shortening call (at "
-    "most two more per round) is not"
-)
-ROUNDS_NOTE = "later rounds evaluate new candidates: counted as uncached, upper bound on rounds"
+PROPOSER_NOTE = notes.PROPOSER
+ROUNDS_NOTE = notes.ROUNDS
 
 
 def improver_request(
@@ -77,8 +75,8 @@ def plan_loop(
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call.
     ``harness`` is the anthropic backend's (`replay` captures each skill set's template)."""
-    from skillbench.backends.cost_report import existing_cache
     from skillbench.backends.registry import harness_options, resolve_backend_name
+    from skillbench.cost.plan import existing_cache
 
     train = [q for q in queries if q.text in set(split.train)]
     name = resolve_backend_name(backend)

@@ -18,8 +18,8 @@ from typing import Any
 
 from skillbench.aio import run_sync
 from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextResponse, TriggerJudge
-from skillbench.backends.budget import STOPPED_NOTE, Budget
-from skillbench.backends.cost_report import price_table_date
+from skillbench.cost.budget import STOPPED_NOTE, Budget
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import CostCapReached, InputError
 from skillbench.improve.adopt import ADOPT_ALPHA, adoption_warning, decide_adoption
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView

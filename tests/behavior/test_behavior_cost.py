@@ -13,13 +13,13 @@ from compare_fakes import make_workspace
 from grade_fixtures import standard_workspace
 
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
-from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache
 from skillbench.behavior.cost import plan_run
 from skillbench.behavior.execute import run_cases
 from skillbench.behavior.executors import TextModelExecutor
 from skillbench.behavior.workspace import init_workspace, read_evals
 from skillbench.cli import main
+from skillbench.cost.budget import Budget
 from skillbench.errors import EXIT_COST_CAP
 
 DATA_SKILL = Path(__file__).resolve().parents[2] / "data" / "skills" / "csv-cleanup"
@@ -266,7 +266,7 @@ def priced_backends() -> Iterator[None]:
     from cost_fakes import flat_factory
 
     from skillbench.backends import registry
-    from skillbench.backends.estimate import register_estimator, unregister_estimator
+    from skillbench.cost.estimate import register_estimator, unregister_estimator
 
     class PricedJudge(FakeJudge):
         name = "priced-judge"

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbench.backends.estimate import Estimator, Planned
-from skillbench.backends.pricing import PRICES_ENV, load_prices
+from skillbench.cost import notes
+from skillbench.cost.estimate import Estimator, Planned
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import BackendError, CostCapError, InputError
 from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.prices import PRICES_ENV
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CallCache
@@ -36,14 +38,6 @@ class CostPlan:
         from skillbench.schemas.cost import cost_lines
 
         return [*self.lines, *cost_lines(self.estimate)]
-
-
-def price_table_date() -> str | None:
-    """The `as_of` date of the price table in use (shipped or overridden)."""
-    try:
-        return load_prices().as_of
-    except InputError:
-        return None
 
 
 def plan_block(planned: Sequence[Planned], *, notes: Sequence[str] = ()) -> CostBlock:
@@ -113,12 +107,8 @@ def key_judge(
     from skillbench.backends.cache import CachingJudge
     from skillbench.backends.registry import beside_cache, get_judge
 
-    note = (
-        None
-        if cache is not None
-        else "no call cache (off, or not created yet): every call is counted"
-    )
-    unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
+    note = None if cache is not None else notes.NO_CACHE
+    unavailable = notes.backend_unavailable(backend)
     options = beside_cache(backend, options, cache)
     try:
         judge = get_judge(backend, model=model, **options)
@@ -128,5 +118,5 @@ def key_judge(
         try:
             judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)
         except BackendError as exc:
-            return None, note or f"{unavailable} ({exc})"
+            return None, note or notes.backend_unavailable(backend, str(exc))
     return CachingJudge(judge, cache), note
