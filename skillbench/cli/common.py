@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
     from skillbench.cost.budget import Budget
     from skillbench.cost.plan import CostPlan
+    from skillbench.schemas.cost import CostBlock
 
 SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
@@ -137,37 +138,36 @@ def plan_with_cache(
 ) -> None:
     """Build a plan with the call cache as it is (`--cache`, unless `--no-cache`; never
     created), then `check_plan` it (printed on `--dry-run`, refused above the cap)."""
-    from skillbench.cost.plan import existing_cache
+    from skillbench.cost.plan import planning_cache
 
-    cache = existing_cache(args.cache, enabled=use_cache and not args.no_cache)
-    try:
+    with planning_cache(args.cache, enabled=use_cache and not args.no_cache) as cache:
         plan = make(cache)
-    finally:
-        if cache is not None:
-            cache.close()
     check_plan(plan, cap, dry_run=args.dry_run)
 
 
 def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:
     """Every model of the plan must have a price (exit 2 naming --model); a dry run prints the
     plan; an estimate above the cap is refused (CostCapError, exit 3)."""
-    from skillbench.cost.plan import check_cap, require_price
+    from skillbench.cost.limit import refuse_plan
+    from skillbench.cost.plan import require_price
 
     for line in plan.planned:
         require_price(line.estimator)
     if dry_run:
         print_plan(plan.text())
-    check_cap(plan.estimate, cap)
+    refuse_plan(plan, cap)
 
 
-def print_cost(budget: Budget) -> None:
-    """The actual cost block of a run (stderr)."""
+def print_cost(cost: Budget | CostBlock) -> None:
+    """The actual cost block of a run (stderr): a budget's so far, or a summary's."""
     import sys
 
+    from skillbench.cost.budget import Budget
     from skillbench.cost.prices import price_table_date
     from skillbench.schemas.cost import cost_lines
 
-    for line in cost_lines(budget.block(as_of=price_table_date())):
+    block = cost.block(as_of=price_table_date()) if isinstance(cost, Budget) else cost
+    for line in cost_lines(block):
         print(line, file=sys.stderr)
 
 

@@ -68,7 +68,8 @@ class _Line:
 class SpendMeter:
     """Calls, cache hits, tokens and dollars so far, by (backend, model, purpose); thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent: SpendMeter | None = None) -> None:
+        self.parent = parent  # an enclosing limit's meter: it records every answer too
         self._lines: dict[tuple[str, str | None, str], _Line] = {}
         self._priced: dict[tuple[str, str | None], bool | None] = {}
         self._lock = threading.Lock()
@@ -94,6 +95,8 @@ class SpendMeter:
                 line.calls += 1
                 line.usage.add(usage)
             self._priced[(backend, model)] = priced
+        if self.parent is not None:
+            self.parent.record(backend, model, purpose, usage, cached=cached, priced=priced)
 
     @property
     def spent(self) -> float:
@@ -141,16 +144,25 @@ class SpendMeter:
 class Budget:
     """A meter with an optional cap: `allows()` is False once the spend reached the cap."""
 
-    def __init__(self, cap_usd: float | None = None, meter: SpendMeter | None = None) -> None:
+    def __init__(
+        self,
+        cap_usd: float | None = None,
+        meter: SpendMeter | None = None,
+        *,
+        parent: Budget | None = None,
+    ) -> None:
         self.cap_usd = cap_usd
-        self.meter = meter or SpendMeter()
+        self.parent = parent  # an enclosing limit: its cap holds here too
+        outer: SpendMeter | None = parent.meter if parent is not None else None
+        self.meter: SpendMeter = meter or SpendMeter(outer)
         self.refused = 0  # calls not started because of the cap
         self.halted = False  # a workflow stopped early because of the cap
         self._lock = threading.Lock()
 
     def allows(self) -> bool:
         """Whether a new call may start."""
-        return self.cap_usd is None or self.meter.spent < self.cap_usd
+        own = self.cap_usd is None or self.meter.spent < self.cap_usd
+        return own and (self.parent is None or self.parent.allows())
 
     @property
     def stopped(self) -> bool:

@@ -9,7 +9,8 @@ dry run needs no API key and makes no call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,17 @@ def existing_cache(path: str | Path | None, *, enabled: bool = True) -> CallCach
 
     where = Path(path) if path is not None else default_cache_path()
     return CallCache(where) if enabled and where.is_file() else None
+
+
+@contextmanager
+def planning_cache(path: str | Path | None, *, enabled: bool = True) -> Iterator[CallCache | None]:
+    """`existing_cache` for the length of a plan, closed after."""
+    cache = existing_cache(path, enabled=enabled)
+    try:
+        yield cache
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 def key_judge(

@@ -291,8 +291,7 @@ def priced_backends() -> Iterator[None]:
 def test_regrading_unchanged_runs_costs_nothing_and_counts_cache_hits(
     tmp_path: Path, priced_backends: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from skillbench.behavior.cost import plan_grade
-    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.grade import grade_workspace_sync, plan_grade
     from skillbench.behavior.verdicts import grading_header
     from skillbench.schemas.cost import cost_summary
 
@@ -327,8 +326,7 @@ def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
     tmp_path: Path, priced_backends: None
 ) -> None:
     from skillbench.behavior.compare import read_summary, summary_path
-    from skillbench.behavior.compare_run import compare_sync
-    from skillbench.behavior.cost import plan_compare
+    from skillbench.behavior.compare_run import compare_sync, plan_compare_run
     from skillbench.behavior.verdicts import compare_header
     from skillbench.behavior.workspace import Workspace
     from skillbench.schemas.cost import cost_summary
@@ -348,10 +346,9 @@ def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
     stored = read_summary(summary_path(Workspace.for_skill(skill), "v1", "v0"))
     assert stored.cost == again.cost  # the persisted summary carries the block
     assert compare_header(again, skill=skill, recorded=False).cost == cost_summary(again.cost)
-    with CallCache(where) as cache:
-        plan = plan_compare(
-            skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache=cache
-        )
+    plan = plan_compare_run(
+        skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache_path=where
+    )
     assert (plan.estimate.calls, plan.estimate.cache_hits) == (0, 2 * pairs)
 
 
