@@ -71,10 +71,14 @@ def plan_loop(
     cache_path: str | Path | None = None,
     harness: str | None = None,
     cache_before_query: bool = False,
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call.
-    ``harness`` is the anthropic backend's (`replay` captures each skill set's template)."""
+    ``harness`` is the anthropic backend's (`replay` captures each skill set's template).
+    ``folder`` and ``content_hash`` are the skill's, as the loop's target entry has them (so
+    round 1's cache keys are the ones the loop sends)."""
     from skillbench.backends.registry import harness_options, resolve_backend_name
     from skillbench.cost.plan import existing_cache
 
@@ -99,6 +103,8 @@ def plan_loop(
             catalog=catalog or [],
             runs_per_query=runs,
             seed=seed,
+            folder=folder,
+            content_hash=content_hash,
         )
         evaluation = estimate_requests(requests, estimator, keys)
         for _round in range(2, rounds + 1):
