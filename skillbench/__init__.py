@@ -17,6 +17,7 @@ _EXPORTS: dict[str, str] = {
     # shared ground
     "Skill": "skillbench.skill",
     "Budget": "skillbench.cost.budget",
+    "cost_limit": "skillbench.cost.limit",
     "cost_lines": "skillbench.schemas.cost",
     "cost_summary": "skillbench.schemas.cost",
     "schemas": "",
@@ -124,6 +125,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "cost_frame",
+    "cost_limit",
     "cost_lines",
     "cost_summary",
     "diagnostics_frame",

@@ -165,7 +165,7 @@ def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlo
     and dollars from the price table applied to those tokens ("unknown" without a price).
     Hand-written sample runs cost nothing and are named in a note."""
     from skillbench.behavior.execute import CACHED_NOTE
-    from skillbench.cost.actual import actual_block, actual_line
+    from skillbench.cost.actual import actual_block, cost_line
     from skillbench.schemas.prices import load_prices
 
     table = load_prices()
@@ -187,7 +187,7 @@ def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlo
             usage = {k: int(v) for k, v in (record.usage or {}).items() if k in TOKEN_KINDS}
             group["tokens"] += TokenCounts(**usage)
     lines = [
-        actual_line(
+        cost_line(
             backend,
             model,
             "run",

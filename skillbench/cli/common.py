@@ -285,12 +285,12 @@ def check_harness(
     its replay harness's): refuse them anywhere else."""
     if harness is None and not cache_before_query:
         return
-    from skillbench.backends.registry import resolve_backend_name, resolve_harness
+    from skillbench.backends.registry import backend_spec, resolve_backend_name, resolve_harness
     from skillbench.errors import InputError
 
     flag = "--harness" if harness is not None else "--cache-before-query"
     name = resolve_backend_name(backend)
-    if name != "anthropic":
+    if not backend_spec(name).harnesses:
         raise InputError(
             f"applies to --backend anthropic only (the backend is {name!r})", path=flag
         )

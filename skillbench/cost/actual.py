@@ -1,4 +1,5 @@
-"""The one builder of an actual cost block: lines of calls made, cache hits (free), tokens and
+"""The one builder of cost lines (`cost_line`, for plans too) and of an actual cost block:
+lines of calls made, cache hits (free), tokens and
 dollars, dated by the price table in use. The meter (`budget.SpendMeter.block`), a trigger
 report and a workspace's recorded runs all end here."""
 
@@ -7,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillbench.cost.prices import price_table_date
-from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.cost import UNKNOWN, CostBlock, Dollars, ModelCost, TokenCounts
 
 
-def actual_line(
+def cost_line(
     backend: str,
     model: str | None,
     purpose: str,
@@ -18,10 +19,11 @@ def actual_line(
     calls: int,
     hits: int,
     tokens: TokenCounts,
-    dollars: float | None,
+    dollars: Dollars | None,
     basis: str | None = None,
 ) -> ModelCost:
-    """One (backend, model, purpose) line; `dollars` None means no known price ("unknown")."""
+    """One (backend, model, purpose) line, actual or estimated; `dollars` None (or "unknown")
+    means no known price."""
     return ModelCost(
         backend=backend,
         model=model,
@@ -29,7 +31,7 @@ def actual_line(
         calls=calls,
         cache_hits=hits,
         tokens=tokens.tokens,
-        dollars=UNKNOWN if dollars is None else round(dollars, 6),
+        dollars=UNKNOWN if dollars in (None, UNKNOWN) else round(float(dollars), 6),
         basis=basis,
     )
 

@@ -29,7 +29,7 @@ from skillbench.backends.base import (
     TriggerRequest,
 )
 from skillbench.cost import notes
-from skillbench.cost.actual import actual_block, actual_line
+from skillbench.cost.actual import actual_block, cost_line
 from skillbench.errors import CostCapReached, InputError
 from skillbench.schemas.cost import CostBlock, ModelCost
 
@@ -128,7 +128,7 @@ class SpendMeter:
             if known is None:
                 known = usage.cost_usd > 0 or calls == 0
             lines.append(
-                actual_line(
+                cost_line(
                     backend,
                     model,
                     purpose,

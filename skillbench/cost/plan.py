@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cost import notes
+from skillbench.cost.actual import cost_line
 from skillbench.cost.estimate import Estimator, Planned
 from skillbench.cost.prices import price_table_date
 from skillbench.errors import BackendError, CostCapError, InputError
-from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.cost import UNKNOWN, CostBlock, TokenCounts
 from skillbench.schemas.prices import PRICES_ENV
 
 if TYPE_CHECKING:
@@ -48,12 +49,12 @@ def plan_block(planned: Sequence[Planned], *, notes: Sequence[str] = ()) -> Cost
         tokens = item.tokens or TokenCounts()
         est = item.estimator
         lines.append(
-            ModelCost(
-                backend=est.backend,
-                model=est.model,
-                purpose=item.purpose,
+            cost_line(
+                est.backend,
+                est.model,
+                item.purpose,
                 calls=item.calls,
-                cache_hits=item.cache_hits,
+                hits=item.cache_hits,
                 tokens=tokens,
                 dollars=est.dollars(tokens, item.calls) if item.calls else 0.0,
                 basis=est.basis(),
@@ -117,7 +118,7 @@ def key_judge(
     request templates (no call is made; without a cache every request is a miss), and a note
     when the cache cannot be consulted. The anthropic backend needs no real key for this."""
     from skillbench.backends.cache import CachingJudge
-    from skillbench.backends.registry import beside_cache, get_judge
+    from skillbench.backends.registry import backend_spec, beside_cache, get_judge
 
     note = None if cache is not None else notes.NO_CACHE
     unavailable = notes.backend_unavailable(backend)
@@ -125,7 +126,7 @@ def key_judge(
     try:
         judge = get_judge(backend, model=model, **options)
     except BackendError:
-        if backend != "anthropic":
+        if backend_spec(backend).key_variable is None:
             return None, note or unavailable
         try:
             judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)

@@ -79,11 +79,12 @@ def plan_loop(
     ``harness`` is the anthropic backend's (`replay` captures each skill set's template).
     ``folder`` and ``content_hash`` are the skill's, as the loop's target entry has them (so
     round 1's cache keys are the ones the loop sends)."""
-    from skillbench.backends.registry import harness_options, resolve_backend_name
+    from skillbench.backends.registry import backend_spec, harness_options, resolve_backend_name
     from skillbench.cost.plan import existing_cache
 
     train = [q for q in queries if q.text in set(split.train)]
     name = resolve_backend_name(backend)
+    offline = backend_spec(name).offline
     cache = existing_cache(cache_path, enabled=use_cache)
     try:
         estimator = get_estimator(name, model=model, cache=cache)
@@ -110,7 +111,7 @@ def plan_loop(
         for _round in range(2, rounds + 1):
             estimate_requests(requests, estimator, None, planned=evaluation)
         planned = [evaluation]
-        if name != "local" and rounds > 1:
+        if not offline and rounds > 1:
             proposer = Planned(estimator, "improve")
             for round_no in range(2, rounds + 1):
                 request = improver_request(skill_name, body, description, train, runs, round_no)
@@ -120,7 +121,7 @@ def plan_loop(
         if cache is not None:
             cache.close()
     notes = [n for n in (note, ROUNDS_NOTE if rounds > 1 else None) if n]
-    if name != "local" and rounds > 1:
+    if not offline and rounds > 1:
         notes.append(PROPOSER_NOTE)
     per_round = len(requests)
     lines = [
@@ -131,7 +132,7 @@ def plan_loop(
         f"split train {len(split.train)} / selection {len(split.selection)} / "
         f"test {len(split.test)}",
         "  proposer: offline heuristic (no model call)"
-        if name == "local"
+        if offline
         else f"  proposer: {max(0, rounds - 1)} improver call(s) to {name}",
     ]
     return CostPlan(lines, plan_block(planned, notes=notes), planned)

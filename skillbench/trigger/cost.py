@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.cost import notes
-from skillbench.cost.actual import actual_block, actual_line
+from skillbench.cost.actual import actual_block, cost_line
 from skillbench.cost.budget import CAP_ERROR
 from skillbench.cost.estimate import Estimator, Planned, for_judge, get_estimator
 from skillbench.cost.plan import CostPlan, key_judge, plan_block
@@ -177,7 +177,7 @@ def actual_cost(
 ) -> CostBlock:
     """A trigger report's cost block (stopped_at_cap when runs were refused by the cap)."""
     known = priced(judge, usage.cost_usd) or (calls == 0)
-    line = actual_line(
+    line = cost_line(
         str(getattr(judge, "name", "?")),
         getattr(judge, "model", None),
         "trigger",
