@@ -17,7 +17,6 @@ from skillbench import limits
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from skillbench.backends.cache import CallCache
     from skillbench.cost.budget import Budget
     from skillbench.cost.plan import CostPlan
     from skillbench.schemas.cost import CostBlock
@@ -127,22 +126,6 @@ def print_plan(lines: list[str]) -> None:
 
     for line in lines:
         print(line, file=sys.stdout)
-
-
-def plan_with_cache(
-    args: argparse.Namespace,
-    make: Callable[[CallCache | None], CostPlan],
-    cap: float | None,
-    *,
-    use_cache: bool = True,
-) -> None:
-    """Build a plan with the call cache as it is (`--cache`, unless `--no-cache`; never
-    created), then `check_plan` it (printed on `--dry-run`, refused above the cap)."""
-    from skillbench.cost.plan import planning_cache
-
-    with planning_cache(args.cache, enabled=use_cache and not args.no_cache) as cache:
-        plan = make(cache)
-    check_plan(plan, cap, dry_run=args.dry_run)
 
 
 def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:

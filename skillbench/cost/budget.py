@@ -322,17 +322,24 @@ class MeteredTextModel:
         await self.inner.aclose()
 
 
-def backend_priced(backend: str, model: str | None) -> bool | None:
-    """Whether the backend's model has a known price; None for a backend that states its own
-    costs (claude-code) or has no estimator (a plugin or test backend: trust reported costs)."""
+def backend_priced(
+    backend: str, model: str | None, *, reported: float | None = None
+) -> bool | None:
+    """THE "is it priced?" question: whether dollars of the backend's model are known.
+
+    A backend with a priced estimator: its answer. One that states its own costs (claude-code)
+    or has no estimator (a plugin or test backend): None — trust reported costs — or, given the
+    cost it `reported`, whether that is a cost (claude-code: or its model has a price)."""
     from skillbench.cost.estimate import get_estimator
 
     try:
         estimator = get_estimator(backend, model=model)
-    except InputError:
-        return None
+    except Exception:  # no estimator (a plugin or test backend): trust a reported cost
+        return None if reported is None else reported > 0
     if getattr(estimator, "reports_cost", False):
-        return None
+        if reported is None:
+            return None
+        return bool(estimator.price_known()) or reported > 0
     return bool(estimator.price_known())
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.cost import notes
 from skillbench.cost.actual import actual_block, cost_line
-from skillbench.cost.budget import CAP_ERROR
+from skillbench.cost.budget import CAP_ERROR, backend_priced
 from skillbench.cost.estimate import Estimator, Planned, for_judge, get_estimator
 from skillbench.cost.plan import CostPlan, key_judge, plan_block
 from skillbench.schemas.cost import CostBlock
@@ -162,14 +162,9 @@ def refused_by_cap(outcome: TriggerOutcome) -> bool:
 
 
 def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
-    """Whether the judge's dollars are known: its backend's estimator says so, or (for a
-    backend without one) it reported a cost."""
-    try:
-        estimator = get_estimator(judge.name, model=judge.model)
-    except Exception:  # no estimator (a plugin or test backend): trust a reported cost
-        return outcomes_cost > 0
-    reports = bool(getattr(estimator, "reports_cost", False))
-    return estimator.price_known() or (reports and outcomes_cost > 0)
+    """Whether the judge's dollars are known (`cost.budget.backend_priced`, given what the
+    outcomes reported)."""
+    return bool(backend_priced(judge.name, judge.model, reported=outcomes_cost))
 
 
 def actual_cost(
