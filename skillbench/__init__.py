@@ -245,6 +245,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.cost.budget import Budget
+    from skillbench.cost.limit import cost_limit
     from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.overfit import (
         gap_frame,
