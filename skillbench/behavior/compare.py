@@ -214,11 +214,11 @@ class CaseSpec:
     checks: list[ExpectationCheck | None]
 
 
-def load_cases(skill_dir: str | Path) -> dict[str, CaseSpec]:
-    """case id (as str) → CaseSpec, from `grade.load_cases` (the one reader of evals.json)."""
-    from skillbench.behavior.grade import load_cases as eval_cases
+def case_specs(skill_dir: str | Path) -> dict[str, CaseSpec]:
+    """case id (as str) → CaseSpec, from `grade.load_cases` (the one loader of the cases)."""
+    from skillbench.behavior.grade import load_cases
 
-    evals = eval_cases(skill_dir)
+    evals = load_cases(skill_dir)
     return {
         key: CaseSpec(
             key, case.prompt, [e.text for e in case.expectations], evals.checks.get(key, [])
@@ -743,9 +743,9 @@ __all__ = [
     "Judgement",
     "PairResult",
     "SwapRecord",
+    "case_specs",
     "compare_workspace",
     "comparison_document",
-    "load_cases",
     "read_summary",
     "seeded_first_is_a",
     "summarise",

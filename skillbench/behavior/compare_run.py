@@ -19,8 +19,8 @@ from skillbench.behavior.compare import (
     Comparator,
     CompareSummary,
     ProgressFn,
+    case_specs,
     compare_workspace,
-    load_cases,
     plan_compare,
     summary_path,
 )
@@ -76,7 +76,7 @@ async def compare(
     `max_cost` (USD): refuse to start (CostCapError) when the plan's estimate exceeds it, then
     cap the spend (see `cost.limit`); inside a `cost_limit`, its budget is used."""
     space = _workspace(skill_dir, workspace)
-    cases = load_cases(skill_dir)
+    cases = case_specs(skill_dir)
     name = resolve_backend_name(backend) if text_model is None else text_model.name
 
     def plan() -> CostPlan:
@@ -160,7 +160,7 @@ def plan_compare_run(
     `compare` builds; the call cache as it is, never created); no model call."""
     comparator = Comparator(
         workspace=Workspace.for_skill(skill_dir, workspace),
-        cases=load_cases(skill_dir),
+        cases=case_specs(skill_dir),
         config_a=config_a,
         config_b=config_b,
         judge=None,
