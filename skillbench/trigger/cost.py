@@ -164,7 +164,8 @@ def refused_by_cap(outcome: TriggerOutcome) -> bool:
 def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
     """Whether the judge's dollars are known (`cost.budget.backend_priced`, given what the
     outcomes reported)."""
-    return bool(backend_priced(judge.name, judge.model, reported=outcomes_cost))
+    name, model = str(getattr(judge, "name", "?")), getattr(judge, "model", None)
+    return bool(backend_priced(name, model, reported=outcomes_cost))
 
 
 def actual_cost(
