@@ -73,7 +73,7 @@ _EXPORTS: dict[str, str] = {
     "read_evals": "skillbench.behavior.workspace",
     "evals_path": "skillbench.behavior.workspace",
     "sample_workspace": "skillbench.behavior.demo",
-    "run_cases": "skillbench.behavior.execute",
+    "run_cases": "skillbench.behavior.run",
     "grade_workspace_sync": "skillbench.behavior.grade",
     "read_gradings": "skillbench.behavior.grade",
     "expectations_frame": "skillbench.behavior.grade_frames",
@@ -234,7 +234,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.demo import sample_workspace
-    from skillbench.behavior.execute import run_cases
     from skillbench.behavior.grade import grade_workspace_sync, read_gradings
     from skillbench.behavior.grade_frames import (
         expectations_frame,
@@ -250,6 +249,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         grading_chart_figure,
         paired_differences_figure,
     )
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.cost.budget import Budget

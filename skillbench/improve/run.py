@@ -167,7 +167,7 @@ async def improve_skill(
         require_replay,
         resolve_backend_name,
     )
-    from skillbench.cost.plan import check_cap, require_price
+    from skillbench.cost.limit import workflow_budget
     from skillbench.skill import load_as_claude_code
 
     trigger = options.trigger
@@ -189,8 +189,9 @@ async def improve_skill(
 
     catalog, catalog_info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
     name = resolve_backend_name(trigger.backend)
-    if trigger.max_cost is not None:
-        plan = plan_loop(
+
+    def plan() -> CostPlan:
+        return plan_loop(
             skill.name,
             skill.description,
             skill.body,
@@ -206,11 +207,11 @@ async def improve_skill(
             cache_path=trigger.cache_path,
             harness=trigger.harness,
             cache_before_query=trigger.cache_before_query,
+            folder=skill.path,
+            content_hash=skill.content_hash,
         )
-        for line in plan.planned:
-            require_price(line.estimator)
-        check_cap(plan.estimate, trigger.max_cost)
-    budget = budget or Budget(trigger.max_cost)
+
+    budget = workflow_budget(budget=budget, max_cost=trigger.max_cost, plan=plan)
     cache = open_cache(trigger.cache_path, enabled=trigger.use_cache)
     judge = MeteredJudge(
         cached_judge(
@@ -330,6 +331,8 @@ async def plan_improve(
         cache_path=trigger.cache_path,
         harness=trigger.harness,
         cache_before_query=trigger.cache_before_query,
+        folder=skill.path,
+        content_hash=skill.content_hash,
     )
 
 

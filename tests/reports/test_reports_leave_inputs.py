@@ -42,8 +42,8 @@ def _model_graded_workspace(skill: Path, space: Path) -> None:
     """Replayed sample runs, graded, then marked as graded by a model (as a user's would be),
     and benchmarked: the files a wrong report would overwrite."""
     from skillbench.behavior.benchmark import write_benchmark
-    from skillbench.behavior.execute import run_cases
     from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     init_workspace(skill, workspace=space)
