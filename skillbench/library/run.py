@@ -1,0 +1,509 @@
+"""Route a whole library: every skill's trigger queries against every skill installed at once.
+
+Each query's runs are `TriggerRequest`s whose target is the skill the query was written for and
+whose catalog is the rest of the library, so one call per query-run names the skill that fired
+(the replay harness captures Claude Code's request once for the whole skill set: the template's
+key is the set, not the target). A library costs queries × runs calls, not skills × queries ×
+runs, and each request is the one `skillbench trigger SKILL --catalog LIBRARY` sends for it, so
+the two share the call cache.
+
+The run reuses the trigger eval's parts: `_run_wave` (concurrency, batches, timeouts),
+`QueryTally` (a run's first move: a skill fired, none, another tool first = undecided, error),
+`SequentialRule` (`runs="auto"`: a query stops once its own skill's rate is settled), the
+call cache and the cost cap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from skillbench.aio import blocking, heap_frozen
+from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
+from skillbench.backends.claude_cli.install import cli_name
+from skillbench.backends.cost_report import CostPlan
+from skillbench.errors import InputError
+from skillbench.library import confusion
+from skillbench.library.discover import Library, LibraryQuery, load_library, without_evals
+from skillbench.library.document import (
+    NONE,
+    LibraryConfig,
+    LibraryListing,
+    LibraryReport,
+    QueryRouting,
+)
+from skillbench.library.listing import as_listed, hidden_line, library_listing
+from skillbench.library.overlap import overlap_pairs
+from skillbench.schemas.cost import UNKNOWN
+from skillbench.stats import SequentialRule
+from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
+from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.listing import BUDGET_ENV
+from skillbench.trigger.report import QueryTally
+from skillbench.trigger.run import (
+    _check_options,
+    _innermost,
+    _run_wave,
+    backend_info,
+    backend_workers,
+    harness_info,
+)
+from skillbench.version import __version__
+
+Runs = int | Literal["auto"]
+ProgressCallback = Callable[[int, int], None]
+DEFAULT_MODEL = "claude-haiku-4-5"
+PROXY_LISTING_NOTE = (
+    "offline proxy: it reads descriptions directly, so each skill was shown to it as Claude "
+    "Code's listing rule would list it at this budget (a name-only skill without its description)"
+)
+CHANGED_SET_NOTE = (
+    "every request carries the whole library's listing: adding, removing or editing one skill "
+    "changes the request of every query, so all of them are planned as new calls"
+)
+
+
+@contextlib.contextmanager
+def listing_budget_env(budget: int | None) -> Iterator[None]:
+    """`SLASH_COMMAND_TOOL_CHAR_BUDGET` set to `budget` for the judge's construction and the run
+    (the capture and the claude-code sessions read it from the environment), then restored."""
+    if budget is None:
+        yield
+        return
+    before = os.environ.get(BUDGET_ENV)
+    os.environ[BUDGET_ENV] = str(budget)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(BUDGET_ENV, None)
+        else:
+            os.environ[BUDGET_ENV] = before
+
+
+class Targets:
+    """One (target, catalog) pair per skill, built once, so every request of a skill shares one
+    catalog tuple (its digest is computed once) and the plan and the run build the same keys."""
+
+    def __init__(self, entries: Sequence[SkillEntry]) -> None:
+        self.entries = list(entries)
+        self._made: dict[str, tuple[SkillEntry, tuple[SkillEntry, ...]]] = {}
+
+    def __call__(self, name: str) -> tuple[SkillEntry, tuple[SkillEntry, ...]]:
+        made = self._made.get(name)
+        if made is None:
+            target = next(e for e in self.entries if e.name == name)
+            made = self._made[name] = (target, tuple(e for e in self.entries if e.name != name))
+        return made
+
+
+def _queries(library: Library) -> list[LibraryQuery]:
+    if not library.queries:
+        raise InputError(
+            "no skill of the library has a trigger eval set (<skill>/evals/trigger.json, "
+            "<skill>/*.trigger.json or --evals DIR/<skill-name>.trigger.json)",
+            path=library.root,
+        )
+    return library.queries
+
+
+def check_listing_budget(budget: int | None) -> None:
+    """`--budget`: a positive whole number of characters."""
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise InputError("must be a positive number of characters", path="--budget")
+
+
+def _listing(
+    judge: TriggerJudge, entries: Sequence[SkillEntry], budget: int | None
+) -> tuple[LibraryListing | None, str | None]:
+    """The library's listing: read from the replay harness's captured request, else Claude
+    Code's rule for the judge's model; (None, why) when the capture failed."""
+    inner: Any = _innermost(judge)
+    env = dict(os.environ)
+    if budget is not None:
+        env[BUDGET_ENV] = str(budget)
+    model = str(getattr(inner, "model", None) or DEFAULT_MODEL)
+    if getattr(inner, "harness", None) == "replay":
+        try:
+            template = inner.template_for(entries[0], tuple(entries[1:]))
+        except Exception as exc:  # the runs report the same failure
+            return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
+        env.update(getattr(template, "settings", {}) or {})
+        return library_listing(entries, model, env=env, captured=template), None
+    return library_listing(entries, model, env=env), None
+
+
+def library_requests(
+    queries: Sequence[LibraryQuery], targets: Targets, per_query: int, seed: int
+) -> list[TriggerRequest]:
+    """The requests of a fixed-runs library run, in order (the plan's and the run's)."""
+    requests = []
+    for query in queries:
+        target, catalog = targets(query.target)
+        requests.extend(
+            TriggerRequest(target, catalog, query.text, run, seed) for run in range(per_query)
+        )
+    return requests
+
+
+async def run_library(
+    library: Library,
+    judge: TriggerJudge,
+    *,
+    runs: Runs = 3,
+    max_runs: int = 10,
+    confidence: float = 0.95,
+    threshold: float = 0.5,
+    seed: int = 0,
+    workers: int | None = None,
+    timeout: float | None = None,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+    evals_dir: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+) -> LibraryReport:
+    """Route every query of `library` through `judge` (not closed here) and report."""
+    if workers is None:
+        workers = backend_workers(judge)
+    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    check_listing_budget(listing_budget)
+    queries = _queries(library)
+    listing, listing_problem = _listing(judge, library.entries, listing_budget)
+    notes: list[str] = []
+    entries = library.entries
+    if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
+        entries = as_listed(entries, listing)
+        notes.append(PROXY_LISTING_NOTE)
+    targets = Targets(entries)
+    by_folder = {cli_name(e): e.name for e in library.entries}
+    auto = runs == "auto"
+    per_query = max_runs if auto else int(runs)
+    rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
+    tallies = [
+        QueryTally(EvalQuery(q.text, q.expected == q.target)) for q in queries
+    ]
+    planned = per_query * len(queries)
+    done = 0
+
+    def advance(n: int = 1) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, planned)
+
+    pending = list(range(len(queries)))
+    refused = 0
+    while pending:
+        wave: list[tuple[int, TriggerRequest]] = []
+        for i in pending:
+            tally = tallies[i]
+            size = rule.next_wave(tally.attempted) if auto else per_query - tally.attempted
+            target, catalog = targets(queries[i].target)
+            wave.extend(
+                (i, TriggerRequest(target, catalog, queries[i].text, tally.attempted + r, seed))
+                for r in range(size)
+            )
+        if not wave:
+            break
+        with heap_frozen():
+            outcomes = await _run_wave(judge, [r for _, r in wave], workers, timeout, advance)
+        for (i, _), outcome in zip(wave, outcomes, strict=True):
+            if outcome.fired is not None:
+                outcome.fired = by_folder.get(outcome.fired, outcome.fired)
+            tallies[i].record(outcome, queries[i].target)
+            refused += refused_by_cap(outcome)
+        if not auto:
+            break
+        still = []
+        for i in pending:
+            t = tallies[i]
+            if t.attempted < max_runs and not rule.settled(t.triggers, t.completed, t.attempted):
+                still.append(i)
+            else:
+                planned -= max_runs - t.attempted
+        pending = still
+    routed = [_routing(q, t) for q, t in zip(queries, tallies, strict=True)]
+    return _report(
+        library,
+        judge,
+        routed,
+        tallies,
+        listing=listing,
+        listing_problem=listing_problem,
+        notes=notes,
+        refused=refused,
+        config=LibraryConfig(
+            runs=runs,
+            max_runs=max_runs if auto else None,
+            confidence=confidence,
+            seed=seed,
+            workers=workers,
+            timeout_seconds=timeout,
+            budget_chars=listing_budget,
+            evals_dir=None if evals_dir is None else str(evals_dir),
+        ),
+        embedder=embedder,
+    )
+
+
+def _routing(query: LibraryQuery, tally: QueryTally) -> QueryRouting:
+    fired: dict[str, int] = {}
+    if tally.triggers:
+        fired[query.target] = tally.triggers
+    for name, n in tally.fired_instead.items():
+        fired[name] = fired.get(name, 0) + n
+    nothing = tally.completed - sum(fired.values())
+    if nothing:
+        fired[NONE] = nothing
+    return QueryRouting(
+        query=query.text,
+        expected=query.expected,
+        sources=query.sources,
+        target=query.target,
+        runs=tally.completed,
+        undecided=tally.undecided,
+        errors=tally.errors,
+        fired=fired,
+        error_messages=list(tally.error_messages) or None,
+    )
+
+
+def _report(
+    library: Library,
+    judge: TriggerJudge,
+    routed: list[QueryRouting],
+    tallies: Sequence[QueryTally],
+    *,
+    listing: LibraryListing | None,
+    listing_problem: str | None,
+    notes: list[str],
+    refused: int,
+    config: LibraryConfig,
+    embedder: str | None,
+) -> LibraryReport:
+    names = [e.name for e in library.entries]
+    per_skill = confusion.per_skill(names, routed, config.confidence)
+    if listing is not None:
+        state = {s.name: s.state for s in listing.skills}
+        for skill in per_skill:
+            skill.listing = state.get(skill.name)
+    usage = CallUsage()
+    for tally in tallies:
+        usage.add(tally.usage)
+    calls = sum(t.calls for t in tallies)
+    hits = sum(t.cache_hits for t in tallies)
+    cost = actual_cost(judge, calls, hits, usage, refused=refused)
+    warnings = list(library.warnings)
+    untested = without_evals(library.untested)
+    if untested:
+        warnings.append(untested)
+    if listing_problem:
+        warnings.append(listing_problem)
+    elif listing is not None:
+        hidden = hidden_line(listing)
+        if hidden:
+            warnings.append(f"LISTING: {hidden}: the model never saw those descriptions")
+    errors = sum(t.errors for t in tallies)
+    attempted = sum(t.attempted for t in tallies)
+    if attempted and errors / attempted > 0.2:
+        warnings.append(f"{errors} of {attempted} runs errored: rates rest on the others")
+    if refused:
+        warnings.append(
+            f"stopped at the cost cap: {refused} run(s) not made (counted as errors); a re-run "
+            "with a higher --max-cost resumes from the call cache"
+        )
+    harness = harness_info(judge)
+    if harness is not None and harness.note:
+        notes.insert(0, harness.note)
+    return LibraryReport(
+        library=str(library.root),
+        library_sha256=library.sha256,
+        skills=library.evals,
+        untested=library.untested,
+        backend=backend_info(judge),
+        harness=harness,
+        config=config,
+        queries=routed,
+        matrix=confusion.build_matrix(names, routed),
+        per_skill=per_skill,
+        pairs=confusion.confused_pairs(routed, config.confidence),
+        listing=listing,
+        overlap=overlap_pairs(library.entries, embedder=embedder) if embedder else [],
+        calls=calls,
+        cache_hits=hits,
+        cost=cost if cost.dollars != UNKNOWN or calls else cost,
+        warnings=warnings,
+        notes=notes,
+        created_at=utc_timestamp(),
+        skillbench_version=__version__,
+    )
+
+
+async def route_library(
+    library_dir: str | Path,
+    *,
+    evals_dir: str | Path | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    runs: Runs = 3,
+    max_runs: int = 10,
+    confidence: float = 0.95,
+    threshold: float = 0.5,
+    seed: int = 0,
+    workers: int | None = None,
+    timeout: float | None = None,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    backend_options: dict[str, Any] | None = None,
+    max_cost: float | None = None,
+    progress: ProgressCallback | None = None,
+) -> LibraryReport:
+    """Everything `skillbench library DIR` does: read the library and its eval sets, build the
+    backend's judge behind the call cache (and the `max_cost` cap), route every query, close.
+
+    ``listing_budget`` sets Claude Code's skill listing budget (`SLASH_COMMAND_TOOL_CHAR_BUDGET`)
+    for the run; ``embedder`` (`lexical`, `local` or None) the overlap pre-screen's.
+    """
+    from skillbench.backends.budget import Budget, MeteredJudge
+    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.backends.registry import cached_judge, default_workers, open_cache
+
+    check_listing_budget(listing_budget)
+    library = load_library(library_dir, evals_dir=evals_dir)
+    _queries(library)
+    if workers is None:
+        workers = default_workers(backend)
+    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    options = dict(runs=runs, max_runs=max_runs, seed=seed)
+    with listing_budget_env(listing_budget):
+        if max_cost is not None:
+            plan = plan_library(
+                library_dir,
+                evals_dir=evals_dir,
+                backend=backend,
+                model=model,
+                listing_budget=listing_budget,
+                embedder=None,
+                use_cache=use_cache,
+                cache_path=cache_path,
+                backend_options=backend_options,
+                **options,
+            )
+            for line in plan.planned:
+                require_price(line.estimator)
+            check_cap(plan.estimate, max_cost)
+        cache = open_cache(cache_path, enabled=use_cache)
+        try:
+            cached: Any = cached_judge(
+                backend, model=model, cache=cache, workers=workers, **(backend_options or {})
+            )
+            budget = Budget(max_cost) if max_cost is not None else None
+            judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
+            try:
+                report = await run_library(
+                    library,
+                    judge,
+                    confidence=confidence,
+                    threshold=threshold,
+                    workers=workers,
+                    timeout=timeout,
+                    listing_budget=listing_budget,
+                    embedder=embedder,
+                    evals_dir=evals_dir,
+                    progress=progress,
+                    **options,  # type: ignore[arg-type]
+                )
+            finally:
+                await cached.aclose()
+            if report.cost is not None and budget is not None:
+                report.cost.cap_usd = budget.cap_usd
+            if cache is not None:
+                report.warnings.extend(cache.flush())
+            return report
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+route_library_sync = blocking(route_library)
+
+
+def plan_library(
+    library_dir: str | Path,
+    *,
+    evals_dir: str | Path | None = None,
+    backend: str | None = None,
+    model: str | None = None,
+    runs: Runs = 3,
+    max_runs: int = 10,
+    seed: int = 0,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+    backend_options: dict[str, Any] | None = None,
+    **_: Any,
+) -> CostPlan:
+    """The `--dry-run`: the requests the run sends, checked against the call cache (hits free)
+    and estimated; the listing (Claude Code's rule) and the overlap pre-screen; no model call."""
+    from skillbench.backends.cost_report import existing_cache, key_judge, plan_block
+    from skillbench.backends.estimate import for_judge, get_estimator
+    from skillbench.backends.registry import resolve_backend_name
+
+    check_listing_budget(listing_budget)
+    library = load_library(library_dir, evals_dir=evals_dir)
+    queries = _queries(library)
+    name = resolve_backend_name(backend)
+    per_query = runs_per_query(runs, max_runs)
+    with listing_budget_env(listing_budget):
+        cache = existing_cache(cache_path, enabled=use_cache)
+        try:
+            options = dict(backend_options or {})
+            estimator = get_estimator(name, model=model, cache=cache, **options)
+            keys, note = key_judge(name, model=model, cache=cache, options=options)
+            listing = library_listing(
+                library.entries, str(model or estimator.model or DEFAULT_MODEL)
+            )
+            entries = library.entries
+            proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
+            if proxy:
+                entries = as_listed(entries, listing)
+            requests = library_requests(queries, Targets(entries), per_query, seed)
+            if keys is not None:
+                estimator = for_judge(keys, estimator, cache=cache)
+            line = estimate_requests(requests, estimator, keys, purpose="library")
+        finally:
+            if cache is not None:
+                cache.close()
+    notes = [n for n in (note,) if n]
+    if line.cache_hits < len(requests):
+        notes.append(CHANGED_SET_NOTE)
+    if runs == "auto":
+        notes.append("--runs auto: counted at the upper bound of --max-runs per query")
+    skills = len(library.entries)
+    lines = [
+        f"plan: library routing of {library.root} on backend {name}"
+        + (f" ({estimator.model})" if estimator.model else ""),
+        f"  {skills} skill(s) installed at once, {skills - len(library.untested)} with an eval "
+        f"set; {len(queries)} queries × {per_query} runs = {len(requests)} calls "
+        f"({line.cache_hits} in the call cache)",
+    ]
+    untested = without_evals(library.untested)
+    if untested:
+        lines.append(f"  {untested}")
+    hidden = hidden_line(listing)
+    lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
+    if embedder:
+        pairs = overlap_pairs(library.entries, embedder=embedder)
+        lines.append(
+            f"  overlap pre-screen ({embedder}): {len(pairs)} alike pair(s)"
+            + ("" if pairs else " above the threshold")
+        )
+        lines.extend(f"    {p.a} ~ {p.b}: {p.similarity:.2f}" for p in pairs[:10])
+    return CostPlan(lines, plan_block([line], notes=notes), [line])
