@@ -126,7 +126,7 @@ def _listing(
     env = dict(os.environ)
     if budget is not None:
         env[BUDGET_ENV] = str(budget)
-    model = str(getattr(inner, "model", None) or DEFAULT_MODEL)
+    model = listing_model(judge)
     if getattr(inner, "harness", None) == "replay":
         try:
             template = inner.template_for(entries[0], tuple(entries[1:]))
@@ -135,6 +135,15 @@ def _listing(
         env.update(getattr(template, "settings", {}) or {})
         return library_listing(entries, model, env=env, captured=template), None
     return library_listing(entries, model, env=env), None
+
+
+def listing_model(judge: object) -> str:
+    """The Claude model whose listing budget applies: the judge's, or for a proxy (which has
+    none, or an embedding model) Claude Code's default `DEFAULT_MODEL`."""
+    inner = _innermost(judge)
+    if getattr(inner, "is_proxy", False):
+        return DEFAULT_MODEL
+    return str(getattr(inner, "model", None) or DEFAULT_MODEL)
 
 
 def library_requests(
@@ -467,11 +476,10 @@ def plan_library(
             options = dict(backend_options or {})
             estimator = get_estimator(name, model=model, cache=cache, **options)
             keys, note = key_judge(name, model=model, cache=cache, options=options)
-            listing = library_listing(
-                library.entries, str(model or estimator.model or DEFAULT_MODEL)
-            )
-            entries = library.entries
             proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
+            listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
+            listing = library_listing(library.entries, listed_for)
+            entries = library.entries
             if proxy:
                 entries = as_listed(entries, listing)
             requests = library_requests(queries, Targets(entries), per_query, seed)
@@ -483,7 +491,7 @@ def plan_library(
                 cache.close()
     notes = [n for n in (note,) if n]
     if line.cache_hits < len(requests):
-        notes.append(CHANGED_SET_NOTE)
+        notes.append(f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}")
     if runs == "auto":
         notes.append("--runs auto: counted at the upper bound of --max-runs per query")
     skills = len(library.entries)
