@@ -12,7 +12,7 @@ def _ci(rate: Interval) -> tuple[float | None, float | None, float | None]:
     return rate.value, rate.low, rate.high
 
 
-def matrix_frame(report: LibraryReport, *, rates: bool = False) -> pd.DataFrame:
+def routing_matrix_frame(report: LibraryReport, *, rates: bool = False) -> pd.DataFrame:
     """The confusion matrix: counts, or (`rates`) each row's share of its runs."""
     m = report.matrix
     frame = pd.DataFrame(m.counts, index=m.rows, columns=m.columns)
@@ -23,7 +23,7 @@ def matrix_frame(report: LibraryReport, *, rates: bool = False) -> pd.DataFrame:
     return frame
 
 
-def per_skill_frame(report: LibraryReport) -> pd.DataFrame:
+def routing_skills_frame(report: LibraryReport) -> pd.DataFrame:
     """Per skill: recall and precision with intervals, listing state, top thief and victim."""
     rows = []
     for s in report.per_skill:
@@ -49,7 +49,7 @@ def per_skill_frame(report: LibraryReport) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def pairs_frame(report: LibraryReport) -> pd.DataFrame:
+def confused_pairs_frame(report: LibraryReport) -> pd.DataFrame:
     """The most confused pairs with their rate, interval and example queries."""
     return pd.DataFrame(
         [
@@ -70,7 +70,7 @@ def pairs_frame(report: LibraryReport) -> pd.DataFrame:
     )
 
 
-def listing_frame(report: LibraryReport) -> pd.DataFrame:
+def skill_listing_frame(report: LibraryReport) -> pd.DataFrame:
     """Per skill: how the listing shows it and its line's width."""
     if report.listing is None:
         return pd.DataFrame(columns=["skill", "state", "chars"])
@@ -79,7 +79,7 @@ def listing_frame(report: LibraryReport) -> pd.DataFrame:
     )
 
 
-def what_if_frame(report: LibraryReport) -> pd.DataFrame:
+def budget_what_if_frame(report: LibraryReport) -> pd.DataFrame:
     """The listing at other budgets: skills in full, and those by name only."""
     if report.listing is None:
         return pd.DataFrame(columns=["budget_chars", "full", "name_only"])
@@ -99,7 +99,7 @@ def overlap_frame(report: LibraryReport) -> pd.DataFrame:
     )
 
 
-def queries_frame(report: LibraryReport) -> pd.DataFrame:
+def routing_queries_frame(report: LibraryReport) -> pd.DataFrame:
     """One row per query: written for, what fired (counts), undecided, errors."""
     return pd.DataFrame(
         [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from skillbench.library.document import LibraryReport
-from skillbench.library.frames import matrix_frame
+from skillbench.library.frames import routing_matrix_frame
 
 STATE_COLOURS = {"full": "#009e73", "truncated": "#e69f00", "name-only": "#d55e00", "absent": "#999999"}
 
@@ -13,8 +13,8 @@ STATE_COLOURS = {"full": "#009e73", "truncated": "#e69f00", "name-only": "#d55e0
 def confusion_heatmap(report: LibraryReport) -> Figure:
     """Rows: the skill a query was written for; columns: what fired; each cell the row's share
     of runs (the count written in it)."""
-    counts = matrix_frame(report)
-    rates = matrix_frame(report, rates=True)
+    counts = routing_matrix_frame(report)
+    rates = routing_matrix_frame(report, rates=True)
     fig = Figure(figsize=(max(5.0, 0.55 * len(counts.columns) + 2.5), max(3.0, 0.45 * len(counts) + 2.0)))
     ax = fig.add_subplot()
     image = ax.imshow(rates.to_numpy(dtype=float), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
@@ -36,7 +36,7 @@ def confusion_heatmap(report: LibraryReport) -> Figure:
     return fig
 
 
-def listing_figure(report: LibraryReport) -> Figure:
+def skill_listing_figure(report: LibraryReport) -> Figure:
     """Each skill's listing line width, coloured by how Claude Code lists it, with the budget."""
     skills = report.listing.skills if report.listing is not None else []
     fig = Figure(figsize=(7.5, max(2.5, 0.3 * len(skills) + 1.4)))
