@@ -284,13 +284,13 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.improve.splits import parse_fractions
     from skillbench.improve.verdict import improve_header, overfitting_header
     from skillbench.library.frames import (
-        routing_matrix_frame,
-        routing_skills_frame,
-        confused_pairs_frame,
-        skill_listing_frame,
         budget_what_if_frame,
+        confused_pairs_frame,
         overlap_frame,
+        routing_matrix_frame,
         routing_queries_frame,
+        routing_skills_frame,
+        skill_listing_frame,
     )
     from skillbench.library.plots import confusion_heatmap, skill_listing_figure
     from skillbench.library.run import plan_library, route_library, route_library_sync

@@ -190,7 +190,9 @@ def print_report(console: Console, report: LibraryReport) -> None:
                 markup=False,
             )
         if listing.cut_to_fit is None:
-            console.print("no per-skill cut fits the budget: even bare names overflow it", markup=False)
+            console.print(
+                "no per-skill cut fits the budget: even bare names overflow it", markup=False
+            )
         elif listing.cut_skills:
             console.print(
                 common.safe(
@@ -200,7 +202,9 @@ def print_report(console: Console, report: LibraryReport) -> None:
                 markup=False,
             )
     for o in report.overlap[:MAX_PAIRS_SHOWN]:
-        console.print(common.safe(f"alike descriptions: {o.a} ~ {o.b}: {o.similarity:.2f}"), markup=False)
+        console.print(
+            common.safe(f"alike descriptions: {o.a} ~ {o.b}: {o.similarity:.2f}"), markup=False
+        )
     console.print(f"calls {report.calls}, cache hits {report.cache_hits}", markup=False)
     if report.cost is not None:
         for line in cost_lines(report.cost):

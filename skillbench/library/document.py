@@ -115,7 +115,9 @@ class LibraryListing(Document):
     source: Literal["captured-request", "estimate"]
     budget_chars: int | None
     budget_source: str | None = None
-    listing_chars: int = Field(description="width of every line at full length (skills + built-ins)")
+    listing_chars: int = Field(
+        description="width of every line at full length (skills + built-ins)"
+    )
     skills: list[ListedSkill]
     what_if: list[BudgetWhatIf] = Field(default_factory=list)
     cut_to_fit: int | None = Field(

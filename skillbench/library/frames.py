@@ -106,7 +106,9 @@ def routing_queries_frame(report: LibraryReport) -> pd.DataFrame:
             {
                 "query": q.query,
                 "written_for": q.expected or "(none)",
-                "fired": ", ".join(f"{k}×{v}" for k, v in sorted(q.fired.items(), key=lambda kv: -kv[1])),
+                "fired": ", ".join(
+                    f"{k}×{v}" for k, v in sorted(q.fired.items(), key=lambda kv: -kv[1])
+                ),
                 "runs": q.runs,
                 "undecided": q.undecided,
                 "errors": q.errors,

@@ -43,38 +43,35 @@ def states_at(skills: Sequence[CliSkill], budget: int) -> dict[str, ListingState
     return states
 
 
-def _widths(skills: Sequence[CliSkill]) -> tuple[list[tuple[int, str]], int]:
-    """(name width + 4, entry text) of each listed user skill, and the built-ins' total width."""
-    shown = [s for s in skills if not s.disabled]
-    heads = [(rule.string_width(s.name) + 4, rule.entry_text(s.description, s.when_to_use)) for s in shown]
-    builtin = rule.builtin_entries({s.name for s in shown})
-    return heads, sum(b.width for b in builtin) + len(builtin)
-
-
 def full_width(skills: Sequence[CliSkill]) -> int:
     """Columns the listing takes with every entry whole (skills and built-ins, newlines)."""
-    heads, builtin = _widths(skills)
-    return sum(head + rule.string_width(text) for head, text in heads) + len(heads) + builtin - 1
+    shown = [rule.listed(s) for s in skills if not s.disabled]
+    lines = [*shown, *rule.builtin_entries({s.name for s in skills if not s.disabled})]
+    return sum(line.width for line in lines) + len(lines) - 1
 
 
 def cut_to_fit(skills: Sequence[CliSkill], budget: int) -> int | None:
-    """The longest entry text (characters) such that, every longer one cut to it, the whole
-    listing fits `budget`; None when even bare names overflow."""
-    heads, builtin = _widths(skills)
+    """The longest entry text (characters) such that, every longer one cut to it, Claude Code's
+    rule lists every skill in full at `budget`; None when no cut does (bare names overflow)."""
+    shown = [s for s in skills if not s.disabled]
+    texts = [rule.entry_text(s.description, s.when_to_use) for s in shown]
+    builtin = rule.builtin_entries({s.name for s in shown})
 
-    def width(cut: int) -> int:
-        texts = sum(rule.string_width(text[:cut]) for _, text in heads)
-        return sum(head for head, _ in heads) + texts + len(heads) + builtin - 1
+    def fits(cut: int) -> bool:
+        lines = [
+            rule.Listed(s.name, f"- {s.name}: {t[:cut]}") for s, t in zip(shown, texts, strict=True)
+        ]
+        return all(rule.shown_descriptions([*lines, *builtin], budget)[: len(lines)])
 
-    longest = max((len(text) for _, text in heads), default=0)
-    if width(longest) <= budget:
+    longest = max((len(t) for t in texts), default=0)
+    if fits(longest):
         return longest
-    if width(0) > budget:
+    if not fits(0):
         return None
-    low, high = 0, longest  # width(low) fits, width(high) does not
+    low, high = 0, longest  # fits(low), not fits(high)
     while high - low > 1:
         middle = (low + high) // 2
-        low, high = (middle, high) if width(middle) <= budget else (low, middle)
+        low, high = (middle, high) if fits(middle) else (low, middle)
     return low
 
 

@@ -32,7 +32,9 @@ def similarities(entries: Sequence[SkillEntry], embedder: str = "local") -> list
 
         vectors = load_model().encode(texts)
         return [[float(x) for x in row] for row in vectors @ vectors.T]
-    raise InputError(f"unknown embedder {embedder!r} (choose {', '.join(EMBEDDERS)})", path="--embedder")
+    raise InputError(
+        f"unknown embedder {embedder!r} (choose {', '.join(EMBEDDERS)})", path="--embedder"
+    )
 
 
 def overlap_pairs(

@@ -7,22 +7,30 @@ from matplotlib.figure import Figure
 from skillbench.library.document import LibraryReport
 from skillbench.library.frames import routing_matrix_frame
 
-STATE_COLOURS = {"full": "#009e73", "truncated": "#e69f00", "name-only": "#d55e00", "absent": "#999999"}
+STATE_COLOURS = {
+    "full": "#009e73",
+    "truncated": "#e69f00",
+    "name-only": "#d55e00",
+    "absent": "#999999",
+}
 
 
 def confusion_heatmap(report: LibraryReport) -> Figure:
     """Rows: the skill a query was written for; columns: what fired; each cell the row's share
     of runs (the count written in it)."""
     counts = routing_matrix_frame(report)
-    rates = routing_matrix_frame(report, rates=True)
-    fig = Figure(figsize=(max(5.0, 0.55 * len(counts.columns) + 2.5), max(3.0, 0.45 * len(counts) + 2.0)))
+    rates = routing_matrix_frame(report, rates=True).to_numpy(dtype=float)
+    fig = Figure(
+        figsize=(max(5.0, 0.55 * len(counts.columns) + 2.5), max(3.0, 0.45 * len(counts) + 2.0))
+    )
+    cells = counts.to_numpy(dtype=int)
     ax = fig.add_subplot()
-    image = ax.imshow(rates.to_numpy(dtype=float), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
+    image = ax.imshow(rates, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")
     for i in range(len(counts.index)):
         for j in range(len(counts.columns)):
-            n = int(counts.iat[i, j])
+            n = int(cells[i, j])
             if n:
-                colour = "white" if rates.iat[i, j] > 0.6 else "black"
+                colour = "white" if float(rates[i, j]) > 0.6 else "black"
                 ax.text(j, i, str(n), ha="center", va="center", fontsize=7, color=colour)
     ax.set_xticks(range(len(counts.columns)))
     ax.set_xticklabels(list(counts.columns), rotation=60, ha="right", fontsize=8)

@@ -37,7 +37,6 @@ from skillbench.library.document import (
 )
 from skillbench.library.listing import as_listed, hidden_line, library_listing
 from skillbench.library.overlap import overlap_pairs
-from skillbench.schemas.cost import UNKNOWN
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
@@ -113,7 +112,9 @@ def _queries(library: Library) -> list[LibraryQuery]:
 
 def check_listing_budget(budget: int | None) -> None:
     """`--budget`: a positive whole number of characters."""
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
+    ):
         raise InputError("must be a positive number of characters", path="--budget")
 
 
@@ -150,7 +151,7 @@ def library_requests(
     queries: Sequence[LibraryQuery], targets: Targets, per_query: int, seed: int
 ) -> list[TriggerRequest]:
     """The requests of a fixed-runs library run, in order (the plan's and the run's)."""
-    requests = []
+    requests: list[TriggerRequest] = []
     for query in queries:
         target, catalog = targets(query.target)
         requests.extend(
@@ -192,9 +193,7 @@ async def run_library(
     auto = runs == "auto"
     per_query = max_runs if auto else int(runs)
     rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
-    tallies = [
-        QueryTally(EvalQuery(q.text, q.expected == q.target)) for q in queries
-    ]
+    tallies = [QueryTally(EvalQuery(q.text, q.expected == q.target)) for q in queries]
     planned = per_query * len(queries)
     done = 0
 
@@ -344,7 +343,7 @@ def _report(
         overlap=overlap_pairs(library.entries, embedder=embedder) if embedder else [],
         calls=calls,
         cache_hits=hits,
-        cost=cost if cost.dollars != UNKNOWN or calls else cost,
+        cost=cost,
         warnings=warnings,
         notes=notes,
         created_at=utc_timestamp(),
@@ -389,7 +388,6 @@ async def route_library(
     if workers is None:
         workers = default_workers(backend)
     _check_options(runs, max_runs, confidence, threshold, workers, timeout)
-    options = dict(runs=runs, max_runs=max_runs, seed=seed)
     with listing_budget_env(listing_budget):
         if max_cost is not None:
             plan = plan_library(
@@ -402,7 +400,9 @@ async def route_library(
                 use_cache=use_cache,
                 cache_path=cache_path,
                 backend_options=backend_options,
-                **options,
+                runs=runs,
+                max_runs=max_runs,
+                seed=seed,
             )
             for line in plan.planned:
                 require_price(line.estimator)
@@ -426,7 +426,9 @@ async def route_library(
                     embedder=embedder,
                     evals_dir=evals_dir,
                     progress=progress,
-                    **options,  # type: ignore[arg-type]
+                    runs=runs,
+                    max_runs=max_runs,
+                    seed=seed,
                 )
             finally:
                 await cached.aclose()
@@ -491,7 +493,9 @@ def plan_library(
                 cache.close()
     notes = [n for n in (note,) if n]
     if line.cache_hits < len(requests):
-        notes.append(f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}")
+        notes.append(
+            f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}"
+        )
     if runs == "auto":
         notes.append("--runs auto: counted at the upper bound of --max-runs per query")
     skills = len(library.entries)

@@ -26,9 +26,9 @@ def pair_line(report: LibraryReport, index: int) -> str:
 def library_verdict(report: LibraryReport) -> Verdict:
     """One line: the worst pairs and the hidden skills; the failures list every such pair, each
     skill listed by name only, and each skill with queries that never fired it."""
-    worst = [
-        i for i, p in enumerate(report.pairs) if (p.rate.value or 0.0) >= WORRYING_RATE
-    ][:MAX_PAIRS_IN_VERDICT]
+    worst = [i for i, p in enumerate(report.pairs) if (p.rate.value or 0.0) >= WORRYING_RATE][
+        :MAX_PAIRS_IN_VERDICT
+    ]
     failures = [f"confused: {pair_line(report, i)}" for i in worst]
     hidden = hidden_line(report.listing) if report.listing is not None else None
     if hidden:
@@ -69,7 +69,11 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
     backend = report.backend
     harness = None
     if report.harness is not None:
-        whose = "Claude Code's own request" if report.harness.claude_code_request else "NOT Claude Code's request"
+        whose = (
+            "Claude Code's own request"
+            if report.harness.claude_code_request
+            else "NOT Claude Code's request"
+        )
         harness = f"{report.harness.name} ({whose})"
     catalog = CatalogInfo(
         source=report.library,
