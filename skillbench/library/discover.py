@@ -40,8 +40,8 @@ class LibraryQuery:
 
     @property
     def target(self) -> str:
-        """The skill its requests name as target: the expected one, else the first skill whose
-        set holds it as a negative (what `skillbench trigger` of that skill would send)."""
+        """The skill whose fires are this query's hits: the expected one, else the first skill
+        whose set holds it as a negative (`--runs auto` settles that skill's rate)."""
         return self.expected or sorted(self.negative_of)[0]
 
     @property

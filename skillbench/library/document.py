@@ -41,7 +41,10 @@ class QueryRouting(Document):
     query: str
     expected: str | None
     sources: list[str] = Field(description="`skill:+` (a positive of skill) or `skill:-`")
-    target: str = Field(description="the skill the requests named as target (cache keys)")
+    target: str = Field(
+        description="the skill whose fires count as hits (`--runs auto` settles its rate): the "
+        "expected one, else the first skill whose set holds the query as should-not-trigger"
+    )
     runs: int = Field(ge=0, description="completed runs")
     undecided: int = Field(ge=0, default=0)
     errors: int = Field(ge=0, default=0)

@@ -1,11 +1,13 @@
 """Route a whole library: every skill's trigger queries against every skill installed at once.
 
-Each query's runs are `TriggerRequest`s whose target is the skill the query was written for and
-whose catalog is the rest of the library, so one call per query-run names the skill that fired
-(the replay harness captures Claude Code's request once for the whole skill set: the template's
-key is the set, not the target). A library costs queries × runs calls, not skills × queries ×
-runs, and each request is the one `skillbench trigger SKILL --catalog LIBRARY` sends for it, so
-the two share the call cache.
+Every request holds the whole library (the first skill by name as `target`, the others as its
+catalog: one skill set, so the replay harness captures Claude Code's request once and every
+request shares one template), and one call per query-run names the skill that fired. A library
+costs queries × runs calls, not skills × queries × runs. With the replay harness a request's key
+is the template and the query, not the target, so `skillbench trigger SKILL --catalog LIBRARY`
+shares these calls through the call cache. A run counts as a hit of its query when the skill it
+was written for fired (`LibraryQuery.target`; for a should-not-trigger query, the skill whose
+set holds it), which is what `--runs auto` settles.
 
 The run reuses the trigger eval's parts: `_run_wave` (concurrency, batches, timeouts),
 `QueryTally` (a run's first move: a skill fired, none, another tool first = undecided, error),
@@ -84,20 +86,12 @@ def listing_budget_env(budget: int | None) -> Iterator[None]:
             os.environ[BUDGET_ENV] = before
 
 
-class Targets:
-    """One (target, catalog) pair per skill, built once, so every request of a skill shares one
-    catalog tuple (its digest is computed once) and the plan and the run build the same keys."""
-
-    def __init__(self, entries: Sequence[SkillEntry]) -> None:
-        self.entries = list(entries)
-        self._made: dict[str, tuple[SkillEntry, tuple[SkillEntry, ...]]] = {}
-
-    def __call__(self, name: str) -> tuple[SkillEntry, tuple[SkillEntry, ...]]:
-        made = self._made.get(name)
-        if made is None:
-            target = next(e for e in self.entries if e.name == name)
-            made = self._made[name] = (target, tuple(e for e in self.entries if e.name != name))
-        return made
+def library_set(
+    entries: Sequence[SkillEntry],
+) -> tuple[SkillEntry, tuple[SkillEntry, ...]]:
+    """(target, catalog) of every request: the first skill and the rest (one skill set, one
+    catalog tuple whose digest is computed once; the plan and the run build the same keys)."""
+    return entries[0], tuple(entries[1:])
 
 
 def _queries(library: Library) -> list[LibraryQuery]:
@@ -148,16 +142,15 @@ def listing_model(judge: object) -> str:
 
 
 def library_requests(
-    queries: Sequence[LibraryQuery], targets: Targets, per_query: int, seed: int
+    queries: Sequence[LibraryQuery], entries: Sequence[SkillEntry], per_query: int, seed: int
 ) -> list[TriggerRequest]:
     """The requests of a fixed-runs library run, in order (the plan's and the run's)."""
-    requests: list[TriggerRequest] = []
-    for query in queries:
-        target, catalog = targets(query.target)
-        requests.extend(
-            TriggerRequest(target, catalog, query.text, run, seed) for run in range(per_query)
-        )
-    return requests
+    target, catalog = library_set(entries)
+    return [
+        TriggerRequest(target, catalog, query.text, run, seed)
+        for query in queries
+        for run in range(per_query)
+    ]
 
 
 async def run_library(
@@ -188,7 +181,7 @@ async def run_library(
     if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
         entries = as_listed(entries, listing)
         notes.append(PROXY_LISTING_NOTE)
-    targets = Targets(entries)
+    target, catalog = library_set(entries)
     by_folder = {cli_name(e): e.name for e in library.entries}
     auto = runs == "auto"
     per_query = max_runs if auto else int(runs)
@@ -210,7 +203,6 @@ async def run_library(
         for i in pending:
             tally = tallies[i]
             size = rule.next_wave(tally.attempted) if auto else per_query - tally.attempted
-            target, catalog = targets(queries[i].target)
             wave.extend(
                 (i, TriggerRequest(target, catalog, queries[i].text, tally.attempted + r, seed))
                 for r in range(size)
@@ -222,6 +214,7 @@ async def run_library(
         for (i, _), outcome in zip(wave, outcomes, strict=True):
             if outcome.fired is not None:
                 outcome.fired = by_folder.get(outcome.fired, outcome.fired)
+            outcome.triggered = outcome.fired == queries[i].target  # its own skill, not the set's
             tallies[i].record(outcome, queries[i].target)
             refused += refused_by_cap(outcome)
         if not auto:
@@ -484,7 +477,7 @@ def plan_library(
             entries = library.entries
             if proxy:
                 entries = as_listed(entries, listing)
-            requests = library_requests(queries, Targets(entries), per_query, seed)
+            requests = library_requests(queries, entries, per_query, seed)
             if keys is not None:
                 estimator = for_judge(keys, estimator, cache=cache)
             line = estimate_requests(requests, estimator, keys, purpose="library")
