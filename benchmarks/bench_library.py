@@ -3,7 +3,7 @@
 A generated 100-skill library (pseudo-word vocabularies, some words shared between neighbours),
 500 queries (5 per skill) × 3 runs, routed by `library.run.run_library` through the replay
 harness (`ReplayJudge` behind the call cache) against the loopback fake of billing_api.py, which
-bills prompt caching by breakpoint and calls `Skill` with the listed skill sharing the most
+bills prompt caching by breakpoint (in its own process, so its CPU is not the clients') and calls `Skill` with the listed skill sharing the most
 content words with the query (name-only skills cannot be picked: the fake reads the listing).
 The one-off capture (the real pinned CLI against its own capture server) is not timed.
 
@@ -12,7 +12,7 @@ Targets:
 - after the first call, ≥ 90 % of input tokens are cache reads;
 - span within 1.15× of a bare SDK client sending the same 1,500 requests at the same
   concurrency (16 in flight; the fake answers after 50 ms, as a stand-in for the API);
-- peak memory (RSS of this process, fake included) ≤ 400 MB;
+- peak memory (RSS of the measuring process; the fake runs in its own) ≤ 400 MB;
 - the confusion matrix equals the fake's own decisions, cell by cell.
 
 Writes benchmarks/results/library.json; exits 1 when a target is missed. Skips (exit 0) when
@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import random
 import resource
 import shutil
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -111,12 +113,47 @@ class Recorder:
         return skill
 
 
-async def bare_client(server: BillingServer, replay: ReplayJudge, requests: list[str]) -> float:
+class FakeHandler(billing_api.BillingHandler):
+    """The billing fake, plus `GET /phase` (a cold prompt cache, ledger and decisions emptied)
+    and `GET /report` (the ledger's rows and the decisions since, as JSON)."""
+
+    def do_GET(self) -> None:
+        server: Any = self.server
+        if self.path == "/phase":
+            server.ledger.forget()
+            with server.ledger.lock:
+                server.ledger.rows.clear()
+            server.recorder.decisions.clear()
+            self._send(200, b"{}", "application/json")
+        elif self.path == "/report":
+            data = {"rows": server.ledger.rows, "decisions": server.recorder.decisions}
+            self._send(200, json.dumps(data).encode(), "application/json")
+        else:
+            super().do_GET()
+
+
+def serve_fake(ready: Any) -> None:
+    """The fake in its own process (its CPU and threads apart from the clients measured)."""
+    recorder = Recorder()
+    billing_api.route_request = recorder  # type: ignore[assignment]
+    server = BillingServer()
+    server.RequestHandlerClass = FakeHandler
+    server.recorder = recorder  # type: ignore[attr-defined]
+    ready.put(server.url)
+    server.serve_forever()
+
+
+def fake_get(url: str, path: str) -> Any:
+    with urllib.request.urlopen(url + path, timeout=60) as answer:  # loopback only
+        return json.loads(answer.read())
+
+
+async def bare_client(url: str, replay: ReplayJudge, requests: list[str]) -> float:
     """The same bodies through the SDK alone, WORKERS in flight; returns the span."""
     import anthropic
 
     library_template = next(iter(replay.templates_used.values()))
-    client = anthropic.AsyncAnthropic(api_key=DUMMY_KEY, base_url=server.url, max_retries=0)
+    client = anthropic.AsyncAnthropic(api_key=DUMMY_KEY, base_url=url, max_retries=0)
     gate = asyncio.Semaphore(WORKERS)
 
     async def one(query: str) -> None:
@@ -133,7 +170,7 @@ async def bare_client(server: BillingServer, replay: ReplayJudge, requests: list
     return span
 
 
-async def measure(server: BillingServer, recorder: Recorder, tmp: Path) -> dict[str, Any]:
+async def measure(url: str, tmp: Path) -> dict[str, Any]:
     root = tmp / "library"
     written_for = build_library(root)
     library = load_library(root)
@@ -141,7 +178,7 @@ async def measure(server: BillingServer, recorder: Recorder, tmp: Path) -> dict[
     replay = ReplayJudge(
         MODEL,
         api_key=DUMMY_KEY,
-        base_url=server.url,
+        base_url=url,
         claude_bin=CLI,
         template_dir=templates_dir(cache_path),
         max_concurrency=WORKERS,
@@ -153,22 +190,18 @@ async def measure(server: BillingServer, recorder: Recorder, tmp: Path) -> dict[
     judge = CachingJudge(replay, cache)
     queries = [q.text for q in library.queries for _ in range(RUNS)]
 
-    server.ledger.forget()
-    recorder.decisions.clear()
-    bare_before = await bare_client(server, replay, queries)
+    fake_get(url, "/phase")
+    bare_before = await bare_client(url, replay, queries)
 
-    server.ledger.forget()
-    recorder.decisions.clear()
-    first_row = server.ledger.count()
+    fake_get(url, "/phase")
     started = time.perf_counter()
     report = await run_library(library, judge, runs=RUNS, workers=WORKERS, embedder=None)
     span = time.perf_counter() - started
-    rows = server.ledger.rows[first_row:]
-    decisions = list(recorder.decisions)
+    seen = fake_get(url, "/report")
+    rows, decisions = seen["rows"], [tuple(d) for d in seen["decisions"]]
 
-    server.ledger.forget()
-    recorder.decisions.clear()
-    bare_after = await bare_client(server, replay, queries)
+    fake_get(url, "/phase")
+    bare_after = await bare_client(url, replay, queries)
 
     again_started = time.perf_counter()
     again = await run_library(library, judge, runs=RUNS, workers=WORKERS, embedder=None)
@@ -221,10 +254,16 @@ def main() -> int:
     if not CLI.exists() and not shutil.which("claude"):
         print("SKIP: the Claude Code CLI is not installed (make claude)")
         return 0
-    recorder = Recorder()
-    billing_api.route_request = recorder  # type: ignore[assignment]
-    with BillingServer() as server, tempfile.TemporaryDirectory() as tmp:
-        data = asyncio.run(measure(server, recorder, Path(tmp)))
+    ready: Any = multiprocessing.Queue()
+    fake = multiprocessing.Process(target=serve_fake, args=(ready,), daemon=True)
+    fake.start()
+    try:
+        url = ready.get(timeout=60)
+        with tempfile.TemporaryDirectory() as tmp:
+            data = asyncio.run(measure(url, Path(tmp)))
+    finally:
+        fake.terminate()
+        fake.join(timeout=10)
     data["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     data["targets"] = TARGETS
     missed = []
