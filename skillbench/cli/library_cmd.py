@@ -64,7 +64,8 @@ def register(subparsers: Any) -> None:
         type=common.positive_int,
         metavar="CHARS",
         help="run with Claude Code's skill listing budget set to CHARS "
-        "(SLASH_COMMAND_TOOL_CHAR_BUDGET), to see what hiding costs in recall (e.g. --budget 20000)",
+        "(SLASH_COMMAND_TOOL_CHAR_BUDGET), to see what hiding costs in recall (default: Claude "
+        "Code's own, 1 %% of the model's context window; e.g. --budget 20000)",
     )
     p.add_argument(
         "--embedder",
