@@ -24,7 +24,7 @@ class RouterJudge:
         self.requests: list[TriggerRequest] = []
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "script": self.script}
+        return {"backend": self.name, "model": self.model}  # a re-scripted judge: same keys
 
     def versions(self) -> dict[str, str]:
         return {"router": "1"}
