@@ -64,6 +64,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--split-seed", type=common.seed_option(), help="split seed (default: --seed)")
     common.add_workers_option(p)
     common.add_catalog_option(p)
+    p.add_argument(
+        "--library",
+        metavar="DIR",
+        help="interference-aware: the other skills of DIR compete (the catalog, unless --catalog "
+        "is given) and their should-trigger queries are added as should-not-trigger queries, so "
+        "a description that steals from a neighbour loses (default: none; e.g. --library skills/)",
+    )
     common.add_harness_option(p)
     common.add_project_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
@@ -121,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         harness=args.harness,
         cache_before_query=args.cache_before_query,
         project=args.project,
+        library_dir=args.library,
     )
     if args.dry_run:
         return _dry_run(args, options, cap, args.adopt_alpha)
@@ -139,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
         **options,
     )
     _print_result(result, out)
+    steals = getattr(result.summary, "neighbour_steals", None)
+    if steals is not None:
+        from skillbench.library.neighbours import steal_lines
+
+        for line in steal_lines(steals):
+            print(common.safe(line))
     cost = result.summary.cost
     if cost is not None and cost.stopped_at_cap:
         return EXIT_COST_CAP

@@ -166,6 +166,7 @@ async def improve_skill(
     max_cost: float | None = None,
     budget: Budget | None = None,
     adopt_alpha: float = ADOPT_ALPHA,
+    library_dir: str | Path | None = None,
 ) -> LoopResult:
     """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
 
@@ -175,7 +176,10 @@ async def improve_skill(
     `max_cost` (USD): refuse to start (CostCapError) when the estimate exceeds it; stop at the
     end of the round in which the spend reaches it (the outputs so far are written).
     `budget`: a `Budget` shared across runs (a notebook session) whose meter records this loop
-    and whose cap stops it; no upfront refusal (that is `max_cost`'s)."""
+    and whose cap stops it; no upfront refusal (that is `max_cost`'s).
+    `library_dir`: the other skills' should-trigger queries join as should-not-trigger ones
+    (`library.neighbours`), the library is the catalog unless `catalog_dir` is given, and the
+    summary records each round's stolen neighbour queries."""
     from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import (
         cached_judge,
@@ -190,6 +194,8 @@ async def improve_skill(
         check_out_dir(out)
     skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
+    if library_dir is not None:
+        queries, catalog_dir = with_neighbours(queries, skill.name, library_dir, catalog_dir)
     split: Split | None = None
     if isinstance(split_from, Split):
         split = split_from
@@ -273,6 +279,10 @@ async def improve_skill(
         result.summary.settings.catalog_sha256 = catalog_info.sha256
     for report in result.reports if load_warnings else ():
         report.warnings = [*load_warnings, *(report.warnings or [])]
+    if library_dir is not None:
+        from skillbench.library.neighbours import neighbour_steals
+
+        result.summary.neighbour_steals = neighbour_steals(result.reports)  # type: ignore[attr-defined]
     if out is not None:
         write_loop_outputs(result, out)
     if apply:
@@ -350,6 +360,7 @@ async def plan_improve(
     cache_path: str | Path | None = None,
     harness: str | None = None,
     cache_before_query: bool = False,
+    library_dir: str | Path | None = None,
     **_: Any,
 ) -> CostPlan:
     """The `--dry-run` of `improve_skill`: the same inputs loaded, the plan and the estimate
@@ -358,6 +369,8 @@ async def plan_improve(
 
     skill = load_as_claude_code(skill_dir)[0]  # a YAML finding warns, never refuses
     queries = load_eval_set(evals)
+    if library_dir is not None:
+        queries, catalog_dir = with_neighbours(queries, skill.name, library_dir, catalog_dir)
     split = planned_split(
         queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from
     )
@@ -384,3 +397,14 @@ async def plan_improve(
 
 
 improve_skill_sync = blocking(improve_skill)
+
+
+def with_neighbours(
+    queries: list[Any], target: str, library_dir: str | Path, catalog_dir: str | Path | None
+) -> tuple[list[Any], str | Path]:
+    """`--library`: the eval set plus the neighbours' should-trigger queries as should-not-trigger
+    ones, and the catalog (the library unless one was given)."""
+    from skillbench.library.neighbours import neighbour_queries
+
+    extra = neighbour_queries(library_dir, target, queries)
+    return [*queries, *extra], catalog_dir if catalog_dir not in (None, "none") else library_dir
