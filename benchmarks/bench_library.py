@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import resource
 import shutil
@@ -63,6 +64,9 @@ QUERIES_PER_SKILL = 5
 RUNS = 3
 WORKERS = 16
 LATENCY = 0.05
+STOP_WHEN_DECIDED = os.environ.get("BENCH_LIBRARY_STOP_EARLY", "1") != "0"
+"""The harness closes a stream once the first move is known (its default); 0 reads every reply
+to its end, as the bare client does, to tell the connection churn apart from the rest."""
 TARGETS = {"cache_read_share": 0.90, "span_ratio": 1.15, "peak_mb": 400}
 
 
@@ -182,6 +186,7 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
         claude_bin=CLI,
         template_dir=templates_dir(cache_path),
         max_concurrency=WORKERS,
+        stop_when_decided=STOP_WHEN_DECIDED,
     )
     started = time.perf_counter()
     replay.template_for(library.entries[0], tuple(library.entries[1:]))  # the capture, untimed
@@ -191,12 +196,14 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
     queries = [q.text for q in library.queries for _ in range(RUNS)]
 
     fake_get(url, "/phase")
+    cpu = time.process_time()
     bare_before = await bare_client(url, replay, queries)
+    bare_cpu = time.process_time() - cpu
 
     fake_get(url, "/phase")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     report = await run_library(library, judge, runs=RUNS, workers=WORKERS, embedder=None)
-    span = time.perf_counter() - started
+    span, lib_cpu = time.perf_counter() - started, time.process_time() - cpu
     seen = fake_get(url, "/report")
     rows, decisions = seen["rows"], [tuple(d) for d in seen["decisions"]]
 
@@ -232,6 +239,7 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
         "runs": RUNS,
         "workers": WORKERS,
         "fake_latency_seconds": LATENCY,
+        "stop_when_decided": STOP_WHEN_DECIDED,
         "calls": report.calls,
         "requests_seen_by_fake": len(rows),
         "listed_in_full": listed,
@@ -239,6 +247,7 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
         "span_seconds": round(span, 2),
         "bare_span_seconds": [round(bare_before, 2), round(bare_after, 2)],
         "span_ratio": round(span / bare, 3),
+        "client_cpu_seconds": {"library": round(lib_cpu, 2), "bare": round(bare_cpu, 2)},
         "cache_read_share_after_first": round(read / total, 4) if total else None,
         "matrix_equals_fake": got == expected,
         "matrix_cells": len(got),
