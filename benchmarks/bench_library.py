@@ -54,6 +54,7 @@ from skillbench.io import write_json  # noqa: E402
 from skillbench.library.discover import load_library  # noqa: E402
 from skillbench.library.document import NONE  # noqa: E402
 from skillbench.library.run import run_library  # noqa: E402
+from skillbench.trigger.options import TriggerOptions  # noqa: E402
 
 RESULTS = HERE / "results" / "library.json"
 CLI = ROOT / ".tools" / "node_modules" / ".bin" / "claude"
@@ -67,6 +68,7 @@ LATENCY = 0.05
 STOP_WHEN_DECIDED = os.environ.get("BENCH_LIBRARY_STOP_EARLY", "1") != "0"
 """The harness closes a stream once the first move is known (its default); 0 reads every reply
 to its end, as the bare client does, to tell the connection churn apart from the rest."""
+OPTIONS = TriggerOptions(runs=RUNS, workers=WORKERS)
 TARGETS = {"cache_read_share": 0.90, "span_ratio": 1.15, "peak_mb": 400}
 
 
@@ -202,7 +204,7 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
 
     fake_get(url, "/phase")
     started, cpu = time.perf_counter(), time.process_time()
-    report = await run_library(library, judge, runs=RUNS, workers=WORKERS, embedder=None)
+    report = await run_library(library, judge, OPTIONS, embedder=None)
     span, lib_cpu = time.perf_counter() - started, time.process_time() - cpu
     seen = fake_get(url, "/report")
     rows, decisions = seen["rows"], [tuple(d) for d in seen["decisions"]]
@@ -211,7 +213,7 @@ async def measure(url: str, tmp: Path) -> dict[str, Any]:
     bare_after = await bare_client(url, replay, queries)
 
     again_started = time.perf_counter()
-    again = await run_library(library, judge, runs=RUNS, workers=WORKERS, embedder=None)
+    again = await run_library(library, judge, OPTIONS, embedder=None)
     again_span = time.perf_counter() - again_started
     await replay.aclose()
     cache.close()

@@ -81,46 +81,32 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     common.add_cache_options(p)
     common.add_cost_options(p)
-    p.set_defaults(func=run, auth=None, project=None)
+    # the trigger options this command does not offer (the library is the catalog)
+    p.set_defaults(func=run, auth=None, project=None, escalate=False, threshold=0.5, catalog=None)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the library routing described by the parsed arguments; returns the exit code."""
+    from skillbench.cli.trigger_cmd import trigger_options
     from skillbench.io import check_output, dumps_json, write_json
     from skillbench.library.run import plan_library, route_library_sync
 
     if args.out:
         check_output(args.out, "--out")
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
-    cap = common.max_cost(args)
-    options: dict[str, Any] = dict(
+    options = trigger_options(args)
+    extra: dict[str, Any] = dict(
         evals_dir=args.evals,
-        backend=args.backend,
-        model=args.model,
-        runs=args.runs,
-        max_runs=args.max_runs,
-        seed=args.seed,
         listing_budget=args.budget,
         embedder=None if args.embedder == "none" else args.embedder,
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-        backend_options=_backend_options(args) or None,
     )
     if args.dry_run:
-        plan = plan_library(args.library_dir, **options)
-        common.check_plan(plan, cap, dry_run=True)
+        plan = plan_library(args.library_dir, options, **extra)
+        common.check_plan(plan, options.max_cost, dry_run=True)
         return EXIT_OK
     err = common.stderr_console()
     with common.progress_bar(err, "library routing") as on_progress:
-        report = route_library_sync(
-            args.library_dir,
-            confidence=args.confidence,
-            workers=args.workers,
-            timeout=args.timeout,
-            max_cost=cap,
-            progress=on_progress,
-            **options,
-        )
+        report = route_library_sync(args.library_dir, options, progress=on_progress, **extra)
     if args.out:
         write_json(args.out, report)
     if args.json:
@@ -138,12 +124,6 @@ def run(args: argparse.Namespace) -> int:
     if not any(q.runs for q in report.queries):
         return EXIT_FAILED
     return EXIT_FAILED if library_verdict(report).ok is False else EXIT_OK
-
-
-def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
-    from skillbench.cli.trigger_cmd import _backend_options as trigger_backend_options
-
-    return trigger_backend_options(args)
 
 
 def print_report(console: Console, report: LibraryReport) -> None:

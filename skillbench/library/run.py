@@ -44,9 +44,9 @@ from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.listing import BUDGET_ENV
+from skillbench.trigger.options import DEFAULT_OPTIONS, TriggerOptions
 from skillbench.trigger.report import QueryTally
 from skillbench.trigger.run import (
-    _check_options,
     _innermost,
     _run_wave,
     backend_info,
@@ -156,23 +156,19 @@ def library_requests(
 async def run_library(
     library: Library,
     judge: TriggerJudge,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
-    runs: Runs = 3,
-    max_runs: int = 10,
-    confidence: float = 0.95,
-    threshold: float = 0.5,
-    seed: int = 0,
-    workers: int | None = None,
-    timeout: float | None = None,
     listing_budget: int | None = None,
     embedder: str | None = "lexical",
     evals_dir: str | Path | None = None,
     progress: ProgressCallback | None = None,
 ) -> LibraryReport:
-    """Route every query of `library` through `judge` (not closed here) and report."""
-    if workers is None:
-        workers = backend_workers(judge)
-    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    """Route every query of `library` through `judge` (not closed here) and report, with
+    `options`' runs, max_runs, confidence, threshold (`--runs auto`), seed, workers (None: the
+    judge's) and timeout."""
+    runs, max_runs, seed = options.runs, options.max_runs, options.seed
+    confidence, threshold, timeout = options.confidence, options.threshold, options.timeout
+    workers = options.workers if options.workers is not None else backend_workers(judge)
     check_listing_budget(listing_budget)
     queries = _queries(library)
     listing, listing_problem = _listing(judge, library.entries, listing_budget)
@@ -346,31 +342,19 @@ def _report(
 
 async def route_library(
     library_dir: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
     evals_dir: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    runs: Runs = 3,
-    max_runs: int = 10,
-    confidence: float = 0.95,
-    threshold: float = 0.5,
-    seed: int = 0,
-    workers: int | None = None,
-    timeout: float | None = None,
     listing_budget: int | None = None,
     embedder: str | None = "lexical",
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    backend_options: dict[str, Any] | None = None,
-    max_cost: float | None = None,
     progress: ProgressCallback | None = None,
 ) -> LibraryReport:
     """Everything `skillbench library DIR` does: read the library and its eval sets, build the
-    backend's judge behind the call cache (and the `max_cost` cap), route every query, close.
-
-    ``listing_budget`` sets Claude Code's skill listing budget (`SLASH_COMMAND_TOOL_CHAR_BUDGET`)
-    for the run; ``embedder`` (`lexical`, `local` or None) the overlap pre-screen's.
-    """
+    backend's judge behind the call cache (and `options.max_cost`'s cap), route every query,
+    close. ``listing_budget`` sets Claude Code's skill listing budget
+    (`SLASH_COMMAND_TOOL_CHAR_BUDGET`) for the run; ``embedder`` (`lexical`, `local` or None) is
+    the overlap pre-screen's. `options.catalog_dir` and `options.escalate` do not apply (the
+    library is the catalog)."""
     from skillbench.backends.budget import Budget, MeteredJudge
     from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
@@ -378,50 +362,40 @@ async def route_library(
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)
     _queries(library)
-    if workers is None:
-        workers = default_workers(backend)
-    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    if options.workers is None:
+        options = options.but(workers=default_workers(options.backend))
     with listing_budget_env(listing_budget):
-        if max_cost is not None:
+        if options.max_cost is not None:
             plan = plan_library(
                 library_dir,
+                options,
                 evals_dir=evals_dir,
-                backend=backend,
-                model=model,
                 listing_budget=listing_budget,
                 embedder=None,
-                use_cache=use_cache,
-                cache_path=cache_path,
-                backend_options=backend_options,
-                runs=runs,
-                max_runs=max_runs,
-                seed=seed,
             )
             for line in plan.planned:
                 require_price(line.estimator)
-            check_cap(plan.estimate, max_cost)
-        cache = open_cache(cache_path, enabled=use_cache)
+            check_cap(plan.estimate, options.max_cost)
+        cache = open_cache(options.cache_path, enabled=options.use_cache)
         try:
             cached: Any = cached_judge(
-                backend, model=model, cache=cache, workers=workers, **(backend_options or {})
+                options.backend,
+                model=options.model,
+                cache=cache,
+                workers=options.workers,
+                **options.judge_options(),
             )
-            budget = Budget(max_cost) if max_cost is not None else None
+            budget = Budget(options.max_cost) if options.max_cost is not None else None
             judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
             try:
                 report = await run_library(
                     library,
                     judge,
-                    confidence=confidence,
-                    threshold=threshold,
-                    workers=workers,
-                    timeout=timeout,
+                    options,
                     listing_budget=listing_budget,
                     embedder=embedder,
                     evals_dir=evals_dir,
                     progress=progress,
-                    runs=runs,
-                    max_runs=max_runs,
-                    seed=seed,
                 )
             finally:
                 await cached.aclose()
@@ -440,19 +414,11 @@ route_library_sync = blocking(route_library)
 
 def plan_library(
     library_dir: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
     evals_dir: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    runs: Runs = 3,
-    max_runs: int = 10,
-    seed: int = 0,
     listing_budget: int | None = None,
     embedder: str | None = "lexical",
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    backend_options: dict[str, Any] | None = None,
-    **_: Any,
 ) -> CostPlan:
     """The `--dry-run`: the requests the run sends, checked against the call cache (hits free)
     and estimated; the listing (Claude Code's rule) and the overlap pre-screen; no model call."""
@@ -463,14 +429,15 @@ def plan_library(
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)
     queries = _queries(library)
-    name = resolve_backend_name(backend)
-    per_query = runs_per_query(runs, max_runs)
+    name = resolve_backend_name(options.backend)
+    model, runs, seed = options.model, options.runs, options.seed
+    per_query = runs_per_query(runs, options.max_runs)
     with listing_budget_env(listing_budget):
-        cache = existing_cache(cache_path, enabled=use_cache)
+        cache = existing_cache(options.cache_path, enabled=options.use_cache)
         try:
-            options = dict(backend_options or {})
-            estimator = get_estimator(name, model=model, cache=cache, **options)
-            keys, note = key_judge(name, model=model, cache=cache, options=options)
+            judge_options = options.judge_options()
+            estimator = get_estimator(name, model=model, cache=cache, **judge_options)
+            keys, note = key_judge(name, model=model, cache=cache, options=judge_options)
             proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)

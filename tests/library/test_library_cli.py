@@ -11,6 +11,7 @@ import pytest
 
 from skillbench.cli import main
 from skillbench.library.run import plan_library, route_library_sync
+from skillbench.trigger.options import TriggerOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "library"
@@ -43,12 +44,12 @@ def test_the_sample_library_offline_re_run_from_cache_and_budget(
     text = capsys.readouterr().out
     assert "testsmith" in text and "listing at 16,000 characters: 11 of 11 in full" in text
 
-    again = route_library_sync(SAMPLE, backend="lexical", runs=2, cache_path=cache)
+    again = route_library_sync(SAMPLE, TriggerOptions(backend="lexical", runs=2, cache_path=cache))
     assert again.calls == 0 and again.cache_hits == first["calls"]
     assert again.matrix.model_dump() == first["matrix"]
 
-    wide = route_library_sync(SAMPLE, backend="lexical", runs=2, cache_path=cache,
-                              listing_budget=20000)  # fmt: skip
+    lexical = TriggerOptions(backend="lexical", runs=2, cache_path=cache)
+    wide = route_library_sync(SAMPLE, lexical, listing_budget=20000)
     recall = {s.name: s.recall.value for s in wide.per_skill}
     assert recall["testsmith"] and recall["testsmith"] > 0.5  # what hiding cost in recall
     assert wide.config.budget_chars == 20000
@@ -60,8 +61,9 @@ def test_dry_run_shows_the_plan_the_pre_screen_and_a_changed_library(
     library = tmp_path / "lib"
     shutil.copytree(SAMPLE, library)
     cache = str(tmp_path / "cache.sqlite")
-    route_library_sync(library, backend="local", runs=1, cache_path=cache, embedder=None)
-    plan = plan_library(library, backend="local", runs=1, cache_path=cache)
+    local = TriggerOptions(backend="local", runs=1, cache_path=cache)
+    route_library_sync(library, local, embedder=None)
+    plan = plan_library(library, local)
     assert plan.planned[0].calls == 0 and plan.planned[0].cache_hits == 26
     shutil.copytree(library / "sql-formatter", library / "sql-beautifier")
     (library / "sql-beautifier" / "sql-formatter.trigger.json").unlink()

@@ -14,6 +14,7 @@ from skillbench.backends import registry
 from skillbench.backends.estimate import register_estimator, unregister_estimator
 from skillbench.cli import main
 from skillbench.library.run import route_library_sync
+from skillbench.trigger.options import TriggerOptions
 
 BACKEND = "libfake"
 GOOD = {"a1": ["alpha"], "a2": ["alpha"], "a3": ["alpha"], "b1": ["beta"], "b2": ["beta"]}
@@ -57,10 +58,10 @@ def test_max_cost_refuses_before_any_call(fake: Fake, tmp_path: Path,
 def test_a_re_run_makes_only_the_calls_that_failed(fake: Fake, tmp_path: Path) -> None:
     library = small_library(tmp_path / "lib")
     fake.script["a2"] = ["!"]  # every run of a2 errors, as after a kill or an outage
-    first = route_library_sync(library, backend=BACKEND, runs=3, embedder=None)
+    first = route_library_sync(library, TriggerOptions(backend=BACKEND, runs=3), embedder=None)
     assert first.calls == 18 and next(q for q in first.queries if q.query == "a2").errors == 3
     fake.script["a2"] = ["alpha"]
-    again = route_library_sync(library, backend=BACKEND, runs=3, embedder=None)
+    again = route_library_sync(library, TriggerOptions(backend=BACKEND, runs=3), embedder=None)
     assert fake.judges[-1].requests and {r.query for r in fake.judges[-1].requests} == {"a2"}
     assert (again.calls, again.cache_hits) == (3, 15)
     assert next(s for s in again.per_skill if s.name == "alpha").recall.value == 1.0

@@ -8,10 +8,12 @@ import json
 import shutil
 from pathlib import Path
 
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.proposers import Proposal
 from skillbench.improve.run import improve_skill_sync
 from skillbench.library.neighbours import NEIGHBOUR, neighbour_queries
 from skillbench.trigger.evalset import load_eval_set
+from skillbench.trigger.options import TriggerOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "library"
@@ -47,9 +49,13 @@ def test_a_description_that_steals_from_a_neighbour_loses(tmp_path: Path) -> Non
     shutil.copytree(SAMPLE, library)
     skill = library / "changelog-writer"
     out = tmp_path / "out"
-    result = improve_skill_sync(skill, skill / "evals" / "trigger.json", backend="lexical",
-                                rounds=2, runs=2, library_dir=library, proposer=Greedy(),
-                                use_cache=False, out=out)  # fmt: skip
+    options = ImproveOptions(
+        trigger=TriggerOptions(backend="lexical", runs=2, use_cache=False),
+        rounds=2,
+        library_dir=library,
+    )
+    result = improve_skill_sync(skill, skill / "evals" / "trigger.json", options, out=out,
+                                proposer=Greedy())  # fmt: skip
     steals = json.loads((out / "loop_summary.json").read_text())["neighbour_steals"]
     assert [r["round"] for r in steals] == [1, 2]
     stolen_2 = {s["query"] for s in steals[1]["stolen"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from library_fakes import RouterJudge, q, small_library, write_skill
@@ -15,6 +16,7 @@ from skillbench.library.discover import load_library
 from skillbench.library.document import ERROR, NONE, UNDECIDED, LibraryReport
 from skillbench.library.run import run_library
 from skillbench.reports.header import header_lines
+from skillbench.trigger.options import TriggerOptions
 
 SCRIPT = {
     "a1": ["alpha", "alpha", "beta"],
@@ -26,9 +28,9 @@ SCRIPT = {
 }
 
 
-async def _route(root: Path, judge: RouterJudge, **options: object) -> LibraryReport:
+async def _route(root: Path, judge: RouterJudge, **options: Any) -> LibraryReport:
     options.setdefault("runs", 3)
-    return await run_library(load_library(root), judge, embedder=None, **options)  # type: ignore[arg-type]
+    return await run_library(load_library(root), judge, TriggerOptions(**options), embedder=None)
 
 
 async def test_one_call_per_query_run_and_the_matrix_is_the_judges_decisions(
