@@ -8,33 +8,44 @@ any paid run (`--dry-run`) and in the report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from skillbench.backends.base import SkillEntry
 from skillbench.errors import InputError
 from skillbench.library.document import OverlapPair
 
-EMBEDDERS = ("local", "lexical")
 DEFAULT_THRESHOLD = {"local": 0.6, "lexical": 0.25}
 MAX_PAIRS = 20
 
 
+def _lexical(texts: list[str]) -> list[list[float]]:
+    from skillbench.backends.offline.lexical import overlap, words
+
+    bags = [words(t) for t in texts]
+    return [[overlap(a, b) for b in bags] for a in bags]
+
+
+def _local(texts: list[str]) -> list[list[float]]:
+    from skillbench.backends.offline.local import load_model
+
+    vectors = load_model().encode(texts)
+    return [[float(x) for x in row] for row in vectors @ vectors.T]
+
+
+EMBEDDERS: dict[str, Callable[[list[str]], list[list[float]]]] = {
+    "local": _local,
+    "lexical": _lexical,
+}
+
+
 def similarities(entries: Sequence[SkillEntry], embedder: str = "local") -> list[list[float]]:
     """The description-to-description similarity matrix (rows and columns: `entries`)."""
-    texts = [e.description for e in entries]
-    if embedder == "lexical":
-        from skillbench.backends.offline.lexical import overlap, words
-
-        bags = [words(t) for t in texts]
-        return [[overlap(a, b) for b in bags] for a in bags]
-    if embedder == "local":
-        from skillbench.backends.offline.local import load_model
-
-        vectors = load_model().encode(texts)
-        return [[float(x) for x in row] for row in vectors @ vectors.T]
-    raise InputError(
-        f"unknown embedder {embedder!r} (choose {', '.join(EMBEDDERS)})", path="--embedder"
-    )
+    measure = EMBEDDERS.get(embedder)
+    if measure is None:
+        raise InputError(
+            f"unknown embedder {embedder!r} (choose {', '.join(EMBEDDERS)})", path="--embedder"
+        )
+    return measure([e.description for e in entries])
 
 
 def overlap_pairs(
