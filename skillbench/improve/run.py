@@ -177,6 +177,9 @@ async def improve_skill(
         require_replay(trigger.backend, trigger.harness, "--project")
     skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
+    if options.library_dir is not None:
+        queries, options = with_neighbours(queries, skill.name, options)
+        trigger = options.trigger
     split_from = options.split_from
     split: Split | None = None
     if isinstance(split_from, Split):
@@ -258,6 +261,10 @@ async def improve_skill(
         result.summary.settings.catalog_sha256 = catalog_info.sha256
     for report in result.reports if load_warnings else ():
         report.warnings = [*load_warnings, *(report.warnings or [])]
+    if options.library_dir is not None:
+        from skillbench.library.neighbours import neighbour_steals
+
+        result.summary.neighbour_steals = neighbour_steals(result.reports)  # type: ignore[attr-defined]
     if out is not None:
         write_loop_outputs(result, out)
     if apply:
@@ -311,6 +318,9 @@ async def plan_improve(
     trigger = options.trigger
     skill = load_as_claude_code(skill_dir)[0]  # a YAML finding warns, never refuses
     queries = load_eval_set(evals)
+    if options.library_dir is not None:
+        queries, options = with_neighbours(queries, skill.name, options)
+        trigger = options.trigger
     split = planned_split(queries, evals, options)
     from skillbench.trigger.catalog import resolve_catalog
 
@@ -337,3 +347,18 @@ async def plan_improve(
 
 
 improve_skill_sync = blocking(improve_skill)
+
+
+def with_neighbours(
+    queries: list[Any], target: str, options: ImproveOptions
+) -> tuple[list[Any], ImproveOptions]:
+    """`--library`: the eval set plus the neighbours' should-trigger queries as should-not-trigger
+    ones, and the options with the library as the catalog (unless one was given)."""
+    from skillbench.library.neighbours import neighbour_queries
+
+    library = options.library_dir
+    assert library is not None
+    extra = neighbour_queries(library, target, queries)
+    if options.trigger.catalog_dir in (None, "none"):
+        options = options.but(trigger=options.trigger.but(catalog_dir=library))
+    return [*queries, *extra], options

@@ -98,6 +98,12 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
         "benchmark": behavior,
         "blind_comparison": behavior,
         "report_diff": {"a": str(home / "a.json"), "b": str(home / "b.json")},
+        "library_routing": {
+            "library_dir": str(home / "skills"),
+            "evals_dir": str(home / "evals"),
+            "backend": "lexical",
+            "runs": 1,
+        },
     }
 
 
