@@ -349,7 +349,7 @@ def test_run_cases_hands_a_session_backends_executor_to_the_placer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from skillbench.backends import placement
-    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
 
     skill = make_skill(tmp_path)
