@@ -375,3 +375,36 @@ def test_run_cases_hands_a_session_backends_executor_to_the_placer(
         )
     assert len(made) == 1 and made[0].runs == 4 == len(batch)
     assert all(r.status == "ok" for r in batch)
+
+
+AGREEMENT = ["agreement", "{skill}", "--evals", "{queries}", "--backend-a", "local"]
+AGREEMENT += ["--backend-b", "lexical", "--runs", "1"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["trigger", "{skill}", "--evals", "{queries}", "--backend", "lexical"],
+        AGREEMENT,
+        ["library", "{library}", "--backend", "lexical"],
+    ],
+)
+def test_cluster_with_no_session_backend_is_exit_2_before_any_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    skill = make_skill(tmp_path / "lib")
+    queries = tmp_path / "queries.json"
+    queries.write_text(json.dumps([{"query": "summarise this csv", "should_trigger": True}]))
+    (skill / "evals" / "trigger.json").write_text(queries.read_text())
+    places = {"{skill}": str(skill), "{queries}": str(queries), "{library}": str(skill.parent)}
+    argv = [places.get(a, a) for a in command]
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--no-cache", "--cluster", "ray"]) == 2
+    assert "--cluster runs agent sessions" in capsys.readouterr().err
+    monkeypatch.setenv("SKILLBENCH_CLUSTER", "ray")  # a default: ignored by such backends
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    main([*argv, "--no-cache"])
+    assert "cluster" not in capsys.readouterr().err.lower()
