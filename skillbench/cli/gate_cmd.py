@@ -115,7 +115,7 @@ def _runs(text: str) -> int | str:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from skillbench.cli.trigger_cmd import _backend_options
+    from skillbench.backends.registry import harness_options
     from skillbench.gate.run import GateOptions
 
     return GateOptions(
@@ -124,7 +124,9 @@ def _options(args: argparse.Namespace) -> Any:
         catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
-        backend_options=_backend_options(args),
+        backend_options=harness_options(
+            args.harness, cache_before_query=args.cache_before_query
+        ),
         runs=args.runs,
         effect=args.effect,
         affected=args.affected,

@@ -76,14 +76,16 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
         lines.append("")
         lines.append(f"_{md_cell(report.mde_line)}_")
         lines.append("")
-    regressed = report.regressed_queries
-    if regressed:
-        lines += [f"**Regressed queries** ({len(regressed)}):", "", *_query_rows(regressed), ""]
-    else:
-        dropped = sorted((q for q in report.queries if (q.delta or 0) < 0),
-                         key=lambda q: q.delta or 0)  # fmt: skip
-        if dropped:
-            lines += ["Largest drops (none significant on its own):", "", *_query_rows(dropped), ""]
+    dropped = sorted((q for q in report.queries if (q.delta or 0) < 0), key=lambda q: q.delta or 0)
+    significant = report.regressed_queries
+    if significant:
+        lines += [f"**Regressed queries** ({len(significant)}, each significant on its own after "
+                  "Holm):", "", *_query_rows(significant), ""]  # fmt: skip
+    others = [q for q in dropped if q.change != "regressed"]
+    if others:
+        title = "Other queries that dropped" if significant else "Queries that dropped"
+        lines += [f"{title} (largest first; none significant on its own):", "",
+                  *_query_rows(others), ""]  # fmt: skip
     if report.base.description != report.head.description and report.base.description:
         lines += [
             "<details><summary>descriptions</summary>",

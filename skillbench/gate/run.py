@@ -167,7 +167,10 @@ class GateRun:
             return PILOT_RUNS, ["no pilot run completed: the runs stay at the pilot's"]
         plan = plan_runs(rates, o.effect, alpha=o.alpha, power=o.power, affected=o.affected)
         runs = max(PILOT_RUNS, plan.runs or PILOT_RUNS)
-        return runs, plan.lines()
+        lines = plan.lines()
+        if plan.runs is not None and plan.runs < PILOT_RUNS:
+            lines.append(f"  the pilot's {PILOT_RUNS} runs per query already exceed it: kept")
+        return runs, lines
 
 
 def _seeds(seed: int, aa: int | None) -> tuple[int, int]:
