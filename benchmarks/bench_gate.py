@@ -43,7 +43,9 @@ EFFECT, AFFECTED, POWER = 0.3, 0.2, 0.9
 BASE_TEXT, HEAD_TEXT = "Clean CSV files before analysis.", "Clean CSV files (worse wording)."
 
 
-def eval_set(rng: random.Random) -> tuple[list[dict[str, object]], dict[str, float], dict[str, float]]:
+def eval_set(
+    rng: random.Random,
+) -> tuple[list[dict[str, object]], dict[str, float], dict[str, float]]:
     """Queries, their trigger probabilities under the base, and under the regressed head."""
     queries, base = [], {}
     for i in range(20):

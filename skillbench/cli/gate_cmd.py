@@ -124,9 +124,7 @@ def _options(args: argparse.Namespace) -> Any:
         catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
-        backend_options=harness_options(
-            args.harness, cache_before_query=args.cache_before_query
-        ),
+        backend_options=harness_options(args.harness, cache_before_query=args.cache_before_query),
         runs=args.runs,
         effect=args.effect,
         affected=args.affected,

@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
         "--effect",
         required=True,
         type=common.float_in(0.0, 1.0, low_open=True),
-        help="drop in a query's pass rate to detect (e.g. --effect 0.15)",
+        help="drop in a query's pass rate to detect (required; e.g. --effect 0.15)",
     )
     p.add_argument("--power", type=common.float_in(0.5, 0.999), default=0.8, help="power (0.8)")
     p.add_argument(
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         "--affected",
         type=common.float_in(0.0, 1.0, low_open=True),
         default=1.0,
-        help="share of the queries the drop hits (1: every query; e.g. --affected 0.2)",
+        help="share of the queries the drop hits (default 1: every query; e.g. --affected 0.2)",
     )
     p.add_argument(
         "--report",

@@ -102,7 +102,7 @@ def minimum_detectable_effect(
     """The smallest drop δ (a multiple of 0.005) in the pass rate of every affected query that
     the gate detects with probability ≥ `power`; None when even δ = 1 is not detected."""
     _check(alpha, power)
-    steps = int(round(1 / _EFFECT_STEP))
+    steps = round(1 / _EFFECT_STEP)
     lo, hi = 1, steps
     if power_at(rates, runs, 1.0, alpha=alpha, affected=affected) < power:
         return None
@@ -179,7 +179,9 @@ def plan_runs(
     def ok(pairs: int) -> bool:
         return exact_power(pairs, regressed, improved, alpha) >= power
 
-    needed = _fewest_pairs(ok, limit=4 * max(m * max_runs, _normal_pairs(regressed, improved, alpha, power)))
+    needed = _fewest_pairs(
+        ok, limit=4 * max(m * max_runs, _normal_pairs(regressed, improved, alpha, power))
+    )
     if needed is None:
         return RunsPlan(effect, alpha, power, affected, m, mean_rate, None, None, 0, 0.0, False)
     runs = max(1, math.ceil(needed / m))

@@ -130,7 +130,7 @@ class GateRun:
         for p in plans:
             lines.extend(p.lines[1:])
         notes = [n for p in plans for n in (p.estimate.notes or [])]
-        return CostPlan(lines, plan_block(planned, notes=notes or None), planned)
+        return CostPlan(lines, plan_block(planned, notes=notes), planned)
 
     async def run_sides(
         self, judge: Any, base: _Side, head: _Side, runs: int, seeds: tuple[int, int]
@@ -291,7 +291,7 @@ def build_report(
     by_query = [{r.query: r for r in rep.results} for rep in reports]
     queries = []
     for row, p_holm in zip(rows, adjusted, strict=True):
-        change = "unchanged"
+        change: Literal["regressed", "improved", "unchanged"] = "unchanged"
         if p_holm < o.alpha and row.regressed != row.improved:
             change = "regressed" if row.regressed > row.improved else "improved"
         b, h = by_query[0].get(row.query), by_query[1].get(row.query)
@@ -305,7 +305,7 @@ def build_report(
                 p_value=row.p_value, p_holm=p_holm,
                 base_pass=None if b is None or not b.runs else b.passed,
                 head_pass=None if h is None or not h.runs else h.passed,
-                change=change,  # type: ignore[arg-type]
+                change=change,
             )
         )  # fmt: skip
     regressed = sum(r.regressed for r in rows)
@@ -319,7 +319,7 @@ def build_report(
     diff = diff_documents(reports[0], reports[1], labels=("base", "head"), alpha=o.alpha)
     level = QueryLevel(paired=diff.paired, base_passed=diff.a_passed, head_passed=diff.b_passed,
                        regressed=diff.regressed, improved=diff.improved, p_value=diff.p_value)  # fmt: skip
-    for side, rep, passed in ((base, reports[0], diff.a_passed), (head, reports[1], diff.b_passed)):
+    for side, passed in ((base, diff.a_passed), (head, diff.b_passed)):
         side.passed_queries = passed
     base.pass_rate = round(sum(r.base_passed for r in rows) / pairs, 4) if pairs else None
     head.pass_rate = round(sum(r.head_passed for r in rows) / pairs, 4) if pairs else None

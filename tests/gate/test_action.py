@@ -65,7 +65,9 @@ def resolve(text: str, context: dict[str, Any]) -> str:
     return EXPR.sub(one, text)
 
 
-def run_action(repo: Path, tmp: Path, inputs: dict[str, str], env: dict[str, str]) -> dict[str, Any]:
+def run_action(
+    repo: Path, tmp: Path, inputs: dict[str, str], env: dict[str, str]
+) -> dict[str, Any]:
     """Every `run:` step of the action, in order, as GitHub would run it (bash -eo pipefail);
     the outputs of each step, the step summary, and the last step's exit code."""
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
@@ -100,7 +102,9 @@ def pr_repo(tmp_path: Path) -> tuple[Path, str]:
     skill = write_skill(repo / "skills" / "csv-cleanup", json.dumps(BASE), "csv-cleanup")
     (skill / "evals").mkdir()
     (skill / "evals" / "trigger.json").write_text(json.dumps(QUERIES, indent=1))
-    write_skill(repo / "skills" / "untouched", "An unrelated skill that stays as it is.", "untouched")
+    write_skill(
+        repo / "skills" / "untouched", "An unrelated skill that stays as it is.", "untouched"
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
     base = git(repo, "rev-parse", "HEAD").strip()
@@ -146,7 +150,7 @@ def test_the_action_gates_the_changed_skill_and_exits_with_its_code(
         assert context["steps.changed.outputs.skills"] == "skills/csv-cleanup"  # not `untouched`
         assert context["steps.gate.outputs.verdict"] == "regressed", result["codes"]
         assert context["steps.gate.outputs.exit-code"] == "1"
-        name, code, out, _ = result["codes"][-1]
+        name, code, _, _ = result["codes"][-1]
         assert name == "Exit with the gate's code" and code == 1
         gate_out = result["codes"][1][2]
         assert "::error" in gate_out and "title=gate%3A csv-cleanup" in gate_out
@@ -154,9 +158,14 @@ def test_the_action_gates_the_changed_skill_and_exits_with_its_code(
         assert summary.startswith("### ❌ skillbench gate: `csv-cleanup`")
         assert "https://github.example.invalid/owner/skills/actions/runs/42" in summary
         reports = Path(context["steps.gate.outputs.report-dir"]) / "csv-cleanup"
-        assert {"gate_report.json", "gate_report.html", "junit.xml"} <= {p.name for p in reports.iterdir()}
+        assert {"gate_report.json", "gate_report.html", "junit.xml"} <= {
+            p.name for p in reports.iterdir()
+        }
         assert calls == 2 * 3 * len(QUERIES)  # both sides, through the loopback mock
-    assert "dummy-key-for-the-loopback-mock" not in summary + (reports / "gate_report.json").read_text()
+    assert (
+        "dummy-key-for-the-loopback-mock"
+        not in summary + (reports / "gate_report.json").read_text()
+    )
 
 
 def actionlint() -> str | None:
@@ -178,7 +187,9 @@ def test_actionlint_passes_on_the_documented_workflow(tmp_path: Path) -> None:
               for k, v in action["inputs"].items()}  # fmt: skip
     steps_workflow = {"on": {"workflow_call": {"inputs": inputs}},
                       "jobs": {"gate": {"runs-on": "ubuntu-latest", "steps": steps}}}  # fmt: skip
-    text_steps = yaml.safe_dump(steps_workflow, sort_keys=False).replace("github.action_path", "github.workspace")
+    text_steps = yaml.safe_dump(steps_workflow, sort_keys=False).replace(
+        "github.action_path", "github.workspace"
+    )
     (tmp_path / ".github" / "workflows" / "steps.yml").write_text(text_steps, encoding="utf-8")
     git(tmp_path, "init", "-q")
     done = subprocess.run([actionlint(), "-color=false"], cwd=tmp_path, capture_output=True,  # type: ignore[list-item]
@@ -189,7 +200,9 @@ def test_actionlint_passes_on_the_documented_workflow(tmp_path: Path) -> None:
 def test_the_action_declares_the_inputs_the_issue_asks_for() -> None:
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
-    assert {"skills-path", "evals", "backend", "model", "alpha", "max-cost"} <= set(action["inputs"])
+    assert {"skills-path", "evals", "backend", "model", "alpha", "max-cost"} <= set(
+        action["inputs"]
+    )
     uses = [s["uses"].split("@")[0] for s in action["runs"]["steps"] if "uses" in s]
     assert {"actions/setup-python", "actions/cache/restore", "actions/cache/save",
             "actions/upload-artifact"} <= set(uses)  # fmt: skip
