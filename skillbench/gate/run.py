@@ -30,10 +30,15 @@ from skillbench.gate.report import (
     decide,
     mde_sentence,
 )
+from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
 
 PILOT_RUNS = 4
+PILOT_NOTE = (
+    "--runs planned: the pilot's calls are included; the extended runs read the pilot's runs "
+    "back from the cache (counted again as cache hits)"
+)
 DEFAULT_EFFECT = 0.15
 
 
@@ -173,6 +178,18 @@ class GateRun:
         return runs, lines
 
 
+def _head(skill_dir: Path, *, required: bool) -> tuple[str | None, bool | None]:
+    """The head's commit and dirty flag; outside git an InputError unless not `required` (an
+    A/A calibration needs no history)."""
+    try:
+        root = repo_root(skill_dir)
+    except InputError:
+        if required:
+            raise
+        return None, None
+    return head_state(root, skill_dir.resolve())
+
+
 def _seeds(seed: int, aa: int | None) -> tuple[int, int]:
     if aa is None:
         return seed, seed
@@ -198,8 +215,7 @@ async def run_gate(
 
     gate = gate or GateRun(skill_dir, evals, options)
     o = options
-    root = repo_root(gate.skill_dir)
-    head_commit, dirty = head_state(root, gate.skill_dir.resolve())
+    head_commit, dirty = _head(gate.skill_dir, required=aa is None)
     if aa is not None:
         base_side: _Side | None = gate.head
         base = BaseSkill("HEAD (A/A)", head_commit or "", gate.skill_dir)
@@ -238,6 +254,7 @@ async def run_gate(
     budget = Budget(o.max_cost) if o.max_cost is not None else None
     judge: Any = MeteredJudge(cached, budget) if budget is not None else cached
     plan_lines: list[str] | None = None
+    pilot_cost: CostBlock | None = None
     try:
         runs = first_runs
         reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
@@ -245,6 +262,7 @@ async def run_gate(
             pilot = pair_runs(_pairs_of(gate.queries), recorders[0].outcomes, recorders[1].outcomes)
             runs, plan_lines = gate.planned_runs(pilot)
             if runs > first_runs:
+                pilot_cost = _combined_cost(reports)
                 if o.max_cost is not None and budget is not None:
                     check_cap(gate.plan(base_side, runs, seeds).estimate, o.max_cost)
                 reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
@@ -260,9 +278,22 @@ async def run_gate(
         gate, reports, recorders, base_doc, head, runs=runs, plan=plan_lines, seed=o.seed,
         warnings=[*gate.warnings, *warnings],
     )  # fmt: skip
+    if pilot_cost is not None and report.cost is not None:  # the pilot's calls were paid too
+        report.cost = pilot_cost.plus(report.cost)
+        report.cost.notes = [*(report.cost.notes or []), PILOT_NOTE]
     if budget is not None and report.cost is not None:
         report.cost.cap_usd = budget.cap_usd
     return report
+
+
+def _combined_cost(reports: Sequence[TriggerReport]) -> CostBlock | None:
+    """Both sides' cost blocks added (None when a side has none)."""
+    total: CostBlock | None = None
+    for report in reports:
+        if report.cost is None:
+            return None
+        total = report.cost if total is None else total.plus(report.cost)
+    return total
 
 
 def _pairs_of(queries: Sequence[EvalQuery]) -> list[tuple[str, bool]]:
@@ -323,9 +354,7 @@ def build_report(
         side.passed_queries = passed
     base.pass_rate = round(sum(r.base_passed for r in rows) / pairs, 4) if pairs else None
     head.pass_rate = round(sum(r.head_passed for r in rows) / pairs, 4) if pairs else None
-    cost = None
-    if reports[0].cost is not None and reports[1].cost is not None:
-        cost = reports[0].cost.plus(reports[1].cost)
+    cost = _combined_cost(reports)
     notes = [f"setting differs between sides: {w}" for w in diff.warnings]
     for rep in reports:
         warnings.extend(w for w in rep.warnings or [] if w not in warnings)

@@ -93,6 +93,8 @@ def test_planned_runs_follow_the_plan(tmp_path: Path, judge: ProbabilityJudge) -
     planned = int(report.plan[1].split()[0])
     assert report.runs == max(4, planned) > 4
     assert report.pairs == report.runs * len(QUERIES)
+    assert report.cost is not None and report.cost.calls == judge.calls  # the pilot's included
+    assert judge.calls == 2 * report.runs * len(QUERIES)  # the pilot's runs came from the cache
 
 
 def test_aa_uses_fresh_runs_each_repetition(tmp_path: Path, judge: ProbabilityJudge) -> None:
@@ -102,3 +104,13 @@ def test_aa_uses_fresh_runs_each_repetition(tmp_path: Path, judge: ProbabilityJu
     assert judge.calls == 3 * 2 * 8 * len(QUERIES)  # a cache namespace per side and repetition
     assert aa.interval[0] <= aa.false_alarm_rate <= aa.interval[1]
     assert "false alarms" in aa.verdict_line
+
+
+def test_aa_needs_no_git_history(tmp_path: Path, judge: ProbabilityJudge) -> None:
+    from gate_fakes import write_skill
+
+    skill = write_skill(tmp_path / "loose" / "gate-skill", OLD)
+    evals = tmp_path / "evals.json"
+    evals.write_text(json.dumps([{"query": q, "should_trigger": True} for q in QUERIES[:3]]))
+    aa = run_sync(lambda: run_aa(skill, evals, options(tmp_path), 1))
+    assert aa.repetitions == 1 and judge.calls == 2 * 8 * 3
