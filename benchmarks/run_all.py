@@ -25,6 +25,7 @@ SCRIPTS = [
     "bench_limiter.py",
     "bench_startup.py",
     "bench_demo.py",
+    "bench_gate.py",
 ]
 
 
