@@ -229,6 +229,10 @@ def _print_text(report: Any) -> None:
             f"{report.pairs} paired runs: {report.regressed} regressed, {report.improved} "
             f"improved, exact McNemar p = {report.p_value:.3g}; {report.mde_line}"
         )
+    if report.query_level is not None:
+        from skillbench.gate.output import query_level_line
+
+        lines.append(query_level_line(report))
     lines.extend(report.plan or [])
     for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
         if q.delta:

@@ -60,6 +60,17 @@ def run_link() -> str | None:
     return f"{server}/{repo}/actions/runs/{run}"
 
 
+def query_level_line(report: GateReport) -> str:
+    """The query verdicts of both sides (as `report diff` pairs them)."""
+    q = report.query_level
+    if q is None:
+        return ""
+    return (
+        f"query verdicts: base passes {q.base_passed}/{q.paired}, head {q.head_passed}/{q.paired}; "
+        f"{q.regressed} flipped to fail, {q.improved} to pass (exact McNemar p = {q.p_value:.3g})"
+    )
+
+
 def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str:
     """The PR comment: the verdict first, the regressed queries, the cost, links."""
     icon = {"regressed": "❌", "improved": "✅"}.get(report.verdict, "➖")
@@ -73,6 +84,9 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
             f"{report.runs} runs per query per side, {report.pairs} paired runs; "
             f"pass rate {_rate(report.base.pass_rate)} → {_rate(report.head.pass_rate)}"
         )
+        if report.query_level is not None:
+            lines.append("")
+            lines.append(query_level_line(report))
         lines.append("")
         lines.append(f"_{md_cell(report.mde_line)}_")
         lines.append("")

@@ -62,7 +62,7 @@ def test_a_regression_exits_1_with_comment_summary_outputs_and_junit(
     assert stdout.startswith("### ❌ skillbench gate")
     assert stdout.index("REGRESSED") < stdout.index("Regressed queries")
     assert "<b>" not in stdout and "\\|" in stdout  # a description cannot inject markup
-    assert "cost:" in stdout
+    assert "cost:" in stdout and "query verdicts: base passes 10/10" in stdout
     assert summary.read_text(encoding="utf-8").strip() == stdout.strip()
     assert "verdict=regressed" in outputs.read_text().splitlines()
     report = json.loads((out / "gate_report.json").read_text())
@@ -159,3 +159,16 @@ def test_plan_command_from_a_prior_and_from_a_report(
     small.write_text(json.dumps([{"query": "a", "should_trigger": True}]), encoding="utf-8")
     assert main(["plan", "--evals", str(small), "--effect", "0.05"]) == 1
     assert "queries like them" in capsys.readouterr().out
+
+
+def test_a_new_skill_has_no_base_and_passes(
+    tmp_path: Path, judge: ProbabilityJudge, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gate_fakes import write_skill
+
+    setup(tmp_path, None)
+    new = write_skill(tmp_path / "repo" / "skills" / "brand-new", NEW, "brand-new")
+    evals = tmp_path / "evals.json"
+    assert main(gate_args(new, evals, tmp_path / "r", "--format", "markdown")) == 0
+    out = capsys.readouterr().out
+    assert "no base" in out and judge.calls == 0
