@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
         help="power plan for `gate`: runs per query and queries needed to detect an effect",
         description="Say how many runs per query (and how many queries) `skillbench gate` needs "
         "to detect a drop of --effect in the pass rate of the queries, with probability --power "
-        "at --alpha (exact power of the paired McNemar design, docs/statistics.md). Pass rates "
+        "at --alpha (exact power of the gate's pooled paired McNemar test, which gets half of "
+        "alpha; docs/statistics.md). Pass rates "
         "come from earlier reports (--report) or a stated prior. No model call. Exit 0 when "
         "the plan is reachable with at most 100 runs per query, 1 when it needs more queries.",
     )
@@ -65,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     from skillbench.gate.power import minimum_detectable_effect, plan_runs
     from skillbench.gate.rates import query_rates, rates_from_report
+    from skillbench.gate.report import pooled_alpha
     from skillbench.trigger.evalset import load_eval_set
 
     queries = load_eval_set(args.evals)
@@ -74,12 +76,13 @@ def run(args: argparse.Namespace) -> int:
             old = observed.get(key, (0, 0))
             observed[key] = (old[0] + k, old[1] + n)
     rates, seen = query_rates(queries, observed, args.prior)
-    plan = plan_runs(rates, args.effect, alpha=args.alpha, power=args.power, affected=args.affected)
+    half = pooled_alpha(args.alpha)  # the gate's pooled test gets half of alpha
+    plan = plan_runs(rates, args.effect, alpha=half, power=args.power, affected=args.affected)
     table = [
         {
             "runs": n,
             "mde": minimum_detectable_effect(
-                rates, n, alpha=args.alpha, power=args.power, affected=args.affected
+                rates, n, alpha=half, power=args.power, affected=args.affected
             ),
         }
         for n in TABLE_RUNS

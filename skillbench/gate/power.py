@@ -136,7 +136,8 @@ class RunsPlan:
         target = (
             f"a drop of {self.effect:g} in the pass rate of "
             + ("every query" if self.affected >= 1 else f"{self.affected:.0%} of the queries")
-            + f", power {self.power:g}, alpha {self.alpha:g} (exact McNemar, paired runs)"
+            + f", power {self.power:g}, alpha {self.alpha:g} for the pooled test (exact McNemar, "
+            "paired runs)"
         )
         if self.pairs_needed is None:
             return [f"plan for {target}: not reachable with at most {MAX_RUNS} runs per query "

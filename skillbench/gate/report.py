@@ -96,22 +96,48 @@ class GateReport(Doc):
 
     @property
     def regressed_queries(self) -> list[GateQuery]:
-        """Queries whose own paired test shows a drop (Holm-adjusted p < alpha)."""
+        """Queries whose own paired test shows a drop (Holm-adjusted p < alpha / 2)."""
         return [q for q in self.queries if q.change == "regressed"]
 
 
+def pooled_alpha(alpha: float) -> float:
+    """The share of the gate's `alpha` spent on the pooled test (the other half goes to the
+    per-query tests, Holm-adjusted): a regression found by either is a regression, and the
+    union's false-alarm rate stays ≤ alpha (Bonferroni)."""
+    return alpha / 2
+
+
 def decide(
-    regressed: int, improved: int, p_value: float, alpha: float, mde_line: str
+    regressed: int,
+    improved: int,
+    p_value: float,
+    alpha: float,
+    mde_line: str,
+    *,
+    dropped: int = 0,
+    rose: int = 0,
 ) -> tuple[GateVerdict, str, bool | None]:
-    """The verdict of the paired run-level test: regressed (exit 1), improved, or no change
-    detected with what this eval could have detected."""
+    """The verdict: regressed (exit 1) when the pooled paired test (at alpha/2) finds more
+    regressed than improved runs, or any query's own test (Holm, at alpha/2) finds a drop;
+    improved for the reverse; else no change detected, with what this eval could detect."""
+    half = pooled_alpha(alpha)
     counts = (
         f"{regressed} regressed vs {improved} improved paired runs, exact McNemar p = {p_value:.3g}"
     )
-    if p_value < alpha and regressed > improved:
-        return "regressed", f"REGRESSED: {counts} < {alpha:g}", False
-    if p_value < alpha and improved > regressed:
-        return "improved", f"improved: {counts} < {alpha:g}", True
+    pooled_down = p_value < half and regressed > improved
+    pooled_up = p_value < half and improved > regressed
+    if pooled_down or dropped:
+        why = [f"{counts} < {half:g}"] if pooled_down else [counts]
+        if dropped:
+            why.append(f"{dropped} quer{'y' if dropped == 1 else 'ies'} dropped on its own "
+                       f"test (Holm p < {half:g})")  # fmt: skip
+        return "regressed", "REGRESSED: " + "; ".join(why), False
+    if pooled_up or rose:
+        why = [f"{counts} < {half:g}"] if pooled_up else [counts]
+        if rose:
+            why.append(f"{rose} quer{'y' if rose == 1 else 'ies'} rose on its own test "
+                       f"(Holm p < {half:g})")  # fmt: skip
+        return "improved", "improved: " + "; ".join(why), True
     return "no change detected", f"no change detected ({counts}); {mde_line}", None
 
 

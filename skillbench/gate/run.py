@@ -29,6 +29,7 @@ from skillbench.gate.report import (
     QueryLevel,
     decide,
     mde_sentence,
+    pooled_alpha,
 )
 from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.trigger import TriggerReport
@@ -170,7 +171,9 @@ class GateRun:
         ]
         if not rates:
             return PILOT_RUNS, ["no pilot run completed: the runs stay at the pilot's"]
-        plan = plan_runs(rates, o.effect, alpha=o.alpha, power=o.power, affected=o.affected)
+        plan = plan_runs(
+            rates, o.effect, alpha=pooled_alpha(o.alpha), power=o.power, affected=o.affected
+        )
         runs = max(PILOT_RUNS, plan.runs or PILOT_RUNS)
         lines = plan.lines()
         if plan.runs is not None and plan.runs < PILOT_RUNS:
@@ -323,7 +326,7 @@ def build_report(
     queries = []
     for row, p_holm in zip(rows, adjusted, strict=True):
         change: Literal["regressed", "improved", "unchanged"] = "unchanged"
-        if p_holm < o.alpha and row.regressed != row.improved:
+        if p_holm < pooled_alpha(o.alpha) and row.regressed != row.improved:
             change = "regressed" if row.regressed > row.improved else "improved"
         b, h = by_query[0].get(row.query), by_query[1].get(row.query)
         queries.append(
@@ -344,9 +347,14 @@ def build_report(
     pairs = sum(r.pairs for r in rows)
     p = mcnemar_exact(regressed, improved)
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
-    mde = minimum_detectable_effect(rates, runs, alpha=o.alpha, power=o.power) if rates else None
+    half = pooled_alpha(o.alpha)
+    mde = minimum_detectable_effect(rates, runs, alpha=half, power=o.power) if rates else None
     mde_line = mde_sentence(mde, runs, len(rates), o.power)
-    verdict, line, ok = decide(regressed, improved, p, o.alpha, mde_line)
+    dropped = sum(1 for q in queries if q.change == "regressed")
+    rose = sum(1 for q in queries if q.change == "improved")
+    verdict, line, ok = decide(
+        regressed, improved, p, o.alpha, mde_line, dropped=dropped, rose=rose
+    )
     diff = diff_documents(reports[0], reports[1], labels=("base", "head"), alpha=o.alpha)
     level = QueryLevel(paired=diff.paired, base_passed=diff.a_passed, head_passed=diff.b_passed,
                        regressed=diff.regressed, improved=diff.improved, p_value=diff.p_value)  # fmt: skip

@@ -114,3 +114,21 @@ def test_aa_needs_no_git_history(tmp_path: Path, judge: ProbabilityJudge) -> Non
     evals.write_text(json.dumps([{"query": q, "should_trigger": True} for q in QUERIES[:3]]))
     aa = run_sync(lambda: run_aa(skill, evals, options(tmp_path), 1))
     assert aa.repetitions == 1 and judge.calls == 2 * 8 * 3
+
+
+def test_one_query_that_collapses_is_a_regression_on_its_own_test(tmp_path: Path) -> None:
+    """Nine noisy queries hide one collapsing query from the pooled test; its own test (Holm,
+    alpha/2) still finds it, and the gate says regressed."""
+    noisy = {q: 0.5 for q in QUERIES}
+    fake = ProbabilityJudge(table_rates(noisy, {NEW: {QUERIES[0]: 0.0}}), name="gate-fake-2")
+    registry.register_judge("gate-fake-2", lambda **_: fake)
+    try:
+        skill, evals = setup(tmp_path, NEW)
+        opts = GateOptions(backend="gate-fake-2", cache_path=tmp_path / "c.sqlite", runs=30)
+        report = run_sync(lambda: run_gate(skill, evals, opts, base_ref="main"))
+    finally:
+        registry.unregister("gate-fake-2")
+    assert report.p_value >= 0.025  # the pooled test alone would have passed it
+    assert report.verdict == "regressed", report.verdict_line
+    assert "1 query dropped on its own test" in report.verdict_line
+    assert [q.query for q in report.regressed_queries] == [QUERIES[0]]
