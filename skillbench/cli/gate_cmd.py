@@ -175,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(common.safe(aa.verdict_line))
         err.print(common.safe(f"report written to {out / 'gate_aa.json'}"), markup=False)
+        if aa.cost is not None and aa.cost.stopped_at_cap:
+            return EXIT_COST_CAP
         return EXIT_OK if aa.ok else EXIT_FAILED
     from skillbench.gate.run import run_gate
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from skillbench.gate.run import GateOptions, GateRun, run_gate
+from skillbench.gate.run import PILOT_RUNS, GateOptions, GateRun, aa_seed, run_gate
 from skillbench.schemas.common import Doc
 from skillbench.schemas.cost import CostBlock
 from skillbench.stats import wilson_interval
@@ -56,10 +56,27 @@ async def run_aa(
     if repetitions < 1:
         raise ValueError("repetitions must be >= 1")
     gate = GateRun(skill_dir, evals, options)
+    if options.max_cost is not None:  # the cap holds for the whole calibration
+        from skillbench.backends.budget import Budget
+        from skillbench.backends.cost_report import check_cap
+
+        first = PILOT_RUNS if options.runs == "planned" else int(options.runs)
+        total = None
+        for k in range(repetitions):  # each repetition's own keys: earlier ones may be cached
+            seeds = (aa_seed(options.seed, k, "base"), aa_seed(options.seed, k, "head"))
+            estimate = gate.plan(gate.head, first, seeds).estimate
+            total = estimate if total is None else total.plus(estimate)
+        assert total is not None
+        check_cap(total, options.max_cost)
+        options.budget = Budget(options.max_cost)
     rows: list[AaRepetition] = []
     cost: CostBlock | None = None
     header = None
+    capped = False
     for k in range(repetitions):
+        if options.budget is not None and not options.budget.allows():
+            capped = True  # the spend reached the cap: the repetitions made so far are reported
+            break
         report = await run_gate(skill_dir, evals, options, aa=k, gate=gate)
         header = header or report.header
         if report.cost is not None:
@@ -70,17 +87,23 @@ async def run_aa(
                 regressed=report.regressed, improved=report.improved, runs=report.runs,
             )
         )  # fmt: skip
+    done = len(rows)
+    if capped and cost is not None:
+        cost.stopped_at_cap = True
+    if not done:
+        raise ValueError("no A/A repetition was made")
     alarms = sum(1 for r in rows if r.verdict != "no change detected")
-    low, high = wilson_interval(alarms, repetitions)
-    rate = alarms / repetitions
+    low, high = wilson_interval(alarms, done)
+    rate = alarms / done
     ok = low <= options.alpha
     line = (
-        f"A/A: {alarms}/{repetitions} false alarms, rate {rate:.3f} "
+        f"A/A: {alarms}/{done} false alarms, rate {rate:.3f} "
         f"[{low:.3f}, {high:.3f}] (Wilson 95%) vs alpha {options.alpha:g}: "
         + ("calibrated" if ok else "MORE FALSE ALARMS THAN ALPHA")
+        + (f" (stopped at the cost cap after {done} of {repetitions})" if capped else "")
     )
     return AaReport(
-        skill_name=gate.head.name, repetitions=repetitions, alpha=options.alpha,
+        skill_name=gate.head.name, repetitions=done, alpha=options.alpha,
         false_alarms=alarms, false_alarm_rate=round(rate, 4), interval=(low, high),
         false_regressions=sum(1 for r in rows if r.verdict == "regressed"), runs=rows,
         verdict_line=line, ok=ok, cost=cost, header=header,

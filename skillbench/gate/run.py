@@ -63,6 +63,7 @@ class GateOptions:
     timeout: float | None = None
     threshold: float = 0.5
     max_cost: float | None = None
+    budget: Any = None  # a Budget shared by several gates (an A/A calibration's repetitions)
     progress: Any = None
 
 
@@ -228,7 +229,7 @@ async def run_gate(
         base_side, warnings = (None, []) if base.folder is None else _side(base.folder)
     seeds = _seeds(o.seed, aa)
     first_runs = PILOT_RUNS if o.runs == "planned" else int(o.runs)
-    if o.max_cost is not None:
+    if o.max_cost is not None and o.budget is None:  # a shared budget was checked by its owner
         check_cap(gate.plan(base_side, first_runs, seeds).estimate, o.max_cost)
     head = GateSide(label="head", ref="working tree", commit=head_commit, dirty=dirty,
                     skill_name=gate.head.name, description=gate.head.description)  # fmt: skip
@@ -254,7 +255,7 @@ async def run_gate(
     cached: Any = cached_judge(
         o.backend, model=o.model, cache=cache, workers=workers, **(o.backend_options or {})
     )
-    budget = Budget(o.max_cost) if o.max_cost is not None else None
+    budget = o.budget or (Budget(o.max_cost) if o.max_cost is not None else None)
     judge: Any = MeteredJudge(cached, budget) if budget is not None else cached
     plan_lines: list[str] | None = None
     pilot_cost: CostBlock | None = None
@@ -266,7 +267,7 @@ async def run_gate(
             runs, plan_lines = gate.planned_runs(pilot)
             if runs > first_runs:
                 pilot_cost = _combined_cost(reports)
-                if o.max_cost is not None and budget is not None:
+                if o.max_cost is not None and o.budget is None:
                     check_cap(gate.plan(base_side, runs, seeds).estimate, o.max_cost)
                 reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
         if cache is not None:

@@ -139,6 +139,11 @@ def test_aa_writes_the_false_alarm_rate(
     assert code == 0 and "A/A: " in out
     data = json.loads((tmp_path / "aa" / "gate_aa.json").read_text())
     assert data["repetitions"] == 2 and judge.calls == 2 * 2 * 12 * len(QUERIES)
+    # --max-cost holds for the whole calibration: repetitions 0 and 1 are cached, 2-4 cost
+    # 3 × $0.24 > $0.5: refused before any call
+    calls = judge.calls
+    args = [*gate_args(skill, evals, tmp_path / "aa2"), "--aa", "5", "--max-cost", "0.5"]
+    assert main(args) == 3 and judge.calls == calls
 
 
 def test_plan_command_from_a_prior_and_from_a_report(
