@@ -143,19 +143,31 @@ class GateRun:
         self, judge: Any, base: _Side, head: _Side, runs: int, seeds: tuple[int, int]
     ) -> tuple[list[TriggerReport], list[RecordingJudge]]:
         """Both sides' trigger reports and recorders."""
+        from skillbench.trigger.options import EvalContext, TriggerOptions
         from skillbench.trigger.run import run_trigger_eval
 
         o = self.options
         reports, recorders = [], []
         for side, seed in ((base, seeds[0]), (head, seeds[1])):
             recorder = RecordingJudge(judge)
-            report = await run_trigger_eval(
-                side.name, side.description, self.queries, recorder, runs=runs, seed=seed,
-                threshold=o.threshold, workers=o.workers, timeout=o.timeout,
-                catalog=self.catalog, body=side.body, evals_file=self.evals, folder=side.folder,
-                content_hash=side.content_hash, catalog_info=self.catalog_info,
-                progress=o.progress,
+            options = TriggerOptions(
+                backend=o.backend, model=o.model, runs=runs, seed=seed, threshold=o.threshold,
+                workers=o.workers, timeout=o.timeout,
             )  # fmt: skip
+            context = EvalContext(
+                body=side.body, catalog=tuple(self.catalog), folder=side.folder,
+                content_hash=side.content_hash, evals_file=self.evals,
+                catalog_info=self.catalog_info,
+            )  # fmt: skip
+            report = await run_trigger_eval(
+                side.name,
+                side.description,
+                self.queries,
+                recorder,
+                options,
+                context=context,
+                progress=o.progress,
+            )
             reports.append(report)
             recorders.append(recorder)
         return reports, recorders
