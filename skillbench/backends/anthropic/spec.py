@@ -8,7 +8,7 @@ ANTHROPIC = BackendSpec(
     judge="skillbench.backends.anthropic.replay:ReplayJudge",
     text_model="skillbench.backends.anthropic.sdk:AnthropicTextModel",
     executor=CONVERSATION,
-    estimator="skillbench.backends.estimate:AnthropicEstimator",
+    estimator="skillbench.cost.estimate:AnthropicEstimator",
     harnesses={
         "replay": "skillbench.backends.anthropic.replay:ReplayJudge",
         "minimal": "skillbench.backends.anthropic.sdk:AnthropicJudge",
