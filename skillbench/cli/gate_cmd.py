@@ -250,28 +250,25 @@ def _print_text(report: Any) -> None:
 
 
 def _dry_run(args: argparse.Namespace, options: Any) -> int:
-    """Both sides' plan and estimate (the pilot's, for --runs planned); no model call."""
+    """The plan and estimate of both sides (of every A/A repetition with --aa; the pilot's for
+    --runs planned), cache hits free; no model call. Exit 3 above --max-cost."""
     from skillbench.gate.baseref import materialise
-    from skillbench.gate.run import PILOT_RUNS, GateRun, _side
+    from skillbench.gate.run import PILOT_RUNS, GateRun, _side, aa_seed
 
     gate = GateRun(args.skill_dir, args.evals, options)
-    base = materialise(gate.skill_dir, args.base)
-    base_side = None if base.folder is None else _side(base.folder)[0]
     runs = PILOT_RUNS if options.runs == "planned" else int(options.runs)
-    repetitions = args.aa or 1
-    plan = gate.plan(gate.head if args.aa else base_side, runs, (options.seed, options.seed))
+    if args.aa:
+        seed = options.seed
+        plan = gate.plan_many(
+            [(gate.head, runs, (aa_seed(seed, k, "base"), aa_seed(seed, k, "head")))
+             for k in range(args.aa)]
+        )  # fmt: skip
+    else:
+        base = materialise(gate.skill_dir, args.base)
+        base_side = None if base.folder is None else _side(base.folder)[0]
+        plan = gate.plan(base_side, runs, (options.seed, options.seed))
     if options.runs == "planned":
         plan.lines.append(f"  --runs planned: this is the pilot ({PILOT_RUNS} runs); the plan "
                           "after it may add runs (`skillbench plan` says how many)")  # fmt: skip
-    if repetitions > 1:
-        plan.lines.append(f"  --aa {repetitions}: {repetitions} such gates on fresh runs")
-        plan.estimate = _times(plan.estimate, repetitions)
     common.check_plan(plan, options.max_cost, dry_run=True)
     return EXIT_OK
-
-
-def _times(block: Any, k: int) -> Any:
-    total = block
-    for _ in range(k - 1):
-        total = total.plus(block)
-    return total

@@ -57,18 +57,16 @@ async def run_aa(
         raise ValueError("repetitions must be >= 1")
     gate = GateRun(skill_dir, evals, options)
     if options.max_cost is not None:  # the cap holds for the whole calibration
-        from skillbench.backends.budget import Budget
-        from skillbench.backends.cost_report import check_cap
+        from skillbench.cost.limit import workflow_budget
 
         first = PILOT_RUNS if options.runs == "planned" else int(options.runs)
-        total = None
-        for k in range(repetitions):  # each repetition's own keys: earlier ones may be cached
-            seeds = (aa_seed(options.seed, k, "base"), aa_seed(options.seed, k, "head"))
-            estimate = gate.plan(gate.head, first, seeds).estimate
-            total = estimate if total is None else total.plus(estimate)
-        assert total is not None
-        check_cap(total, options.max_cost)
-        options.budget = Budget(options.max_cost)
+        sides = [(aa_seed(options.seed, k, "base"), aa_seed(options.seed, k, "head"))
+                 for k in range(repetitions)]  # fmt: skip
+        options.budget = workflow_budget(
+            budget=None,
+            max_cost=options.max_cost,
+            plan=lambda: gate.plan_many([(gate.head, first, seeds) for seeds in sides]),
+        )
     rows: list[AaRepetition] = []
     cost: CostBlock | None = None
     header = None

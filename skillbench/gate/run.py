@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from skillbench.backends.cost_report import CostPlan
+from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.gate.baseref import BaseSkill, head_state, materialise, repo_root
 from skillbench.gate.pairing import QueryPairs, RecordingJudge, holm_adjusted, pair_runs
@@ -127,7 +127,7 @@ class GateRun:
 
     def plan(self, base: _Side | None, runs: int, seeds: tuple[int, int]) -> CostPlan:
         """Both sides' plan and estimate (cache hits free)."""
-        from skillbench.backends.cost_report import plan_block
+        from skillbench.cost.plan import plan_block
 
         plans = [self._plan(self.head, runs, seeds[1])]
         if base is not None:
@@ -137,6 +137,16 @@ class GateRun:
         for p in plans:
             lines.extend(p.lines[1:])
         notes = [n for p in plans for n in (p.estimate.notes or [])]
+        return CostPlan(lines, plan_block(planned, notes=notes), planned)
+
+    def plan_many(self, gates: Sequence[tuple[_Side | None, int, tuple[int, int]]]) -> CostPlan:
+        """Several gates' plans as one (an A/A calibration's repetitions)."""
+        from skillbench.cost.plan import plan_block
+
+        plans = [self.plan(base, runs, seeds) for base, runs, seeds in gates]
+        lines = [*plans[0].lines, f"  × {len(plans)} gates, each on runs of its own"]
+        planned = [line for p in plans for line in p.planned]
+        notes = list(dict.fromkeys(n for p in plans for n in (p.estimate.notes or [])))
         return CostPlan(lines, plan_block(planned, notes=notes), planned)
 
     async def run_sides(
@@ -225,9 +235,9 @@ async def run_gate(
     """One gate: base (the skill at `base_ref`) vs head (the working tree). With `aa` (the
     repetition number of an A/A calibration), the base is the head itself and both sides get
     seeds of their own (`aa_seed`): fresh runs that differ only by chance."""
-    from skillbench.backends.budget import Budget, MeteredJudge
-    from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import cached_judge, open_cache
+    from skillbench.cost.budget import MeteredJudge
+    from skillbench.cost.limit import refuse_plan, workflow_budget
 
     gate = gate or GateRun(skill_dir, evals, options)
     o = options
@@ -241,8 +251,6 @@ async def run_gate(
         base_side, warnings = (None, []) if base.folder is None else _side(base.folder)
     seeds = _seeds(o.seed, aa)
     first_runs = PILOT_RUNS if o.runs == "planned" else int(o.runs)
-    if o.max_cost is not None and o.budget is None:  # a shared budget was checked by its owner
-        check_cap(gate.plan(base_side, first_runs, seeds).estimate, o.max_cost)
     head = GateSide(label="head", ref="working tree", commit=head_commit, dirty=dirty,
                     skill_name=gate.head.name, description=gate.head.description)  # fmt: skip
     base_doc = GateSide(
@@ -257,6 +265,12 @@ async def run_gate(
             power=o.power, runs=0, base=base_doc, head=head, seed=o.seed,
             mde_line="no base: no test was made", warnings=gate.warnings or None,
         )  # fmt: skip
+    # the one --max-cost guard: a shared budget (an A/A calibration's) was checked by its owner
+    budget = workflow_budget(
+        budget=o.budget,
+        max_cost=o.max_cost,
+        plan=lambda: gate.plan(base_side, first_runs, seeds),
+    )
     cache = open_cache(o.cache_path, enabled=o.use_cache)
     workers = o.workers
     if workers is None:
@@ -267,8 +281,7 @@ async def run_gate(
     cached: Any = cached_judge(
         o.backend, model=o.model, cache=cache, workers=workers, **(o.backend_options or {})
     )
-    budget = o.budget or (Budget(o.max_cost) if o.max_cost is not None else None)
-    judge: Any = MeteredJudge(cached, budget) if budget is not None else cached
+    judge: Any = MeteredJudge(cached, budget)
     plan_lines: list[str] | None = None
     pilot_cost: CostBlock | None = None
     try:
@@ -279,8 +292,8 @@ async def run_gate(
             runs, plan_lines = gate.planned_runs(pilot)
             if runs > first_runs:
                 pilot_cost = _combined_cost(reports)
-                if o.max_cost is not None and o.budget is None:
-                    check_cap(gate.plan(base_side, runs, seeds).estimate, o.max_cost)
+                if o.budget is None and o.max_cost is not None:
+                    refuse_plan(gate.plan(base_side, runs, seeds), o.max_cost)
                 reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
         if cache is not None:
             warnings.extend(cache.flush())
@@ -297,7 +310,7 @@ async def run_gate(
     if pilot_cost is not None and report.cost is not None:  # the pilot's calls were paid too
         report.cost = pilot_cost.plus(report.cost)
         report.cost.notes = [*(report.cost.notes or []), PILOT_NOTE]
-    if budget is not None and report.cost is not None:
+    if budget.cap_usd is not None and report.cost is not None:
         report.cost.cap_usd = budget.cap_usd
     return report
 

@@ -12,8 +12,8 @@ from cost_fakes import flat_factory
 from gate_fakes import ProbabilityJudge, skill_repo, table_rates
 
 from skillbench.backends import registry
-from skillbench.backends.estimate import register_estimator, unregister_estimator
 from skillbench.cli import main
+from skillbench.cost.estimate import register_estimator, unregister_estimator
 
 QUERIES = [f"turn this messy csv export {i} into clean rows" for i in range(10)]
 OLD, NEW = "Cleans CSV exports.", "Cleans CSV <b>exports</b> | reworded."
