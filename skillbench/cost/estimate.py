@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillbench.backends.anthropic import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
+from skillbench.backends.spec import AGENT_SESSION, FREE, MESSAGES_API
 from skillbench.cost.prices import dollars_or_unknown
 from skillbench.errors import InputError
 from skillbench.schemas.cost import Dollars, TokenCounts
@@ -664,11 +665,12 @@ class ClaudeCodeEstimator(_Priced):
 
 EstimatorFactory = Callable[..., Estimator]
 
-_BUILTIN: dict[str, EstimatorFactory] = {
-    "local": LocalEstimator,
-    "anthropic": AnthropicEstimator,
-    "claude-code": ClaudeCodeEstimator,
+_KINDS: dict[str, EstimatorFactory] = {
+    FREE: LocalEstimator,
+    MESSAGES_API: AnthropicEstimator,
+    AGENT_SESSION: ClaudeCodeEstimator,
 }
+"""The estimator of each `BackendSpec.estimator` kind skillbench ships."""
 _registered: dict[str, EstimatorFactory] = {}
 
 
@@ -685,10 +687,19 @@ def unregister_estimator(backend_name: str) -> None:
 def get_estimator(
     backend: str, *, model: str | None = None, cache: CallCache | None = None, **options: Any
 ) -> Estimator:
-    """The estimator of a backend (registered first, then built in); InputError naming
-    --backend when there is none."""
+    """The estimator of a backend: one registered here (tests) first, else the one its spec
+    names (a kind in `_KINDS`, or a plugin's factory); InputError naming --backend when there
+    is none."""
+    from skillbench.backends.registry import known_spec
+
     name = backend.strip().lower()
-    factory = _registered.get(name) or _BUILTIN.get(name)
+    factory = _registered.get(name)
+    if factory is None:
+        spec = known_spec(name)
+        part = spec.estimator if spec is not None else None
+        factory = _KINDS.get(part) if isinstance(part, str) else None
+        if factory is None and part is not None:
+            factory = spec.load("estimator") if spec is not None else None
     if factory is None:
         raise InputError(
             f"no cost estimator for backend {backend!r} (register one with "
