@@ -24,7 +24,7 @@ from skillbench.backends import registry
 from skillbench.backends.agents.agent import SENTINEL, STABLE_ROOT, Listing
 from skillbench.backends.agents.capture import AgentTemplate, run_until_captured
 from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.cache import CallCache, CachingJudge
+from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.opencode.agent import OFFLINE, OPENCODE, to_date_string
 from skillbench.backends.opencode.judge import OpencodeJudge
