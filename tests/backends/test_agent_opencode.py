@@ -297,3 +297,34 @@ def test_listing_visibility_kinds() -> None:
     assert view.visibility("b", "x") == "name-only"
     assert view.visibility("c", "full text") == "full"
     assert view.visibility("d", "x") == "absent"
+
+
+def test_trigger_report_names_the_agent_harness_and_listing(
+    template: AgentTemplate, fake: MessagesFake, templates: Path
+) -> None:
+    from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.run import run_trigger_eval
+
+    queries = [EvalQuery("please fire on the csv", True), EvalQuery("just answer me", False)]
+
+    async def go() -> Any:
+        judge = make_judge(fake, templates)
+        try:
+            return await run_trigger_eval(
+                TARGET.name,
+                TARGET.description,
+                queries,
+                judge,
+                runs=2,
+                catalog=CATALOG,
+                body=TARGET.body,
+            )
+        finally:
+            await judge.aclose()
+
+    report = asyncio.run(go())
+    assert report.summary.passed == 2
+    assert report.harness is not None and not report.harness.claude_code_request
+    assert report.harness.name == "opencode replay"
+    assert report.listing is not None and report.listing.target == "full"
+    assert report.listing.source == "captured-request"
