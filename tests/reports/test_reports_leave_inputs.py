@@ -98,7 +98,7 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
             **trigger,
             "agents": ["claude-code"],
             "backend_options": {"claude-code": {"claude_bin": "/nonexistent/claude"}},
-        },  # fmt: skip
+        },
         "improve_description": {**trigger, "rounds": 1},
         "overfitting_analysis": {"loops": str(home / "loops")},
         "grading_report": behavior,
