@@ -8,7 +8,9 @@ OPENCODE_SPEC = BackendSpec(
     summary="opencode 1.18.33's own first request (captured once per skill set), replayed "
     "through the anthropic SDK",
     judge="skillbench.backends.opencode.judge:OpencodeJudge",
+    harness_label="opencode's own request, replayed through the anthropic SDK",
     default_workers=16,
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
     cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
