@@ -294,19 +294,20 @@ def agent_backend(agent: str) -> str:
     name = agent.strip().lower()
     if name in (CLAUDE_CODE_AGENT, "claude_code", "claude"):
         return "anthropic"
-    if name not in agent_names():
+    spec = all_specs().get(name)
+    if spec is None or not _replays_an_agent(spec):  # only that backend's judge is imported
         choices = ", ".join(agent_names())
         raise InputError(f"unknown agent {agent!r}; choose one of: {choices}", path="--agent")
     return name
 
 
+def _replays_an_agent(spec: BackendSpec) -> bool:
+    return bool(spec.judge) and getattr(_load_quietly(spec), "agent", None) is not None
+
+
 def agent_names() -> list[str]:
     """`claude-code`, then every backend whose judge replays an agent (its class names one)."""
-    replaying = sorted(
-        name
-        for name, spec in all_specs().items()
-        if spec.judge and getattr(_load_quietly(spec), "agent", None) is not None
-    )
+    replaying = sorted(name for name, spec in all_specs().items() if _replays_an_agent(spec))
     return [CLAUDE_CODE_AGENT, *replaying]
 
 
