@@ -27,6 +27,7 @@ SCRIPTS = [
     "bench_agents.py",
     "bench_startup.py",
     "bench_demo.py",
+    "bench_gate.py",
 ]
 
 
