@@ -61,7 +61,7 @@ _text_models: dict[str, TextModelFactory] = {}
 
 def available_backends() -> list[str]:
     """Every name `resolve_backend_name` accepts (built-in and registered)."""
-    return sorted(set(_BUILTIN) | set(_judges) | set(_text_models))
+    return sorted(set(_BUILTIN) | set(_judges) | set(_text_models) | set(all_specs()))
 
 
 def resolve_backend_name(name: str | None) -> str:
@@ -94,7 +94,11 @@ def backend_spec(name: str | None = None) -> BackendSpec:
 
 def default_workers(name: str | None = None) -> int:
     """The default `--workers` of the named backend (see `DEFAULT_WORKERS`)."""
-    return DEFAULT_WORKERS.get(resolve_backend_name(name), FALLBACK_WORKERS)
+    backend = resolve_backend_name(name)
+    if backend in DEFAULT_WORKERS:
+        return DEFAULT_WORKERS[backend]
+    spec = all_specs().get(backend)
+    return spec.default_workers if spec is not None else FALLBACK_WORKERS
 
 
 def register_judge(name: str, factory: JudgeFactory) -> None:
@@ -190,7 +194,9 @@ def get_judge(
     `workers` becomes a built-in backend's `max_concurrency` (calls in flight; the local
     backend's onnxruntime threads); registered backends do not get it."""
     backend = resolve_backend_name(name)
-    if workers is not None and backend in _BUILTIN and backend not in _judges:
+    spec = all_specs().get(backend)
+    plugin = spec is not None and bool(spec.judge) and backend not in _BUILTIN
+    if workers is not None and (backend in _BUILTIN or plugin) and backend not in _judges:
         options = {**options, "max_concurrency": workers}
     model_param = "model"
     harness = options.pop("harness", None)
@@ -202,6 +208,9 @@ def get_judge(
         factory = _builtin_class(backend, 1)
         if backend == "local":
             model_param = "model_name"  # LocalJudge(model_name=None, ...)
+    elif plugin and spec is not None:  # a backend known by its spec only (the agents)
+        factory = spec.load("judge")
+        model_param = spec.model_param
     else:
         raise BackendError(f"backend {backend!r} has no trigger judge")
     judge: TriggerJudge = _construct(factory, model, options, model_param)
@@ -260,7 +269,17 @@ def beside_cache(
         from skillbench.backends.offline.embedding_store import STORE_NAME
 
         return {**options, "embedding_store": cache.path.parent / STORE_NAME}
-    if backend != "anthropic" or "template_dir" in options:
+    if "template_dir" in options:
+        return options
+    if backend not in _BUILTIN:  # a spec's judge that keeps templates (the agent backends)
+        spec = all_specs().get(backend)
+        factory = spec.load("judge") if spec is not None and spec.judge else None
+        if getattr(factory, "templates_beside_cache", False):
+            from skillbench.backends.anthropic.capture import templates_dir
+
+            return {**options, "template_dir": templates_dir(cache.path)}
+        return options
+    if backend != "anthropic":
         return options
     if resolve_harness(options.get("harness")) != "replay":
         return options

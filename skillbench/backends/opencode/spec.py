@@ -1,0 +1,15 @@
+"""The `opencode` backend's spec: opencode's own request replayed through the anthropic SDK
+(`backends/opencode/`; the module names only strings, so listing backends imports nothing)."""
+
+from skillbench.backends.spec import BackendSpec
+
+OPENCODE_SPEC = BackendSpec(
+    name="opencode",
+    summary="opencode 1.18.33's own first request (captured once per skill set), replayed "
+    "through the anthropic SDK",
+    judge="skillbench.backends.opencode.judge:OpencodeJudge",
+    default_workers=16,
+    key_variable="ANTHROPIC_API_KEY",
+    cli="opencode",
+    cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
+)
