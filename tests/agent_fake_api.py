@@ -173,9 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        headers = {
-            k.lower(): v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS
-        }
+        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
         fake = self.server.fake
         kind = "gemini" if "enerateContent" in self.path else "responses"
         with fake.lock:

@@ -38,8 +38,16 @@ LISTING = (
 BODY: dict[str, Any] = {
     "model": "gpt-6.1-sol",
     "input": [
-        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": LISTING}]},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix my csv"}]},
+        {
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": LISTING}],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "fix my csv"}],
+        },
     ],
     "tool_choice": "auto",
     "parallel_tool_calls": False,
@@ -122,7 +130,9 @@ def exec_cell(command: str) -> Reply:
         (Reply("text", text="Use pandas drop_duplicates."), TEXT, None, None),
     ],
 )
-def test_first_move_is_classified(reply: Reply, kind: str, fired: str | None, tool: str | None) -> None:
+def test_first_move_is_classified(
+    reply: Reply, kind: str, fired: str | None, tool: str | None
+) -> None:
     move = move_for(reply)
     assert (move.kind, move.fired) == (kind, fired)
     if tool is not None:

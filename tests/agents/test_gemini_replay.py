@@ -38,7 +38,9 @@ BODY: dict[str, Any] = {
     "contents": [{"role": "user", "parts": [{"text": "fix my csv"}]}],
     "systemInstruction": {
         "role": "user",
-        "parts": [{"text": f"# Available Agent Skills\n<available_skills>{LISTING}</available_skills>"}],
+        "parts": [
+            {"text": f"# Available Agent Skills\n<available_skills>{LISTING}</available_skills>"}
+        ],
     },
     "tools": [{"functionDeclarations": [{"name": "activate_skill", "description": "x"}]}],
     "generationConfig": {"temperature": 1, "topP": 0.95, "topK": 64},
@@ -93,11 +95,18 @@ def move_for(reply: Reply) -> Any:
             None,
             "read_file",
         ),
-        (Reply("call", "run_shell_command", {"command": "ls"}), OTHER_TOOL, None, "run_shell_command"),
+        (
+            Reply("call", "run_shell_command", {"command": "ls"}),
+            OTHER_TOOL,
+            None,
+            "run_shell_command",
+        ),
         (Reply("text", text="Sure, here is how."), TEXT, None, None),
     ],
 )
-def test_first_move_is_classified(reply: Reply, kind: str, fired: str | None, tool: str | None) -> None:
+def test_first_move_is_classified(
+    reply: Reply, kind: str, fired: str | None, tool: str | None
+) -> None:
     move = move_for(reply)
     assert move.kind == kind
     assert move.fired == fired
@@ -188,8 +197,6 @@ def test_replayed_request_is_the_clis_own(tmp_path: Path) -> None:
     template = next(iter(judge.templates_used.values()))
     assert template.view().visibility("csv-cleanup", TARGET_SKILL.description) == "full"
     assert {"skill-creator", "antigravity-support"} <= set(template.view().shown)
-    own_path, own = cli_own_request(
-        GEMINI, binary, (TARGET_SKILL, OTHER), query, tmp_path / "own"
-    )
+    own_path, own = cli_own_request(GEMINI, binary, (TARGET_SKILL, OTHER), query, tmp_path / "own")
     assert replayed[0].path == own_path
     assert json.loads(json.dumps(replayed[0].body)) == own

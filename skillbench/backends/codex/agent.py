@@ -208,14 +208,10 @@ class CodexAgent(Agent):
         return AgentCall((str(binary), *flags, "-"), prompt.encode("utf-8"))
 
     def capture_env(self, home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:
-        """PATH, the isolated HOME and CODEX_HOME, the dummy key of the capture provider."""
-        env = {k: os.environ[k] for k in ("PATH", "TMPDIR") if k in os.environ}
-        env.update(
-            HOME=str(home),
-            CODEX_HOME=str(home / ".codex"),
-            LANG="en_US.UTF-8",
-            NO_COLOR="1",
-        )
+        """`Agent.base_env`, CODEX_HOME inside the isolated HOME, the capture provider's
+        dummy key."""
+        env = self.base_env(home)
+        env.update(CODEX_HOME=str(home / ".codex"), NO_COLOR="1")
         env[CAPTURE_KEY_VARIABLE] = "skillbench-capture-dummy"
         return env
 

@@ -21,7 +21,9 @@ from skillbench.backends.agents.agent import Listing
 
 _BLOCK = re.compile(r"<skills_instructions>(.*?)</skills_instructions>", re.DOTALL)
 _ROOT = re.compile(r"^- `(r\d+)` = `(.*)`$", re.MULTILINE)
-_ENTRY = re.compile(r"^- (?P<name>[^\n]*?)(?:: (?P<description>[^\n]*?))? \(file: (?P<file>[^\n]*)\)$")
+_ENTRY = re.compile(
+    r"^- (?P<name>[^\n]*?)(?:: (?P<description>[^\n]*?))? \(file: (?P<file>[^\n]*)\)$"
+)
 
 
 @dataclass(frozen=True)

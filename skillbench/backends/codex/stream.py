@@ -94,7 +94,9 @@ class CodexFold:
             if kind != "response.completed" and self.move is None:
                 details = response.get("incomplete_details") or {}
                 error_kind = _INCOMPLETE.get(str(details.get("reason")), "incomplete")
-                self.move = Move(ERROR, error_kind=error_kind if kind.endswith("incomplete") else "failed")
+                self.move = Move(
+                    ERROR, error_kind=error_kind if kind.endswith("incomplete") else "failed"
+                )
         elif kind == "error" and self.move is None:
             self.status = "error"
             self.move = Move(ERROR, error_kind="failed")

@@ -145,10 +145,10 @@ class GeminiAgent(Agent):
         return AgentCall((str(binary), *flags), prompt.encode("utf-8"))
 
     def capture_env(self, home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:
-        """PATH and a locale, the isolated HOME, a dummy key, the capture server, trust."""
-        env = {k: os.environ[k] for k in ("PATH", "TMPDIR") if k in os.environ}
+        """`Agent.base_env` with an English locale (the date text the replay swaps), a dummy
+        key, the capture server and workspace trust."""
+        env = {k: v for k, v in self.base_env(home).items() if not k.startswith("LC_")}
         env.update(
-            HOME=str(home),
             LANG="en_US.UTF-8",
             GEMINI_API_KEY="skillbench-capture-dummy",
             GOOGLE_GEMINI_BASE_URL=base_url,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
 from skillbench.backends.agent_skills import resolve_skill
+from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
 from skillbench.backends.claude_cli.install import CliSkill
 
 ACTIVATE_SKILL = "activate_skill"
