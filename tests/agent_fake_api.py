@@ -10,7 +10,9 @@ Written from the providers' wire formats, independently of skillbench's own capt
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -179,6 +181,8 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.requests.append(Recorded(self.path, headers, body))
         reply = fake.answer(kind, body)
+        if fake.latency:
+            time.sleep(fake.latency)
         if reply.kind == "http_error":
             error = {"error": {"code": reply.status, "message": "fake failure", "status": "X"}}
             self._send(reply.status, "application/json", json.dumps(error).encode())
@@ -191,6 +195,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up early (a stream closed once decided) is not an error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
     fake: FakeAgentAPI
 
 
@@ -199,11 +209,14 @@ class FakeAgentAPI:
     """The loopback server (a context manager); `answer(kind, body)` picks each reply."""
 
     answer: Callable[[str, dict[str, Any]], Reply] = lambda kind, body: Reply()
+    latency: float = 0.0
+    """Seconds each reply waits before it is sent (benchmarks)."""
+    port: int = 0
     requests: list[Recorded] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __enter__(self) -> FakeAgentAPI:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", self.port), _Handler)
         self._server.fake = self
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -244,3 +257,21 @@ def cli_own_request(
         own = [r for r in fake.requests if agent.is_agent_request(r.path, r.body)]
     assert own, f"the {agent.name} CLI sent no request of its own"
     return own[0].path, agent.normalise(own[0].body, str(folder))
+
+
+def serve_forever(port: int, latency: float, kind: str) -> None:
+    """Run a fake answering every request with `kind` (`gemini`: an `activate_skill` of
+    csv-cleanup; `codex`: an `exec` cell reading its SKILL.md) after `latency` seconds, until
+    killed (benchmarks run it in its own process)."""
+    if kind == "gemini":
+        reply = Reply("call", "activate_skill", {"name": "csv-cleanup"})
+    else:
+        source = 'await tools.exec_command({cmd: "cat .agents/skills/csv-cleanup/SKILL.md"})'
+        reply = Reply("call", "exec", source, custom=True)
+    with FakeAgentAPI(answer=lambda k, b: reply, latency=latency, port=port) as fake:
+        print(fake.url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    serve_forever(int(sys.argv[1]), float(sys.argv[2]), sys.argv[3])

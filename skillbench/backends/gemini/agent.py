@@ -92,15 +92,18 @@ def model_of(path: str) -> str:
     return found.group(1)
 
 
-def call_config(body: Mapping[str, Any]) -> Any:
-    """The google-genai `GenerateContentConfig` for a captured body: every field but `contents`
-    goes as captured through `http_options.extra_body` (the SDK's typed config would rename
-    `parametersJsonSchema` and `thinkingConfig`'s fields to snake_case, which the API reads the
-    same but is not the CLI's request). A field google-genai's config could not carry at all is
-    refused, never dropped silently."""
+_checked: dict[tuple[int, ...], tuple[Any, ...]] = {}
+
+
+def check_sendable(rest: Mapping[str, Any]) -> None:
+    """BackendError when google-genai's config could not carry a field of `rest` (the body
+    but `contents`). Checked once per template: every query's body shares these objects
+    (`AgentTemplate.body_for` copies only what leads to the query and the date)."""
     from google.genai import types
 
-    rest = {key: value for key, value in body.items() if key != "contents"}
+    key = tuple(id(value) for value in rest.values()) + tuple(map(id, rest))
+    if key in _checked:
+        return
     typed: dict[str, Any] = dict(rest.get("generationConfig") or {})
     typed.update({k: v for k, v in rest.items() if k != "generationConfig"})
     try:
@@ -109,6 +112,21 @@ def call_config(body: Mapping[str, Any]) -> Any:
         raise BackendError(
             f"the captured Gemini request has fields google-genai cannot send: {exc}"
         ) from None
+    if len(_checked) >= 64:
+        _checked.clear()
+    _checked[key] = (*rest.values(), *rest)  # kept alive, so their ids stay theirs
+
+
+def call_config(body: Mapping[str, Any]) -> Any:
+    """The google-genai `GenerateContentConfig` for a captured body: every field but `contents`
+    goes as captured through `http_options.extra_body` (the SDK's typed config would rename
+    `parametersJsonSchema` and `thinkingConfig`'s fields to snake_case, which the API reads the
+    same but is not the CLI's request). A field google-genai's config could not carry at all is
+    refused (`check_sendable`), never dropped silently."""
+    from google.genai import types
+
+    rest = {key: value for key, value in body.items() if key != "contents"}
+    check_sendable(rest)
     return types.GenerateContentConfig(http_options=types.HttpOptions(extra_body=rest))
 
 

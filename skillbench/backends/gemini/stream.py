@@ -39,11 +39,23 @@ _FINISH_ERRORS = {
 }
 
 
+_locations: dict[int, tuple[Any, dict[str, str]]] = {}
+
+
 def skill_locations(body: Mapping[str, Any]) -> dict[str, str]:
-    """SKILL.md path → skill name, from the `<available_skills>` listing of a request body."""
+    """SKILL.md path → skill name, from the `<available_skills>` listing of a request body
+    (read once per system instruction object: every query's body of a template shares it)."""
     from skillbench.backends.gemini.listing import parse_listing
 
-    return {entry.location: entry.name for entry in parse_listing(body) if entry.location}
+    system = body.get("systemInstruction")
+    known = _locations.get(id(system))
+    if known is not None and known[0] is system:
+        return known[1]
+    found = {entry.location: entry.name for entry in parse_listing(body) if entry.location}
+    if len(_locations) >= 64:
+        _locations.clear()
+    _locations[id(system)] = (system, found)
+    return found
 
 
 class GeminiFold:
