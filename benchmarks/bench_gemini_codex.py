@@ -27,9 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from sample_catalog import QUERIES, SKILLS
 
@@ -37,6 +36,7 @@ from skillbench.backends.base import TriggerRequest
 from skillbench.errors import BackendError
 from skillbench.io import write_json
 
+HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "gemini_codex.json"
 LATENCY = 0.2
 WORKERS = 32
@@ -112,7 +112,9 @@ async def bare_gemini(url: str, bodies: list[tuple[str, dict[str, Any]]]) -> flo
     return time.perf_counter() - start
 
 
-async def bare_codex(url: str, bodies: list[tuple[str, dict[str, Any]]], headers: dict[str, str]) -> float:
+async def bare_codex(
+    url: str, bodies: list[tuple[str, dict[str, Any]]], headers: dict[str, str]
+) -> float:
     from skillbench.backends.codex.agent import CODEX
 
     client = CODEX.client(api_key=DUMMY_KEY, base_url=url + "/v1", timeout=60, http_client=None)
@@ -165,7 +167,9 @@ async def bench_agent(name: str) -> AgentBench:
             outcomes = await asyncio.gather(*(judge.judge(r) for r in requests))
             replay = time.perf_counter() - start
             today = datetime.date.today()
-            bodies = [(template.path, template.body_for(judge.agent, r.query, today)) for r in requests]
+            bodies = [
+                (template.path, template.body_for(judge.agent, r.query, today)) for r in requests
+            ]
             if name == "gemini":
                 bare = await bare_gemini(url, bodies)
             else:

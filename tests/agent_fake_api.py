@@ -201,6 +201,7 @@ class _Server(ThreadingHTTPServer):
         """A client that hangs up early (a stream closed once decided) is not an error."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
     fake: FakeAgentAPI
 
 
