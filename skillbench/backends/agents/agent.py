@@ -117,17 +117,16 @@ class Agent:
     # -- the CLI -------------------------------------------------------------------------------
 
     def locate(self, binary: str | os.PathLike[str] | None = None) -> Path:
-        """The executable: `binary`, else `$<bin_variable>`, else `.tools/node_modules/.bin/`
-        of the checkout or the working directory, else PATH; BackendError naming `make agents`
-        otherwise."""
-        candidates: list[str | os.PathLike[str] | None] = [
-            binary,
-            os.environ.get(self.bin_variable),
-        ]
-        checkout = Path(__file__).resolve().parents[3]
-        for base in (Path.cwd(), checkout):
-            candidates.append(base / ".tools" / "node_modules" / ".bin" / self.binary)
-        candidates.append(shutil.which(self.binary))
+        """The executable: `binary`, else `$<bin_variable>` (a named one is the only one tried),
+        else `.tools/node_modules/.bin/` of the working directory or the checkout, else PATH;
+        BackendError naming `make agents` otherwise."""
+        named = binary or os.environ.get(self.bin_variable)
+        candidates: list[str | os.PathLike[str] | None] = [named]
+        if not named:  # a named binary is the only one tried
+            checkout = Path(__file__).resolve().parents[3]
+            for base in (Path.cwd(), checkout):
+                candidates.append(base / ".tools" / "node_modules" / ".bin" / self.binary)
+            candidates.append(shutil.which(self.binary))
         for candidate in candidates:
             if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
                 return Path(candidate).absolute()

@@ -237,8 +237,23 @@ class AgentCaptureServer(ThreadingHTTPServer):
 # -- capture -----------------------------------------------------------------------------------
 
 
+_versions: dict[tuple[str, str, int], str] = {}
+
+
 def cli_version(agent: Agent, binary: Path) -> str:
-    """The CLI's version (run once in a throwaway HOME, nothing but PATH passed on)."""
+    """The CLI's version (asked once per binary file: run in a throwaway HOME, nothing but PATH
+    passed on)."""
+    try:
+        stamp = os.stat(binary).st_mtime_ns
+    except OSError:
+        stamp = 0
+    memo = (agent.name, os.fspath(binary), stamp)
+    if memo not in _versions:
+        _versions[memo] = _ask_version(agent, binary)
+    return _versions[memo]
+
+
+def _ask_version(agent: Agent, binary: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="skillbench-agent-v-") as tmp:
         env = {k: os.environ[k] for k in ("PATH", "LANG", "TMPDIR") if k in os.environ}
         env.update(HOME=tmp, XDG_CONFIG_HOME=str(Path(tmp) / ".config"))

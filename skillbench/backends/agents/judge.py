@@ -31,8 +31,11 @@ from skillbench.backends.claude_cli.install import CliSkill, cli_skills
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
 from skillbench.redaction import redact
+from skillbench.schemas.trigger import HarnessInfo, ListingInfo
 
-HARNESS = "replay"
+HARNESS = "agent-replay"
+"""Not the anthropic backend's `replay`: reports ask the judge itself (`harness_info`,
+`listing_info`), never read its request as Claude Code's."""
 
 
 class AgentReplayJudge:
@@ -307,14 +310,41 @@ class AgentReplayJudge:
             undecided=move.tool if move.kind == OTHER_TOOL else None,
         )
 
-    def listing_note(self, target: SkillEntry) -> str | None:
-        """How the target appears in the listing of the templates used (`full`, `shortened`,
-        `name-only`, `absent`), for the report; None before any capture."""
-        views = {
-            t.view().visibility(target.name, target.description)
-            for t in self.templates_used.values()
-        }
-        return ", ".join(sorted(views)) if views else None
+    def harness_info(self) -> HarnessInfo:
+        """For the report: the agent's own request, not Claude Code's."""
+        return HarnessInfo(
+            name=f"{self.name} replay",
+            claude_code_request=False,
+            note=f"{self.agent.title}'s own first request, captured once per skill set and "
+            f"replayed through the {self.agent.sdk} SDK with the query swapped",
+        )
+
+    def listing_info(
+        self, target: SkillEntry, catalog: tuple[SkillEntry, ...]
+    ) -> tuple[ListingInfo | None, str | None]:
+        """How the target was listed in the agent's captured request (full, truncated, name
+        only, absent); (None, why) when the request could not be captured."""
+        try:
+            template = self.template_for(target, catalog)
+        except BackendError as exc:
+            why = f"LISTING: unknown: {self.agent.title}'s request could not be captured ({exc})"
+            return None, redact(why)
+        view = template.view()
+        seen = view.visibility(target.name, target.description)
+        shown = view.shown.get(target.name)
+        return (
+            ListingInfo(
+                target="truncated" if seen == "shortened" else seen,
+                budget_chars=view.budget,
+                budget_source="captured" if view.budget is not None else None,
+                listing_chars=view.chars,
+                listed_full=sum(1 for d in view.shown.values() if d is not None),
+                listed_name_only=sum(1 for d in view.shown.values() if d is None),
+                source="captured-request",
+                shown=None if shown is None else f"{target.name}: {shown}",
+            ),
+            None,
+        )
 
     async def aclose(self) -> None:
         """Close the SDK client."""
