@@ -230,7 +230,7 @@ def real_codex() -> Path:
         pytest.skip(str(exc))
 
 
-def test_replayed_request_is_the_clis_own(tmp_path: Path) -> None:
+def test_replayed_request_is_the_clis_own(tmp_path: Path, agent_templates: Path) -> None:
     """Capture (sentinel) → replay through the openai SDK with the query: what reaches the API
     (body and kept headers) equals what the CLI itself sends for that query, normalised; a read
     of the target's SKILL.md is a trigger; the built-in `.system` skills stay listed."""
@@ -239,7 +239,7 @@ def test_replayed_request_is_the_clis_own(tmp_path: Path) -> None:
     reply = exec_cell(f"cat {ROOT}/csv-cleanup/SKILL.md")
     with FakeAgentAPI(answer=lambda kind, body: reply) as fake:
         judge = CodexJudge(
-            api_key="dummy", base_url=fake.url + "/v1", template_dir=tmp_path / "t", binary=binary
+            api_key="dummy", base_url=fake.url + "/v1", template_dir=agent_templates, binary=binary
         )
         outcome = asyncio.run(judge.judge(TriggerRequest(TARGET_SKILL, (OTHER,), query, 0)))
         replayed = [r for r in fake.requests if CODEX.is_agent_request(r.path, r.body)]

@@ -99,9 +99,11 @@ def judge_class(agent: str) -> Any:
 
 
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
-def test_trigger_report_names_the_agent_and_its_listing(agent: str, tmp_path: Path) -> None:
-    """`registry.cached_judge` builds the agent's judge (templates beside the cache, workers
-    as max_concurrency); a trigger eval through it reports the agent's harness (not Claude
+def test_trigger_report_names_the_agent_and_its_listing(
+    agent: str, tmp_path: Path, agent_templates: Path
+) -> None:
+    """`registry.cached_judge` builds the agent's judge (workers as max_concurrency; the
+    session's template folder, so the capture is shared); a trigger eval through it reports the agent's harness (not Claude
     Code's request) and the target's listing as read from the captured request."""
     from skillbench.trigger.evalset import EvalQuery
     from skillbench.trigger.run import run_trigger_eval
@@ -130,8 +132,8 @@ def test_trigger_report_names_the_agent_and_its_listing(agent: str, tmp_path: Pa
             api_key="dummy-offline",
             base_url=url if agent == "gemini" else url + "/v1",
             workers=3,
+            template_dir=agent_templates,
         )
-        assert judge.inner.store.folder == tmp_path / "replay-templates"
         assert judge.inner.max_concurrency == 3
         try:
             return await run_trigger_eval(

@@ -178,7 +178,7 @@ def real_gemini() -> Path:
         pytest.skip(str(exc))
 
 
-def test_replayed_request_is_the_clis_own(tmp_path: Path) -> None:
+def test_replayed_request_is_the_clis_own(tmp_path: Path, agent_templates: Path) -> None:
     """Capture (sentinel) → replay through google-genai with the query: what reaches the API
     equals what the CLI itself sends for that query, paths normalised; and the first move of the
     fake's activate_skill answer is a trigger."""
@@ -187,7 +187,7 @@ def test_replayed_request_is_the_clis_own(tmp_path: Path) -> None:
     reply = Reply("call", "activate_skill", {"name": "csv-cleanup"})
     with FakeAgentAPI(answer=lambda kind, body: reply) as fake:
         judge = GeminiJudge(
-            api_key="dummy", base_url=fake.url, template_dir=tmp_path / "t", binary=binary
+            api_key="dummy", base_url=fake.url, template_dir=agent_templates, binary=binary
         )
         outcome = asyncio.run(judge.judge(TriggerRequest(TARGET_SKILL, (OTHER,), query, 0)))
         replayed = [r for r in fake.requests if GEMINI.is_agent_request(r.path, r.body)]
