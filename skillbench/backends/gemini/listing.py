@@ -1,10 +1,10 @@
 """What Gemini CLI shows the model of the skills: the `<available_skills>` block of its system
 instruction (name, description, location per skill), read from a captured request body.
 
-Gemini CLI 0.61.0 lists every discovered skill with its whole description (checked against the
-real CLI: a 1,500-character description and a 40-skill catalog were listed in full; no budget), so
-a skill is `full` or `absent`; the parser still reports what it finds, so a later CLI that cuts
-descriptions shows as `shortened`.
+Gemini CLI 0.61.0 lists every discovered skill with its whole description (measured against the
+loopback capture: 301 project skills, 300 of about 425 characters and one of 1,498, were all
+listed in full, 177k characters; no budget seen), so a skill is `full` or `absent`; the parser
+still reports what it finds, so a later CLI that cuts descriptions shows as `shortened`.
 """
 
 from __future__ import annotations
