@@ -3,7 +3,7 @@
 Capture: the skills go under `.agents/skills/` of the throwaway project (a git repository, as
 Codex walks up to the repository root for skill folders), `CODEX_HOME` is isolated and holds a
 `config.toml` whose own provider points at the capture server with `supports_websockets = false`
-(`OPENAI_BASE_URL` is ignored for Codex's WebSocket transport, FIELD-NOTES §9c), no retries,
+(`OPENAI_BASE_URL` is ignored for Codex's WebSocket transport), no retries,
 analytics and the update check off. The CLI runs `codex exec --disable plugins
 --skip-git-repo-check -m <model> … -` with the prompt on stdin. `--disable plugins` stops the
 plugin-marketplace sync (`git ls-remote https://github.com/openai/plugins.git` and an
