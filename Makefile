@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CLAUDE_VERSION := 2.1.197
 CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
 
-.PHONY: install demo test lint typecheck pytest bench schemas clean claude
+.PHONY: install demo test lint typecheck pytest bench schemas clean claude agents
 
 install: $(STAMP) $(CLAUDE_STAMP)
 
@@ -23,6 +23,17 @@ $(CLAUDE_STAMP):
 	else echo "npm not found: the real-CLI integration tests will be skipped"; mkdir -p .tools; touch $(CLAUDE_STAMP); fi
 
 claude: $(CLAUDE_STAMP)
+
+# The other agents' CLIs, pinned (docs/agents.md): optional like the Claude CLI, not part of `install`.
+AGENT_PACKAGES := opencode-ai@1.18.33 @google/gemini-cli@0.61.0 @openai/codex@0.169.0
+AGENTS_STAMP := .tools/.agents-opencode-1.18.33-gemini-0.61.0-codex-0.169.0
+
+$(AGENTS_STAMP):
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools $(AGENT_PACKAGES) && touch $(AGENTS_STAMP); \
+	else echo "npm not found: the opencode, gemini and codex backends need their CLIs (npm install --prefix .tools $(AGENT_PACKAGES))"; fi
+
+agents: $(AGENTS_STAMP)
 
 demo: install
 	$(BIN)/python -m skillbench demo

@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_replay_cost.py",
     "bench_validate_library.py",
     "bench_limiter.py",
+    "bench_agents.py",
     "bench_startup.py",
     "bench_demo.py",
 ]

@@ -42,6 +42,10 @@ _EXPORTS: dict[str, str] = {
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
     "run_agreement_sync": "skillbench.trigger.agreement",
+    "run_agents_sync": "skillbench.trigger.agents",
+    "agents_frame": "skillbench.trigger.agents",
+    "agents_lines": "skillbench.trigger.agents",
+    "agents_summary_frame": "skillbench.trigger.agents",
     "agreement_frame": "skillbench.trigger.agreement",
     "agreement_lines": "skillbench.trigger.agreement",
     "agreement_summary_frame": "skillbench.trigger.agreement",
@@ -111,6 +115,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "Skill",
     "Workspace",
     "__version__",
+    "agents_frame",
+    "agents_lines",
+    "agents_summary_frame",
     "agreement_figure",
     "agreement_frame",
     "agreement_lines",
@@ -173,6 +180,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "round_costs_frame",
     "round_diffs_html",
     "rounds_frame",
+    "run_agents_sync",
     "run_agreement_sync",
     "run_cases",
     "run_summary_frame",
@@ -261,6 +269,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.reports.diff_plots import diff_figure
     from skillbench.schemas.cost import cost_lines, cost_summary
     from skillbench.skill import Skill
+    from skillbench.trigger.agents import (
+        agents_frame,
+        agents_lines,
+        agents_summary_frame,
+        run_agents_sync,
+    )
     from skillbench.trigger.agreement import (
         agreement_frame,
         agreement_lines,

@@ -71,11 +71,11 @@ class AgentReplayJudge:
         self.name = agent.name
         self.model: str | None = model or agent.default_model
         self._model = self.model
+        self.binary = agent.locate(binary)  # the CLI first: without it nothing can run
         self._key = api_key or os.environ.get(agent.key_variable, "")
         if not self._key:
-            raise BackendError(f"the {agent.name} backend needs {agent.key_variable}")
+            raise BackendError(f"the {agent.name} backend needs {agent.key_variable} set")
         self._base_url = base_url
-        self.binary = agent.locate(binary)
         self._cli_version: str | None = None
         self.store = AgentTemplateStore(agent, template_dir)
         self.settings = agent.settings()

@@ -20,6 +20,7 @@ sharing, LSP downloads and the default plugins (fetched from npm).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import html
 import os
@@ -43,6 +44,7 @@ from skillbench.backends.agents.agent import (
 from skillbench.backends.anthropic.capture import text_reply_stream
 from skillbench.backends.anthropic.first_turn import FirstTurn
 from skillbench.backends.anthropic.limiter import Failure
+from skillbench.backends.anthropic.replay import DRAIN_SECONDS
 from skillbench.backends.base import CallUsage, public_endpoint
 from skillbench.backends.claude_cli.install import CliSkill
 
@@ -211,10 +213,15 @@ class OpencodeAgent(Agent):
         listed = [replace(skill, disabled=False) for skill in skills]
         fold = FirstTurn(target, listed, skill_tool=SKILL_TOOL, name_keys=("name",))
         stream = await client.beta.messages.create(**self.call_arguments(path, headers, body))
+        events = stream.__aiter__()
         try:
-            async for event in stream:
+            async for event in events:
                 if fold.feed(event) and stop_when_decided:
-                    fold.close_early()
+                    # the rest of a decided message is read for at most DRAIN_SECONDS (its
+                    # closing events: the real output count, and the connection goes back to
+                    # the pool); a reply still going after that is cut off
+                    if not await _drain(events, fold):
+                        fold.close_early()
                     break
         finally:
             await stream.close()
@@ -251,6 +258,18 @@ class OpencodeAgent(Agent):
         from skillbench.backends.anthropic.sdk import price
 
         return price(model, usage)
+
+
+async def _drain(events: Any, fold: FirstTurn) -> bool:
+    """Read the decided message to its end within `DRAIN_SECONDS`; False if it went on, broke
+    off or failed (the move stands either way)."""
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for event in events:
+                fold.feed(event)
+    except Exception:
+        return False
+    return True
 
 
 OPENCODE = OpencodeAgent()
