@@ -40,6 +40,7 @@ from pydantic import BaseModel
 from skillbench.backends.claude_cli.session import ClaudeCodeJudge
 from skillbench.io import write_json
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 
 HERE = Path(__file__).resolve().parent
@@ -111,7 +112,11 @@ async def skillbench_route(*, shipped: bool, ideal: float) -> Route:
     judge.version()  # `claude --version` once, outside the timing (the report asks for it)
     start = time.perf_counter()
     report = await run_trigger_eval(
-        SKILL, "Use when cleaning CSV files.", queries, judge, runs=1, workers=WORKERS
+        SKILL,
+        "Use when cleaning CSV files.",
+        queries,
+        judge,
+        options=TriggerOptions(runs=1, workers=WORKERS),
     )
     seconds = time.perf_counter() - start
     await judge.aclose()

@@ -37,11 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from billing_api import BillingServer
 
+from skillbench.aio import blocking
 from skillbench.backends.budget import Budget
 from skillbench.errors import CostCapError
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.run import improve_skill_sync, plan_improve
 from skillbench.io import write_json
 from skillbench.schemas.cost import CostBlock
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import evaluate_skill_sync, plan_skill_eval
 
 HERE = Path(__file__).resolve().parent
@@ -124,10 +127,10 @@ def main() -> int:
         }
 
         for name, harness in (("trigger", "replay"), ("trigger_minimal", "minimal")):
-            run = {**common, "runs": 3, "backend_options": {"harness": harness}}
-            plan = plan_skill_eval_sync(SKILL, EVALS, **run)
+            run = TriggerOptions(**common, runs=3, harness=harness)
+            plan = plan_skill_eval_sync(SKILL, EVALS, run)
             api.ledger.forget()  # each workflow starts with a cold prompt cache
-            report = evaluate_skill_sync(SKILL, EVALS, **run)
+            report = evaluate_skill_sync(SKILL, EVALS, run)
             assert report.cost is not None
             errors = report.summary.errored_runs or 0
             results[name] = show(f"trigger eval ({harness} harness)", plan.estimate, report.cost)
@@ -135,17 +138,17 @@ def main() -> int:
             results[name]["errors"] = errors
             if errors:
                 failures.append(f"{name}: {errors} run(s) errored")
-            again = plan_skill_eval_sync(SKILL, EVALS, **run)
+            again = plan_skill_eval_sync(SKILL, EVALS, run)
             print(f"  re-run estimate: calls {again.estimate.calls}, ${again.estimate.dollars}")
             if again.estimate.calls != 0 or again.estimate.dollars != 0.0:
                 failures.append(f"{name}: re-run estimate is not free")
             results[name]["rerun_estimate_calls"] = again.estimate.calls
 
-        loop = {**common, "rounds": 4, "runs": 2, "seed": 1}
-        loop_plan = plan_improve_sync(SKILL, EVALS, **loop)
+        loop = ImproveOptions(trigger=TriggerOptions(**common, runs=2, seed=1), rounds=4)
+        loop_plan = plan_improve_sync(SKILL, EVALS, loop)
         out = Path(tmp) / "improve"
         api.ledger.forget()
-        result = improve_skill_sync(SKILL, EVALS, out=out, **loop)
+        result = improve_skill_sync(SKILL, EVALS, loop, out=out)
         actual = result.summary.cost
         assert actual is not None
         rounds = result.summary.total_rounds
@@ -157,11 +160,11 @@ def main() -> int:
         ]
         print(f"  per round: {results['improve']['per_round_dollars']}")
 
-        fresh = {**loop, "cache_path": Path(tmp) / "cap.sqlite", "seed": 2}
-        estimate = float(plan_improve_sync(SKILL, EVALS, **fresh).estimate.dollars)
+        fresh = loop.but(trigger=loop.trigger.but(cache_path=Path(tmp) / "cap.sqlite", seed=2))
+        estimate = float(plan_improve_sync(SKILL, EVALS, fresh).estimate.dollars)
         try:
             improve_skill_sync(
-                SKILL, EVALS, out=Path(tmp) / "refused", max_cost=estimate / 2, **fresh
+                SKILL, EVALS, capped_at(fresh, estimate / 2), out=Path(tmp) / "refused"
             )
             failures.append("a cap below the estimate was not refused")
         except CostCapError as exc:
@@ -169,7 +172,7 @@ def main() -> int:
         # The safety net: a session budget whose cap the run reaches (the estimate was not
         # checked against it), then a re-run with a higher cap that resumes from the cache.
         budget = Budget(estimate / 2)
-        capped = improve_skill_sync(SKILL, EVALS, out=Path(tmp) / "capped", budget=budget, **fresh)
+        capped = improve_skill_sync(SKILL, EVALS, fresh, out=Path(tmp) / "capped", budget=budget)
         cost = capped.summary.cost
         assert cost is not None
         print(
@@ -179,7 +182,7 @@ def main() -> int:
         if not cost.stopped_at_cap or not (Path(tmp) / "capped" / "loop_summary.json").is_file():
             failures.append("the capped loop did not stop cleanly with its outputs written")
         resumed = improve_skill_sync(
-            SKILL, EVALS, out=Path(tmp) / "resumed", max_cost=estimate * 2, **fresh
+            SKILL, EVALS, capped_at(fresh, estimate * 2), out=Path(tmp) / "resumed"
         )
         rcost = resumed.summary.cost
         assert rcost is not None
@@ -205,16 +208,12 @@ def main() -> int:
     return 1 if failures else 0
 
 
-def plan_skill_eval_sync(skill: Path, evals: Path, **options: Any) -> Any:
-    from skillbench.aio import run_sync
-
-    return run_sync(lambda: plan_skill_eval(skill, evals, **options))
+def capped_at(options: ImproveOptions, dollars: float) -> ImproveOptions:
+    return options.but(trigger=options.trigger.but(max_cost=dollars))
 
 
-def plan_improve_sync(skill: Path, evals: Path, **options: Any) -> Any:
-    from skillbench.aio import run_sync
-
-    return run_sync(lambda: plan_improve(skill, evals, **options))
+plan_skill_eval_sync = blocking(plan_skill_eval)
+plan_improve_sync = blocking(plan_improve)
 
 
 if __name__ == "__main__":

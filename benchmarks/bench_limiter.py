@@ -49,6 +49,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from skillbench.trigger.options import EvalContext, TriggerOptions
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_limiter.json"
@@ -358,7 +360,12 @@ async def measure(
     queries = [EvalQuery(text, i % 2 == 0, None, (i,)) for i, text in enumerate(TEXTS[:QUERIES])]
     start = time.perf_counter()
     report = await run_trigger_eval(
-        target.name, target.description, queries, judge, runs=RUNS, workers=workers, catalog=catalog
+        target.name,
+        target.description,
+        queries,
+        judge,
+        options=TriggerOptions(runs=RUNS, workers=workers),
+        context=EvalContext(catalog=tuple(catalog)),
     )
     whole = time.perf_counter() - start
     span = report.summary.wall_seconds or whole  # first call to last outcome (no report building)

@@ -28,6 +28,9 @@ _EXPORTS: dict[str, str] = {
     "summary_frame": "skillbench.validate.rules",
     "findings_by_code_figure": "skillbench.validate.plots",
     # trigger
+    "TriggerOptions": "skillbench.trigger.options",
+    "EvalContext": "skillbench.trigger.options",
+    "AgreementOptions": "skillbench.trigger.agreement",
     "evaluate_skill": "skillbench.trigger.run",
     "evaluate_skill_sync": "skillbench.trigger.run",
     "run_trigger_eval": "skillbench.trigger.run",
@@ -53,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "listing_lines": "skillbench.trigger.listing",
     "catalog_line": "skillbench.trigger.listing",
     # improve
+    "ImproveOptions": "skillbench.improve.options",
     "improve_skill_sync": "skillbench.improve.run",
     "plan_improve": "skillbench.improve.run",
     "round_costs_frame": "skillbench.improve.cost",
@@ -111,8 +115,12 @@ _EXPORTS: dict[str, str] = {
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
 __all__ = [  # every public name; tests check it against _EXPORTS
+    "AgreementOptions",
     "Budget",
+    "EvalContext",
+    "ImproveOptions",
     "Skill",
+    "TriggerOptions",
     "Workspace",
     "__version__",
     "agents_frame",
@@ -252,6 +260,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.improve.cost import round_costs_frame
+    from skillbench.improve.options import ImproveOptions
     from skillbench.improve.overfit import (
         gap_frame,
         load_summaries,
@@ -276,6 +285,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         run_agents_sync,
     )
     from skillbench.trigger.agreement import (
+        AgreementOptions,
         agreement_frame,
         agreement_lines,
         agreement_summary_frame,
@@ -292,6 +302,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         results_frame,
     )
     from skillbench.trigger.listing import catalog_line, listing_lines
+    from skillbench.trigger.options import EvalContext, TriggerOptions
     from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
     from skillbench.trigger.run import (
         evaluate_skill,

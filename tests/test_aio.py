@@ -11,6 +11,7 @@ import pytest
 from skillbench.aio import heap_frozen, run_sync
 from skillbench.backends.base import SkillEntry
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import EvalContext, TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 
 
@@ -101,9 +102,9 @@ def test_a_trigger_eval_runs_its_calls_frozen_and_unfreezes() -> None:
             "csv-cleanup",
             "Repairs CSV files.",
             [EvalQuery("fix my csv", True, None, (0,))],
-            judge,  # type: ignore[arg-type]
-            runs=3,
-            catalog=[SkillEntry("other", "Something else.")],
+            judge,
+            options=TriggerOptions(runs=3),
+            context=EvalContext(catalog=tuple([SkillEntry("other", "Something else.")])),
         )
     )
     assert report.results[0].triggers == 3

@@ -16,8 +16,10 @@ import skillbench
 from skillbench.behavior.benchmark import build_benchmark
 from skillbench.behavior.compare_run import compare_sync
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.improve.options import ImproveOptions
 from skillbench.reports.header import Verdict, header_html, make_header
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 from skillbench.validate.rules import validate_skill
 
@@ -44,7 +46,13 @@ def test_trigger_report() -> None:
     queries = [EvalQuery(f"tidy csv number {i} " + "x" * 80, True, None, (i,)) for i in range(60)]
     queries += [EvalQuery(EVIL, True, None, (60,)), EvalQuery("bake a cake", False, None, (61,))]
     report = asyncio.run(
-        run_trigger_eval("csv-tidy", "Tidies CSV. Use when X.", queries, ScriptedJudge({}), runs=2)
+        run_trigger_eval(
+            "csv-tidy",
+            "Tidies CSV. Use when X.",
+            queries,
+            ScriptedJudge({}),
+            options=TriggerOptions(runs=2),
+        )
     )
     assert len(report.model_dump_json()) > 5000  # the whole document is long …
     _short(report, "csv-tidy", "1/62 queries pass", "backend scripted")  # … its repr is not
@@ -79,11 +87,7 @@ def test_behavior_summaries(tmp_path: Path) -> None:
 def test_loop_summary_and_result(tmp_path: Path) -> None:
     from skillbench.improve.run import improve_skill_sync
 
-    result = improve_skill_sync(
-        ROOT / "data" / "skills" / "csv-cleanup",
-        ROOT / "data" / "evals" / "csv-cleanup.trigger.json",
-        backend="local", rounds=2, runs=1, use_cache=False, out=tmp_path / "loop",
-    )  # fmt: skip
+    result = improve_skill_sync(ROOT / "data" / "skills" / "csv-cleanup", ROOT / "data" / "evals" / "csv-cleanup.trigger.json", out=tmp_path / "loop", options=ImproveOptions(trigger=TriggerOptions(backend="local", runs=1, use_cache=False), rounds=2))  # fmt: skip
     _short(result.summary, "csv-cleanup", "round(s)", "best round")
     _short(result, "LoopResult(LoopSummary(")
     page = result._repr_html_()
@@ -95,7 +99,7 @@ def test_loop_summary_and_result(tmp_path: Path) -> None:
     [
         ("evaluate_skill_sync", {"backend", "catalog_dir", "runs", "threshold", "seed"}),
         ("evaluate_skill", {"runs", "workers", "timeout"}),
-        ("improve_skill_sync", {"rounds", "fractions", "adopt_alpha"}),
+        ("improve_skill_sync", {"rounds", "fractions", "adopt_alpha", "runs", "backend"}),
         ("grade_workspace_sync", {"workspace", "backend", "force"}),
         ("compare_sync", {"config_a", "workspace", "seed"}),
         ("run_agreement_sync", {"backend_a", "runs", "seed"}),
@@ -103,8 +107,29 @@ def test_loop_summary_and_result(tmp_path: Path) -> None:
     ],
 )
 def test_public_functions_show_their_parameters(name: str, parameters: set[str]) -> None:
-    signature = inspect.signature(getattr(skillbench, name))
+    """`help()` shows the real parameters: the signature's, and the typed fields of the options
+    object it takes (`TriggerOptions`, `ImproveOptions`, …), never a bare `**options`."""
+    signature = inspect.signature(getattr(skillbench, name), eval_str=True)
     kinds = {p.kind for p in signature.parameters.values()}
     assert inspect.Parameter.VAR_KEYWORD not in kinds, f"{name}{signature}"
-    assert parameters <= set(signature.parameters)
+    assert parameters <= shown_parameters(signature)
     assert signature.return_annotation is not inspect.Signature.empty
+
+
+def shown_parameters(signature: inspect.Signature) -> set[str]:
+    """The signature's parameter names plus the fields of the option dataclasses it takes
+    (nested ones too: `ImproveOptions.trigger`)."""
+    import dataclasses
+    import typing
+
+    names: set[str] = set()
+    pending = [p.annotation for p in signature.parameters.values()]
+    names.update(signature.parameters)
+    while pending:
+        annotation = pending.pop()
+        for kind in typing.get_args(annotation) or (annotation,):
+            if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+                hints = typing.get_type_hints(kind)
+                names.update(f.name for f in dataclasses.fields(kind))
+                pending.extend(hints[f.name] for f in dataclasses.fields(kind))
+    return names

@@ -638,6 +638,7 @@ class CachingJudge(_Counted):
         if self.cache is None:
             return None
         data = self.cache.get(key)
+        LOG.debug("call cache %s: trigger key %s (%s)", _hit(data), key, self.name)
         if data is None:
             return None
         self._counter.hit()
@@ -712,6 +713,10 @@ class CachingJudge(_Counted):
         await self.inner.aclose()
 
 
+def _hit(data: object) -> str:
+    return "miss" if data is None else "hit"
+
+
 def structured_fields(request: TextRequest, output_model: Any = None) -> dict[str, Any]:
     """The fields keying a text request; a native structured request adds its output schema."""
     fields = request.cache_fields()
@@ -783,8 +788,10 @@ class CachingTextModel(_Counted):
         if self.cache is not None:
             data = self.cache.get(key)
             if data is not None and (output_model is None or isinstance(data.get("parsed"), dict)):
+                LOG.debug("call cache hit: text key %s (%s)", key, self.name)
                 self._counter.hit()
                 return _cached_response(data)
+            LOG.debug("call cache miss: text key %s (%s)", key, self.name)
         self._counter.call()
         response = await call(request)
         if self.cache is not None and (output_model is None or response.parsed is not None):

@@ -1,25 +1,33 @@
-"""Backends by name: `local` (default, offline), `anthropic`, `claude-code`, `lexical` (a second
-offline proxy, trigger judging only).
+"""Backends by name, each one `BackendSpec` (`backends/spec.py`) registered through the
+`skillbench.backends` entry-point group: `local` (default, offline), `anthropic`, `claude-code`,
+`lexical` (a second offline proxy), and any plugin's.
 
-The `anthropic` trigger judge has two harnesses (the `harness` option): `replay` (the default:
-Claude Code's own captured request, query swapped; needs the `claude` CLI once per skill set) and
-`minimal` (skillbench's imitation of Claude Code's routing prompt; not Claude Code's request).
-
-The name comes from the argument, else `$SKILLBENCH_BACKEND`, else `local`. Backend modules are
-imported only when asked for, so choosing `local` never imports the Anthropic SDK and vice versa.
-Tests may add fake backends with `register_judge` / `register_text_model`.
+The name comes from the argument, else `$SKILLBENCH_BACKEND`, else `local`; aliases come from
+the specs. Everything this module does for a backend it reads from its spec (judge and text
+model factories, trigger harnesses, default workers, the model keyword, what lives beside the
+cache): it compares no backend name. Backend modules are imported only when asked for, so
+choosing `local` never imports the Anthropic SDK and vice versa. Tests may add fake backends with
+`register_judge` / `register_text_model` (a run-time spec).
 """
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import TextModel, TriggerJudge
-from skillbench.backends.spec import BackendSpec, all_specs
+from skillbench.backends.spec import (
+    FALLBACK_WORKERS,
+    BackendSpec,
+    alias_table,
+    all_specs,
+    register_backend,
+    registered_spec,
+    unregister_backend,
+)
 from skillbench.errors import BackendError, InputError
 
 if TYPE_CHECKING:
@@ -27,41 +35,19 @@ if TYPE_CHECKING:
 
 BACKEND_ENV = "SKILLBENCH_BACKEND"
 DEFAULT_BACKEND = "local"
-DEFAULT_WORKERS: dict[str, int] = {"local": 1, "anthropic": 16, "claude-code": 4}
-"""Calls in flight when `--workers` is not given: local = onnxruntime threads (one leaves a core
-for the rest), anthropic = HTTP calls (the limiter adapts down on persistent 429s), claude-code
-= CLI processes (each a Node process of a few hundred MB)."""
-FALLBACK_WORKERS = 8  # registered (test / plugin) backends
 
 JudgeFactory = Callable[..., TriggerJudge]
 TextModelFactory = Callable[..., TextModel]
 
-# name → (module, judge class, text-model class); the classes are looked up lazily.
-_BUILTIN: dict[str, tuple[str, str, str]] = {
-    "local": ("skillbench.backends.offline.local", "LocalJudge", "LocalTextModel"),
-    "anthropic": ("skillbench.backends.anthropic.sdk", "AnthropicJudge", "AnthropicTextModel"),
-    "claude-code": (
-        "skillbench.backends.claude_cli.session",
-        "ClaudeCodeJudge",
-        "ClaudeCodeTextModel",
-    ),
-    "lexical": ("skillbench.backends.offline.lexical", "LexicalJudge", "LexicalTextModel"),
-}
-#: Trigger harnesses of the anthropic backend → (module, judge class).
-HARNESSES: dict[str, tuple[str, str]] = {
-    "replay": ("skillbench.backends.anthropic.replay", "ReplayJudge"),
-    "minimal": ("skillbench.backends.anthropic.sdk", "AnthropicJudge"),
-}
-DEFAULT_HARNESS = "replay"
-_ALIASES = {"claude_code": "claude-code", "claudecode": "claude-code", "api": "anthropic"}
-
-_judges: dict[str, JudgeFactory] = {}
-_text_models: dict[str, TextModelFactory] = {}
-
 
 def available_backends() -> list[str]:
-    """Every name `resolve_backend_name` accepts (built-in and registered)."""
-    return sorted(set(_BUILTIN) | set(_judges) | set(_text_models) | set(all_specs()))
+    """Every name `resolve_backend_name` accepts (entry points and run-time registrations)."""
+    return sorted(all_specs())
+
+
+def _normal(name: str) -> str:
+    normal = name.strip().lower()
+    return alias_table().get(normal, normal)
 
 
 def resolve_backend_name(name: str | None) -> str:
@@ -76,9 +62,8 @@ def resolve_backend_name(name: str | None) -> str:
         source = f"${BACKEND_ENV}"
     if not chosen:
         return DEFAULT_BACKEND
-    normal = chosen.strip().lower()
-    normal = _ALIASES.get(normal, normal)
-    if normal not in available_backends():
+    normal = _normal(chosen)
+    if normal not in all_specs():
         choices = ", ".join(available_backends())
         raise InputError(f"unknown backend {chosen!r}; choose one of: {choices}", path=source)
     return normal
@@ -86,10 +71,35 @@ def resolve_backend_name(name: str | None) -> str:
 
 def backend_spec(name: str | None = None) -> BackendSpec:
     """The spec of the named backend (see `resolve_backend_name`): what callers ask instead of
-    comparing names. A backend registered only by `register_judge` gets a plain spec."""
-    backend = resolve_backend_name(name)
-    spec = all_specs().get(backend)
-    return spec if spec is not None else BackendSpec(name=backend, summary="registered at run time")
+    comparing names."""
+    return all_specs()[resolve_backend_name(name)]
+
+
+def known_spec(name: str | None) -> BackendSpec | None:
+    """The spec of a backend name read from a stored file (a report, a summary): None when no
+    backend of that name is installed here (never an error, never `$SKILLBENCH_BACKEND`)."""
+    return all_specs().get(_normal(name)) if name else None
+
+
+def _specs_for_help() -> list[BackendSpec]:
+    """The specs, for help texts: none when a plugin is broken (building the parser must not
+    fail; the command itself then names the plugin, exit 2)."""
+    try:
+        return list(all_specs().values())
+    except BackendError:
+        return []
+
+
+def backend_choices() -> str:
+    """The `--backend` help: every backend, the default first, and the variable."""
+    others = sorted(s.name for s in _specs_for_help() if s.name != DEFAULT_BACKEND)
+    return f"{', '.join([f'{DEFAULT_BACKEND} (default)', *others])}; or ${BACKEND_ENV}"
+
+
+def workers_help() -> str:
+    """The `--workers` help: each backend's default, from the specs."""
+    defaults = ", ".join(f"{s.name} {s.default_workers}" for s in _specs_for_help())
+    return f"calls in flight (default per backend: {defaults or 'its own'})"
 
 
 #: `--agent claude-code`: Claude Code's own request, replayed by the anthropic backend.
@@ -128,62 +138,81 @@ def _load_quietly(spec: BackendSpec) -> Any:
 
 
 def default_workers(name: str | None = None) -> int:
-    """The default `--workers` of the named backend (see `DEFAULT_WORKERS`)."""
-    backend = resolve_backend_name(name)
-    if backend in DEFAULT_WORKERS:
-        return DEFAULT_WORKERS[backend]
-    spec = all_specs().get(backend)
-    return spec.default_workers if spec is not None else FALLBACK_WORKERS
+    """The default `--workers` of the named backend (its spec's `default_workers`)."""
+    return backend_spec(name).default_workers
+
+
+def _runtime_spec(name: str) -> BackendSpec:
+    """The run-time spec `register_judge` / `register_text_model` extend: the one registered
+    before, else a bare one (its factories get no `workers`)."""
+    found = registered_spec(name)
+    if found is not None:
+        return found
+    return BackendSpec(
+        name=name,
+        summary="registered at run time",
+        default_workers=FALLBACK_WORKERS,
+        workers_option=None,
+    )
 
 
 def register_judge(name: str, factory: JudgeFactory) -> None:
-    """Make `get_judge(name)` call `factory(model=..., **options)` (tests, plugins)."""
-    _judges[name.strip().lower()] = factory
+    """Make `get_judge(name)` call `factory(model=..., **options)` (tests, notebooks): a
+    run-time spec, which wins over an installed backend of that name until `unregister`."""
+    key = name.strip().lower()
+    register_backend(dataclasses.replace(_runtime_spec(key), judge=factory))
 
 
 def register_text_model(name: str, factory: TextModelFactory) -> None:
     """Make `get_text_model(name)` call `factory(model=..., **options)`."""
-    _text_models[name.strip().lower()] = factory
+    key = name.strip().lower()
+    register_backend(dataclasses.replace(_runtime_spec(key), text_model=factory))
 
 
 def unregister(name: str) -> None:
-    """Forget a registered (non built-in) backend."""
-    _judges.pop(name, None)
-    _text_models.pop(name, None)
+    """Forget a backend registered at run time (an installed one of that name comes back)."""
+    unregister_backend(name.strip().lower())
 
 
-def _builtin_class(name: str, index: int) -> Callable[..., Any]:
-    module_name = _BUILTIN[name][0]
-    class_name = _BUILTIN[name][index]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BackendError(f"backend {name!r} cannot be loaded: {exc}") from None
-    factory = getattr(module, class_name, None)
-    if factory is None:
-        raise BackendError(f"backend {name!r} does not provide {class_name} yet")
-    result: Callable[..., Any] = factory
-    return result
-
-
-def resolve_harness(harness: str | None) -> str:
-    """The anthropic backend's trigger harness: `harness`, else `replay`; InputError naming
-    `--harness` for an unknown one."""
-    chosen = (harness or DEFAULT_HARNESS).strip().lower()
-    if chosen not in HARNESSES:
-        raise InputError(
-            f"unknown harness {harness!r}; choose one of: {', '.join(HARNESSES)}", path="--harness"
-        )
+def resolve_harness(harness: str | None, backend: str | None = None) -> str:
+    """The trigger harness of `backend` (None: of the backend that has harnesses — the
+    anthropic backend): `harness`, else its default; InputError naming `--harness` for an
+    unknown one."""
+    spec = backend_spec(backend) if backend is not None else _harness_spec()
+    chosen = (harness or spec.default_harness or "").strip().lower()
+    if chosen not in spec.harnesses:
+        choices = ", ".join(spec.harnesses) or f"none (backend {spec.name!r} has no harnesses)"
+        raise InputError(f"unknown harness {harness!r}; choose one of: {choices}", path="--harness")
     return chosen
 
 
+def harness_names() -> tuple[str, ...]:
+    """Every trigger harness any backend has (the `--harness` choices), in spec order."""
+    names = [h for spec in _specs_for_help() for h in spec.harnesses]
+    return tuple(dict.fromkeys(names))
+
+
+def _harness_spec() -> BackendSpec:
+    for spec in all_specs().values():
+        if spec.harnesses:
+            return spec
+    raise BackendError("no installed backend has trigger harnesses")
+
+
 def require_replay(backend: str | None, harness: str | None, option: str) -> None:
-    """InputError naming `option` unless `backend` is the anthropic backend on the replay
-    harness (what `--project` needs: a captured request to take the project's view)."""
-    name = resolve_backend_name(backend)
-    if name != "anthropic" or resolve_harness(harness) != "replay":
+    """InputError naming `option` unless `backend` is on a harness that can take a project's
+    view (`spec.project_harness`: the anthropic backend's replay harness), what `--project`
+    needs: a captured request."""
+    spec = backend_spec(backend)
+    if spec.project_harness is None or resolve_harness(harness, spec.name) != spec.project_harness:
+        able = [
+            f"the {s.name} backend's {s.project_harness} harness"
+            for s in all_specs().values()
+            if s.project_harness
+        ]
         raise InputError(
-            f"applies to the anthropic backend's replay harness only (the backend is {name!r})",
+            f"applies to {' or '.join(able) or 'no installed backend'} only "
+            f"(the backend is {spec.name!r})",
             path=option,
         )
 
@@ -197,16 +226,6 @@ def harness_options(
     if cache_before_query:
         options["cache_before_query"] = True
     return options
-
-
-def _harness_class(harness: str | None) -> Callable[..., Any]:
-    module_name, class_name = HARNESSES[resolve_harness(harness)]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BackendError(f"anthropic harness cannot be loaded: {exc}") from None
-    result: Callable[..., Any] = getattr(module, class_name)
-    return result
 
 
 def _construct(
@@ -226,29 +245,18 @@ def get_judge(
 ) -> TriggerJudge:
     """A TriggerJudge for the named backend (see `resolve_backend_name`).
 
-    `workers` becomes a built-in backend's `max_concurrency` (calls in flight; the local
-    backend's onnxruntime threads); registered backends do not get it."""
-    backend = resolve_backend_name(name)
-    spec = all_specs().get(backend)
-    plugin = spec is not None and bool(spec.judge) and backend not in _BUILTIN
-    if workers is not None and (backend in _BUILTIN or plugin) and backend not in _judges:
-        options = {**options, "max_concurrency": workers}
-    model_param = "model"
+    `workers` becomes the judge's `spec.workers_option` (`max_concurrency`: calls in flight;
+    the local backend's onnxruntime threads); a `register_judge` factory does not get it. The
+    `harness` option picks one of the spec's harnesses (ignored by a backend without any)."""
+    spec = backend_spec(name)
+    if workers is not None and spec.workers_option:
+        options = {**options, spec.workers_option: workers}
     harness = options.pop("harness", None)
-    if backend in _judges:
-        factory: Callable[..., Any] = _judges[backend]
-    elif backend == "anthropic":
-        factory = _harness_class(harness)
-    elif backend in _BUILTIN:
-        factory = _builtin_class(backend, 1)
-        if backend == "local":
-            model_param = "model_name"  # LocalJudge(model_name=None, ...)
-    elif plugin and spec is not None:  # a backend known by its spec only (the agents)
-        factory = spec.load("judge")
-        model_param = spec.model_param
+    if spec.harnesses:
+        factory = spec.load(f"harness:{resolve_harness(harness, spec.name)}")
     else:
-        raise BackendError(f"backend {backend!r} has no trigger judge")
-    judge: TriggerJudge = _construct(factory, model, options, model_param)
+        factory = spec.load("judge")
+    judge: TriggerJudge = _construct(factory, model, options, spec.model_param)
     return judge
 
 
@@ -256,14 +264,8 @@ def get_text_model(
     name: str | None = None, *, model: str | None = None, **options: Any
 ) -> TextModel:
     """A TextModel for the named backend (see `resolve_backend_name`)."""
-    backend = resolve_backend_name(name)
-    if backend in _text_models:
-        factory: Callable[..., Any] = _text_models[backend]
-    elif backend in _BUILTIN:
-        factory = _builtin_class(backend, 2)
-    else:
-        raise BackendError(f"backend {backend!r} has no text model")
-    text_model: TextModel = _construct(factory, model, options, "model")
+    spec = backend_spec(name)
+    text_model: TextModel = _construct(spec.load("text_model"), model, options, "model")
     return text_model
 
 
@@ -292,35 +294,18 @@ def cached_judge(
 def beside_cache(
     name: str | None, options: dict[str, Any], cache: CallCache | None
 ) -> dict[str, Any]:
-    """`options`, plus what lives beside the call cache in use (`--cache`), never in the
-    working directory: the replay harness's templates and batch ledgers, the local backend's
-    embedding store (unless given; nothing with `--no-cache`)."""
+    """`options`, plus what the backend keeps beside the call cache in use (`--cache`), never
+    in the working directory (its spec's `beside_cache`: the replay harness's templates and
+    batch ledgers, the local backend's embedding store); nothing with `--no-cache`."""
     if cache is None:
         return options
-    backend = resolve_backend_name(name)
-    if backend in _judges:
+    spec = backend_spec(name)
+    if spec.beside_cache is None:
         return options
-    if backend == "local" and "embedding_store" not in options:
-        from skillbench.backends.offline.embedding_store import STORE_NAME
-
-        return {**options, "embedding_store": cache.path.parent / STORE_NAME}
-    if "template_dir" in options:
-        return options
-    if backend not in _BUILTIN:  # a spec's judge that keeps templates (the agent backends)
-        spec = all_specs().get(backend)
-        factory = spec.load("judge") if spec is not None and spec.judge else None
-        if getattr(factory, "templates_beside_cache", False):
-            from skillbench.backends.anthropic.capture import templates_dir
-
-            return {**options, "template_dir": templates_dir(cache.path)}
-        return options
-    if backend != "anthropic":
-        return options
-    if resolve_harness(options.get("harness")) != "replay":
-        return options
-    from skillbench.backends.anthropic.capture import templates_dir
-
-    return {**options, "template_dir": templates_dir(cache.path)}
+    if spec.harnesses and "harness" in options:
+        options = {**options, "harness": resolve_harness(options["harness"], spec.name)}
+    hook: Callable[[dict[str, Any], Path], dict[str, Any]] = spec.load("beside_cache")
+    return hook(options, cache.path)
 
 
 def cached_text_model(

@@ -3,39 +3,71 @@ entry-point group (pyproject.toml) — the built-ins exactly as a plugin would.
 
 Callers ask the spec what a backend can do (`spec.offline`, `spec.sessions`, `spec.judge`, …),
 never its name. The parts are named as `"module:attribute"` strings and imported only when used,
-so choosing `local` never imports the Anthropic SDK and vice versa.
+so choosing `local` never imports the Anthropic SDK and vice versa (a part may also be the
+callable itself: `registry.register_judge` registers a factory that way).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.errors import BackendError
 
 BACKEND_ENTRY_POINTS = "skillbench.backends"
+FALLBACK_WORKERS = 8
+"""Calls in flight when neither `--workers` nor the spec says (plugin and test backends)."""
+
+# How a backend runs a behavior case (`BackendSpec.executor`), for the executors skillbench
+# ships; `skillbench.behavior.executors` builds them. A plugin names its own factory instead.
+CONVERSATION = "conversation"
+"""One conversation with the backend's own text model, the SKILL.md in the system prompt."""
+CLAUDE_SESSION = "claude-session"
+"""An agentic Claude Code CLI session in an isolated project, the skill installed."""
+RECORDED_SAMPLES = "recorded-samples"
+"""No model: the recorded sample runs of the skill are replayed (`data/runs/<skill>/`)."""
+EXECUTOR_KINDS = (CONVERSATION, CLAUDE_SESSION, RECORDED_SAMPLES)
+
+Part = str | Callable[..., Any]
+"""A `"module:attribute"` string (imported when used) or the callable itself."""
+
+_PART_NAMES = {
+    "judge": "trigger judge",
+    "text_model": "text model",
+    "executor": "behavior executor",
+    "estimator": "cost estimator",
+    "beside_cache": "cache-side options",
+}
 
 
 @dataclass(frozen=True)
 class BackendSpec:
     """What one backend is and can do.
 
-    `judge`, `text_model`, `executor` and `estimator` are `"module:attribute"` factories (None:
-    the backend cannot). `harnesses` maps a trigger harness name to its judge factory (the
-    `anthropic` backend's `replay` and `minimal`); `judge` is then the default harness's.
+    `judge`, `text_model` and `estimator` are factories (None: the backend cannot).
+    `harnesses` maps a trigger harness name to its judge factory (the `anthropic` backend's
+    `replay` and `minimal`); `judge` is then the default harness's. `executor` is one of
+    `EXECUTOR_KINDS` or a factory `(model, *, max_concurrency, timeout, max_copy) → Executor`.
     """
 
     name: str
     summary: str
-    judge: str | None = None
-    text_model: str | None = None
-    executor: str | None = None
-    estimator: str | None = None
-    harnesses: dict[str, str] = field(default_factory=dict)
+    judge: Part | None = None
+    text_model: Part | None = None
+    executor: Part | None = None
+    estimator: Part | None = None
+    harnesses: dict[str, Part] = field(default_factory=dict)
     default_harness: str | None = None
-    default_workers: int = 8
+    project_harness: str | None = None
+    """The harness that can take a project's view (`--project`; None: none can)."""
+    harness_label: str | None = None
+    """How the report header names the way it judges, when its judge does not say."""
+    default_workers: int = FALLBACK_WORKERS
+    workers_option: str | None = "max_concurrency"
+    """The keyword its judge and executor take `--workers` by (None: they take none)."""
     key_variable: str | None = None
     """The environment variable holding the API key it needs (None: none needed)."""
     cli: str | None = None
@@ -47,18 +79,36 @@ class BackendSpec:
     """Each call is a whole agent session (a CLI process), not one API request."""
     model_param: str = "model"
     """The keyword its judge takes the model name by."""
+    beside_cache: Part | None = None
+    """`(options, cache_path) → options`: what it keeps beside the call cache in use (replay
+    templates, an embedding store), added to its judge's options."""
     aliases: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        """A spec that could never work is refused when it is made (a plugin's mistake is
+        named at once, not at the first call)."""
+        if self.harnesses and self.default_harness not in self.harnesses:
+            raise ValueError(f"backend {self.name!r}: default_harness must be one of its harnesses")
+        if self.project_harness is not None and self.project_harness not in self.harnesses:
+            raise ValueError(f"backend {self.name!r}: project_harness must be one of its harnesses")
+        executor = self.executor
+        if isinstance(executor, str) and executor not in EXECUTOR_KINDS and ":" not in executor:
+            raise ValueError(
+                f"backend {self.name!r}: executor {executor!r} is neither one of "
+                f"{', '.join(EXECUTOR_KINDS)} nor a 'module:attribute' factory"
+            )
+
     def load(self, part: str) -> Any:
-        """The object behind one of the `"module:attribute"` parts (`judge`, `harness:replay`,
-        …); BackendError naming the backend when it has none or it cannot be imported."""
+        """The object behind one of the parts (`judge`, `harness:replay`, …), imported when it
+        is a `"module:attribute"` string; BackendError naming the backend when it has none or it
+        cannot be imported."""
         if part.startswith("harness:"):
             target = self.harnesses.get(part.removeprefix("harness:"))
         else:
             target = getattr(self, part, None)
         if not target:
-            raise BackendError(f"backend {self.name!r} has no {part.replace('_', ' ')}")
-        return load_target(target, self.name)
+            raise BackendError(f"backend {self.name!r} has no {_PART_NAMES.get(part, part)}")
+        return load_target(target, self.name) if isinstance(target, str) else target
 
 
 def load_target(target: str, backend: str) -> Any:
@@ -79,14 +129,19 @@ _registered: dict[str, BackendSpec] = {}
 
 @functools.cache
 def entry_point_specs() -> tuple[BackendSpec, ...]:
-    """The specs registered through the `skillbench.backends` entry points (built-ins too)."""
+    """The specs registered through the `skillbench.backends` entry points (built-ins too).
+    Cached: `entry_point_specs.cache_clear()` after installing a plugin in a running process."""
     from importlib.metadata import entry_points
 
     found: list[BackendSpec] = []
     for point in sorted(entry_points(group=BACKEND_ENTRY_POINTS), key=lambda p: p.name):
-        spec = point.load()
+        where = f"backend entry point {point.name!r} ({point.value})"
+        try:
+            spec = point.load()
+        except Exception as exc:  # a broken plugin: one clear message, not a traceback
+            raise BackendError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from None
         if not isinstance(spec, BackendSpec):
-            raise TypeError(f"entry point {point.name!r} ({point.value}) is not a BackendSpec")
+            raise BackendError(f"{where} is not a BackendSpec")
         found.append(spec)
     return tuple(found)
 
@@ -100,6 +155,11 @@ def register_backend(spec: BackendSpec) -> BackendSpec:
 def unregister_backend(name: str) -> None:
     """Forget a spec registered at run time."""
     _registered.pop(name, None)
+
+
+def registered_spec(name: str) -> BackendSpec | None:
+    """The spec registered at run time under `name`, if any."""
+    return _registered.get(name)
 
 
 def all_specs() -> dict[str, BackendSpec]:

@@ -19,6 +19,7 @@ from skillbench.backends.base import cache_key
 from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
+from skillbench.backends.spec import RECORDED_SAMPLES
 from skillbench.behavior.executors import (
     Executor,
     RunTask,
@@ -199,6 +200,14 @@ def _missing_samples(source: Path) -> InputError:
     )
 
 
+def replays_samples(backend: str | None) -> bool:
+    """True when the backend's spec runs no model for a case but replays the recorded sample
+    runs (`executor = recorded-samples`: the `local` backend)."""
+    from skillbench.backends.registry import backend_spec
+
+    return backend_spec(backend).executor == RECORDED_SAMPLES
+
+
 def check_run_inputs(
     workspace: Workspace,
     evals: EvalsFile,
@@ -212,7 +221,8 @@ def check_run_inputs(
     """Every input of a `run` checked BEFORE anything is created (the CLI calls it before
     initialising the workspace): run count, configuration names, each case's input files and
     machine checks, the snapshots `v<N>` configurations need (only v0 exists before `init`) and,
-    for the local backend, the recorded samples. InputError names the file and the field."""
+    for a backend replaying samples (`local`), the recorded samples. InputError names the file
+    and the field."""
     from skillbench.behavior.records import expectation_checks
 
     folder = Path(skill_dir)
@@ -236,7 +246,7 @@ def check_run_inputs(
                 field="--configs",
                 rule="version",
             )
-    if backend == "local":
+    if replays_samples(backend):
         source = samples_source(folder, samples_dir)
         if not source.is_dir():
             raise _missing_samples(source)
@@ -448,12 +458,12 @@ def run_cases(
     `max_copy` bounds the bytes a claude-code session's project receives (what would pass it
     is left out, named in the batch's notes).
 
-    `executor` overrides the backend's (tests, custom harnesses). With backend `local` the
-    recorded samples of `samples_dir` (default `data/runs/<folder name>/`) are replayed.
+    `executor` overrides the backend's (tests, custom harnesses). With a backend whose spec
+    replays samples (`local`), the recorded samples of `samples_dir` (default
+    `data/runs/<folder name>/`) are replayed.
     Blocking; safe inside a running Jupyter kernel.
     """
     from skillbench.aio import run_sync
-    from skillbench.backends.registry import resolve_backend_name
 
     folder = Path(skill_dir)
     check_folder_name(folder_name_of(folder), folder)
@@ -462,12 +472,11 @@ def run_cases(
     limits.check_timeout(timeout)
     batch = RunBatch()
     tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
-    name = resolve_backend_name(backend) if executor is None else executor.name
-    if name == "local" and executor is None:
+    if executor is None and replays_samples(backend):
         source = samples_source(folder, samples_dir)
         return replay_samples(workspace, tasks, source, batch, progress)
     chosen = executor or make_executor(
-        name, model=model, timeout=timeout, workers=workers, max_copy=max_copy
+        backend, model=model, timeout=timeout, workers=workers, max_copy=max_copy
     )
     started = time.monotonic()
     result = run_sync(

@@ -1,10 +1,15 @@
-"""Executors: run one case prompt once, with a skill or without, on a named backend.
+"""Executors: run one case prompt once, with a skill or without, as the backend's spec says
+(`make_executor`).
 
-- `ClaudeCodeExecutor`: a real agentic `claude` session in an isolated temporary project with
-  the skill folder installed at `.claude/skills/<folder name>/` (nothing for a baseline); the raw
-  stream is kept, files the agent created are collected, metrics come from the stream events.
-- `TextModelExecutor` (the `anthropic` backend): one conversation, the skill's SKILL.md in the
-  system prompt (none for a baseline), no tools; the reply is saved as `outputs/response.md`.
+- `ClaudeCodeExecutor` (a spec's `claude-session` executor, built on the public runner
+  `backends.claude_cli.session.ClaudeRunner`): a real agentic `claude` session in an isolated
+  temporary project with the skill folder installed at `.claude/skills/<folder name>/` (nothing
+  for a baseline); the raw stream is kept, files the agent created are collected, metrics come
+  from the stream events.
+- `TextModelExecutor` (a spec's `conversation` executor: the `anthropic` backend): one
+  conversation, the skill's SKILL.md in the system prompt (none for a baseline), no tools; the
+  reply is saved as `outputs/response.md`.
+- A plugin's spec may name its own factory (`ExecutorFactory`).
 
 Output files pass the redactor before they are cached or written (`run_files.scrub_outputs`).
 """
@@ -16,7 +21,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Unpack, runtime_checkable
@@ -24,14 +29,15 @@ from typing import Any, Protocol, Unpack, runtime_checkable
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
 from skillbench.backends.claude_cli.install import usable_folder_name
 from skillbench.backends.claude_cli.session import (
+    ClaudeRunner,
     RunnerOptions,
-    _ClaudeRunner,
-    _usage,
     redact,
     run_error,
+    session_usage,
 )
 from skillbench.backends.claude_cli.stream_json import StreamParser
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
+from skillbench.backends.spec import CLAUDE_SESSION, CONVERSATION, RECORDED_SAMPLES
 from skillbench.behavior.run_files import (
     ExecutionResult,
     make_timing,
@@ -343,7 +349,7 @@ def _redact_events(events: list[dict[str, Any]], secrets: Sequence[str]) -> list
     return redacted
 
 
-class ClaudeCodeExecutor(_ClaudeRunner):
+class ClaudeCodeExecutor(ClaudeRunner):
     """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
 
     mode = "behavior-agent"
@@ -467,7 +473,7 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         session = run.session
         events = _redact_events(parser.events, secrets)
         md = render_stream_transcript(task.prompt, events)
-        usage = _usage(session)
+        usage = session_usage(session)
         error = run_error(run, self.timeout, secrets)
         result = session.result
         # the session's own duration (the `result` event), else the measured wall clock
@@ -495,6 +501,11 @@ class ClaudeCodeExecutor(_ClaudeRunner):
         )
 
 
+ExecutorFactory = Callable[..., Executor]
+"""A plugin's executor factory (`BackendSpec.executor` as `"module:attribute"`): called as
+`factory(model, max_concurrency=…, timeout=…, max_copy=…)` (`timeout` only when given)."""
+
+
 def make_executor(
     backend: str,
     *,
@@ -503,16 +514,22 @@ def make_executor(
     workers: int = 2,
     max_copy: int = DEFAULT_MAX_COPY,
 ) -> Executor:
-    """The executor of a backend name: `claude-code` or `anthropic` (local replays instead).
-    `max_copy` bounds what a claude-code session's project receives."""
-    from skillbench.backends.registry import get_text_model, resolve_backend_name
+    """The executor the backend's spec names (`spec.executor`): a conversation with its text
+    model, an agentic Claude Code session, or a plugin's own factory. `max_copy` bounds what a
+    session's project receives. BackendError when the backend has none (a backend replaying
+    recorded samples has none either: `run_cases` replays them)."""
+    from skillbench.backends.registry import backend_spec, get_text_model
 
-    name = resolve_backend_name(backend)
+    spec = backend_spec(backend)
     options: dict[str, Any] = {"max_concurrency": workers}
     if timeout is not None:
         options["timeout"] = timeout
-    if name == "claude-code":
+    if spec.executor == CONVERSATION:
+        return TextModelExecutor(get_text_model(spec.name, model=model, **options))
+    if spec.executor == CLAUDE_SESSION:
         return ClaudeCodeExecutor(model, max_copy=max_copy, **options)
-    if name == "anthropic":
-        return TextModelExecutor(get_text_model("anthropic", model=model, **options))
-    raise BackendError(f"backend {name!r} has no executor (local replays recorded sample runs)")
+    if spec.executor is None or spec.executor == RECORDED_SAMPLES:
+        why = " (it replays recorded sample runs)" if spec.executor else ""
+        raise BackendError(f"backend {spec.name!r} has no executor{why}")
+    factory: ExecutorFactory = spec.load("executor")
+    return factory(model, max_copy=max_copy, **options)

@@ -33,6 +33,16 @@ def skill_name(skill: str | Path) -> str:
         return Path(skill).name or str(skill)
 
 
+def model_grader(backend: str) -> bool:
+    """Whether the grader backend named in a summary grades with a model: its spec has a text
+    model (the offline `local` has none: machine checks only). A backend not installed here is
+    taken to have had one."""
+    from skillbench.backends.registry import known_spec
+
+    spec = known_spec(backend)
+    return spec is None or spec.text_model is not None
+
+
 def grading_verdict(summary: GradeSummary) -> Verdict:
     """ "with_skill: 40 of 42 graded expectations pass (95%); baseline: 8 of 30 (27%); 18
     UNGRADED"; fails (✗) when an expectation fails in a configuration that uses the skill."""
@@ -47,7 +57,7 @@ def grading_verdict(summary: GradeSummary) -> Verdict:
             if i.passed is False:
                 text = f"{rec.config} / {rec.case_id} run {rec.run_number}: {i.text}"
                 failures.append((rec.config in BASELINES, text))
-    why = " (no model grader)" if summary.backend == "local" else ""  # stored: say no more
+    why = "" if model_grader(summary.backend) else " (no model grader)"
     ungraded = f"; {summary.ungraded} UNGRADED{why}" if summary.ungraded else ""
     if not any(total for _, total in counts.values()):
         return Verdict(ok=None, line=f"no expectation could be graded{ungraded}")
@@ -85,9 +95,9 @@ def grading_header(
         runs=f"{runs} graded run(s)",
         skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
-        proxy="no model grader: what checks cannot decide is UNGRADED"
-        if summary.backend == "local"
-        else None,
+        proxy=None
+        if model_grader(summary.backend)
+        else "no model grader: what checks cannot decide is UNGRADED",
         cost=summary.cost,
     )
 
@@ -201,6 +211,6 @@ def compare_header(
         runs=None if runs is None else f"{runs} per case and configuration",
         skill_dir=skill,
         recorded=SAMPLE_RUNS if recorded else None,
-        proxy=summary.note if summary.backend == "local" else None,
+        proxy=summary.note,  # set only when the deterministic proxy judged (`summary.judge`)
         cost=summary.cost,
     )

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from skillbench.cli.common import no_wrap_help
 from skillbench.cli.helptext import VersionAction, complete_help
+from skillbench.cli.logs import DEST, add_verbose_option, configure
 from skillbench.errors import EXIT_USAGE, SkillbenchError
 from skillbench.extras import missing_extra
 from skillbench.io import terminal_safe
@@ -28,11 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
         "behavior evals and reports.",
     )
     parser.add_argument("--version", action=VersionAction)
+    add_verbose_option(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if info.name.endswith("_cmd"):
             module = importlib.import_module(f"{__name__}.{info.name}")
             module.register(subparsers)
+    for command in subparsers.choices.values():  # `skillbench trigger -vv …` works too
+        add_verbose_option(command)
     complete_help(parser)
     no_wrap_help(parser)
     return parser
@@ -61,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    configure(getattr(args, DEST, 0))
     try:
         return int(args.func(args))
     except SkillbenchError as exc:

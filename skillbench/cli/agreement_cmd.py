@@ -79,33 +79,39 @@ def run(args: argparse.Namespace) -> int:
     """Run both backends, compare, print or save; returns the exit code."""
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.io import dumps_json, write_json
-    from skillbench.trigger.agreement import agreement_lines, run_agreement_sync
+    from skillbench.trigger.agreement import (
+        AgreementOptions,
+        agreement_lines,
+        run_agreement_sync,
+    )
+    from skillbench.trigger.options import TriggerOptions
 
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
     project = _project_options(args)
-    catalog = common.catalog_dir(args.catalog)
+    trigger = TriggerOptions(
+        model=args.model,
+        runs=args.runs,
+        threshold=args.threshold,
+        confidence=args.confidence,
+        seed=args.seed,
+        workers=args.workers,
+        catalog_dir=common.catalog_dir(args.catalog),
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+    )
+    options = AgreementOptions(
+        trigger=trigger,
+        backend_a=args.backend_a,
+        backend_b=args.backend_b,
+        model_a=args.model_a,
+        model_b=args.model_b,
+        backend_options_a=project.get("a"),
+        backend_options_b=project.get("b"),
+    )
     err = common.stderr_console()
     with common.progress_bar(err, "agreement") as on_progress:
-        report = run_agreement_sync(
-            args.skill_dir,
-            args.evals,
-            backend_a=args.backend_a,
-            backend_b=args.backend_b,
-            model=args.model,
-            model_a=args.model_a,
-            model_b=args.model_b,
-            catalog_dir=catalog,
-            confidence=args.confidence,
-            progress=on_progress,
-            runs=args.runs,
-            threshold=args.threshold,
-            workers=args.workers,
-            seed=args.seed,
-            use_cache=not args.no_cache,
-            cache_path=args.cache,
-            **project,
-        )
+        report = run_agreement_sync(args.skill_dir, args.evals, options, progress=on_progress)
     if args.out:
         write_json(args.out, report)
     if args.json:
@@ -123,19 +129,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _project_options(args: argparse.Namespace) -> dict[str, Any]:
-    """`--project` for the side(s) on the anthropic backend (replay); exit 2 when neither is."""
+def _project_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """`--project` for the side(s) whose backend has the replay harness (the anthropic
+    backend's), by side; exit 2 when neither has."""
     if args.project is None:
         return {}
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import backend_spec
 
     sides = {
         side: backend
         for side, backend in (("a", args.backend_a), ("b", args.backend_b))
-        if resolve_backend_name(backend) == "anthropic"
+        if "replay" in backend_spec(backend).harnesses
     }
     common.project_option(args.project, next(iter(sides.values()), args.backend_a), None)
-    return {f"backend_options_{side}": {"project": args.project} for side in sides}
+    return {side: {"project": args.project} for side in sides}
 
 
 def _print_table(console: Console, report: AgreementReport) -> None:

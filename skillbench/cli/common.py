@@ -25,7 +25,6 @@ SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
 WORKSPACE_HELP = "workspace folder (default <skill>-workspace)"
 WORKSPACE_SHORT_HELP = "workspace (default <skill>-workspace)"
-BACKEND_HELP = "local (default), anthropic, claude-code; or $SKILLBENCH_BACKEND"
 MODEL_HELP = "model name for the backend"
 CACHE_HELP = "call cache file (default $SKILLBENCH_CACHE, else ~/.cache/skillbench/cache.sqlite)"
 CATALOG_HELP = (
@@ -49,11 +48,13 @@ def add_workspace_option(parser: argparse.ArgumentParser, help: str = WORKSPACE_
 def add_backend_options(
     parser: argparse.ArgumentParser,
     *,
-    backend_help: str = BACKEND_HELP,
+    backend_help: str | None = None,
     model_help: str = MODEL_HELP,
 ) -> None:
-    """`--backend NAME` and `--model NAME`."""
-    parser.add_argument("--backend", help=backend_help)
+    """`--backend NAME` and `--model NAME` (the backends listed from their specs)."""
+    from skillbench.backends.registry import backend_choices
+
+    parser.add_argument("--backend", help=backend_help or backend_choices())
     parser.add_argument("--model", type=model_name, help=model_help)
 
 
@@ -112,14 +113,11 @@ def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACH
     parser.add_argument("--cache", metavar="PATH", help=cache_help)
 
 
-WORKERS_HELP = (
-    "calls in flight (default per backend: local 1 onnxruntime thread, anthropic 16, claude-code 4)"
-)
-
-
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
-    """`--workers N`: calls in flight, handed to the backend (None: the backend's default)."""
-    parser.add_argument("--workers", type=workers_option(), metavar="N", help=WORKERS_HELP)
+    """`--workers N`: calls in flight, handed to the backend (None: the default its spec says)."""
+    from skillbench.backends.registry import workers_help
+
+    parser.add_argument("--workers", type=workers_option(), metavar="N", help=workers_help())
 
 
 def add_cost_options(parser: argparse.ArgumentParser) -> None:
@@ -286,10 +284,12 @@ def catalog_dir(arg: str | None) -> str:
 
 def add_harness_option(parser: argparse.ArgumentParser) -> None:
     """`--harness replay|minimal` and `--cache-before-query` (the anthropic backend's trigger
-    harness and its prompt-cache option)."""
+    harness and its prompt-cache option; the harness names from the backends' specs)."""
+    from skillbench.backends.registry import harness_names
+
     parser.add_argument(
         "--harness",
-        choices=("replay", "minimal"),
+        choices=harness_names(),
         help="anthropic backend only: `replay` = Claude Code's own request, captured once with "
         "the installed claude CLI; `minimal` = skillbench's imitation, not Claude Code's request "
         "(default replay)",
@@ -311,14 +311,14 @@ def check_harness(
     its replay harness's): refuse them anywhere else."""
     if harness is None and not cache_before_query:
         return
-    from skillbench.backends.registry import resolve_backend_name, resolve_harness
+    from skillbench.backends.registry import backend_spec, resolve_harness
     from skillbench.errors import InputError
 
     flag = "--harness" if harness is not None else "--cache-before-query"
-    name = resolve_backend_name(backend)
-    if name != "anthropic":
+    spec = backend_spec(backend)
+    if not spec.harnesses:  # the backends with trigger harnesses to choose from (anthropic)
         raise InputError(
-            f"applies to --backend anthropic only (the backend is {name!r})", path=flag
+            f"applies to --backend anthropic only (the backend is {spec.name!r})", path=flag
         )
     if cache_before_query and resolve_harness(harness) != "replay":
         raise InputError(

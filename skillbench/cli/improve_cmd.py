@@ -14,6 +14,7 @@ from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
     from skillbench.improve.loop import LoopResult, RoundEvent
+    from skillbench.improve.options import ImproveOptions
     from skillbench.schemas.loop import LoopIteration
 
 
@@ -104,39 +105,38 @@ def run(args: argparse.Namespace) -> int:
     common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
-    catalog_dir = common.catalog_dir(args.catalog)
-    cap = common.max_cost(args)
-    options: dict[str, Any] = dict(
+    from skillbench.improve.options import ImproveOptions
+    from skillbench.trigger.options import TriggerOptions
+
+    trigger = TriggerOptions(
         backend=args.backend,
         model=args.model,
-        rounds=args.rounds,
-        fractions=fractions,
-        runs=args.runs,
-        seed=args.seed,
-        split_seed=args.split_seed,
-        split_from=args.split_from,
-        catalog_dir=catalog_dir,
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
         harness=args.harness,
         cache_before_query=args.cache_before_query,
         project=args.project,
+        runs=args.runs,
+        threshold=args.threshold,
+        seed=args.seed,
+        workers=args.workers,
+        catalog_dir=common.catalog_dir(args.catalog),
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        max_cost=common.max_cost(args),
+    )
+    options = ImproveOptions(
+        trigger=trigger,
+        rounds=args.rounds,
+        fractions=fractions,
+        split_seed=args.split_seed,
+        split_from=args.split_from,
+        adopt_alpha=args.adopt_alpha,
     )
     if args.dry_run:
-        return _dry_run(args, options, cap, args.adopt_alpha)
+        return _dry_run(args, options)
     out = Path(args.out) if args.out else default_out(args.skill_dir)
     check_out_dir(out, label="--out")
     result = improve_skill_sync(
-        args.skill_dir,
-        args.evals,
-        threshold=args.threshold,
-        workers=args.workers,
-        out=out,
-        apply=args.apply,
-        progress=_print_event,
-        adopt_alpha=args.adopt_alpha,
-        max_cost=cap,
-        **options,
+        args.skill_dir, args.evals, options, out=out, apply=args.apply, progress=_print_event
     )
     _print_result(result, out)
     cost = result.summary.cost
@@ -145,18 +145,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failure or not result.measured else EXIT_OK
 
 
-def _dry_run(
-    args: argparse.Namespace, options: dict[str, Any], cap: float | None, alpha: float
-) -> int:
+def _dry_run(args: argparse.Namespace, options: ImproveOptions) -> int:
     """Print the plan and the estimate (and, on stderr, a selection split too small to ever
     adopt); no model call. Exit 3 when it exceeds the cap."""
     from skillbench.aio import run_sync
     from skillbench.improve.run import improve_warnings, plan_improve
 
-    plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, **options))
-    for warning in improve_warnings(args.evals, adopt_alpha=alpha, **options):
+    plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, options))
+    for warning in improve_warnings(args.evals, options):
         _warn(warning)
-    common.check_plan(plan, cap, dry_run=True)
+    common.check_plan(plan, options.trigger.max_cost, dry_run=True)
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from skillbench.schemas.trigger import TriggerReport
+    from skillbench.trigger.options import TriggerOptions
 
 
 def register(subparsers: Any) -> None:
@@ -100,22 +101,9 @@ def run(args: argparse.Namespace) -> int:
     common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
-    catalog = common.catalog_dir(args.catalog)
-    cap = common.max_cost(args)
-    options: dict[str, Any] = dict(
-        backend=args.backend,
-        model=args.model,
-        description=args.description,
-        catalog_dir=catalog,
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-        backend_options=_backend_options(args) or None,
-        runs=args.runs,
-        max_runs=args.max_runs,
-        seed=args.seed,
-    )
+    options = trigger_options(args)
     if args.dry_run:
-        return _dry_run(args, options, cap)
+        return _dry_run(args, options)
     err = common.stderr_console()
     if args.batch:
         _show_batch_progress()
@@ -124,14 +112,9 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
-            escalate=args.escalate,
-            confidence=args.confidence,
-            threshold=args.threshold,
-            workers=args.workers,
-            timeout=args.timeout,
+            options,
+            description=args.description,
             progress=on_progress,
-            max_cost=cap,
-            **options,
         )
     if args.out:
         write_json(args.out, report)
@@ -153,13 +136,42 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
 
 
-def _dry_run(args: argparse.Namespace, options: dict[str, Any], cap: float | None) -> int:
+def trigger_options(args: argparse.Namespace) -> TriggerOptions:
+    """The `TriggerOptions` of the parsed flags (`--auth login` checked here: exit 2)."""
+    from skillbench.trigger.options import TriggerOptions
+
+    return TriggerOptions(
+        backend=args.backend,
+        model=args.model,
+        harness=args.harness,
+        cache_before_query=args.cache_before_query,
+        project=args.project,
+        batch=args.batch,
+        backend_options=_auth_options(args) or None,
+        escalate=args.escalate,
+        runs=args.runs,
+        max_runs=args.max_runs,
+        confidence=args.confidence,
+        threshold=args.threshold,
+        seed=args.seed,
+        workers=args.workers,
+        timeout=args.timeout,
+        catalog_dir=common.catalog_dir(args.catalog),
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        max_cost=common.max_cost(args),
+    )
+
+
+def _dry_run(args: argparse.Namespace, options: TriggerOptions) -> int:
     """Print the plan and the estimate; no model call. Exit 3 when it exceeds the cap."""
     from skillbench.aio import run_sync
     from skillbench.trigger.run import plan_skill_eval
 
-    plan = run_sync(lambda: plan_skill_eval(args.skill_dir, args.evals, **options))
-    common.check_plan(plan, cap, dry_run=True)
+    plan = run_sync(
+        lambda: plan_skill_eval(args.skill_dir, args.evals, options, description=args.description)
+    )
+    common.check_plan(plan, options.max_cost, dry_run=True)
     return EXIT_OK
 
 
@@ -173,10 +185,15 @@ def _show_batch_progress(logger: str = "skillbench.replay") -> None:
     (`skillbench.local`) the local backend's embedding of a large catalog."""
     import logging
 
+    from skillbench.cli.logs import RedactingFilter, verbose_configured
+
+    if verbose_configured():  # -v shows these lines (and more) already
+        return
     log = logging.getLogger(logger)
     if not log.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.addFilter(RedactingFilter())
         log.addHandler(handler)
     log.setLevel(logging.INFO)
 
@@ -291,31 +308,24 @@ def summary_lines(report: TriggerReport) -> list[str]:
     return lines
 
 
-def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Backend options from the flags; `--auth login` is checked before any run (exit 2)."""
-    from skillbench.backends.registry import harness_options, resolve_backend_name
+def _auth_options(args: argparse.Namespace) -> dict[str, Any]:
+    """`--auth` as a judge option of a backend that runs the CLI in sessions (claude-code);
+    `--auth login` elsewhere, or without a login to copy, is exit 2 here, before any run."""
+    from skillbench.backends.registry import backend_spec
     from skillbench.errors import InputError
 
-    options: dict[str, Any] = {"batch": True} if args.batch else {}
     auth = getattr(args, "auth", None)
-    if auth == "env" and resolve_backend_name(args.backend) == "claude-code":
-        options["auth"] = "env"  # explicit: wins over $SKILLBENCH_CLAUDE_AUTH
+    sessions = backend_spec(args.backend).sessions
+    if auth == "env" and sessions:
+        return {"auth": "env"}  # explicit: wins over $SKILLBENCH_CLAUDE_AUTH
     if auth == "login":
-        if resolve_backend_name(args.backend) != "claude-code":
+        if not sessions:
             raise InputError("login applies only to --backend claude-code", path="--auth")
         from skillbench.backends.claude_cli.login import find_login
 
         find_login()  # a missing login is exit 2 here, naming --auth
-        options["auth"] = "login"
-    options.update(
-        harness_options(
-            getattr(args, "harness", None),
-            cache_before_query=getattr(args, "cache_before_query", False),
-        )
-    )
-    if getattr(args, "project", None):
-        options["project"] = args.project
-    return options
+        return {"auth": "login"}
+    return {}
 
 
 def _runs(text: str) -> int | str:

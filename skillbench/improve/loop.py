@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from skillbench.aio import run_sync
-from skillbench.backends.base import SkillEntry, TextModel, TextRequest, TextResponse, TriggerJudge
+from skillbench.aio import blocking
+from skillbench.backends.base import TextModel, TextRequest, TextResponse, TriggerJudge
 from skillbench.backends.budget import STOPPED_NOTE, Budget
 from skillbench.backends.cost_report import price_table_date
 from skillbench.errors import CostCapReached, InputError
-from skillbench.improve.adopt import ADOPT_ALPHA, adoption_warning, decide_adoption
+from skillbench.improve.adopt import adoption_warning, decide_adoption
+from skillbench.improve.options import DEFAULT_FRACTIONS as DEFAULT_FRACTIONS
+from skillbench.improve.options import DEFAULT_ROUNDS as DEFAULT_ROUNDS
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.prompt import MAX_DESCRIPTION_CHARS, Attempt, QueryFeedback, TrainView
 from skillbench.improve.proposers import ModelProposer, Proposal, Proposer
 from skillbench.improve.splits import SPLIT_NAMES, Split, split_record, stratified_split
@@ -40,11 +42,11 @@ from skillbench.schemas.trigger import TriggerQuery, TriggerReport
 from skillbench.stats import wilson_interval
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import DEFAULT_CONTEXT, EvalContext
 from skillbench.trigger.run import backend_workers, run_trigger_eval
 from skillbench.validate.rules import validate_description
 
-DEFAULT_ROUNDS = 5
-DEFAULT_FRACTIONS = (0.6, 0.2, 0.2)
+DEFAULT_IMPROVE = ImproveOptions()
 
 
 class LeakError(RuntimeError):
@@ -396,45 +398,41 @@ async def run_improve_loop(
     queries: Sequence[EvalQuery | TriggerQuery],
     judge: TriggerJudge,
     proposer: Proposer,
+    options: ImproveOptions = DEFAULT_IMPROVE,
     *,
-    body: str = "",
-    rounds: int = DEFAULT_ROUNDS,
-    split: Split | None = None,
-    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-    runs: int = 3,
-    threshold: float = 0.5,
-    seed: int = 0,
-    split_seed: int | None = None,
-    workers: int | None = None,
-    catalog: Iterable[SkillEntry] = (),
+    context: EvalContext = DEFAULT_CONTEXT,
     progress: ProgressHook | None = None,
-    evals_file: str | Path | None = None,
-    source: str = "eval set",
-    folder: str | Path | None = None,
-    content_hash: str | None = None,
     budget: Budget | None = None,
-    adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Run the loop (see the module docstring); nothing is written. The judge is not closed.
 
-    `seed` drives the backend and, unless `split_seed` is given, the split; a given `split` is
-    used as is (it must hold exactly the eval set's queries). With `budget` (whose meter the
-    judge and the proposer's model record into, see `improve.run`), each round's cost counts its
-    proposal and its evaluation, and the loop stops at the budget's cap; without it, a round's
-    cost is its evaluation's."""
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise InputError("must be a positive integer", field="rounds")
-    if workers is None:
-        workers = backend_workers(judge)
-    if not 0.0 < adopt_alpha < 1.0:
-        raise InputError("must be between 0 and 1 (exclusive)", field="adopt_alpha")
+    `options.trigger.seed` drives the backend and, unless `options.split_seed` is given, the
+    split; a `Split` in `options.split_from` is used as is (it must hold exactly the eval set's
+    queries; a file there is `improve_skill`'s to read). `context` is every round's (the skill's
+    body and folder, the catalog, the eval file). With `budget` (whose meter the judge and the
+    proposer's model record into, see `improve.run`), each round's cost counts its proposal and
+    its evaluation, and the loop stops at the budget's cap; without it, a round's cost is its
+    evaluation's."""
+    rounds, fractions, adopt_alpha = options.rounds, options.fractions, options.adopt_alpha
+    trigger = options.trigger
+    runs, threshold, seed = trigger.runs, trigger.threshold, trigger.seed
+    workers = trigger.workers if trigger.workers is not None else backend_workers(judge)
+    trigger = trigger.but(workers=workers)
+    catalog = context.catalog
+    source = context.source
+    split = options.split_from
+    if split is not None and not isinstance(split, Split):
+        raise InputError(
+            "a recorded split must be loaded first (improve_skill, load_recorded_split)",
+            field="split_from",
+        )
     labelled = [_labelled(q) for q in queries]
     if split is None:
-        split_seed = seed if split_seed is None else split_seed
-        split = stratified_split(labelled, fractions, seed=split_seed, source=source)
+        split = stratified_split(labelled, fractions, seed=options.drawn_split_seed, source=source)
     check_split_covers(split, labelled, source)
-    catalog = tuple(catalog)
-    guarded = guard_proposer(proposer, forbidden_texts(split, [skill_name, body, description]))
+    guarded = guard_proposer(
+        proposer, forbidden_texts(split, [skill_name, context.body, description])
+    )
     proposer_name = getattr(proposer, "name", type(proposer).__name__)
     emit = progress or (lambda event: None)
     warnings: list[str] = []
@@ -447,21 +445,7 @@ async def run_improve_loop(
 
     async def evaluate(text: str, round_no: int) -> TriggerReport:
         emit(RoundEvent(round_no, rounds, "evaluating", f"round {round_no}/{rounds}: evaluating"))
-        return await run_trigger_eval(
-            skill_name,
-            text,
-            labelled,
-            judge,
-            runs=runs,
-            threshold=threshold,
-            seed=seed,
-            workers=workers,
-            catalog=catalog,
-            body=body,
-            evals_file=evals_file,
-            folder=folder,
-            content_hash=content_hash,
-        )
+        return await run_trigger_eval(skill_name, text, labelled, judge, trigger, context=context)
 
     as_of = price_table_date()
     mark = budget.meter.snapshot() if budget is not None else None
@@ -492,7 +476,9 @@ async def run_improve_loop(
             _halt(budget)
             break
         mark = budget.meter.snapshot() if budget is not None else None
-        view = TrainView(skill_name, body, current=attempts[-1], earlier=tuple(attempts[:-1]))
+        view = TrainView(
+            skill_name, context.body, current=attempts[-1], earlier=tuple(attempts[:-1])
+        )
         check_view(view, split)
         emit(RoundEvent(round_no, rounds, "proposing", f"round {round_no}/{rounds}: proposing"))
         try:
@@ -573,7 +559,7 @@ async def run_improve_loop(
             seed=seed,
             workers=workers,
             catalog=[entry.name for entry in catalog if entry.name != skill_name],
-            evals_file=str(evals_file) if evals_file is not None else None,
+            evals_file=str(context.evals_file) if context.evals_file is not None else None,
             evals_sha256=reports[0].config.evals_sha256 if reports[0].config else None,
             backend=backend.name if backend else None,
             model=backend.model if backend else None,
@@ -622,18 +608,7 @@ def _loop_cost(
     return total
 
 
-def run_improve_loop_sync(
-    skill_name: str,
-    description: str,
-    queries: Sequence[EvalQuery | TriggerQuery],
-    judge: TriggerJudge,
-    proposer: Proposer,
-    **options: Any,
-) -> LoopResult:
-    """Blocking form of run_improve_loop; safe inside a running Jupyter kernel."""
-    return run_sync(
-        lambda: run_improve_loop(skill_name, description, queries, judge, proposer, **options)
-    )
+run_improve_loop_sync = blocking(run_improve_loop)
 
 
 def _evaluated(iteration: LoopIteration, rounds: int) -> RoundEvent:

@@ -18,21 +18,22 @@ from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel, b
 from skillbench.backends.cost_report import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
-from skillbench.improve.adopt import ADOPT_ALPHA, adoption_warning
+from skillbench.improve.adopt import adoption_warning
 from skillbench.improve.cost import plan_loop
 from skillbench.improve.loop import (
-    DEFAULT_FRACTIONS,
-    DEFAULT_ROUNDS,
+    DEFAULT_IMPROVE,
     LoopResult,
     ProgressHook,
     check_split_covers,
     run_improve_loop,
 )
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.proposers import HeuristicProposer, ModelProposer, Proposer
 from skillbench.improve.splits import Split, split_from_record, stratified_split
 from skillbench.io import write_json
 from skillbench.schemas.loop import ImprovementHistory, LoopSummary
 from skillbench.trigger.evalset import load_eval_set
+from skillbench.trigger.options import EvalContext
 
 HISTORY_FILE = "history.json"
 SUMMARY_FILE = "loop_summary.json"
@@ -127,11 +128,12 @@ def apply_best(result: LoopResult, skill_dir: str | Path) -> bool:
 def make_proposer(
     backend: str, *, model: str | None, cache: Any, budget: Budget | None = None
 ) -> Proposer:
-    """`local` → the offline HeuristicProposer; any other backend → ModelProposer over the
-    backend's TextModel behind the call cache (metered by `budget` when given)."""
-    from skillbench.backends.registry import cached_text_model
+    """An offline backend (no model calls, see `BackendSpec.offline`) → the HeuristicProposer;
+    any other → ModelProposer over the backend's TextModel behind the call cache (metered by
+    `budget` when given)."""
+    from skillbench.backends.registry import backend_spec, cached_text_model
 
-    if backend == "local":
+    if backend_spec(backend).offline:
         return HeuristicProposer()
     text_model: Any = cached_text_model(backend, model=model, cache=cache)
     if budget is not None:
@@ -142,54 +144,40 @@ def make_proposer(
 async def improve_skill(
     skill_dir: str | Path,
     evals: str | Path,
+    options: ImproveOptions = DEFAULT_IMPROVE,
     *,
-    backend: str | None = None,
-    model: str | None = None,
-    rounds: int = DEFAULT_ROUNDS,
-    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-    runs: int = 3,
-    threshold: float = 0.5,
-    seed: int = 0,
-    split_seed: int | None = None,
-    split_from: str | Path | Split | None = None,
-    workers: int | None = None,
-    catalog_dir: str | Path | None = None,
     out: str | Path | None = None,
     apply: bool = False,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    harness: str | None = None,
-    cache_before_query: bool = False,
-    project: str | Path | None = None,
     proposer: Proposer | None = None,
     progress: ProgressHook | None = None,
-    max_cost: float | None = None,
     budget: Budget | None = None,
-    adopt_alpha: float = ADOPT_ALPHA,
 ) -> LoopResult:
     """Load, run the loop through the cached backend, write `out`, optionally apply; close all.
 
-    `seed` drives the backend; `split_seed` (default `seed`) the split. `split_from` reuses a
-    recorded split (a Split, or a loop summary file or folder) instead of drawing one; it must
-    hold exactly the eval set's queries. `out` is checked before any call is made.
-    `max_cost` (USD): refuse to start (CostCapError) when the estimate exceeds it; stop at the
-    end of the round in which the spend reaches it (the outputs so far are written).
-    `budget`: a `Budget` shared across runs (a notebook session) whose meter records this loop
-    and whose cap stops it; no upfront refusal (that is `max_cost`'s)."""
+    `options` are the loop's and its trigger evals' (`ImproveOptions`); a recorded split in
+    `options.split_from` (a loop summary file or folder) is loaded and must hold exactly the eval
+    set's queries. `out` is checked before any call is made. `options.trigger.max_cost` (USD):
+    refuse to start (CostCapError) when the estimate exceeds it; stop at the end of the round in
+    which the spend reaches it (the outputs so far are written). `budget`: a `Budget` shared
+    across runs (a notebook session) whose meter records this loop and whose cap stops it; no
+    upfront refusal (that is `max_cost`'s). `proposer` replaces the backend's."""
     from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import (
         cached_judge,
-        harness_options,
         open_cache,
         require_replay,
         resolve_backend_name,
     )
     from skillbench.skill import load_as_claude_code
 
+    trigger = options.trigger
     if out is not None:
         check_out_dir(out)
+    if trigger.project is not None:
+        require_replay(trigger.backend, trigger.harness, "--project")
     skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
+    split_from = options.split_from
     split: Split | None = None
     if isinstance(split_from, Split):
         split = split_from
@@ -199,41 +187,50 @@ async def improve_skill(
         check_split_covers(split, queries, str(summary_file(split_from)), against=str(evals))
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog, catalog_info = resolve_catalog(catalog_dir, exclude=skill.name)
-    name = resolve_backend_name(backend)
-    if max_cost is not None:
+    catalog, catalog_info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
+    name = resolve_backend_name(trigger.backend)
+    if trigger.max_cost is not None:
         plan = plan_loop(
             skill.name,
             skill.description,
             skill.body,
             queries,
-            split or _draw_split(queries, fractions, seed, split_seed, evals),
+            split or _draw_split(queries, evals, options),
             catalog=catalog,
             backend=name,
-            model=model,
-            rounds=rounds,
-            runs=runs,
-            seed=seed,
-            use_cache=use_cache,
-            cache_path=cache_path,
-            harness=harness,
-            cache_before_query=cache_before_query,
+            model=trigger.model,
+            rounds=options.rounds,
+            runs=options.runs,
+            seed=trigger.seed,
+            use_cache=trigger.use_cache,
+            cache_path=trigger.cache_path,
+            harness=trigger.harness,
+            cache_before_query=trigger.cache_before_query,
         )
         for line in plan.planned:
             require_price(line.estimator)
-        check_cap(plan.estimate, max_cost)
-    budget = budget or Budget(max_cost)
-    cache = open_cache(cache_path, enabled=use_cache)
-    options = harness_options(harness, cache_before_query=cache_before_query)
-    if project is not None:
-        require_replay(name, harness, "--project")
-        options["project"] = project  # the replay judge captures in that project's view
+        check_cap(plan.estimate, trigger.max_cost)
+    budget = budget or Budget(trigger.max_cost)
+    cache = open_cache(trigger.cache_path, enabled=trigger.use_cache)
     judge = MeteredJudge(
-        cached_judge(name, model=model, cache=cache, workers=workers, **options),
+        cached_judge(
+            name,
+            model=trigger.model,
+            cache=cache,
+            workers=trigger.workers,
+            **trigger.judge_options(),
+        ),
         budget,
-        priced=backend_priced(name, model),
+        priced=backend_priced(name, trigger.model),
     )
-    chosen = proposer or make_proposer(name, model=model, cache=cache, budget=budget)
+    chosen = proposer or make_proposer(name, model=trigger.model, cache=cache, budget=budget)
+    context = EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
+        folder=skill.path,
+        content_hash=skill.content_hash,
+        evals_file=evals,
+    )
     try:
         result = await run_improve_loop(
             skill.name,
@@ -241,23 +238,10 @@ async def improve_skill(
             queries,
             judge,
             chosen,
-            body=skill.body,
-            folder=skill.path,
-            content_hash=skill.content_hash,
-            rounds=rounds,
-            split=split,
-            fractions=fractions,
-            runs=runs,
-            threshold=threshold,
-            seed=seed,
-            split_seed=split_seed,
-            workers=workers,
-            catalog=catalog,
+            options.but(split_from=split),
+            context=context,
             progress=progress,
-            evals_file=evals,
-            source=str(evals),
             budget=budget,
-            adopt_alpha=adopt_alpha,
         )
     finally:
         try:
@@ -280,90 +264,56 @@ async def improve_skill(
     return result
 
 
-def _draw_split(
-    queries: Any,
-    fractions: tuple[float, float, float],
-    seed: int,
-    split_seed: int | None,
-    evals: str | Path,
-) -> Split:
+def _draw_split(queries: Any, evals: str | Path, options: ImproveOptions) -> Split:
     """The split the loop will draw (same seed, same fractions)."""
-    chosen = seed if split_seed is None else split_seed
-    return stratified_split(queries, fractions, seed=chosen, source=str(evals))
+    return stratified_split(
+        queries, options.fractions, seed=options.drawn_split_seed, source=str(evals)
+    )
 
 
 def planned_split(
-    queries: Any,
-    evals: str | Path,
-    *,
-    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-    seed: int = 0,
-    split_seed: int | None = None,
-    split_from: str | Path | Split | None = None,
+    queries: Any, evals: str | Path, options: ImproveOptions = DEFAULT_IMPROVE
 ) -> Split:
-    """The split a loop over `queries` will use: `split_from` (a Split, or a loop summary file
-    or folder) when given, else the seeded stratified draw; checked against the eval set."""
+    """The split a loop over `queries` will use: `options.split_from` (a Split, or a loop
+    summary file or folder) when given, else the seeded stratified draw; checked against the
+    eval set."""
+    split_from = options.split_from
     if isinstance(split_from, Split):
         split = split_from
     elif split_from is not None:
         split = load_recorded_split(split_from)
     else:
-        split = _draw_split(queries, fractions, seed, split_seed, evals)
+        split = _draw_split(queries, evals, options)
     check_split_covers(split, queries, str(evals))
     return split
 
 
-def improve_warnings(
-    evals: str | Path,
-    *,
-    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-    seed: int = 0,
-    split_seed: int | None = None,
-    split_from: str | Path | Split | None = None,
-    adopt_alpha: float = ADOPT_ALPHA,
-    **_: Any,
-) -> list[str]:
+def improve_warnings(evals: str | Path, options: ImproveOptions = DEFAULT_IMPROVE) -> list[str]:
     """What a dry run must say before the plan: a selection split too small for any round ever
-    to be adopted at `adopt_alpha` (with the size it needs and a `--split` that reaches it)."""
+    to be adopted at `options.adopt_alpha` (with the size it needs and a `--split` that reaches
+    it)."""
     queries = load_eval_set(evals)
-    split = planned_split(
-        queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from
+    split = planned_split(queries, evals, options)
+    warning = adoption_warning(
+        len(split.selection), len(queries), split.fractions, options.adopt_alpha
     )
-    warning = adoption_warning(len(split.selection), len(queries), split.fractions, adopt_alpha)
     return [] if warning is None else [warning]
 
 
 async def plan_improve(
-    skill_dir: str | Path,
-    evals: str | Path,
-    *,
-    backend: str | None = None,
-    model: str | None = None,
-    rounds: int = DEFAULT_ROUNDS,
-    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
-    runs: int = 3,
-    seed: int = 0,
-    split_seed: int | None = None,
-    split_from: str | Path | Split | None = None,
-    catalog_dir: str | Path | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    harness: str | None = None,
-    cache_before_query: bool = False,
-    **_: Any,
+    skill_dir: str | Path, evals: str | Path, options: ImproveOptions = DEFAULT_IMPROVE
 ) -> CostPlan:
     """The `--dry-run` of `improve_skill`: the same inputs loaded, the plan and the estimate
     returned; no model call."""
     from skillbench.skill import load_as_claude_code
 
+    trigger = options.trigger
     skill = load_as_claude_code(skill_dir)[0]  # a YAML finding warns, never refuses
     queries = load_eval_set(evals)
-    split = planned_split(
-        queries, evals, fractions=fractions, seed=seed, split_seed=split_seed, split_from=split_from
-    )
+    split = planned_split(queries, evals, options)
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog, _info = resolve_catalog(catalog_dir, exclude=skill.name)
+    catalog, _info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
     return plan_loop(
         skill.name,
         skill.description,
@@ -371,15 +321,15 @@ async def plan_improve(
         queries,
         split,
         catalog=catalog,
-        backend=backend,
-        model=model,
-        rounds=rounds,
-        runs=runs,
-        seed=seed,
-        use_cache=use_cache,
-        cache_path=cache_path,
-        harness=harness,
-        cache_before_query=cache_before_query,
+        backend=trigger.backend,
+        model=trigger.model,
+        rounds=options.rounds,
+        runs=options.runs,
+        seed=trigger.seed,
+        use_cache=trigger.use_cache,
+        cache_path=trigger.cache_path,
+        harness=trigger.harness,
+        cache_before_query=trigger.cache_before_query,
     )
 
 

@@ -132,6 +132,7 @@ async def run_agents(
     """Run the eval set through every agent of `agents` and compare (see the module docstring).
     InputError for an unknown agent name or a repeated one, before any run."""
     from skillbench.backends.registry import agent_backend
+    from skillbench.trigger.options import TriggerOptions
     from skillbench.trigger.run import evaluate_skill
 
     if not agents:
@@ -145,9 +146,7 @@ async def run_agents(
     rows: list[AgentRun] = []
     for name in names:
         try:
-            report = await evaluate_skill(
-                skill_dir,
-                evals,
+            options = TriggerOptions(
                 backend=backends[name],
                 model=models.get(name),
                 catalog_dir=catalog_dir,
@@ -161,6 +160,7 @@ async def run_agents(
                 use_cache=use_cache,
                 cache_path=cache_path,
             )
+            report = await evaluate_skill(skill_dir, evals, options)
         except BackendError as exc:  # this agent cannot run here: say why, run the others
             rows.append(
                 AgentRun(agent=name, backend=backends[name], ran=False, reason=redact(str(exc)))

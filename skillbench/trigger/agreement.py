@@ -22,7 +22,8 @@ backend name only, so any two registered backends compare the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from skillbench.schemas.agreement import AgreementReport, QueryAgreement, Undeci
 from skillbench.schemas.trigger import Interval, TriggerReport, TriggerResult, expected_pass
 from skillbench.stats import Estimate, kappa_bootstrap_ci, proportion
 from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.options import TriggerOptions
 from skillbench.version import __version__
 
 if TYPE_CHECKING:
@@ -191,49 +193,54 @@ def agreement_notes(report: AgreementReport) -> list[str]:
     return notes
 
 
+@dataclass(frozen=True, kw_only=True)
+class AgreementOptions:
+    """The agreement experiment: the trigger options both sides share (runs, seed, catalog,
+    threshold, …; `trigger.model` for both unless `model_a`/`model_b`), and what differs per
+    side. `trigger.runs` must be a fixed number: both backends sample every query alike."""
+
+    trigger: TriggerOptions = field(default_factory=TriggerOptions)
+    backend_a: str = OFFLINE_PAIR[0]
+    backend_b: str = OFFLINE_PAIR[1]
+    model_a: str | None = None
+    model_b: str | None = None
+    backend_options_a: Mapping[str, Any] | None = None
+    backend_options_b: Mapping[str, Any] | None = None
+    n_resamples: int = 2000
+    """Bootstrap resamples of the κ interval."""
+
+    def side(self, which: str) -> TriggerOptions:
+        """The trigger options of side `"a"` or `"b"` (its backend, model and options)."""
+        backend, model, extra = (
+            (self.backend_a, self.model_a, self.backend_options_a)
+            if which == "a"
+            else (self.backend_b, self.model_b, self.backend_options_b)
+        )
+        return self.trigger.but(
+            backend=backend,
+            model=model or self.trigger.model,
+            backend_options={**(self.trigger.backend_options or {}), **(extra or {})} or None,
+        )
+
+
 async def run_agreement(
     skill_dir: str | Path,
     evals: str | Path,
+    options: AgreementOptions | None = None,
     *,
-    backend_a: str = OFFLINE_PAIR[0],
-    backend_b: str = OFFLINE_PAIR[1],
-    model: str | None = None,
-    model_a: str | None = None,
-    model_b: str | None = None,
-    catalog_dir: str | Path | None = None,
-    confidence: float = 0.95,
-    n_resamples: int = 2000,
     progress: ProgressCallback | None = None,
-    backend_options_a: dict[str, Any] | None = None,
-    backend_options_b: dict[str, Any] | None = None,
-    runs: int | str = 3,
-    threshold: float = 0.5,
-    workers: int | None = None,
-    seed: int = 0,
-    timeout: float | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
 ) -> AgreementReport:
-    """Run one eval set through backends A and B (same skill, catalog, runs, seed) and compare.
-
-    `model` applies to both unless `model_a`/`model_b` is given. `runs` … `cache_path` are
-    `evaluate_skill`'s, the same for both sides.
-    """
-    options: dict[str, Any] = {
-        "runs": runs,
-        "threshold": threshold,
-        "workers": workers,
-        "seed": seed,
-        "timeout": timeout,
-        "use_cache": use_cache,
-        "cache_path": cache_path,
-    }
+    """Run one eval set through backends A and B (same skill, catalog, runs, seed) and compare."""
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.trigger.run import evaluate_skill
 
-    name_a = resolve_backend_name(backend_a)
-    name_b = resolve_backend_name(backend_b)
-    if options.get("runs") == "auto":
+    options = options or AgreementOptions()
+    options = replace(
+        options,
+        backend_a=resolve_backend_name(options.backend_a),
+        backend_b=resolve_backend_name(options.backend_b),
+    )
+    if options.trigger.runs == "auto":
         raise InputError(
             "use a fixed number of runs: both backends must sample every query alike",
             path="--runs",
@@ -250,30 +257,16 @@ async def run_agreement(
 
         return update
 
-    reports = []
-    for side, name, side_model, side_options in (
-        ("a", name_a, model_a or model, backend_options_a),
-        ("b", name_b, model_b or model, backend_options_b),
-    ):
-        reports.append(
-            await evaluate_skill(
-                skill_dir,
-                evals,
-                backend=name,
-                model=side_model,
-                catalog_dir=catalog_dir,
-                backend_options=side_options,
-                progress=tracker(side),
-                confidence=confidence,
-                **options,
-            )
-        )
+    reports = [
+        await evaluate_skill(skill_dir, evals, options.side(side), progress=tracker(side))
+        for side in ("a", "b")
+    ]
     return compare_reports(
         reports[0],
         reports[1],
-        confidence=confidence,
-        n_resamples=n_resamples,
-        seed=int(options.get("seed", 0)),
+        confidence=options.trigger.confidence,
+        n_resamples=options.n_resamples,
+        seed=options.trigger.seed,
         evals_file=evals,
     )
 

@@ -9,11 +9,12 @@ and fails. ``runs="auto"`` samples each query in waves until ``stats.SequentialR
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from skillbench import limits
 from skillbench.aio import blocking, heap_frozen, run_sync
@@ -31,7 +32,6 @@ from skillbench.redaction import clip
 from skillbench.schemas.cost import UNKNOWN
 from skillbench.schemas.trigger import (
     BackendInfo,
-    CatalogInfo,
     HarnessInfo,
     ListingInfo,
     RunConfig,
@@ -42,6 +42,13 @@ from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.cost import actual_cost, eval_entries, plan_trigger, refused_by_cap
 from skillbench.trigger.evalset import EvalQuery, file_sha256, load_eval_set
+from skillbench.trigger.options import (
+    DEFAULT_CONTEXT,
+    DEFAULT_OPTIONS,
+    EvalContext,
+    Runs,
+    TriggerOptions,
+)
 from skillbench.trigger.report import (
     QueryTally,
     build_result,
@@ -52,7 +59,9 @@ from skillbench.trigger.report import (
 from skillbench.version import __version__
 
 __all__ = [
+    "EvalContext",
     "EvalQuery",
+    "TriggerOptions",
     "evaluate_description",
     "evaluate_description_sync",
     "evaluate_skill",
@@ -64,7 +73,6 @@ __all__ = [
     "run_trigger_eval_sync",
 ]
 
-Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
@@ -89,6 +97,7 @@ PROXY_NOTE = (
     "approximate how Claude would route these queries"
 )
 T = TypeVar("T")
+LOG = logging.getLogger(__name__)
 
 
 class SkillLike(Protocol):
@@ -106,32 +115,28 @@ async def run_trigger_eval(
     description: str,
     queries: Sequence[EvalQuery | TriggerQuery],
     judge: TriggerJudge,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
-    runs: Runs = 3,
-    max_runs: int = 10,
-    confidence: float = 0.95,
-    threshold: float = 0.5,
-    workers: int | None = None,
-    seed: int = 0,
-    timeout: float | None = None,
-    catalog: Iterable[SkillEntry] = (),
-    body: str = "",
+    context: EvalContext = DEFAULT_CONTEXT,
     progress: ProgressCallback | None = None,
-    evals_file: str | Path | None = None,
-    folder: str | Path | None = None,
-    content_hash: str | None = None,
-    catalog_info: CatalogInfo | None = None,
 ) -> TriggerReport:
-    """Run every query ``runs`` times (or adaptively) against ``description`` and report.
+    """Run every query ``options.runs`` times (or adaptively) against ``description``; report.
 
     The description evaluated may differ from the skill's SKILL.md (a candidate); nothing is
-    written. The judge is not closed here: its owner closes it. ``workers`` None means the
-    judge's own ``max_concurrency`` (see `backend_workers`). ``folder`` (and its
-    ``content_hash``) name the skill's folder, which the CLI harness installs whole.
+    written. The judge is not closed here: its owner closes it, and it is already built, so only
+    the sampling options (runs … timeout) apply. ``options.workers`` None means the judge's own
+    ``max_concurrency`` (see `backend_workers`). ``context`` holds the skill's body and folder
+    (which the CLI harness installs whole), the competing catalog and the inputs' provenance.
     """
-    if workers is None:
-        workers = backend_workers(judge)
-    _check_options(runs, max_runs, confidence, threshold, workers, timeout)
+    runs, max_runs, confidence, threshold = (
+        options.runs,
+        options.max_runs,
+        options.confidence,
+        options.threshold,
+    )
+    seed, timeout = options.seed, options.timeout
+    workers = options.workers if options.workers is not None else backend_workers(judge)
+    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
     if timeout is not None and getattr(_innermost(judge), "batch", False):
         raise InputError(
             "a per-run timeout cannot apply to a Message Batch, which is awaited as a whole: "
@@ -141,8 +146,10 @@ async def run_trigger_eval(
     items = [_as_eval_query(q, i) for i, q in enumerate(queries)]
     if not items:
         raise InputError("no queries to evaluate", field="queries")
-    catalog = tuple(catalog)
-    target, others = eval_entries(skill_name, description, body, catalog, folder, content_hash)
+    catalog = context.catalog
+    target, others = eval_entries(
+        skill_name, description, context.body, catalog, context.folder, context.content_hash
+    )
     auto = runs == "auto"
     per_query = max_runs if auto else int(runs)
     tallies = [QueryTally(query) for query in items]
@@ -151,6 +158,14 @@ async def run_trigger_eval(
     warm_up = getattr(_innermost(judge), "warm_up", None)
     if callable(warm_up):  # e.g. the SDK import: not part of the measured wall time
         warm_up()
+    LOG.info(
+        "trigger eval of %s: %d queries, runs %s, %d workers, judge %s",
+        skill_name,
+        len(items),
+        runs,
+        workers,
+        getattr(judge, "name", type(judge).__name__),
+    )
     started = time.perf_counter()
     pending = list(tallies)
     refused = 0
@@ -165,6 +180,7 @@ async def run_trigger_eval(
         if not wave:
             break
         requests = [request for _, request in wave]
+        LOG.debug("trigger eval of %s: a wave of %d runs", skill_name, len(requests))
         with heap_frozen():  # no full collection of the SDK's objects stalls calls in flight
             outcomes = await _run_wave(judge, requests, workers, timeout, tracker.advance)
         for (tally, _), outcome in zip(wave, outcomes, strict=True):
@@ -235,8 +251,8 @@ async def run_trigger_eval(
         workers=workers,
         timeout_seconds=timeout,
         catalog=[entry.name for entry in others],
-        evals_file=str(evals_file) if evals_file is not None else None,
-        evals_sha256=_sha_or_none(evals_file),
+        evals_file=str(context.evals_file) if context.evals_file is not None else None,
+        evals_sha256=_sha_or_none(context.evals_file),
     )
     return TriggerReport(
         skill_name=skill_name,
@@ -247,7 +263,7 @@ async def run_trigger_eval(
         config=config,
         harness=harness,
         listing=listing,
-        catalog=catalog_info,
+        catalog=context.catalog_info,
         warnings=warnings or None,
         notes=notes or None,
         cost=cost,
@@ -256,15 +272,7 @@ async def run_trigger_eval(
     )
 
 
-def run_trigger_eval_sync(
-    skill_name: str,
-    description: str,
-    queries: Sequence[EvalQuery | TriggerQuery],
-    judge: TriggerJudge,
-    **options: Any,
-) -> TriggerReport:
-    """Blocking form of run_trigger_eval; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: run_trigger_eval(skill_name, description, queries, judge, **options))
+run_trigger_eval_sync = blocking(run_trigger_eval)
 
 
 async def evaluate_description(
@@ -272,82 +280,57 @@ async def evaluate_description(
     description: str,
     queries: Sequence[EvalQuery | TriggerQuery],
     judge: TriggerJudge,
-    **options: Any,
+    options: TriggerOptions = DEFAULT_OPTIONS,
+    *,
+    catalog: Iterable[SkillEntry] = (),
+    progress: ProgressCallback | None = None,
 ) -> TriggerReport:
-    """Evaluate a candidate ``description`` for ``skill`` (SKILL.md is not touched).
+    """Evaluate a candidate ``description`` for ``skill`` (SKILL.md is not touched): the skill's
+    body, and its folder and content hash when it has them, make the eval's context."""
+    context = EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
+        folder=getattr(skill, "path", None),
+        content_hash=getattr(skill, "content_hash", None),
+    )
+    return await run_trigger_eval(
+        skill.name, description, queries, judge, options, context=context, progress=progress
+    )
 
-    Options are those of run_trigger_eval; the skill's body (and its folder and content hash,
-    when it has them) are passed unless given.
-    """
-    options.setdefault("body", skill.body)
-    if getattr(skill, "path", None) is not None:
-        options.setdefault("folder", getattr(skill, "path", None))
-        options.setdefault("content_hash", getattr(skill, "content_hash", None))
-    return await run_trigger_eval(skill.name, description, queries, judge, **options)
 
-
-def evaluate_description_sync(
-    skill: SkillLike,
-    description: str,
-    queries: Sequence[EvalQuery | TriggerQuery],
-    judge: TriggerJudge,
-    **options: Any,
-) -> TriggerReport:
-    """Blocking form of evaluate_description; safe inside a running Jupyter kernel."""
-    return run_sync(lambda: evaluate_description(skill, description, queries, judge, **options))
+evaluate_description_sync = blocking(evaluate_description)
 
 
 async def evaluate_skill(
     skill_dir: str | Path,
     evals: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
-    backend: str | None = None,
-    model: str | None = None,
     description: str | None = None,
-    catalog_dir: str | Path | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    backend_options: dict[str, Any] | None = None,
-    escalate: bool = False,
-    max_cost: float | None = None,
-    budget: Budget | None = None,
-    runs: Runs = 3,
-    max_runs: int = 10,
-    confidence: float = 0.95,
-    threshold: float = 0.5,
-    workers: int | None = None,
-    seed: int = 0,
-    timeout: float | None = None,
     progress: ProgressCallback | None = None,
+    budget: Budget | None = None,
 ) -> TriggerReport:
-    """Everything the CLI and the notebook do: load the skill, the eval set and the catalog,
-    build the backend's judge behind the call cache, run, close.
+    """Everything the CLI and the notebook do: load the skill, the eval set and the catalog
+    (`options.catalog_dir`), build the backend's judge behind the call cache, run, close.
 
     ``description`` replaces the SKILL.md description (a candidate; the file is untouched).
-    ``catalog_dir`` is a folder, ``"installed"`` or ``"none"`` (see `trigger.catalog`); None means
-    no competing skills. ``escalate`` re-runs undecided runs (another tool first) through the
-    claude-code backend. `runs` … `progress` are run_trigger_eval's.
-    ``max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and stop
-    starting calls once the spend reaches it (the report says "stopped at the cost cap").
+    ``options.max_cost`` (USD): refuse to start (CostCapError) when the estimate exceeds it, and
+    stop starting calls once the spend reaches it (the report says "stopped at the cost cap").
     ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
     and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
     from skillbench.backends.budget import MeteredJudge
     from skillbench.backends.cost_report import check_cap
-    from skillbench.backends.registry import cached_judge, default_workers, open_cache
+    from skillbench.backends.registry import (
+        cached_judge,
+        default_workers,
+        open_cache,
+        require_replay,
+    )
     from skillbench.skill import load_as_claude_code
 
-    options: dict[str, Any] = {
-        "runs": runs,
-        "max_runs": max_runs,
-        "confidence": confidence,
-        "threshold": threshold,
-        "workers": workers,
-        "seed": seed,
-        "timeout": timeout,
-    }
-    if progress is not None:
-        options["progress"] = progress
+    if options.project is not None:
+        require_replay(options.backend, options.harness, "--project")
     skill, load_warnings = load_as_claude_code(skill_dir)
     queries = load_eval_set(evals)
     text = skill.description if description is None else description
@@ -355,59 +338,58 @@ async def evaluate_skill(
         raise InputError("must be a non-empty string", field="description")
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog, catalog_info = resolve_catalog(catalog_dir, exclude=skill.name)
-    if options.get("workers") is None:
-        options["workers"] = default_workers(backend)
-    _check_options(
-        options.get("runs", 3),
-        options.get("max_runs", 10),
-        options.get("confidence", 0.95),
-        options.get("threshold", 0.5),
-        options["workers"],
-        options.get("timeout"),
-    )
-    if max_cost is not None:
+    catalog, catalog_info = resolve_catalog(options.catalog_dir, exclude=skill.name)
+    if options.workers is None:
+        options = options.but(workers=default_workers(options.backend))
+    judge_options = options.judge_options()
+    if options.max_cost is not None:
         plan = plan_trigger(
             skill.name,
             text,
             queries,
             body=skill.body,
             catalog=catalog,
-            backend=backend,
-            model=model,
-            use_cache=use_cache,
-            cache_path=cache_path,
-            backend_options=backend_options,
+            backend=options.backend,
+            model=options.model,
+            use_cache=options.use_cache,
+            cache_path=options.cache_path,
+            backend_options=judge_options or None,
             folder=skill.path,
             content_hash=skill.content_hash,
-            **options,
+            runs=options.runs,
+            max_runs=options.max_runs,
+            seed=options.seed,
         )
         _require_priced(plan.planned)
-        check_cap(plan.estimate, max_cost)
-    cache = open_cache(cache_path, enabled=use_cache)
+        check_cap(plan.estimate, options.max_cost)
+    cache = open_cache(options.cache_path, enabled=options.use_cache)
     cached: Any = cached_judge(
-        backend, model=model, cache=cache, workers=options["workers"], **(backend_options or {})
+        options.backend,
+        model=options.model,
+        cache=cache,
+        workers=options.workers,
+        **judge_options,
     )
-    if escalate:
+    if options.escalate:
         from skillbench.trigger.escalate import EscalatingJudge
 
-        cached = EscalatingJudge(cached, cached_judge("claude-code", model=model, cache=cache))
-    if budget is None and max_cost is not None:
-        budget = Budget(max_cost)
+        cached = EscalatingJudge(
+            cached, cached_judge("claude-code", model=options.model, cache=cache)
+        )
+    if budget is None and options.max_cost is not None:
+        budget = Budget(options.max_cost)
     judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
+    context = EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
+        folder=skill.path,
+        content_hash=skill.content_hash,
+        evals_file=evals,
+        catalog_info=catalog_info,
+    )
     try:
         report = await run_trigger_eval(
-            skill.name,
-            text,
-            queries,
-            judge,
-            catalog=catalog,
-            body=skill.body,
-            evals_file=evals,
-            folder=skill.path,
-            content_hash=skill.content_hash,
-            catalog_info=catalog_info,
-            **options,
+            skill.name, text, queries, judge, options, context=context, progress=progress
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
@@ -431,23 +413,13 @@ async def evaluate_skill(
 async def plan_skill_eval(
     skill_dir: str | Path,
     evals: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
     *,
     description: str | None = None,
-    catalog_dir: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    runs: int | str = 3,
-    max_runs: int = 10,
-    seed: int = 0,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    backend_options: dict[str, Any] | None = None,
-    **_: Any,
 ) -> CostPlan:
     """The `--dry-run` of `evaluate_skill`: load the same files, return the plan and the
-    estimate (cache hits free); no model call. The parameters that change the plan are named;
-    the other options of `evaluate_skill` (threshold, workers, timeout, …) are accepted and do
-    not change it."""
+    estimate (cache hits free); no model call. Only the options that change the plan are read
+    (backend, model, harness, runs, max_runs, seed, catalog, cache)."""
     from skillbench.skill import load_as_claude_code
 
     skill = load_as_claude_code(skill_dir)[0]
@@ -457,7 +429,7 @@ async def plan_skill_eval(
         raise InputError("must be a non-empty string", field="description")
     from skillbench.trigger.catalog import resolve_catalog
 
-    catalog = resolve_catalog(catalog_dir, exclude=skill.name)[0]
+    catalog = resolve_catalog(options.catalog_dir, exclude=skill.name)[0]
     return plan_trigger(
         skill.name,
         text,
@@ -466,14 +438,14 @@ async def plan_skill_eval(
         catalog=catalog,
         folder=skill.path,
         content_hash=skill.content_hash,
-        backend=backend,
-        model=model,
-        runs=runs,
-        max_runs=max_runs,
-        seed=seed,
-        use_cache=use_cache,
-        cache_path=cache_path,
-        backend_options=backend_options,
+        backend=options.backend,
+        model=options.model,
+        runs=options.runs,
+        max_runs=options.max_runs,
+        seed=options.seed,
+        use_cache=options.use_cache,
+        cache_path=options.cache_path,
+        backend_options=options.judge_options() or None,
     )
 
 
@@ -549,8 +521,8 @@ def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
         )
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
-    if name == "claude-code":
-        return HarnessInfo(name="claude-code", claude_code_request=True)
+    if _runs_sessions(inner):  # the real CLI: Claude Code's own request, by construction
+        return HarnessInfo(name=name, claude_code_request=True)
     if getattr(inner, "is_proxy", False):
         return HarnessInfo(name=name or "proxy", claude_code_request=False)
     return None
@@ -583,7 +555,7 @@ def listing_info(
         env = {**os.environ, **getattr(template, "settings", {})}
         budget = getattr(template, "listing_budget", None)
         return listing.from_request(template.body, target, budget=budget, env=env), None
-    claude_code = getattr(inner, "name", None) == "claude-code"
+    claude_code = _runs_sessions(inner)
     if not (claude_code or harness == "minimal" or getattr(inner, "is_proxy", False)):
         return None, None
     try:
@@ -655,6 +627,15 @@ async def _run_wave(
 
     await asyncio.gather(*(worker() for _ in range(min(width, len(requests)))))
     return [o if o is not None else TriggerOutcome(False, error="not run") for o in done]
+
+
+def _runs_sessions(judge: object) -> bool:
+    """Whether the judge's backend runs whole agent sessions of the real CLI (its spec's
+    `sessions`), so its request is Claude Code's own and its listing Claude Code's rule."""
+    from skillbench.backends.spec import all_specs
+
+    spec = all_specs().get(str(getattr(judge, "name", "")))
+    return spec is not None and spec.sessions
 
 
 def _wants_many(judge: object) -> bool:
@@ -735,26 +716,6 @@ def _as_eval_query(query: EvalQuery | TriggerQuery, index: int) -> EvalQuery:
     raise InputError(
         f"expected EvalQuery or TriggerQuery, got {type(query).__name__}", field=f"queries[{index}]"
     )
-
-
-def _check_options(
-    runs: Runs,
-    max_runs: int,
-    confidence: float,
-    threshold: float,
-    workers: int,
-    timeout: float | None,
-) -> None:
-    """The numeric options, finite and within the documented caps of skillbench.limits."""
-    if runs != "auto":
-        limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
-    limits.check_int(max_runs, "--max-runs", 1, limits.MAX_RUNS)
-    limits.check_float(confidence, "--confidence", 0.0, 1.0, low_open=True)
-    if confidence >= 1.0:
-        raise InputError("must be below 1", path="--confidence")
-    limits.check_float(threshold, "--threshold", 0.0, 1.0)
-    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
-    limits.check_timeout(timeout)
 
 
 def _notes(

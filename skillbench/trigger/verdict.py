@@ -7,12 +7,6 @@ from pathlib import Path
 from skillbench.reports.header import ReportHeader, Verdict, make_header
 from skillbench.schemas.trigger import TriggerReport, TriggerResult
 
-_HARNESS = {
-    "local": "offline embedding router (not Claude)",
-    "anthropic": "Messages API (replay of Claude Code's request, or the minimal imitation)",
-    "claude-code": "Claude Code CLI, print mode (stream-json)",
-}
-
 
 def _quoted(results: list[TriggerResult], limit: int = 2) -> str:
     shown = ", ".join(
@@ -60,13 +54,21 @@ def trigger_verdict(report: TriggerReport) -> Verdict:
     return Verdict(ok=False, line="; ".join(parts), failures=failures)
 
 
+def _harness_label(backend: str) -> str | None:
+    """How the backend's spec names the way it judges (None: not installed here, or silent)."""
+    from skillbench.backends.registry import known_spec
+
+    spec = known_spec(backend)
+    return spec.harness_label if spec is not None else None
+
+
 def harness_of(report: TriggerReport) -> tuple[str | None, str | None]:
     """(harness, CLI version) of the report's backend, as far as it says."""
     backend = report.backend
     if backend is None:
         return None, None
     versions = backend.versions
-    harness = versions.get("harness") or _HARNESS.get(backend.name)
+    harness = versions.get("harness") or _harness_label(backend.name)
     return harness, versions.get("claude_code") or versions.get("cli_version")
 
 

@@ -106,6 +106,7 @@ def test_trigger_report_names_the_agent_and_its_listing(
     session's template folder, so the capture is shared); a trigger eval through it reports the agent's harness (not Claude
     Code's request) and the target's listing as read from the captured request."""
     from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.options import EvalContext, TriggerOptions
     from skillbench.trigger.run import run_trigger_eval
 
     try:
@@ -137,7 +138,12 @@ def test_trigger_report_names_the_agent_and_its_listing(
         assert judge.inner.max_concurrency == 3
         try:
             return await run_trigger_eval(
-                TARGET.name, TARGET.description, queries, judge, runs=2, catalog=CATALOG
+                TARGET.name,
+                TARGET.description,
+                queries,
+                judge,
+                TriggerOptions(runs=2),
+                context=EvalContext(catalog=CATALOG),
             )
         finally:
             await judge.aclose()

@@ -303,6 +303,7 @@ def test_trigger_report_names_the_agent_harness_and_listing(
     template: AgentTemplate, fake: MessagesFake, templates: Path
 ) -> None:
     from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.options import EvalContext, TriggerOptions
     from skillbench.trigger.run import run_trigger_eval
 
     queries = [EvalQuery("please fire on the csv", True), EvalQuery("just answer me", False)]
@@ -315,9 +316,8 @@ def test_trigger_report_names_the_agent_harness_and_listing(
                 TARGET.description,
                 queries,
                 judge,
-                runs=2,
-                catalog=CATALOG,
-                body=TARGET.body,
+                TriggerOptions(runs=2),
+                context=EvalContext(catalog=CATALOG, body=TARGET.body),
             )
         finally:
             await judge.aclose()

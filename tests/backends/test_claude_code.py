@@ -29,6 +29,7 @@ from skillbench.backends.claude_cli.session import (
 )
 from skillbench.errors import BackendError, InputError
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import EvalContext, TriggerOptions
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"
 SECRET = "sk-ant-test-SECRET-0123456789"
@@ -410,7 +411,12 @@ async def test_workers_reach_the_cli_sessions(record: Path) -> None:
     assert j.max_concurrency == 4
     queries = [EvalQuery(f"merge pdf {i}", True) for i in range(6)]
     report = await run_trigger_eval(
-        "pdf-tools", TARGET.description, queries, j, runs=1, workers=3, body=TARGET.body
+        "pdf-tools",
+        TARGET.description,
+        queries,
+        j,
+        options=TriggerOptions(runs=1, workers=3),
+        context=EvalContext(body=TARGET.body),
     )
     assert report.summary.passed == 6
     assert report.backend is not None

@@ -29,6 +29,7 @@ from skillbench.trigger.listing import (
     render_listing,
     string_width,
 )
+from skillbench.trigger.options import TriggerOptions
 
 
 def skill_folder(root: Path, folder: str, frontmatter: str, body: str = "# Body\n") -> Path:
@@ -194,7 +195,11 @@ async def test_a_failed_capture_claims_no_listing(tmp_path: Path) -> None:
         max_retries=0,
     )
     report = await run_trigger_eval(
-        "pdf-tools", "Merge PDFs.", [EvalQuery("merge", True, None, (0,))], judge, runs=1
+        "pdf-tools",
+        "Merge PDFs.",
+        [EvalQuery("merge", True, None, (0,))],
+        judge,
+        options=TriggerOptions(runs=1),
     )
     await judge.aclose()
     assert report.listing is None  # never "not listed [captured-request]": nothing was captured

@@ -123,7 +123,8 @@ def test_cached_helpers_wrap_the_named_backend(tmp_path: Path) -> None:
 
 def test_workers_reach_the_builtin_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-for-test")
-    assert registry.DEFAULT_WORKERS == {"local": 1, "anthropic": 16, "claude-code": 4}
+    defaults = {n: registry.default_workers(n) for n in ("local", "anthropic", "claude-code")}
+    assert defaults == {"local": 1, "anthropic": 16, "claude-code": 4}
     assert registry.default_workers("anthropic") == 16 and registry.default_workers("api") == 16
     assert registry.get_judge("anthropic", workers=32).max_concurrency == 32  # type: ignore[attr-defined]
     assert registry.get_judge("anthropic").max_concurrency == 16  # type: ignore[attr-defined]
@@ -142,4 +143,4 @@ def test_workers_reach_the_claude_code_backend() -> None:
     judge = registry.get_judge("claude-code", workers=6, claude_bin=fake)
     assert judge.max_concurrency == 6  # type: ignore[attr-defined]
     default = registry.get_judge("claude-code", claude_bin=fake)
-    assert default.max_concurrency == registry.DEFAULT_WORKERS["claude-code"]  # type: ignore[attr-defined]
+    assert default.max_concurrency == registry.default_workers("claude-code")  # type: ignore[attr-defined]

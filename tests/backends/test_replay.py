@@ -897,3 +897,43 @@ async def test_templates_live_beside_the_cache_in_use_not_the_working_directory(
         assert planner is not None
         assert planner.inner.store.folder == mine / "replay-templates"  # type: ignore[attr-defined]
     assert not (elsewhere / ".skillbench").exists()
+
+
+async def test_templates_and_batches_leave_debug_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """-vv shows which template a replay run used (hit, or a capture with which CLI) and a
+    Message Batch's submission and resumption (issue 22.4)."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="skillbench")
+    server = ReplayBatchServer(fail_polls=1)
+    requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(2)]
+    first = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    await first.judge_many(requests)  # the poll fails: the ledger keeps the batch id
+    again = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
+    await again.judge_many(requests)
+    key = template_key(TARGET, CATALOG, MODEL, VERSION, request_settings())
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"replay template {key}: hit (pdf-tools, 1 catalog skills)" in lines
+    submitted = [line for line in lines if ": submitted, 2 requests (ledger " in line]
+    assert len(submitted) == 1
+    batch_id = submitted[0].split()[1].rstrip(":")
+    assert any(line.startswith(f"batch {batch_id}: resumed from the ledger") for line in lines)
+    caplog.clear()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    missing = ReplayJudge(
+        MODEL,
+        api_key="sk-ant-test-key-0123456789",
+        base_url="http://mock.local",
+        claude_bin=fake_cli(elsewhere),
+        template_dir=elsewhere / "templates",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
+        max_retries=0,
+    )
+    await missing.judge(
+        TriggerRequest(TARGET, CATALOG, "query", 0)
+    )  # the fake CLI captures nothing
+    capture = [r.getMessage() for r in caplog.records if "miss; capturing with" in r.getMessage()]
+    assert len(capture) == 1 and str(tmp_path / "elsewhere" / "claude") in capture[0]

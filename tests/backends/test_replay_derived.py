@@ -24,7 +24,9 @@ from skillbench.backends.anthropic.project import materialise, snapshot
 from skillbench.backends.base import SkillEntry
 from skillbench.cli import main
 from skillbench.errors import InputError
+from skillbench.improve.options import ImproveOptions
 from skillbench.skill import Skill
+from skillbench.trigger.options import TriggerOptions
 
 MODEL = "claude-haiku-4-5"
 VERSION = "2.1.197"
@@ -297,7 +299,13 @@ def test_a_missing_project_folder_is_exit_2(
     queries = tmp_path / "q.trigger.json"
     queries.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
     with pytest.raises(InputError, match="replay harness only"):  # the library checks it too
-        improve_skill_sync(folder, queries, backend="local", project=str(tmp_path), use_cache=False)
+        improve_skill_sync(
+            folder,
+            queries,
+            options=ImproveOptions(
+                trigger=TriggerOptions(backend="local", project=str(tmp_path), use_cache=False)
+            ),
+        )
 
 
 def test_the_report_names_the_project_and_its_commit(tmp_path: Path) -> None:

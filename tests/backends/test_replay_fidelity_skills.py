@@ -33,6 +33,7 @@ from skillbench.skill import load_as_claude_code
 from skillbench.trigger.catalog import entry_for
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.listing import estimate, listing_text, parse_listing
+from skillbench.trigger.options import EvalContext, TriggerOptions
 from skillbench.trigger.run import evaluate_skill, run_trigger_eval
 
 pytestmark = [
@@ -111,11 +112,13 @@ async def replay_once(
         target.description,
         [EvalQuery(QUERY, True, None, (0,))],
         judge,
-        runs=1,
-        catalog=catalog,
-        body=target.body,
-        folder=target.folder,
-        content_hash=target.content_hash,
+        options=TriggerOptions(runs=1),
+        context=EvalContext(
+            catalog=tuple(catalog),
+            body=target.body,
+            folder=target.folder,
+            content_hash=target.content_hash,
+        ),
     )
     await judge.aclose()
     return sent[0], outcome, report
@@ -212,7 +215,9 @@ async def test_frontmatter_only_the_cli_reads_is_evaluated_with_a_warning(
     sent: list[httpx2.Request] = []
     judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool")
     monkeypatch.setattr("skillbench.backends.registry.cached_judge", lambda *a, **k: judge)
-    report = await evaluate_skill(wip, evals, backend="anthropic", runs=1, use_cache=False)
+    report = await evaluate_skill(
+        wip, evals, options=TriggerOptions(backend="anthropic", runs=1, use_cache=False)
+    )
     assert report.warnings is not None
     assert any("FRONTMATTER_INVALID" in w for w in report.warnings)
 

@@ -30,6 +30,7 @@ from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.listing import estimate
+from skillbench.trigger.options import EvalContext, TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 
 pytestmark = [
@@ -126,7 +127,12 @@ async def test_over_budget_catalog_reports_the_target_listed_by_name_only(tmp_pa
     judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, target.name)
     queries = [EvalQuery("merge two pdf files", True, None, (0,))]
     report = await run_trigger_eval(
-        target.name, target.description, queries, judge, runs=1, catalog=big_catalog()
+        target.name,
+        target.description,
+        queries,
+        judge,
+        options=TriggerOptions(runs=1),
+        context=EvalContext(catalog=tuple(big_catalog())),
     )
     await judge.aclose()
     assert report.listing is not None
@@ -146,7 +152,12 @@ async def test_small_catalog_reports_the_full_listing(tmp_path: Path) -> None:
     judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, TARGET.name)
     queries = [EvalQuery("merge two pdf files", True, None, (0,))]
     report = await run_trigger_eval(
-        TARGET.name, TARGET.description, queries, judge, runs=1, catalog=SMALL
+        TARGET.name,
+        TARGET.description,
+        queries,
+        judge,
+        options=TriggerOptions(runs=1),
+        context=EvalContext(catalog=tuple(SMALL)),
     )
     await judge.aclose()
     assert report.listing is not None and report.listing.target == "full"
@@ -164,7 +175,12 @@ async def test_budget_override_reaches_the_capture_and_the_report(
     assert judge.identity()["settings"]["SLASH_COMMAND_TOOL_CHAR_BUDGET"] == "30000"
     queries = [EvalQuery("merge two pdf files", True, None, (0,))]
     report = await run_trigger_eval(
-        target.name, target.description, queries, judge, runs=1, catalog=big_catalog()
+        target.name,
+        target.description,
+        queries,
+        judge,
+        options=TriggerOptions(runs=1),
+        context=EvalContext(catalog=tuple(big_catalog())),
     )
     await judge.aclose()
     assert report.listing is not None and report.listing.target == "full"

@@ -22,10 +22,12 @@ from skillbench.improve.loop import (
     run_improve_loop,
     train_attempt,
 )
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.prompt import TrainView
 from skillbench.improve.proposers import HeuristicProposer, ModelProposer
 from skillbench.improve.splits import stratified_split
 from skillbench.schemas.loop import LoopIteration, LoopSummary
+from skillbench.trigger.options import EvalContext, TriggerOptions
 
 
 async def run(model: RecordingTextModel, *, rounds: int) -> tuple[LoopResult, KeywordJudge]:
@@ -37,9 +39,8 @@ async def run(model: RecordingTextModel, *, rounds: int) -> tuple[LoopResult, Ke
         queries,
         judge,
         ModelProposer(model),
-        body="# tidy\nBody.",
-        runs=1,
-        rounds=rounds,
+        options=ImproveOptions(trigger=TriggerOptions(runs=1), rounds=rounds),
+        context=EvalContext(body="# tidy\nBody."),
     )
     return result, judge
 
@@ -179,7 +180,12 @@ def test_best_is_chosen_on_selection_never_test() -> None:
 async def test_heuristic_proposer_runs_the_loop_offline() -> None:
     queries = sample_queries()
     result = await run_improve_loop(
-        "tidy", BASE, queries, KeywordJudge(), HeuristicProposer(), runs=1, rounds=3
+        "tidy",
+        BASE,
+        queries,
+        KeywordJudge(),
+        HeuristicProposer(),
+        options=ImproveOptions(trigger=TriggerOptions(runs=1), rounds=3),
     )
     assert result.prompts == []
     assert result.summary.settings is not None and result.summary.settings.proposer_is_heuristic
@@ -194,7 +200,12 @@ async def test_given_split_must_match_the_eval_set() -> None:
     split = stratified_split(queries[:-1], seed=1)
     with pytest.raises(InputError, match="split"):
         await run_improve_loop(
-            "tidy", BASE, queries, KeywordJudge(), HeuristicProposer(), split=split
+            "tidy",
+            BASE,
+            queries,
+            KeywordJudge(),
+            HeuristicProposer(),
+            options=ImproveOptions(split_from=split),
         )
 
 
@@ -205,7 +216,9 @@ def test_history_entry_counts_train_only() -> None:
 
     from skillbench.trigger.run import run_trigger_eval
 
-    report = asyncio.run(run_trigger_eval("tidy", BASE, queries, KeywordJudge(), runs=1))
+    report = asyncio.run(
+        run_trigger_eval("tidy", BASE, queries, KeywordJudge(), options=TriggerOptions(runs=1))
+    )
     it = build_iteration(1, report, split)
     entry = history_entry(it)
     assert entry.passed_total == (it.train_passed, len(split.train))
@@ -214,7 +227,12 @@ def test_history_entry_counts_train_only() -> None:
 async def test_split_seed_draws_the_split_and_seed_drives_the_backend() -> None:
     queries = sample_queries()
     result = await run_improve_loop(
-        "tidy", BASE, queries, KeywordJudge(), HeuristicProposer(), rounds=1, seed=0, split_seed=6
+        "tidy",
+        BASE,
+        queries,
+        KeywordJudge(),
+        HeuristicProposer(),
+        options=ImproveOptions(trigger=TriggerOptions(seed=0), rounds=1, split_seed=6),
     )
     assert result.split == stratified_split(queries, seed=6)
     assert result.summary.split is not None and result.summary.split.seed == 6

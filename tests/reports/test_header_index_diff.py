@@ -22,6 +22,7 @@ from skillbench.reports.paths import input_path, project_root
 from skillbench.schemas.loading import check
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 from skillbench.trigger.verdict import trigger_header, trigger_verdict
 
@@ -37,7 +38,9 @@ QUERIES = [
 async def _report(
     script: dict[str, str], description: str = "Tidies CSV. Use when X."
 ) -> TriggerReport:
-    return await run_trigger_eval("csv-tidy", description, QUERIES, ScriptedJudge(script), runs=4)
+    return await run_trigger_eval(
+        "csv-tidy", description, QUERIES, ScriptedJudge(script), options=TriggerOptions(runs=4)
+    )
 
 
 async def test_trigger_verdict_names_failures_first() -> None:

@@ -24,6 +24,7 @@ from skillbench.reports.runner import (
 )
 from skillbench.schemas.report import ReportHeader
 from skillbench.schemas.trigger import TriggerReport
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import evaluate_skill_sync
 from skillbench.trigger.verdict import trigger_header
 
@@ -73,7 +74,9 @@ def test_demo_runs_notebooks_with_the_demo_parameters(
 
 def _report(**options: Any) -> TriggerReport:
     options.setdefault("runs", 1)
-    return evaluate_skill_sync(SKILL, EVALS, backend="lexical", use_cache=False, **options)
+    return evaluate_skill_sync(
+        SKILL, EVALS, TriggerOptions(backend="lexical", use_cache=False, **options)
+    )
 
 
 def test_the_header_has_catalog_runs_and_both_commits() -> None:
@@ -113,13 +116,17 @@ def test_the_skill_commit_is_the_skill_repositorys(tmp_path: Path) -> None:
     git("-c", "user.email=t@e", "-c", "user.name=t", "commit", "-qm", "skill")
     head = git("rev-parse", "HEAD")
     header = ReportHeader.model_validate(
-        evaluate_skill_sync(skill, EVALS, backend="lexical", runs=1, use_cache=False).header
+        evaluate_skill_sync(
+            skill, EVALS, options=TriggerOptions(backend="lexical", runs=1, use_cache=False)
+        ).header
     )
     assert header.skill_commit == head and header.skill_dirty is False
     assert header.commit != head  # skillbench's own commit is recorded apart
     (skill / "notes.md").write_text("x", encoding="utf-8")
     dirty = ReportHeader.model_validate(
-        evaluate_skill_sync(skill, EVALS, backend="lexical", runs=1, use_cache=False).header
+        evaluate_skill_sync(
+            skill, EVALS, options=TriggerOptions(backend="lexical", runs=1, use_cache=False)
+        ).header
     )
     assert dirty.skill_dirty is True
     assert any("skill commit: " + head[:12] in line for line in header_lines(dirty))

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from skillbench.improve.options import ImproveOptions
 from skillbench.reports.runner import available_notebooks, run_notebook
+from skillbench.trigger.options import TriggerOptions
 
 pytestmark = pytest.mark.slow
 
@@ -74,12 +76,9 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         skill, evals = home / "skills" / "csv-cleanup", home / "evals" / "csv-cleanup.trigger.json"
         _model_graded_workspace(skill, home / "workspace")
         for name in ("csv-cleanup", "sql-query-reviewer"):
-            improve_skill_sync(home / "skills" / name, home / "evals" / f"{name}.trigger.json",
-                               backend="local", rounds=1, runs=1, use_cache=False,
-                               out=home / "loops" / name)  # fmt: skip
+            improve_skill_sync(home / "skills" / name, home / "evals" / f"{name}.trigger.json", out=home / "loops" / name, options=ImproveOptions(trigger=TriggerOptions(backend="local", runs=1, use_cache=False), rounds=1))  # fmt: skip
         for label, description in (("a", None), ("b", "Cleans CSV files.")):
-            report = evaluate_skill_sync(skill, evals, backend="lexical", runs=1,
-                                         description=description, use_cache=False)  # fmt: skip
+            report = evaluate_skill_sync(skill, evals, description=description, options=TriggerOptions(backend="lexical", runs=1, use_cache=False))  # fmt: skip
             (home / f"{label}.json").write_text(report.model_dump_json(), encoding="utf-8")
         yield home
 

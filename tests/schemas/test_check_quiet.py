@@ -12,11 +12,13 @@ from skillbench.behavior.benchmark import write_benchmark
 from skillbench.behavior.compare_run import compare_sync
 from skillbench.behavior.demo import sample_workspace
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.improve.options import ImproveOptions
 from skillbench.improve.run import improve_skill_sync
 from skillbench.io import write_json
 from skillbench.reports.header import Verdict, make_header
 from skillbench.schemas.loading import check
 from skillbench.schemas.report import ReportTable
+from skillbench.trigger.options import TriggerOptions
 
 pytestmark = pytest.mark.slow
 
@@ -32,11 +34,10 @@ def test_every_written_file_checks_without_warnings(tmp_path: Path) -> None:
     improve_skill_sync(
         DATA / "skills" / "sql-query-reviewer",
         DATA / "evals" / "sql-query-reviewer.trigger.json",
-        backend="local",
-        rounds=2,
-        runs=1,
-        use_cache=False,
         out=tmp_path / "loop",
+        options=ImproveOptions(
+            trigger=TriggerOptions(backend="local", runs=1, use_cache=False), rounds=2
+        ),
     )
     header = make_header("T", Verdict(ok=True, line="fine"))
     write_json(tmp_path / "header.json", header)

@@ -17,6 +17,7 @@ from skillbench.errors import InputError
 from skillbench.schemas import load
 from skillbench.schemas.registry import Entry, register
 from skillbench.trigger.agreement import (
+    AgreementOptions,
     agreement_frame,
     agreement_lines,
     compare_reports,
@@ -24,6 +25,7 @@ from skillbench.trigger.agreement import (
 )
 from skillbench.trigger.agreement_document import AGREEMENT_DOCUMENT
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import run_trigger_eval_sync
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +43,9 @@ SCRIPT_B = {"q-both-yes": "T", "q-b-only": "T", "q-b-errors": "E", "q-flaky": "T
 
 def report(script: dict[str, str], name: str, proxy: bool = False):  # type: ignore[no-untyped-def]
     judge = ScriptedJudge(script, name=name, is_proxy=proxy)
-    return run_trigger_eval_sync("pdf-tools", "Use for PDFs.", QUERIES, judge, runs=3)
+    return run_trigger_eval_sync(
+        "pdf-tools", "Use for PDFs.", QUERIES, judge, options=TriggerOptions(runs=3)
+    )
 
 
 def test_per_query_and_overall_agreement() -> None:
@@ -79,7 +83,11 @@ def test_identical_backends_agree_fully_and_kappa_is_one() -> None:
 
 def test_reports_of_different_queries_are_refused() -> None:
     other = run_trigger_eval_sync(
-        "pdf-tools", "d", [EvalQuery("elsewhere", True)], ScriptedJudge({}), runs=1
+        "pdf-tools",
+        "d",
+        [EvalQuery("elsewhere", True)],
+        ScriptedJudge({}),
+        options=TriggerOptions(runs=1),
     )
     with pytest.raises(InputError, match="same queries"):
         compare_reports(report(SCRIPT_A, "a"), other)
@@ -109,16 +117,22 @@ def test_run_agreement_by_backend_names(pair: tuple[Path, Path]) -> None:
     result = run_agreement_sync(
         skill,
         evals,
-        backend_a="fake-a",
-        backend_b="fake-b",
-        runs=3,
         progress=lambda d, p: seen.append((d, p)),
+        options=AgreementOptions(
+            trigger=TriggerOptions(runs=3), backend_a="fake-a", backend_b="fake-b"
+        ),
     )
     assert (result.backend_a.name, result.backend_b.name) == ("fake-a", "fake-b")
     assert result.compared == 5 and result.agreement.value == pytest.approx(0.4)
     assert seen[-1] == (36, 36)
     with pytest.raises(InputError, match="--runs"):
-        run_agreement_sync(skill, evals, backend_a="fake-a", backend_b="fake-b", runs="auto")
+        run_agreement_sync(
+            skill,
+            evals,
+            options=AgreementOptions(
+                trigger=TriggerOptions(runs="auto"), backend_a="fake-a", backend_b="fake-b"
+            ),
+        )
 
 
 def test_cli_writes_a_recognised_document(

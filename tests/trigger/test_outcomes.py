@@ -6,6 +6,7 @@ from trigger_fakes import ScriptedJudge
 
 from skillbench.backends.base import CallUsage
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.report import cache_read_share
 from skillbench.trigger.run import run_trigger_eval_sync
 
@@ -38,7 +39,7 @@ def test_a_query_whose_runs_all_broke_never_passes() -> None:
 def test_minimal_harness_report_says_it_is_not_claude_codes_request() -> None:
     judge = ScriptedJudge({"a": "T"})
     judge.harness = "minimal"  # type: ignore[attr-defined]
-    report = run_trigger_eval_sync("s", "d", [q("a", True)], judge, runs=1)
+    report = run_trigger_eval_sync("s", "d", [q("a", True)], judge, options=TriggerOptions(runs=1))
     assert report.harness is not None and report.harness.claude_code_request is False
     assert report.notes is not None and report.notes[0].startswith("harness 'minimal'")
     assert "NOT Claude Code's request" in report.notes[0]
@@ -58,7 +59,7 @@ async def test_escalate_reruns_only_undecided_runs_through_the_fallback() -> Non
     primary = ScriptedJudge({"a": "UNT"})
     fallback = ScriptedJudge({"a": "T"}, name="claude-code")
     judge = EscalatingJudge(primary, fallback)  # type: ignore[arg-type]
-    report = await run_trigger_eval("s", "d", [q("a", True)], judge, runs=3)
+    report = await run_trigger_eval("s", "d", [q("a", True)], judge, options=TriggerOptions(runs=3))
     (result,) = report.results
     assert (result.triggers, result.runs, result.undecided) == (2, 3, None)
     assert len(fallback.requests) == 1 and fallback.requests[0].run_index == 0

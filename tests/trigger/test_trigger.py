@@ -13,6 +13,7 @@ from skillbench.backends.base import SkillEntry
 from skillbench.errors import InputError
 from skillbench.schemas.trigger import TriggerQuery, TriggerReport
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import EvalContext, TriggerOptions
 from skillbench.trigger.report import BROKEN_HARNESS_WARNING
 from skillbench.trigger.run import (
     evaluate_description,
@@ -27,7 +28,16 @@ def q(text: str, should: bool, family: str | None = None) -> EvalQuery:
 
 async def run(script: dict[str, str], queries: list[EvalQuery], **opts: object) -> TriggerReport:
     judge = ScriptedJudge(script)
-    return await run_trigger_eval("my-skill", "Does X. Use when X.", queries, judge, **opts)  # type: ignore[arg-type]
+    progress = opts.pop("progress", None)
+    options = TriggerOptions(**opts)  # type: ignore[arg-type]
+    return await run_trigger_eval(
+        "my-skill",
+        "Does X. Use when X.",
+        queries,
+        judge,
+        options,
+        progress=progress,  # type: ignore[arg-type]
+    )
 
 
 def by_query(report: TriggerReport) -> dict[str, object]:
@@ -135,8 +145,10 @@ async def test_auto_runs_agree_with_fixed_and_save_calls() -> None:
     script = {"clear-pos": "T", "clear-neg": "N", "half": "TN", "other": "O"}
     queries = [q("clear-pos", True), q("clear-neg", False), q("half", True), q("other", False)]
     fixed_judge, auto_judge = ScriptedJudge(script), ScriptedJudge(script)
-    fixed = await run_trigger_eval("s", "d", queries, fixed_judge, runs=10)
-    auto = await run_trigger_eval("s", "d", queries, auto_judge, runs="auto", max_runs=10)
+    fixed = await run_trigger_eval("s", "d", queries, fixed_judge, options=TriggerOptions(runs=10))
+    auto = await run_trigger_eval(
+        "s", "d", queries, auto_judge, options=TriggerOptions(runs="auto", max_runs=10)
+    )
     assert [r.passed for r in auto.results] == [r.passed for r in fixed.results]
     assert len(auto_judge.requests) < len(fixed_judge.requests) == 40
     assert auto.summary.calls_saved == 40 - len(auto_judge.requests)
@@ -161,7 +173,7 @@ async def test_auto_runs_with_errors_still_cap_attempts() -> None:
 async def test_concurrency_is_bounded_by_workers() -> None:
     judge = ScriptedJudge({}, delay=0.01)
     queries = [q(f"q{i}", False) for i in range(6)]
-    await run_trigger_eval("s", "d", queries, judge, runs=2, workers=2)
+    await run_trigger_eval("s", "d", queries, judge, options=TriggerOptions(runs=2, workers=2))
     assert judge.max_active == 2
     assert len(judge.requests) == 12
 
@@ -170,7 +182,12 @@ async def test_requests_carry_target_catalog_seed_and_run_index() -> None:
     judge = ScriptedJudge({})
     catalog = [SkillEntry("my-skill", "stale copy"), SkillEntry("pdf", "PDFs. Use when PDF.")]
     report = await run_trigger_eval(
-        "my-skill", "candidate", [q("a", False)], judge, runs=2, seed=7, catalog=catalog, body="B"
+        "my-skill",
+        "candidate",
+        [q("a", False)],
+        judge,
+        options=TriggerOptions(runs=2, seed=7),
+        context=EvalContext(catalog=tuple(catalog), body="B"),
     )
     first = judge.requests[0]
     assert first.target == SkillEntry("my-skill", "candidate", "B")
@@ -187,7 +204,9 @@ async def test_evaluate_description_uses_candidate_not_skill_md() -> None:
         body = "# body"
 
     judge = ScriptedJudge({"a": "T"})
-    report = await evaluate_description(FakeSkill(), "a candidate", [q("a", True)], judge, runs=1)
+    report = await evaluate_description(
+        FakeSkill(), "a candidate", [q("a", True)], judge, options=TriggerOptions(runs=1)
+    )
     assert report.description == "a candidate"
     assert judge.requests[0].target.description == "a candidate"
     assert judge.requests[0].target.body == "# body"
@@ -196,7 +215,7 @@ async def test_evaluate_description_uses_candidate_not_skill_md() -> None:
 async def test_sync_entry_point_works_inside_a_running_loop() -> None:
     asyncio.get_running_loop()  # like a Jupyter kernel
     judge = ScriptedJudge({"a": "T"})
-    report = run_trigger_eval_sync("s", "d", [q("a", True)], judge, runs=2)
+    report = run_trigger_eval_sync("s", "d", [q("a", True)], judge, options=TriggerOptions(runs=2))
     assert report.summary.passed == 1
 
 
@@ -210,7 +229,9 @@ def test_sync_entry_point_without_a_loop() -> None:
 
 async def test_proxy_backend_is_labelled_and_judge_many_batches_a_wave() -> None:
     judge = ManyJudge({"a": "T"})
-    report = await run_trigger_eval("s", "d", [q("a", True), q("b", False)], judge, runs=3)
+    report = await run_trigger_eval(
+        "s", "d", [q("a", True), q("b", False)], judge, options=TriggerOptions(runs=3)
+    )
     assert judge.batches == [6]
     assert report.backend is not None and report.backend.is_proxy
     assert report.backend.notes and "offline proxy, not Claude" in report.backend.notes

@@ -19,6 +19,7 @@ from skillbench.trigger.frames import (
     metrics_frame,
     results_frame,
 )
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.plots import confusion_figure, trigger_rates_figure
 from skillbench.trigger.run import run_trigger_eval_sync
 
@@ -33,7 +34,7 @@ def report() -> TriggerReport:
         EvalQuery("broken", True),
     ]
     judge = ScriptedJudge({"hit": "T", "miss": "OON", "false alarm": "T", "broken": "E"})
-    return run_trigger_eval_sync("s", "d", queries, judge, runs=3)
+    return run_trigger_eval_sync("s", "d", queries, judge, options=TriggerOptions(runs=3))
 
 
 def test_frames(report: TriggerReport) -> None:
@@ -65,7 +66,11 @@ def test_miss_and_false_trigger_context(report: TriggerReport) -> None:
     assert list(false_triggers_frame(report)["query"]) == ["false alarm"]
     assert cost_frame(report).index.name == "metric"  # the names show in the report table
     quiet = run_trigger_eval_sync(
-        "s", "d", [EvalQuery("a", True), EvalQuery("b", True)], ScriptedJudge({"a": "T"}), runs=3
+        "s",
+        "d",
+        [EvalQuery("a", True), EvalQuery("b", True)],
+        ScriptedJudge({"a": "T"}),
+        options=TriggerOptions(runs=3),
     )
     assert fired_instead_note(quiet) == (
         "On the 1 missed positive no other skill fired: nothing was chosen instead."
@@ -80,7 +85,9 @@ def test_metrics_show_the_clustered_pass_rate_when_families_repeat() -> None:
         EvalQuery("b1", False, family="b"),
         EvalQuery("b2", False, family="b"),
     ]
-    judged = run_trigger_eval_sync("s", "d", queries, ScriptedJudge({"a1": "T", "b2": "T"}), runs=3)
+    judged = run_trigger_eval_sync(
+        "s", "d", queries, ScriptedJudge({"a1": "T", "b2": "T"}), options=TriggerOptions(runs=3)
+    )
     metrics = metrics_frame(judged)
     assert list(metrics["metric"][:2]) == ["pass_rate", "pass_rate_clustered"]
     assert metrics["method"].iloc[1] == "clustered-se (2 families)"

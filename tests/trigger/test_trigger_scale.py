@@ -8,6 +8,7 @@ from trigger_fakes import ScriptedJudge
 
 from skillbench.backends.base import TriggerOutcome, TriggerRequest
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import run_trigger_eval
 
 
@@ -26,7 +27,9 @@ class TaskCountingJudge(ScriptedJudge):
 async def test_runs_are_pulled_by_workers_not_spawned_per_run() -> None:
     queries = [EvalQuery(f"query {i}", i % 2 == 0, None, (i,)) for i in range(1000)]
     judge = TaskCountingJudge()
-    report = await run_trigger_eval("s", "Does s.", queries, judge, runs=3, workers=4)  # type: ignore[arg-type]
+    report = await run_trigger_eval(
+        "s", "Does s.", queries, judge, options=TriggerOptions(runs=3, workers=4)
+    )  # type: ignore[arg-type]
     assert len(judge.requests) == 3000
     assert judge.most_tasks <= 4 + 2  # the workers, the test's own task, slack of one
     assert [r.query for r in report.results] == [q.text for q in queries]

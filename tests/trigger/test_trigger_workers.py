@@ -12,6 +12,7 @@ import httpx2
 import pytest
 
 from skillbench.cli.trigger_cmd import summary_lines
+from skillbench.trigger.options import TriggerOptions
 from skillbench.trigger.run import evaluate_skill
 
 KEY = "sk-ant-test-workers-0123456789"
@@ -71,11 +72,9 @@ async def test_workers_set_the_anthropic_calls_in_flight(
     }
     report = await evaluate_skill(
         *project,
-        backend="anthropic",
-        use_cache=False,
-        backend_options=options,
-        runs=3,
-        workers=workers,
+        options=TriggerOptions(
+            backend="anthropic", use_cache=False, backend_options=options, runs=3, workers=workers
+        ),
     )
     assert handler.calls == 60
     assert handler.peak == expected  # 60 calls: every slot gets used
@@ -84,14 +83,18 @@ async def test_workers_set_the_anthropic_calls_in_flight(
 
 
 async def test_local_default_is_one_thread(project: tuple[Path, Path]) -> None:
-    report = await evaluate_skill(*project, backend="local", use_cache=False, runs=1)
+    report = await evaluate_skill(
+        *project, options=TriggerOptions(backend="local", use_cache=False, runs=1)
+    )
     assert report.config is not None and report.config.workers == 1
     assert any(line.endswith(", 1 worker") for line in summary_lines(report))
     from skillbench.trigger.frames import cost_frame
 
     assert cost_frame(report).loc["workers", "value"] == 1  # shown in the notebook report
     assert report.backend is not None and report.backend.versions["workers"].startswith("1 ")
-    two = await evaluate_skill(*project, backend="local", use_cache=False, runs=1, workers=2)
+    two = await evaluate_skill(
+        *project, options=TriggerOptions(backend="local", use_cache=False, runs=1, workers=2)
+    )
     assert two.backend is not None and two.backend.versions["workers"].startswith("2 ")
     assert [r.trigger_rate for r in two.results] == [r.trigger_rate for r in report.results]
 
@@ -130,7 +133,13 @@ async def test_a_run_waiting_out_retry_after_holds_no_worker() -> None:
     judge.sleep = sleep
     queries = [EvalQuery(f"q{i}", True, None, (i,)) for i in range(4)]
     report = await asyncio.wait_for(
-        run_trigger_eval("csv-cleanup", "Repairs CSV files.", queries, judge, runs=1, workers=1),
+        run_trigger_eval(
+            "csv-cleanup",
+            "Repairs CSV files.",
+            queries,
+            judge,
+            options=TriggerOptions(runs=1, workers=1),
+        ),
         timeout=10,
     )
     assert waits == [30.0]
@@ -163,7 +172,7 @@ async def test_warm_up_runs_before_the_clock_starts() -> None:
             return {}
 
     queries = [EvalQuery("q", False, None, (0,))]
-    await run_trigger_eval("s", "d", queries, Judge(), runs=2)  # type: ignore[arg-type]
+    await run_trigger_eval("s", "d", queries, Judge(), options=TriggerOptions(runs=2))  # type: ignore[arg-type]
     assert events == ["warm", "call", "call"]
     api = AnthropicJudge(api_key=KEY)
     api.warm_up()

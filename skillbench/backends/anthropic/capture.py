@@ -34,6 +34,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -66,6 +67,7 @@ from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
 
+LOG = logging.getLogger(__name__)
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
 TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing swapped per
@@ -318,6 +320,14 @@ def templates_dir(cache_path: str | os.PathLike[str] | None = None) -> Path:
 
     cache = Path(cache_path) if cache_path is not None else default_cache_path()
     return cache.parent / "replay-templates"
+
+
+def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
+    """The anthropic spec's `beside_cache`: on the replay harness (the default), its captured
+    templates and batch ledgers go beside the call cache in use (unless `template_dir` is given)."""
+    if "template_dir" in options or (options.get("harness") or "replay") != "replay":
+        return options
+    return {**options, "template_dir": templates_dir(cache_path)}
 
 
 def default_template_dir() -> Path:
@@ -735,10 +745,27 @@ class TemplateStore:
         with self._lock:
             found = self.load(key)
             if found is not None:
+                LOG.debug(
+                    "replay template %s: hit (%s, %d catalog skills)",
+                    key,
+                    target.name,
+                    len(catalog),
+                )
                 return found
             if key in self._failed:  # one failed capture per skill set, not one per run
+                LOG.debug("replay template %s: capture failed before, not retried", key)
                 raise BackendError(self._failed[key])
             self.captures += 1
+            LOG.debug(
+                "replay template %s: miss; capturing with %s (Claude Code %s, model %s, %s, "
+                "%d catalog skills)",
+                key,
+                claude_bin,
+                cli_version,
+                model,
+                target.name,
+                len(catalog),
+            )
             try:
                 template = capture_template(
                     claude_bin,

@@ -42,6 +42,7 @@ one backend object serves notebooks that switch event loops.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections import deque
@@ -53,6 +54,7 @@ from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 T = TypeVar("T")
+LOG = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 
 RATELIMIT_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
@@ -257,16 +259,24 @@ class AdaptiveLimiter:
         full = len(self._recent) == self._recent.maxlen  # a 429 answers faster than a success:
         persistent = full and 2 * sum(self._recent) >= len(self._recent)  # judge whole windows
         if persistent and now - self._last_decrease >= self.cooldown:
+            before = self.window
             self.window = max(1.0, self.window * self.decrease)
             self._last_decrease = now
             self.decreases += 1
             self._recent.clear()
+            LOG.debug(
+                "limiter: rate limits persist: concurrency %.1f -> %.1f (of %d)",
+                before,
+                self.window,
+                self.limit,
+            )
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         """Honour `anthropic-ratelimit-*`: no new request before an exhausted budget resets."""
         wait = min(ratelimit_wait(headers), self.policy.max_retry_after)
         if wait > 0:
             self._paused_until = max(self._paused_until, self.clock() + wait)
+            LOG.debug("limiter: a rate-limit budget is exhausted: no new request for %.2f s", wait)
 
     # serial sends ------------------------------------------------------------------------
 
@@ -330,13 +340,30 @@ class AdaptiveLimiter:
                 if failure.rate_limited:
                     self.throttled()
                 if not self.policy.allows(retry, failure):
+                    LOG.debug("limiter: %s: no retry left after %d retries", _kind(failure), retry)
                     raise
-                await self.sleep(self.policy.delay(retry, failure))
+                delay = self.policy.delay(retry, failure)
+                LOG.debug(
+                    "limiter: %s: retry %d in %.2f s (%s)",
+                    _kind(failure),
+                    retry + 1,
+                    delay,
+                    "retry-after"
+                    if failure.retry_after is not None
+                    and 0 <= failure.retry_after <= self.policy.max_retry_after
+                    else "backoff",
+                )
+                await self.sleep(delay)
                 retry += 1
                 continue
             self.release()
             self.succeeded()
             return result
+
+
+def _kind(failure: Failure) -> str:
+    """How a failure reads in a debug line: rate limited, or transient."""
+    return "rate limited" if failure.rate_limited else "transient failure"
 
 
 def request_sent() -> None:

@@ -629,6 +629,8 @@ class ReplayJudge:
         body = [{"custom_id": c, "params": p} for c, p in zip(ids, params, strict=True)]
         try:
             batch_id = self._resume(ledger)
+            if batch_id is not None:
+                LOG.debug("batch %s: resumed from the ledger %s", batch_id, ledger)
             while True:
                 resumed = batch_id is not None
                 if batch_id is None:
@@ -671,6 +673,7 @@ class ReplayJudge:
         )
         ledger.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(ledger, json.dumps({"batch_id": created.id, "requests": len(body)}))
+        LOG.debug("batch %s: submitted, %d requests (ledger %s)", created.id, len(body), ledger)
         return str(created.id)
 
     async def _batch_results(self, batch_id: str, betas: list[str]) -> dict[str, Any]:

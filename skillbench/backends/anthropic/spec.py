@@ -1,20 +1,23 @@
 """The `anthropic` backend's spec: the Messages API through the official SDK."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import CONVERSATION, BackendSpec
 
 ANTHROPIC = BackendSpec(
     name="anthropic",
     summary="the Anthropic Messages API (official SDK); trigger harnesses replay and minimal",
     judge="skillbench.backends.anthropic.replay:ReplayJudge",
     text_model="skillbench.backends.anthropic.sdk:AnthropicTextModel",
-    executor="skillbench.behavior.executors:TextModelExecutor",
+    executor=CONVERSATION,
     estimator="skillbench.backends.estimate:AnthropicEstimator",
     harnesses={
         "replay": "skillbench.backends.anthropic.replay:ReplayJudge",
         "minimal": "skillbench.backends.anthropic.sdk:AnthropicJudge",
     },
     default_harness="replay",
-    default_workers=16,
+    project_harness="replay",
+    harness_label="Messages API (replay of Claude Code's request, or the minimal imitation)",
+    default_workers=16,  # HTTP calls in flight; the limiter adapts down on persistent 429s
     key_variable="ANTHROPIC_API_KEY",
+    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     aliases=("api",),
 )

@@ -151,7 +151,7 @@ StopRule = Callable[[Session], bool]
 
 
 class RunnerOptions(TypedDict, total=False):
-    """The keyword options every `claude` runner accepts (see `_ClaudeRunner.__init__`)."""
+    """The keyword options every `claude` runner accepts (see `ClaudeRunner.__init__`)."""
 
     claude_bin: str | os.PathLike[str] | None
     timeout: float | None
@@ -165,8 +165,10 @@ class RunnerOptions(TypedDict, total=False):
     auth: str | None
 
 
-class _ClaudeRunner:
-    """Shared machinery: binary, isolated environment, bounded concurrency, process control.
+class ClaudeRunner:
+    """The public runner of `claude` sessions: binary, isolated environment, bounded
+    concurrency, process control. The trigger judge and text model here, and behavior's agentic
+    executor (`skillbench.behavior.executors.ClaudeCodeExecutor`), build on it.
 
     Subclasses set `name`, `mode` (part of the identity when not None) and the defaults of
     `timeout` and `max_concurrency` (None: no cap of the backend's own, the caller's `workers`
@@ -578,7 +580,8 @@ def run_error(run: RunResult, timeout: float, secrets: Sequence[str]) -> str | N
     return None
 
 
-def _usage(session: Session) -> CallUsage:
+def session_usage(session: Session) -> CallUsage:
+    """The tokens and dollars of a session, from its `result` event (zero without one)."""
     result = session.result
     if result is None:
         return CallUsage()
@@ -648,7 +651,7 @@ def _streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, boo
     return usage, price is not None
 
 
-class ClaudeCodeJudge(_ClaudeRunner):
+class ClaudeCodeJudge(ClaudeRunner):
     """TriggerJudge running the real `claude` CLI, one isolated temporary project per run.
 
     `fired` is the target when it was invoked, else the first other skill invoked (catalog or
@@ -658,7 +661,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
     decision was made); without any skill it is an error.
 
     Concurrency: `workers=` (`max_concurrency=`) CLI sessions at once — a trigger eval passes its
-    `--workers`; without either, 4 (`registry.DEFAULT_WORKERS`: each session is a Node process
+    `--workers`; without either, 4 (the spec's `default_workers`: each session is a Node process
     of a few hundred MB).
     The model the CLI reports in its init event is recorded per run (`detail["model"]`) and in
     `versions()` (`claude_code_model`).
@@ -793,14 +796,14 @@ class ClaudeCodeJudge(_ClaudeRunner):
                 triggered=False,
                 fired=None,
                 error=error,
-                usage=_usage(session),
+                usage=session_usage(session),
                 duration_seconds=run.duration_seconds,
                 detail=detail,
             )
         return TriggerOutcome(
             triggered=triggered,
             fired=fired,
-            usage=_usage(session),
+            usage=session_usage(session),
             duration_seconds=run.duration_seconds,
             detail=detail,
         )
@@ -810,7 +813,7 @@ class ClaudeCodeJudge(_ClaudeRunner):
         await super().aclose()
 
 
-class ClaudeCodeTextModel(_ClaudeRunner):
+class ClaudeCodeTextModel(ClaudeRunner):
     """TextModel answering through `claude -p --output-format json` (prompt on stdin), no tools, one turn,
     in an empty isolated project. `max_tokens` and `temperature` cannot be set through the CLI
     and are ignored (they are still part of the request's cache fields)."""
@@ -844,4 +847,4 @@ class ClaudeCodeTextModel(_ClaudeRunner):
         result = run.session.result
         if error is not None or result is None:
             raise BackendError(f"claude CLI text call failed: {error or 'no result'}")
-        return TextResponse(text=result.result or "", usage=_usage(run.session))
+        return TextResponse(text=result.result or "", usage=session_usage(run.session))

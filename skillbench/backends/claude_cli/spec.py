@@ -1,15 +1,16 @@
 """The `claude-code` backend's spec: the real Claude Code CLI, one session per call."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import CLAUDE_SESSION, BackendSpec
 
 CLAUDE_CODE = BackendSpec(
     name="claude-code",
     summary="the real Claude Code CLI (`claude -p`), one session per call",
     judge="skillbench.backends.claude_cli.session:ClaudeCodeJudge",
     text_model="skillbench.backends.claude_cli.session:ClaudeCodeTextModel",
-    executor="skillbench.behavior.executors:ClaudeCodeExecutor",
+    executor=CLAUDE_SESSION,
     estimator="skillbench.backends.estimate:ClaudeCodeEstimator",
-    default_workers=4,
+    harness_label="Claude Code CLI, print mode (stream-json)",
+    default_workers=4,  # CLI processes: each a Node process of a few hundred MB
     cli="claude",
     cli_install="make claude",
     sessions=True,

@@ -13,5 +13,7 @@ CODEX_SPEC = BackendSpec(
     default_workers=16,
     key_variable="OPENAI_API_KEY",
     cli="codex",
+    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
+    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
 )

@@ -11,5 +11,7 @@ GEMINI_SPEC = BackendSpec(
     default_workers=16,
     key_variable="GEMINI_API_KEY",
     cli="gemini",
+    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
+    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     cli_install="make agents (npm install --prefix .tools @google/gemini-cli@0.61.0)",
 )

@@ -20,6 +20,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +29,14 @@ LOG = logging.getLogger("skillbench.local")
 STORE_NAME = "embeddings.sqlite"
 _CHUNK = 500  # keys per SELECT (below SQLite's variable limit)
 _SCHEMA = "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+
+
+def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
+    """The local spec's `beside_cache`: the embedding store beside the call cache in use
+    (unless `embedding_store` is given)."""
+    if "embedding_store" in options:
+        return options
+    return {**options, "embedding_store": cache_path.parent / STORE_NAME}
 
 
 class EmbeddingStore:

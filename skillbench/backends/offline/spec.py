@@ -1,22 +1,23 @@
 """The offline backends' specs: `local` (the MiniLM embedder) and `lexical` (word overlap)."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import RECORDED_SAMPLES, BackendSpec
 
 LOCAL = BackendSpec(
     name="local",
     summary="offline: the int8 MiniLM embedder on onnxruntime (a proxy, not Claude)",
     judge="skillbench.backends.offline.local:LocalJudge",
-    text_model="skillbench.backends.offline.local:LocalTextModel",
+    executor=RECORDED_SAMPLES,
     estimator="skillbench.backends.estimate:LocalEstimator",
-    default_workers=1,
+    harness_label="offline embedding router (not Claude)",
+    default_workers=1,  # onnxruntime threads: one leaves a core for the rest
     offline=True,
     model_param="model_name",
+    beside_cache="skillbench.backends.offline.embedding_store:beside_cache",
 )
 
 LEXICAL = BackendSpec(
     name="lexical",
     summary="offline: word overlap between query and description (a second proxy)",
     judge="skillbench.backends.offline.lexical:LexicalJudge",
-    text_model="skillbench.backends.offline.lexical:LexicalTextModel",
     offline=True,
 )

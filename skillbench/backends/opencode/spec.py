@@ -11,5 +11,7 @@ OPENCODE_SPEC = BackendSpec(
     default_workers=16,
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
+    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
+    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
 )

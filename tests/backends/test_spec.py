@@ -1,0 +1,106 @@
+"""Backend specs: the built-ins' parts are real and live in `skillbench.backends` (no spec
+names a higher layer), and the registry reads every backend fact from the spec."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillbench.backends import registry
+from skillbench.backends.cache import CallCache
+from skillbench.backends.spec import (
+    EXECUTOR_KINDS,
+    BackendSpec,
+    entry_point_specs,
+    load_target,
+    register_backend,
+)
+from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor, make_executor
+from skillbench.errors import BackendError, InputError
+
+BUILTINS = {"local", "anthropic", "claude-code", "lexical"}
+
+
+def string_parts(spec: BackendSpec) -> list[str]:
+    parts = [spec.judge, spec.text_model, spec.estimator, spec.beside_cache]
+    parts += list(spec.harnesses.values())
+    if spec.executor not in EXECUTOR_KINDS:
+        parts.append(spec.executor)
+    return [p for p in parts if isinstance(p, str)]
+
+
+def test_builtins_register_by_entry_point() -> None:
+    assert {s.name for s in entry_point_specs()} >= BUILTINS
+
+
+@pytest.mark.parametrize("spec", entry_point_specs(), ids=lambda s: s.name)
+def test_every_named_part_exists_inside_backends(spec: BackendSpec) -> None:
+    if spec.name not in BUILTINS:
+        pytest.skip("a plugin's parts live in its own package")
+    for target in string_parts(spec):
+        assert target.startswith("skillbench.backends."), target  # never a higher layer
+        assert callable(load_target(target, spec.name)), target
+    assert spec.executor is None or spec.executor in EXECUTOR_KINDS
+    assert (spec.default_harness in spec.harnesses) if spec.harnesses else True
+
+
+def test_register_judge_overrides_a_builtin_until_unregistered() -> None:
+    made: list[dict[str, Any]] = []
+    registry.register_judge("lexical", lambda **options: made.append(options) or object())
+    try:
+        registry.get_judge("lexical", workers=3, model="m")
+        assert made == [{"model": "m"}]  # a run-time factory gets no workers
+        assert registry.default_workers("lexical") == registry.FALLBACK_WORKERS
+    finally:
+        registry.unregister("lexical")
+    assert type(registry.get_judge("lexical")).__name__ == "LexicalJudge"
+
+
+def test_beside_cache_comes_from_the_spec(tmp_path: Path) -> None:
+    cache = CallCache(tmp_path / "c.sqlite")
+    try:
+        local = registry.beside_cache("local", {}, cache)
+        assert local == {"embedding_store": tmp_path / "embeddings.sqlite"}
+        replay = registry.beside_cache("anthropic", {"harness": "Replay"}, cache)
+        assert replay["template_dir"] == tmp_path / "replay-templates"
+        assert "template_dir" not in registry.beside_cache(
+            "anthropic", {"harness": "minimal"}, cache
+        )
+        assert registry.beside_cache("lexical", {}, cache) == {}
+    finally:
+        cache.close()
+
+
+def test_executor_kinds_and_a_plugin_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-for-test")
+    fake = Path(__file__).resolve().parents[1] / "fake_claude_agent" / "claude"
+    monkeypatch.setenv("SKILLBENCH_CLAUDE_BIN", str(fake))
+    assert isinstance(make_executor("anthropic"), TextModelExecutor)
+    assert isinstance(make_executor("claude-code", workers=3), ClaudeCodeExecutor)
+    with pytest.raises(BackendError, match="replays recorded sample runs"):
+        make_executor("local")
+    with pytest.raises(BackendError, match="has no executor"):
+        make_executor("lexical")
+    seen: dict[str, Any] = {}
+
+    def factory(model: str | None, **options: Any) -> Any:
+        seen.update(options, model=model)
+        return make_executor("anthropic")
+
+    spec = registry.backend_spec("lexical")
+    register_backend(dataclasses.replace(spec, name="plug", executor=factory))
+    try:
+        make_executor("plug", model="m", timeout=5, workers=2)
+    finally:
+        registry.unregister("plug")
+    assert seen == {"model": "m", "timeout": 5, "max_concurrency": 2, "max_copy": seen["max_copy"]}
+
+
+def test_require_replay_reads_the_project_harness() -> None:
+    registry.require_replay("anthropic", None, "--project")
+    for backend, harness in (("anthropic", "minimal"), ("local", None), ("claude-code", None)):
+        with pytest.raises(InputError, match="anthropic backend's replay harness only"):
+            registry.require_replay(backend, harness, "--project")
