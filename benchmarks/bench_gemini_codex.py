@@ -7,7 +7,8 @@ calls at 32 workers through the backend's judge (template store, sentinel swap, 
 fold, outcome) against the fake (tests/agent_fake_api.py, in its own process, answering every call
 with a trigger after `LATENCY` seconds). The bare client is the same SDK (google-genai / openai)
 sending the same 300 bodies at 32 in flight and reading each stream to its end. Target: the
-replay within 1.2× the bare client's time. Untimed warm-up first (client, connection pool).
+replay within 1.2× the bare client's time, best of two alternating passes each (the machine is
+shared). Untimed warm-up first (client, connection pool).
 Dummy key, loopback only. Needs the pinned CLIs (`make agents`) and the SDKs; an agent without
 them is reported as skipped. Writes benchmarks/results/gemini_codex.json.
 
@@ -43,6 +44,7 @@ WORKERS = 32
 RUNS = 3
 N_QUERIES = 100
 TARGET_RATIO = 1.2
+PASSES = 2
 DUMMY_KEY = "dummy-local-fake-key"
 
 
@@ -163,17 +165,21 @@ async def bench_agent(name: str) -> AgentBench:
             except BackendError as exc:
                 return AgentBench(agent=name, skipped=str(exc))
             await asyncio.gather(*(judge.judge(r) for r in requests[:WORKERS]))  # warm-up
-            start = time.perf_counter()
-            outcomes = await asyncio.gather(*(judge.judge(r) for r in requests))
-            replay = time.perf_counter() - start
             today = datetime.date.today()
             bodies = [
                 (template.path, template.body_for(judge.agent, r.query, today)) for r in requests
             ]
-            if name == "gemini":
-                bare = await bare_gemini(url, bodies)
-            else:
-                bare = await bare_codex(url, bodies, dict(template.headers))
+            replays: list[float] = []
+            bares: list[float] = []
+            for _ in range(PASSES):  # alternating, best of each: the machine is shared
+                start = time.perf_counter()
+                outcomes = await asyncio.gather(*(judge.judge(r) for r in requests))
+                replays.append(time.perf_counter() - start)
+                if name == "gemini":
+                    bares.append(await bare_gemini(url, bodies))
+                else:
+                    bares.append(await bare_codex(url, bodies, dict(template.headers)))
+            replay, bare = min(replays), min(bares)
             captures = judge.store.captures
             await judge.aclose()
     finally:
@@ -194,7 +200,8 @@ async def bench_agent(name: str) -> AgentBench:
 
 
 def main() -> int:
-    results = [asyncio.run(bench_agent(name)) for name in ("gemini", "codex")]
+    names = sys.argv[1:] or ["gemini", "codex"]
+    results = [asyncio.run(bench_agent(name)) for name in names]
     bench = Bench(agents=results)
     write_json(RESULTS, bench.model_dump())
     for r in results:

@@ -154,11 +154,31 @@ def stable_ids(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "input": items} if "input" in body else body
 
 
+def _plain(value: Any) -> Any:
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+
+
 def as_dict(event: Any) -> Mapping[str, Any]:
-    """An openai stream event as a plain dict (a dict passes through)."""
+    """What the fold reads of an openai stream event, as a plain dict (a dict passes through):
+    its type, a finished output item, the final response's status, usage and incomplete
+    details. Only those are dumped: the whole event per event cost more than the SDK's parse."""
     if isinstance(event, Mapping):
         return event
-    data: dict[str, Any] = event.model_dump(mode="json")
+    kind = getattr(event, "type", None)
+    data: dict[str, Any] = {"type": kind}
+    if kind == "response.output_item.done":
+        data["item"] = _plain(getattr(event, "item", None)) or {}
+    response = getattr(event, "response", None)
+    if response is not None and kind in (
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+    ):
+        data["response"] = {
+            "status": getattr(response, "status", None),
+            "usage": _plain(getattr(response, "usage", None)) or {},
+            "incomplete_details": _plain(getattr(response, "incomplete_details", None)) or {},
+        }
     return data
 
 

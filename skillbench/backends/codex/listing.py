@@ -68,8 +68,33 @@ def listing_block(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+_parsed: dict[int, tuple[Any, list[ListedSkill]]] = {}
+
+
 def parse_listing(body: Mapping[str, Any]) -> list[ListedSkill]:
-    """The listed skills in order, their `rN/…` paths expanded with the roots table."""
+    """The listed skills in order, their `rN/…` paths expanded with the roots table. Read once
+    per developer message holding the listing: every query's body of a template shares it
+    (`AgentTemplate.body_for` copies only what leads to the query and the date)."""
+    items = [i for i in body.get("input") or () if isinstance(i, Mapping)]
+    holder = next((i for i in items if "<skills_instructions>" in json_text(i)), None)
+    if holder is not None:
+        known = _parsed.get(id(holder))
+        if known is not None and known[0] is holder:
+            return known[1]
+    found = _parse(body)
+    if holder is not None:
+        if len(_parsed) >= 64:
+            _parsed.clear()
+        _parsed[id(holder)] = (holder, found)
+    return found
+
+
+def json_text(item: Mapping[str, Any]) -> str:
+    """The texts of one input item, joined (what `_texts` reads of it)."""
+    return "".join(_texts({"input": [item]}))
+
+
+def _parse(body: Mapping[str, Any]) -> list[ListedSkill]:
     block = listing_block(body)
     if block is None:
         return []

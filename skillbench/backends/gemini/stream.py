@@ -158,9 +158,47 @@ class GeminiFold:
         return move
 
 
-def dump(chunk: Any) -> dict[str, Any]:
-    """A google-genai chunk as a snake_case dict (a dict passes through)."""
+_USAGE = (
+    "prompt_token_count",
+    "cached_content_token_count",
+    "candidates_token_count",
+    "thoughts_token_count",
+)
+
+
+def dump(chunk: Any) -> Mapping[str, Any]:
+    """What the fold reads of a google-genai chunk, as a snake_case dict (a dict passes
+    through): the first candidate's parts and finish reason, and the usage. Read field by
+    field: a whole `model_dump` per chunk cost more than the SDK's own parsing."""
     if isinstance(chunk, Mapping):
-        return dict(chunk)
-    data: dict[str, Any] = chunk.model_dump(mode="json", exclude_none=True)
+        return chunk
+    data: dict[str, Any] = {}
+    usage = getattr(chunk, "usage_metadata", None)
+    if usage is not None:
+        data["usage_metadata"] = {
+            k: v for k in _USAGE if isinstance(v := getattr(usage, k, None), int)
+        }
+    candidates = getattr(chunk, "candidates", None) or []
+    if candidates:
+        first = candidates[0]
+        reason = getattr(first, "finish_reason", None)
+        content = getattr(first, "content", None)
+        parts = []
+        for part in getattr(content, "parts", None) or []:
+            call = getattr(part, "function_call", None)
+            parts.append(
+                {
+                    "text": getattr(part, "text", None),
+                    "thought": getattr(part, "thought", None),
+                    "function_call": None
+                    if call is None
+                    else {"name": call.name, "args": call.args or {}},
+                }
+            )
+        data["candidates"] = [
+            {
+                "finish_reason": getattr(reason, "value", reason),
+                "content": {"parts": parts},
+            }
+        ]
     return data
