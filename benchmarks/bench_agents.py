@@ -92,6 +92,7 @@ async def bare_client(judge: Any, template: Any, texts: list[str]) -> float:
 
 async def measure(agent_judge: type, url: str, templates: Path) -> AgentFigures | None:
     from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.options import EvalContext, TriggerOptions
     from skillbench.trigger.run import run_trigger_eval
 
     try:
@@ -117,9 +118,8 @@ async def measure(agent_judge: type, url: str, templates: Path) -> AgentFigures 
             target.description,
             items,
             judge,
-            runs=RUNS,
-            workers=WORKERS,
-            catalog=catalog,
+            TriggerOptions(runs=RUNS, workers=WORKERS),
+            context=EvalContext(catalog=catalog),
         )
         spans.append(report.summary.wall_seconds or (time.perf_counter() - start))
         errors += sum(r.errors for r in report.results)

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from billing_api import BillingServer
 
 from skillbench.aio import blocking
-from skillbench.backends.budget import Budget
+from skillbench.cost.budget import Budget
 from skillbench.errors import CostCapError
 from skillbench.improve.options import ImproveOptions
 from skillbench.improve.run import improve_skill_sync, plan_improve

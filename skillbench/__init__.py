@@ -16,7 +16,8 @@ from skillbench.version import __version__
 _EXPORTS: dict[str, str] = {
     # shared ground
     "Skill": "skillbench.skill",
-    "Budget": "skillbench.backends.budget",
+    "Budget": "skillbench.cost.budget",
+    "cost_limit": "skillbench.cost.limit",
     "cost_lines": "skillbench.schemas.cost",
     "cost_summary": "skillbench.schemas.cost",
     "schemas": "",
@@ -139,6 +140,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "cost_frame",
+    "cost_limit",
     "cost_lines",
     "cost_summary",
     "diagnostics_frame",
@@ -230,7 +232,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench import schemas as schemas
-    from skillbench.backends.budget import Budget
     from skillbench.behavior.benchmark import build_benchmark, paired_lines, write_benchmark
     from skillbench.behavior.compare_report import (
         cases_frame,
@@ -259,6 +260,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.cost.budget import Budget
+    from skillbench.cost.limit import cost_limit
     from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.options import ImproveOptions
     from skillbench.improve.overfit import (

@@ -4,6 +4,7 @@ the cycle collector from stalling an event loop full of calls in flight."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import gc
 import threading
@@ -34,7 +35,8 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     except RuntimeError:
         return asyncio.run(main())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbench-sync") as pool:
-        return pool.submit(asyncio.run, main()).result()
+        # the caller's context (an active `cost.limit.cost_limit`, …) goes along to the thread
+        return pool.submit(contextvars.copy_context().run, asyncio.run, main()).result()
 
 
 def blocking(function: Callable[P, Awaitable[T]]) -> Callable[P, T]:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from skillbench.schemas.trigger import TokenUsage
+from skillbench.schemas.cost import TOKEN_KINDS, TokenCounts
 
 
 @dataclass(frozen=True)
@@ -109,31 +109,42 @@ def listing_request_fields(request: TriggerRequest) -> dict[str, Any]:
     return trigger_fields(request, SkillEntry.listing_fields)
 
 
-@dataclass
-class CallUsage:
-    """Usage and cost of one model call (or CLI session)."""
+class CallUsage(TokenCounts):
+    """Usage of one model call (or CLI session): the token counts and what it cost in USD.
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
+    The one token type (`schemas.cost.TokenCounts`) lives below the backends, which produce it;
+    this adds only the call's dollars (priced by `schemas.prices`, or stated by the CLI)."""
+
     cost_usd: float = 0.0
+
+    def __init__(
+        self,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_read_input_tokens: int = 0,
+        cache_creation_input_tokens: int = 0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        """Positional in the API's order (input, output, cache reads, cache writes), as before."""
+        super().__init__(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cache_read_input_tokens=cache_read_input_tokens,
+            cache_creation_input_tokens=cache_creation_input_tokens,
+            cost_usd=cost_usd,
+        )
 
     def add(self, other: CallUsage) -> None:
         """Accumulate another call's usage into this one."""
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_read_input_tokens += other.cache_read_input_tokens
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        for kind in TOKEN_KINDS:
+            setattr(self, kind, getattr(self, kind) + getattr(other, kind))
         self.cost_usd += other.cost_usd
 
-    def as_token_usage(self) -> TokenUsage:
-        """The token part, as the persisted model."""
-        return TokenUsage(
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens,
+    def __sub__(self, other: TokenCounts) -> CallUsage:
+        """What `self` holds beyond `other`, dollars included."""
+        return CallUsage(
+            **(self.tokens - other.tokens).model_dump(),
+            cost_usd=self.cost_usd - getattr(other, "cost_usd", 0.0),
         )
 
 
@@ -159,6 +170,7 @@ class TriggerOutcome:
     def to_cache(self) -> dict[str, Any]:
         """Serialisable form for the call cache (errors are never cached)."""
         data = asdict(self)
+        data["usage"] = self.usage.model_dump()
         data.pop("cached", None)
         return data
 

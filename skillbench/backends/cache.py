@@ -20,7 +20,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -797,7 +797,7 @@ class CachingTextModel(_Counted):
         if self.cache is not None and (output_model is None or response.parsed is not None):
             value = {
                 "text": response.text,
-                "usage": asdict(response.usage),
+                "usage": response.usage.model_dump(),
                 "parsed": response.parsed,
             }
             kind = request.purpose or ("structured" if output_model is not None else "text")

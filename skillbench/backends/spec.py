@@ -31,6 +31,17 @@ RECORDED_SAMPLES = "recorded-samples"
 """No model: the recorded sample runs of the skill are replayed (`data/runs/<skill>/`)."""
 EXECUTOR_KINDS = (CONVERSATION, CLAUDE_SESSION, RECORDED_SAMPLES)
 
+# How a backend's calls are priced before they are made (`BackendSpec.estimator`), for the
+# estimators skillbench ships; `skillbench.cost.estimate` builds them (the money room sits above
+# the backends, so a spec names a kind, never a module there). A plugin names its own factory.
+FREE = "free"
+"""No model calls: every plan line costs $0."""
+MESSAGES_API = "messages-api"
+"""Messages API requests, counted token by token and priced from the price table."""
+AGENT_SESSION = "agent-session"
+"""Whole agent sessions, priced from the sessions recorded in the call cache."""
+ESTIMATOR_KINDS = (FREE, MESSAGES_API, AGENT_SESSION)
+
 Part = str | Callable[..., Any]
 """A `"module:attribute"` string (imported when used) or the callable itself."""
 
@@ -47,7 +58,8 @@ _PART_NAMES = {
 class BackendSpec:
     """What one backend is and can do.
 
-    `judge`, `text_model` and `estimator` are factories (None: the backend cannot).
+    `judge` and `text_model` are factories (None: the backend cannot). `estimator` is one of
+    `ESTIMATOR_KINDS` or a factory `(model=, cache=, **options) → Estimator`.
     `harnesses` maps a trigger harness name to its judge factory (the `anthropic` backend's
     `replay` and `minimal`); `judge` is then the default harness's. `executor` is one of
     `EXECUTOR_KINDS` or a factory `(model, *, max_concurrency, timeout, max_copy) → Executor`.
@@ -91,12 +103,13 @@ class BackendSpec:
             raise ValueError(f"backend {self.name!r}: default_harness must be one of its harnesses")
         if self.project_harness is not None and self.project_harness not in self.harnesses:
             raise ValueError(f"backend {self.name!r}: project_harness must be one of its harnesses")
-        executor = self.executor
-        if isinstance(executor, str) and executor not in EXECUTOR_KINDS and ":" not in executor:
-            raise ValueError(
-                f"backend {self.name!r}: executor {executor!r} is neither one of "
-                f"{', '.join(EXECUTOR_KINDS)} nor a 'module:attribute' factory"
-            )
+        for part, kinds in (("executor", EXECUTOR_KINDS), ("estimator", ESTIMATOR_KINDS)):
+            value = getattr(self, part)
+            if isinstance(value, str) and value not in kinds and ":" not in value:
+                raise ValueError(
+                    f"backend {self.name!r}: {part} {value!r} is neither one of "
+                    f"{', '.join(kinds)} nor a 'module:attribute' factory"
+                )
 
     def load(self, part: str) -> Any:
         """The object behind one of the parts (`judge`, `harness:replay`, …), imported when it

@@ -20,13 +20,11 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from skillbench.backends.base import TextModel
-from skillbench.backends.budget import STOPPED_NOTE, Budget
-from skillbench.backends.cost_report import price_table_date
+from skillbench.backends.base import TextModel, TextRequest
 from skillbench.behavior.blind import (
     DIALECT_CHOICES,
     SKILL_CREATOR,
@@ -39,18 +37,19 @@ from skillbench.behavior.blind import (
     redaction_pattern,
 )
 from skillbench.behavior.checks import RunMaterial, run_check
-from skillbench.behavior.records import ExpectationCheck, expectation_checks
+from skillbench.behavior.records import ExpectationCheck
 from skillbench.behavior.structured import ask_structured
 from skillbench.behavior.workspace import (
     RUN_DIR_PATTERN,
     Workspace,
     check_config,
     config_version,
-    evals_path,
-    read_evals,
     read_history,
     record_result,
 )
+from skillbench.cost.budget import STOPPED_NOTE, Budget
+from skillbench.cost.plan import CostPlan
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import BackendError, CostCapReached, InputError
 from skillbench.io import write_json
 from skillbench.schemas import skill_creator as sc
@@ -60,6 +59,9 @@ from skillbench.schemas.cost import CostBlock
 from skillbench.schemas.display import box_html, one_line, table_html
 from skillbench.schemas.loading import write
 from skillbench.schemas.registry import native_entry
+
+if TYPE_CHECKING:
+    from skillbench.backends.cache import CallCache
 
 Label = Literal["A", "B", "TIE"]
 Verdict = Literal["a", "b", "tie"]
@@ -212,18 +214,16 @@ class CaseSpec:
     checks: list[ExpectationCheck | None]
 
 
-def load_cases(skill_dir: str | Path) -> dict[str, CaseSpec]:
-    """case id (as str) → CaseSpec, from `<skill>/evals/evals.json` (either dialect)."""
-    evals = read_evals(evals_path(skill_dir))
-    checks = expectation_checks(evals.model, path=evals.path)
+def case_specs(skill_dir: str | Path) -> dict[str, CaseSpec]:
+    """case id (as str) → CaseSpec, from `grade.load_cases` (the one loader of the cases)."""
+    from skillbench.behavior.grade import load_cases
+
+    evals = load_cases(skill_dir)
     return {
-        str(case.id): CaseSpec(
-            str(case.id),
-            case.prompt,
-            [e.text for e in case.expectations],
-            checks.get(str(case.id), []),
+        key: CaseSpec(
+            key, case.prompt, [e.text for e in case.expectations], evals.checks.get(key, [])
         )
-        for case in evals.evals.cases
+        for key, case in evals.cases.items()
     }
 
 
@@ -312,6 +312,29 @@ class Comparator:
         """Whether a model judges or the deterministic proxy."""
         return "model" if self.judge is not None else "deterministic-proxy"
 
+    def orders(self, case: CaseSpec, run_number: int) -> list[dict[str, str]]:
+        """The two orders a pair is shown in (seeded): config shown as A and as B."""
+        first_a = seeded_first_is_a(self.seed, case.case_id, run_number)
+        x, y = (self.config_a, self.config_b) if first_a else (self.config_b, self.config_a)
+        return [{"A": x, "B": y}, {"A": y, "B": x}]
+
+    def order_request(
+        self, shown: dict[str, str], runs: dict[str, RunOutput], case: CaseSpec
+    ) -> TextRequest:
+        """The judge's request for one order: what `_one_order` sends and a plan counts."""
+        a, b = runs[shown["A"]], runs[shown["B"]]
+        return comparison_request(
+            task=case.prompt,
+            expectations=case.expectations,
+            shown_a=a,
+            shown_b=b,
+            dialect=self.dialect,
+            pattern=redaction_pattern(
+                (self.config_a, self.config_b), self.workspace.root.resolve()
+            ),
+            run_index=a.run_number,
+        )
+
     async def _one_order(
         self, order: int, shown: dict[str, str], runs: dict[str, RunOutput], case: CaseSpec
     ) -> Judgement:
@@ -320,17 +343,7 @@ class Comparator:
             document = proxy_document(a, b, case, self.dialect)
             winner: Label = document["winner"]
         else:
-            request = comparison_request(
-                task=case.prompt,
-                expectations=case.expectations,
-                shown_a=a,
-                shown_b=b,
-                dialect=self.dialect,
-                pattern=redaction_pattern(
-                    (self.config_a, self.config_b), self.workspace.root.resolve()
-                ),
-                run_index=a.run_number,
-            )
+            request = self.order_request(shown, runs, case)
             reply, _usage = await ask_structured(
                 self.judge, request, judge_output_model(self.dialect)
             )
@@ -349,10 +362,9 @@ class Comparator:
     ) -> SwapRecord:
         """Judge one run pair in both orders and reduce to a consistent verdict."""
         runs = {config: read_run_output(path) for config, path in dirs.items()}
-        first_a = seeded_first_is_a(self.seed, case.case_id, run_number)
-        x, y = (self.config_a, self.config_b) if first_a else (self.config_b, self.config_a)
-        first = await self._one_order(1, {"A": x, "B": y}, runs, case)
-        second = await self._one_order(2, {"A": y, "B": x}, runs, case)
+        one, two = self.orders(case, run_number)
+        first = await self._one_order(1, one, runs, case)
+        second = await self._one_order(2, two, runs, case)
         consistent = first.winner_config == second.winner_config
         winner = first.winner_config if consistent else None
         verdict: Verdict = "tie" if winner is None else "a" if winner == self.config_a else "b"
@@ -540,7 +552,7 @@ def update_history(workspace: Workspace, summary: CompareSummary) -> str | None:
 # ----- entry points --------------------------------------------------------------------------
 
 
-def _plan(
+def plan_pairs(
     comparator: Comparator,
 ) -> tuple[list[tuple[CaseSpec, int, dict[str, Path]]], list[PairResult]]:
     a_runs = run_folders(comparator.workspace, comparator.config_a)
@@ -579,6 +591,37 @@ def _plan(
     return todo, skipped
 
 
+def plan_compare(comparator: Comparator, *, cache: CallCache | None = None) -> CostPlan:
+    """The plan of `compare_workspace` for `comparator` (its `judge` unused): two requests per
+    run pair, built by `Comparator.order_request` as sent; the analyzer's calls are not
+    counted (named in a note); no model call."""
+    from skillbench.backends.registry import backend_spec
+    from skillbench.behavior.cost import key_model, planned_text_calls
+    from skillbench.cost import notes
+    from skillbench.cost.estimate import get_estimator
+    from skillbench.cost.plan import plan_block
+
+    todo, skipped = plan_pairs(comparator)
+    backend, model = comparator.backend, comparator.model
+    head = [
+        f"plan: compare {comparator.config_a} vs {comparator.config_b}: {len(todo)} run pair(s) "
+        f"× 2 orders on backend {backend} ({len(skipped)} pair(s) skipped)"
+    ]
+    estimator = get_estimator(backend, model=model, cache=cache)
+    if backend_spec(backend).offline:
+        return CostPlan(head, plan_block([], notes=[f"{notes.OFFLINE} (proxy comparator)"]), [])
+    requests: list[TextRequest] = []
+    for case, run_number, dirs in todo:
+        runs = {config: read_run_output(path) for config, path in dirs.items()}
+        for shown in comparator.orders(case, run_number):
+            requests.append(comparator.order_request(shown, runs, case))
+    output = judge_output_model(comparator.dialect)
+    line = planned_text_calls(
+        estimator, "compare", requests, key_model(backend, model), output, cache
+    )
+    return CostPlan(head, plan_block([line], notes=[notes.RETRY, notes.ANALYZER]), [line])
+
+
 def _errored_runs(dirs: dict[str, Path]) -> str | None:
     problems = []
     for config, path in dirs.items():
@@ -605,7 +648,7 @@ async def compare_workspace(
     check_config(comparator.config_a)
     check_config(comparator.config_b)
     mark = comparator.budget.meter.snapshot() if comparator.budget is not None else None
-    todo, results = _plan(comparator)
+    todo, results = plan_pairs(comparator)
     gate = asyncio.Semaphore(max(1, workers))
     done = 0
 
@@ -700,9 +743,9 @@ __all__ = [
     "Judgement",
     "PairResult",
     "SwapRecord",
+    "case_specs",
     "compare_workspace",
     "comparison_document",
-    "load_cases",
     "read_summary",
     "seeded_first_is_a",
     "summarise",

@@ -11,9 +11,7 @@ from pathlib import Path
 
 from skillbench.aio import blocking
 from skillbench.backends.base import TextModel
-from skillbench.backends.budget import Budget, meter_text_model, metered_text_model
-from skillbench.backends.cost_report import price_table_date
-from skillbench.backends.registry import open_cache, resolve_backend_name
+from skillbench.backends.registry import backend_spec, open_cache, resolve_backend_name
 from skillbench.behavior.analyze import AnalysisResult
 from skillbench.behavior.analyze import analyze as run_analyzer
 from skillbench.behavior.compare import (
@@ -21,11 +19,16 @@ from skillbench.behavior.compare import (
     Comparator,
     CompareSummary,
     ProgressFn,
+    case_specs,
     compare_workspace,
-    load_cases,
+    plan_compare,
     summary_path,
 )
 from skillbench.behavior.workspace import Workspace
+from skillbench.cost.budget import Budget, meter_text_model, metered_text_model
+from skillbench.cost.limit import workflow_budget
+from skillbench.cost.plan import CostPlan, planning_cache
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import InputError
 from skillbench.io import write_json
 
@@ -62,29 +65,41 @@ async def compare(
     analyze: bool = True,
     text_model: TextModel | None = None,
     budget: Budget | None = None,
+    max_cost: float | None = None,
 ) -> CompareRun:
     """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
     behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
     `text_model` replaces the backend's model (tests, plugins). `budget` (a fresh, uncapped one
     when None) meters the judge's and the analyzer's answers — calls, and call-cache hits at no
     cost — which the summary's `cost` states; once the spend reaches its cap, pairs not yet
-    judged are skipped ("not judged: stopped at the cost cap") and the analyzer is not run."""
-    space = Workspace.for_skill(skill_dir, workspace)
-    if not space.root.is_dir():
-        raise InputError(
-            "workspace not found: run `skillbench init` and `skillbench run` first",
-            path=space.root,
-            field="--workspace",
-        )
-    cases = load_cases(skill_dir)
-    budget = budget or Budget()
-    mark = budget.meter.snapshot()
+    judged are skipped ("not judged: stopped at the cost cap") and the analyzer is not run.
+    `max_cost` (USD): refuse to start (CostCapError) when the plan's estimate exceeds it, then
+    cap the spend (see `cost.limit`); inside a `cost_limit`, its budget is used."""
+    space = _workspace(skill_dir, workspace)
+    cases = case_specs(skill_dir)
     name = resolve_backend_name(backend) if text_model is None else text_model.name
+
+    def plan() -> CostPlan:
+        return plan_compare_run(
+            skill_dir,
+            config_a,
+            config_b,
+            workspace=workspace,
+            backend=name,
+            model=model,
+            dialect=dialect,
+            seed=seed,
+            use_cache=use_cache,
+            cache_path=cache_path,
+        )
+
+    budget = workflow_budget(budget=budget, max_cost=max_cost, plan=plan)
+    mark = budget.meter.snapshot()
     cache = None
     judge: TextModel | None = None
     if text_model is not None:
         judge = meter_text_model(text_model, budget)
-    elif name != "local":
+    elif not backend_spec(name).offline:
         cache = open_cache(cache_path, enabled=use_cache)
         judge = metered_text_model(name, model=model, cache=cache, budget=budget)
     comparator = Comparator(
@@ -115,6 +130,47 @@ async def compare(
         finally:
             if cache is not None:
                 cache.close()
+
+
+def _workspace(skill_dir: str | Path, workspace: str | Path | None) -> Workspace:
+    space = Workspace.for_skill(skill_dir, workspace)
+    if not space.root.is_dir():
+        raise InputError(
+            "workspace not found: run `skillbench init` and `skillbench run` first",
+            path=space.root,
+            field="--workspace",
+        )
+    return space
+
+
+def plan_compare_run(
+    skill_dir: str | Path,
+    config_a: str,
+    config_b: str,
+    *,
+    workspace: str | Path | None = None,
+    backend: str,
+    model: str | None = None,
+    dialect: str = WRITING_SKILLS,
+    seed: int = 0,
+    use_cache: bool = True,
+    cache_path: str | Path | None = None,
+) -> CostPlan:
+    """The plan of `compare` with these options (`compare.plan_compare` over the comparator
+    `compare` builds; the call cache as it is, never created); no model call."""
+    comparator = Comparator(
+        workspace=Workspace.for_skill(skill_dir, workspace),
+        cases=case_specs(skill_dir),
+        config_a=config_a,
+        config_b=config_b,
+        judge=None,
+        backend=backend,
+        model=model,
+        dialect=dialect,
+        seed=seed,
+    )
+    with planning_cache(cache_path, enabled=use_cache) as cache:
+        return plan_compare(comparator, cache=cache)
 
 
 compare_sync = blocking(compare)

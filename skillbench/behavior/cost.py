@@ -1,4 +1,6 @@
-"""What behavior evals cost, before they run (`run`, `grade`, `compare` with `--dry-run`).
+"""What behavior evals cost: the plan of `run` (`--dry-run`, `--max-cost`), the pieces the
+grade and compare planners share (`grade.plan_grade`, `compare.plan_compare` live with their
+question), and the cost of a workspace's recorded runs (`runs_cost`).
 
 Each plan builds the very requests the command would send — one task per (config, case, run),
 one grader request per run folder, two comparator requests per run pair (both orders) — checks
@@ -15,29 +17,30 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from skillbench.backends.base import CallUsage, TextRequest, cache_key
-from skillbench.backends.cost_report import CostPlan, plan_block
-from skillbench.backends.estimate import Estimator, Planned, get_estimator
+from skillbench.backends.base import TextRequest, cache_key
+from skillbench.cost import notes as cost_notes
+from skillbench.cost.estimate import Estimator, Planned, get_estimator
+from skillbench.cost.plan import CostPlan, plan_block
 from skillbench.errors import BackendError
-from skillbench.schemas.cost import CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.cost import TOKEN_KINDS, CostBlock, TokenCounts
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
     from skillbench.behavior.workspace import EvalsFile, Workspace
 
-_USAGE = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-RETRY_NOTE = "an invalid structured reply is asked once more; such retries are not counted"
-LOCAL_NOTE = "local backend: no model call"
+RETRY_NOTE = cost_notes.RETRY
+LOCAL_NOTE = cost_notes.OFFLINE
 
 
-def _key_model(backend: str, model: str | None) -> Any:
-    """The backend's text model, built only for its identity (no call; no key needed)."""
-    from skillbench.backends.registry import get_text_model
+def key_model(backend: str, model: str | None) -> Any:
+    """The backend's text model, built only for its identity (no call; a backend that needs a
+    key is given a placeholder one); None when it cannot be built here."""
+    from skillbench.backends.registry import backend_spec, get_text_model
 
     try:
         return get_text_model(backend, model=model)
     except BackendError:
-        if backend != "anthropic":
+        if backend_spec(backend).key_variable is None:
             return None
         return get_text_model(backend, model=model, api_key="dry-run-no-key")
 
@@ -54,15 +57,20 @@ def structured_hit(
     return cache.has(native) or cache.has(cache_key(identity, structured_fields(request)))
 
 
-def _planned(
+def planned_text_calls(
     estimator: Estimator,
     purpose: str,
     requests: Sequence[TextRequest],
-    hits: Sequence[bool],
+    raw: Any,
+    output: type[BaseModel],
+    cache: CallCache | None,
 ) -> Planned:
+    """A planned line of structured text calls: those the cache holds (asked of `raw`, the
+    backend's model) free, the rest estimated."""
+    identity = raw.identity() if raw is not None else None
     line = Planned(estimator, purpose)
-    for request, hit in zip(requests, hits, strict=True):
-        if hit:
+    for request in requests:
+        if structured_hit(cache, identity, request, output):
             line.add(TokenCounts(), 0, 1)
         else:
             line.add(estimator.text_call(request), 1)
@@ -81,6 +89,7 @@ def plan_run(
     cache: CallCache | None = None,
 ) -> CostPlan:
     """The plan of `run_cases`: tasks, cache hits (free) and the estimate; no model call."""
+    from skillbench.backends.registry import backend_spec
     from skillbench.behavior.execute import RunBatch, plan_tasks
     from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor
 
@@ -93,18 +102,19 @@ def plan_run(
         f"plan: run of {len(evals.evals.cases)} case(s) × {runs} run(s) × {len(configs)} "
         f"configuration(s) ({', '.join(configs)}) = {len(tasks)} runs on backend {backend}"
     ]
+    spec = backend_spec(backend)
     estimator = get_estimator(backend, model=model, cache=cache, kind="behavior-run")
-    if backend == "local":
+    if spec.offline:
         line = Planned(estimator, "run")
         line.add(estimator.trigger_calls([]), 0)
         return CostPlan(head, plan_block([line], notes=[LOCAL_NOTE + " (replays samples)"]), [])
     notes: list[str] = []
     executor: Any = None
     try:
-        if backend == "claude-code":
+        if spec.sessions:
             executor = ClaudeCodeExecutor(model)
         else:
-            raw = _key_model(backend, model)
+            raw = key_model(backend, model)
             executor = TextModelExecutor(raw) if raw is not None else None
         identity = executor.identity() if executor is not None else None
     except BackendError as exc:
@@ -149,137 +159,14 @@ def _fresh_tasks(evals: EvalsFile, skill_dir: Path, configs: Sequence[str], runs
     ]
 
 
-def plan_grade(
-    skill_dir: str | Path,
-    *,
-    workspace: str | Path | None = None,
-    backend: str,
-    model: str | None = None,
-    cache: CallCache | None = None,
-) -> CostPlan:
-    """The plan of `grade_workspace`: one grader request per run folder; no model call."""
-    from skillbench.behavior.grade import (
-        load_cases,
-        output_skill_dir,
-        run_material,
-        validator_conventions,
-    )
-    from skillbench.behavior.grade_prompt import MAX_TOKENS, SYSTEM, GraderReply, build_prompt
-    from skillbench.behavior.structured import json_instruction
-    from skillbench.behavior.workspace import Workspace
-
-    space = Workspace.for_skill(skill_dir, workspace)
-    cases = load_cases(skill_dir)
-    runs = [r for config in space.configs() for r in space.iter_runs(config)]
-    head = [f"plan: grade {len(runs)} run folder(s) on backend {backend}"]
-    estimator = get_estimator(backend, model=model, cache=cache)
-    if backend == "local":
-        return CostPlan(head, plan_block([], notes=[LOCAL_NOTE + " (machine checks only)"]), [])
-    raw = _key_model(backend, model)
-    identity = raw.identity() if raw is not None else None
-    native = callable(getattr(raw, "complete_json", None))
-    requests: list[TextRequest] = []
-    for run in runs:
-        case = cases.cases.get(run.record.case_id)
-        if case is None:
-            continue
-        checks = cases.checks.get(run.record.case_id, [])
-        wanted = [
-            (n, exp.text)
-            for n, exp in enumerate(case.expectations, start=1)
-            if not (n - 1 < len(checks) and checks[n - 1] is not None)
-        ]
-        folder = output_skill_dir(run)
-        left = validator_conventions(folder)[1] if folder is not None else []
-        prompt = build_prompt(case.prompt, wanted, run_material(run), conventions=left)
-        if not native:
-            prompt = f"{prompt}\n\n{json_instruction(GraderReply)}"
-        requests.append(
-            TextRequest(
-                prompt=prompt,
-                system=SYSTEM,
-                max_tokens=MAX_TOKENS,
-                purpose="grade",
-                run_index=run.record.run_number,
-            )
-        )
-    hits = [structured_hit(cache, identity, r, GraderReply) for r in requests]
-    line = _planned(estimator, "grade", requests, hits)
-    return CostPlan(head, plan_block([line], notes=[RETRY_NOTE]), [line])
-
-
-def plan_compare(
-    skill_dir: str | Path,
-    config_a: str,
-    config_b: str,
-    *,
-    workspace: str | Path | None = None,
-    backend: str,
-    model: str | None = None,
-    dialect: str,
-    seed: int = 0,
-    cache: CallCache | None = None,
-) -> CostPlan:
-    """The plan of `compare`: two comparator requests per run pair (both orders); the
-    analyzer's calls are not counted (named in a note); no model call."""
-    from skillbench.behavior.blind import (
-        comparison_request,
-        judge_output_model,
-        read_run_output,
-        redaction_pattern,
-    )
-    from skillbench.behavior.compare import Comparator, _plan, load_cases, seeded_first_is_a
-    from skillbench.behavior.workspace import Workspace
-
-    space = Workspace.for_skill(skill_dir, workspace)
-    cases = load_cases(skill_dir)
-    comparator = Comparator(space, cases, config_a, config_b, None, backend, model, dialect, seed)
-    todo, skipped = _plan(comparator)
-    head = [
-        f"plan: compare {config_a} vs {config_b}: {len(todo)} run pair(s) × 2 orders on backend "
-        f"{backend} ({len(skipped)} pair(s) skipped)"
-    ]
-    estimator = get_estimator(backend, model=model, cache=cache)
-    if backend == "local":
-        return CostPlan(head, plan_block([], notes=[LOCAL_NOTE + " (proxy comparator)"]), [])
-    raw = _key_model(backend, model)
-    identity = raw.identity() if raw is not None else None
-    output: type[BaseModel] = judge_output_model(dialect)
-    pattern = redaction_pattern((config_a, config_b), space.root.resolve())
-    requests: list[TextRequest] = []
-    for case, run_number, dirs in todo:
-        runs = {config: read_run_output(path) for config, path in dirs.items()}
-        first_a = seeded_first_is_a(seed, case.case_id, run_number)
-        x, y = (config_a, config_b) if first_a else (config_b, config_a)
-        for shown_a, shown_b in ((x, y), (y, x)):
-            a, b = runs[shown_a], runs[shown_b]
-            requests.append(
-                comparison_request(
-                    task=case.prompt,
-                    expectations=case.expectations,
-                    shown_a=a,
-                    shown_b=b,
-                    dialect=dialect,
-                    pattern=pattern,
-                    run_index=a.run_number,
-                )
-            )
-    hits = [structured_hit(cache, identity, r, output) for r in requests]
-    line = _planned(estimator, "compare", requests, hits)
-    notes = [RETRY_NOTE, "the analyzer's call(s) after the comparison are not counted"]
-    return CostPlan(head, plan_block([line], notes=notes), [line])
-
-
 def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlock:
     """The cost of a workspace's recorded runs, for benchmark.json: per (backend, model), the
     runs executed (calls), those replayed from the call cache (free hits), their tokens by kind,
     and dollars from the price table applied to those tokens ("unknown" without a price).
     Hand-written sample runs cost nothing and are named in a note."""
-    from skillbench.backends.budget import tokens_of
-    from skillbench.backends.cost_report import price_table_date
-    from skillbench.backends.estimate import price_dollars
-    from skillbench.backends.pricing import load_prices
     from skillbench.behavior.execute import CACHED_NOTE
+    from skillbench.cost.actual import actual_block, cost_line
+    from skillbench.schemas.prices import load_prices
 
     table = load_prices()
     groups: dict[tuple[str, str | None], dict[str, Any]] = {}
@@ -297,20 +184,20 @@ def runs_cost(space: Workspace, configs: Sequence[str] | None = None) -> CostBlo
                 group["hits"] += 1
                 continue
             group["calls"] += 1
-            usage = CallUsage(**{k: int(v) for k, v in (record.usage or {}).items() if k in _USAGE})
-            group["tokens"] = group["tokens"].plus(tokens_of(usage))
+            usage = {k: int(v) for k, v in (record.usage or {}).items() if k in TOKEN_KINDS}
+            group["tokens"] += TokenCounts(**usage)
     lines = [
-        ModelCost(
-            backend=backend,
-            model=model,
-            purpose="run",
+        cost_line(
+            backend,
+            model,
+            "run",
             calls=g["calls"],
-            cache_hits=g["hits"],
+            hits=g["hits"],
             tokens=g["tokens"],
-            dollars=price_dollars(model, g["tokens"], table) if g["calls"] else 0.0,
+            dollars=table.dollars(model, g["tokens"]) if g["calls"] else 0.0,
             basis="price table applied to the recorded tokens",
         )
-        for (backend, model), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))
+        for (backend, model), g in groups.items()
     ]
-    notes = [f"{samples} recorded sample run(s): no model call, no cost"] if samples else None
-    return CostBlock.combine(lines, kind="actual", as_of=price_table_date(), notes=notes)
+    note = f"{samples} recorded sample run(s): no model call, no cost"
+    return actual_block(lines, notes=[note] if samples else ())

@@ -16,7 +16,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from skillbench import limits
 from skillbench.backends.base import cache_key
-from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache, assert_no_secrets
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.backends.spec import RECORDED_SAMPLES
@@ -40,6 +39,7 @@ from skillbench.behavior.workspace import (
     config_version,
     read_history,
 )
+from skillbench.cost.budget import Budget
 from skillbench.errors import InputError
 from skillbench.schemas.registry import WRITING_SKILLS
 from skillbench.timestamps import utc_timestamp
@@ -388,7 +388,7 @@ async def execute_tasks(
 
 def _priced(executor: Executor) -> bool | None:
     """Whether the executor's model has a known price (None: trust the costs it reports)."""
-    from skillbench.backends.estimate import get_estimator
+    from skillbench.cost.estimate import get_estimator
 
     try:
         estimator = get_estimator(executor.name, model=executor.model)

@@ -12,14 +12,19 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from skillbench.aio import blocking
-from skillbench.backends.base import TextModel
-from skillbench.backends.budget import Budget
+from skillbench.backends.base import TextModel, TextRequest
 from skillbench.behavior.checks import RunMaterial, run_check
 from skillbench.behavior.grade_dialects import write_gradings
-from skillbench.behavior.grade_prompt import GraderReply, Material, ask_grader, build_prompt
+from skillbench.behavior.grade_prompt import (
+    GraderReply,
+    Material,
+    ask_grader,
+    build_prompt,
+    grader_request,
+)
 from skillbench.behavior.grade_prompt import quote_found as _quote_found
 from skillbench.behavior.grade_records import GradedExpectation, GradeSummary, RunGrade
 from skillbench.behavior.grade_stored import (
@@ -29,14 +34,18 @@ from skillbench.behavior.grade_stored import (
     stored_items,
 )
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
-from skillbench.behavior.workspace import StoredRun, Workspace
+from skillbench.behavior.workspace import StoredRun, Workspace, evals_path, read_evals
+from skillbench.cost import notes
+from skillbench.cost.budget import Budget
+from skillbench.cost.plan import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import CostCapReached, InputError
 from skillbench.schemas import canonical as c
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas import writing_skills as ws
-from skillbench.schemas.convert import to_canonical
-from skillbench.schemas.loading import load
+
+if TYPE_CHECKING:
+    from skillbench.backends.cache import CallCache
 
 Dialect = Literal["all", "skill-creator", "writing-skills"]
 DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
@@ -64,19 +73,16 @@ class EvalCases:
 
 
 def load_cases(skill_dir: str | Path) -> EvalCases:
-    """`<skill>/evals/evals.json` in either dialect; InputError when missing or not evals."""
-    path = Path(skill_dir) / "evals" / "evals.json"
+    """`<skill>/evals/evals.json` in either dialect (read by `workspace.read_evals`, the one
+    reader); InputError when missing or not evals. Grading and comparing both start here."""
+    path = evals_path(skill_dir)
     if not path.is_file():
         raise InputError("no evals file (run `skillbench init` first)", path=path)
-    doc = load(path)
-    if doc.kind != "evals":
-        raise InputError(f"expected an evals document, found {doc.kind}", path=path, rule="kind")
-    canonical, _ = to_canonical(doc.model)
-    assert isinstance(canonical, c.Evals)
+    evals = read_evals(path)
     return EvalCases(
         path=path,
-        cases={str(case.id): case for case in canonical.cases},
-        checks=expectation_checks(doc.model, path=path),
+        cases={str(case.id): case for case in evals.evals.cases},
+        checks=expectation_checks(evals.model, path=path),
     )
 
 
@@ -203,6 +209,30 @@ def apply_reply(items: list[GradedExpectation], reply: GraderReply, material: Ma
         item.evidence = _model_evidence(judgement.quote, judgement.reasoning, verified)
 
 
+def model_expectations(
+    case: c.Case, checks: list[ExpectationCheck | None]
+) -> list[tuple[int, str]]:
+    """(number, text) of the expectations a model grades: those without a machine check."""
+    return [
+        (number, exp.text)
+        for number, exp in enumerate(case.expectations, start=1)
+        if (checks[number - 1] if number - 1 < len(checks) else None) is None
+    ]
+
+
+def grader_prompt(
+    case: c.Case, checks: list[ExpectationCheck | None], material: Material, left: list[str]
+) -> str:
+    """The grader's prompt for one run: what `grade_run` asks and `plan_grade` counts."""
+    return build_prompt(case.prompt, model_expectations(case, checks), material, conventions=left)
+
+
+def left_conventions(run: StoredRun) -> list[str]:
+    """The conventions a model must judge for a run (those the validator cannot)."""
+    folder = output_skill_dir(run)
+    return validator_conventions(folder)[1] if folder is not None else []
+
+
 async def grade_run(
     run: StoredRun,
     case: c.Case,
@@ -242,12 +272,7 @@ async def grade_run(
         return grade
     material = run_material(run)
     wanted = [i.number for i in items if i.method == "model"]
-    prompt = build_prompt(
-        case.prompt,
-        [(i.number, i.text) for i in items if i.method == "model"],
-        material,
-        conventions=left,
-    )
+    prompt = grader_prompt(case, checks, material, left)
     reply, problem = await ask_grader(text_model, prompt, wanted, run_index=run.record.run_number)
     if reply is None:
         grade.grader_note = problem
@@ -280,11 +305,11 @@ def _text_model(
     cache_path: str | Path | None,
     budget: Budget,
 ) -> tuple[str, TextModel | None, Any]:
-    from skillbench.backends.budget import metered_text_model
-    from skillbench.backends.registry import open_cache, resolve_backend_name
+    from skillbench.backends.registry import backend_spec, open_cache, resolve_backend_name
+    from skillbench.cost.budget import metered_text_model
 
     name = resolve_backend_name(backend)
-    if name == "local":
+    if backend_spec(name).offline:
         return name, None, None
     cache = open_cache(cache_path, enabled=use_cache)
     return name, metered_text_model(name, model=model, cache=cache, budget=budget), cache
@@ -304,6 +329,7 @@ async def grade_workspace(
     progress: ProgressFn | None = None,
     budget: Budget | None = None,
     force: bool = False,
+    max_cost: float | None = None,
 ) -> GradeSummary:
     """Grade every run of the workspace and write the gradings of `dialect` (all by default).
 
@@ -315,10 +341,15 @@ async def grade_workspace(
     metered by `budget` (a fresh, uncapped one when None) — calls, and call-cache hits at no
     cost — and `summary.cost` states them. Once the spend reaches the budget's cap, the runs not
     yet graded are left alone (not written; `summary.stopped_at_cap` counts them; a re-run
-    resumes from the cache).
+    resumes from the cache). `max_cost` (USD): refuse to start (CostCapError) when the plan's
+    estimate exceeds it, then cap the spend (see `cost.limit`); inside a `cost_limit`, its
+    budget is used.
     """
-    from skillbench.backends.budget import meter_text_model
-    from skillbench.backends.cost_report import price_table_date
+    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.cost.budget import meter_text_model
+    from skillbench.cost.limit import workflow_budget
+    from skillbench.cost.plan import planning_cache
+    from skillbench.cost.prices import price_table_date
 
     if dialect not in DIALECTS:
         raise InputError(
@@ -328,7 +359,18 @@ async def grade_workspace(
     if not space.runs_dir.is_dir():
         raise InputError("workspace has no runs/ (execute the cases first)", path=space.runs_dir)
     cases = load_cases(skill_dir)
-    budget = budget or Budget()
+
+    def plan() -> CostPlan:
+        with planning_cache(cache_path, enabled=use_cache) as planning:
+            return plan_grade(
+                skill_dir,
+                workspace=workspace,
+                backend=resolve_backend_name(backend),
+                model=model,
+                cache=planning,
+            )
+
+    budget = workflow_budget(budget=budget, max_cost=max_cost, plan=plan)
     mark = budget.meter.snapshot()
     cache = None
     chosen: TextModel | None
@@ -389,11 +431,44 @@ async def grade_workspace(
     summary.runs = [g for g in graded if g is not None]
     summary.cost = budget.block(as_of=price_table_date(), since=mark)
     if summary.stopped_at_cap:
-        summary.notes.append(
-            f"stopped at the cost cap: {summary.stopped_at_cap} run(s) not graded; a re-run "
-            "with a higher cap resumes from the call cache"
-        )
+        summary.notes.append(notes.stopped(summary.stopped_at_cap, "run(s) not graded"))
     return summary
+
+
+def plan_grade(
+    skill_dir: str | Path,
+    *,
+    workspace: str | Path | None = None,
+    backend: str,
+    model: str | None = None,
+    cache: CallCache | None = None,
+) -> CostPlan:
+    """The plan of `grade_workspace`: one grader request per run folder it would grade, built
+    by the functions `grade_run` sends with (`grader_prompt`, `grader_request`); no model
+    call."""
+    from skillbench.backends.registry import backend_spec
+    from skillbench.behavior.cost import key_model, planned_text_calls
+    from skillbench.cost.estimate import get_estimator
+    from skillbench.cost.plan import plan_block
+
+    space = Workspace.for_skill(skill_dir, workspace)
+    cases = load_cases(skill_dir)
+    runs = [r for config in space.configs() for r in space.iter_runs(config)]
+    head = [f"plan: grade {len(runs)} run folder(s) on backend {backend}"]
+    estimator = get_estimator(backend, model=model, cache=cache)
+    if backend_spec(backend).offline:
+        return CostPlan(head, plan_block([], notes=[f"{notes.OFFLINE} (machine checks only)"]), [])
+    raw = key_model(backend, model)
+    requests: list[TextRequest] = []
+    for run in runs:
+        case = cases.cases.get(run.record.case_id)
+        if case is None or not case.expectations:  # not graded (see grade_workspace)
+            continue
+        checks = cases.checks.get(run.record.case_id, [])
+        prompt = grader_prompt(case, checks, run_material(run), left_conventions(run))
+        requests.append(grader_request(raw, prompt, run_index=run.record.run_number))
+    line = planned_text_calls(estimator, "grade", requests, raw, GraderReply, cache)
+    return CostPlan(head, plan_block([line], notes=[notes.RETRY]), [line])
 
 
 def check_replacing(runs: list[StoredRun], grader: dict[str, Any]) -> None:

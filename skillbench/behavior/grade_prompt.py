@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -195,6 +196,19 @@ def check_coverage(reply: GraderReply, wanted: list[int]) -> None:
 _INVALID_REPLY = ("not a valid", "holds no JSON", "does not match", "returned no", "had no")
 
 
+def grader_request(model: Any, prompt: str, *, run_index: int = 0) -> TextRequest:
+    """The grader request `ask_grader` sends `model` first (and a dry run plans): the JSON
+    instruction appended unless the model answers natively (wrappers pass `complete_json` on)."""
+    native = callable(getattr(model, "complete_json", None))
+    return TextRequest(
+        prompt=prompt if native else f"{prompt}\n\n{json_instruction(GraderReply)}",
+        system=SYSTEM,
+        max_tokens=MAX_TOKENS,
+        purpose="grade",
+        run_index=run_index,
+    )
+
+
 async def ask_grader(
     model: TextModel,
     prompt: str,
@@ -209,15 +223,8 @@ async def ask_grader(
     either way (and a meter outside it counts its hits). A failed call (BackendError other than
     an invalid reply) propagates.
     """
-    native = callable(getattr(model, "complete_json", None))  # wrappers pass it on
-    base_prompt = prompt if native else f"{prompt}\n\n{json_instruction(GraderReply)}"
-    request = TextRequest(
-        prompt=base_prompt,
-        system=SYSTEM,
-        max_tokens=MAX_TOKENS,
-        purpose="grade",
-        run_index=run_index,
-    )
+    request = grader_request(model, prompt, run_index=run_index)
+    base_prompt = request.prompt
     problem = ""
     for _attempt in range(2):
         try:

@@ -92,21 +92,20 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(models) - {a.lower() for a in agents})
     if unknown:
         raise InputError(f"names an agent not in --agents: {', '.join(unknown)}", path="--model")
-    report = run_agents_sync(
-        args.skill_dir,
-        args.evals,
-        agents=agents,
-        models=models,
-        catalog_dir=common.catalog_dir(args.catalog),
+    from skillbench.trigger.options import TriggerOptions
+
+    options = TriggerOptions(
         runs=args.runs,
         threshold=args.threshold,
         confidence=args.confidence,
         workers=args.workers,
         seed=args.seed,
         timeout=args.timeout,
+        catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
     )
+    report = run_agents_sync(args.skill_dir, args.evals, options, agents=agents, models=models)
     if args.out:
         write_json(args.out, report)
     if args.json:

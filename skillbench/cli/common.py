@@ -17,9 +17,9 @@ from skillbench import limits
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from skillbench.backends.budget import Budget
-    from skillbench.backends.cache import CallCache
-    from skillbench.backends.cost_report import CostPlan
+    from skillbench.cost.budget import Budget
+    from skillbench.cost.plan import CostPlan
+    from skillbench.schemas.cost import CostBlock
 
 SKILL_DIR_HELP = "folder holding SKILL.md"
 SKILL_WITH_EVALS_HELP = "folder holding SKILL.md and evals/"
@@ -139,7 +139,7 @@ def add_cost_options(parser: argparse.ArgumentParser) -> None:
 
 def max_cost(args: argparse.Namespace) -> float | None:
     """The parsed cap of `--max-cost` / $SKILLBENCH_MAX_COST (InputError naming it if bad)."""
-    from skillbench.backends.budget import parse_max_cost
+    from skillbench.cost.budget import parse_max_cost
 
     return parse_max_cost(getattr(args, "max_cost", None))
 
@@ -152,46 +152,29 @@ def print_plan(lines: list[str]) -> None:
         print(line, file=sys.stdout)
 
 
-def plan_with_cache(
-    args: argparse.Namespace,
-    make: Callable[[CallCache | None], CostPlan],
-    cap: float | None,
-    *,
-    use_cache: bool = True,
-) -> None:
-    """Build a plan with the call cache as it is (`--cache`, unless `--no-cache`; never
-    created), then `check_plan` it (printed on `--dry-run`, refused above the cap)."""
-    from skillbench.backends.cost_report import existing_cache
-
-    cache = existing_cache(args.cache, enabled=use_cache and not args.no_cache)
-    try:
-        plan = make(cache)
-    finally:
-        if cache is not None:
-            cache.close()
-    check_plan(plan, cap, dry_run=args.dry_run)
-
-
 def check_plan(plan: CostPlan, cap: float | None, *, dry_run: bool) -> None:
     """Every model of the plan must have a price (exit 2 naming --model); a dry run prints the
     plan; an estimate above the cap is refused (CostCapError, exit 3)."""
-    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.cost.limit import refuse_plan
+    from skillbench.cost.plan import require_price
 
     for line in plan.planned:
         require_price(line.estimator)
     if dry_run:
         print_plan(plan.text())
-    check_cap(plan.estimate, cap)
+    refuse_plan(plan, cap)
 
 
-def print_cost(budget: Budget) -> None:
-    """The actual cost block of a run (stderr)."""
+def print_cost(cost: Budget | CostBlock) -> None:
+    """The actual cost block of a run (stderr): a budget's so far, or a summary's."""
     import sys
 
-    from skillbench.backends.cost_report import price_table_date
+    from skillbench.cost.budget import Budget
+    from skillbench.cost.prices import price_table_date
     from skillbench.schemas.cost import cost_lines
 
-    for line in cost_lines(budget.block(as_of=price_table_date())):
+    block = cost.block(as_of=price_table_date()) if isinstance(cost, Budget) else cost
+    for line in cost_lines(block):
         print(line, file=sys.stderr)
 
 

@@ -89,18 +89,15 @@ def _pct(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
-    from skillbench.backends.budget import Budget
-    from skillbench.backends.registry import resolve_backend_name
-    from skillbench.behavior.compare_run import compare_sync
-    from skillbench.behavior.cost import plan_compare
+    from skillbench.backends.registry import backend_spec, resolve_backend_name
+    from skillbench.behavior.compare_run import compare_sync, plan_compare_run
     from skillbench.io import dumps_json
 
     cap = common.max_cost(args)
     backend = resolve_backend_name(args.backend)
-    if args.dry_run or cap is not None:
-        common.plan_with_cache(
-            args,
-            lambda cache: plan_compare(
+    if args.dry_run:
+        common.check_plan(
+            plan_compare_run(
                 args.skill_dir,
                 args.a,
                 args.b,
@@ -109,13 +106,13 @@ def run(args: argparse.Namespace) -> int:
                 model=args.model,
                 dialect=args.dialect,
                 seed=args.seed,
-                cache=cache,
+                use_cache=not args.no_cache,
+                cache_path=args.cache,
             ),
             cap,
+            dry_run=True,
         )
-        if args.dry_run:
-            return EXIT_OK
-    budget = Budget(cap)
+        return EXIT_OK
     err = common.stderr_console()
     with common.progress_bar(err, "blind comparison") as on_progress:
         outcome = compare_sync(
@@ -132,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=on_progress,
             analyze=not args.no_analyze,
-            budget=budget,
+            max_cost=cap,
         )
     summary = outcome.summary
     if args.json:
@@ -146,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"analysis ({analysis.analyzer}) written to {analysis.path}", markup=False)
         elif analysis.reason:
             err.print(common.safe(f"analysis not written: {analysis.reason}"), markup=False)
-    if backend != "local":
-        common.print_cost(budget)
-    if budget.stopped:
+    if summary.cost is not None and not backend_spec(backend).offline:
+        common.print_cost(summary.cost)
+    if summary.cost is not None and summary.cost.stopped_at_cap:
         return EXIT_COST_CAP
     return EXIT_OK if summary.errors == 0 and summary.judged > 0 else EXIT_FAILED

@@ -64,29 +64,23 @@ def run_grade(args: argparse.Namespace) -> int:
     """Grade the workspace; print per-configuration counts with the ungraded ones."""
     from rich.table import Table
 
-    from skillbench.backends.budget import Budget
-    from skillbench.backends.registry import resolve_backend_name
-    from skillbench.behavior.cost import plan_grade
-    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.backends.registry import backend_spec, resolve_backend_name
+    from skillbench.behavior.grade import grade_workspace_sync, plan_grade
+    from skillbench.cost.plan import planning_cache
 
     cap = common.max_cost(args)
     common.check_ci_options(args)
-    if args.dry_run or cap is not None:
-        backend = resolve_backend_name(args.backend)
-        common.plan_with_cache(
-            args,
-            lambda cache: plan_grade(
+    if args.dry_run:
+        with planning_cache(args.cache, enabled=not args.no_cache) as cache:
+            plan = plan_grade(
                 args.skill_dir,
                 workspace=args.workspace,
-                backend=backend,
+                backend=resolve_backend_name(args.backend),
                 model=args.model,
                 cache=cache,
-            ),
-            cap,
-        )
-        if args.dry_run:
-            return EXIT_OK
-    budget = Budget(cap)
+            )
+        common.check_plan(plan, cap, dry_run=True)
+        return EXIT_OK
     err = common.stderr_console()
     with common.progress_bar(err, "grading runs") as on_progress:
         summary = grade_workspace_sync(
@@ -98,7 +92,7 @@ def run_grade(args: argparse.Namespace) -> int:
             use_cache=not args.no_cache,
             cache_path=args.cache,
             progress=on_progress,
-            budget=budget,
+            max_cost=cap,
             force=args.force,
         )
     table = Table(title=f"grading ({summary.backend})", title_justify="left")
@@ -134,8 +128,8 @@ def run_grade(args: argparse.Namespace) -> int:
     skipped = {why for r in summary.runs for why in r.skipped.values()}
     for why in sorted(skipped):
         err.print(common.safe(f"not written: {why}"), markup=False)
-    if summary.backend != "local":
-        common.print_cost(budget)
+    if summary.cost is not None and not backend_spec(summary.backend).offline:
+        common.print_cost(summary.cost)
     if summary.stopped_at_cap:
         return EXIT_COST_CAP
     if summary.graded == 0:  # nothing could be measured: not a pass

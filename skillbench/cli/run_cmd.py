@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
+from skillbench.cost import notes
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
 from skillbench.limits import AGENT_SESSION_TIMEOUT, TEXT_CALL_TIMEOUT
+
+if TYPE_CHECKING:
+    from skillbench.cost.plan import CostPlan
 
 
 def register(subparsers: Any) -> None:
@@ -59,9 +64,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
-    from skillbench.backends.budget import Budget
     from skillbench.backends.cache import CallCache
-    from skillbench.backends.registry import resolve_backend_name
+    from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs, run_cases
     from skillbench.behavior.workspace import (
         Workspace,
@@ -70,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         init_workspace,
         read_evals,
     )
+    from skillbench.cost.limit import workflow_budget
     from skillbench.io import check_output
 
     err = common.stderr_console()
@@ -98,13 +103,13 @@ def run(args: argparse.Namespace) -> int:
             samples_dir=args.samples,
         )
     cap = common.max_cost(args)
-    if (args.dry_run or cap is not None) and evals is not None:
-        _check_cost(args, workspace, evals, configs, backend, cap)
-        if args.dry_run:
-            return EXIT_OK
-    elif args.dry_run:
-        raise InputError("nothing to plan: write the eval cases first", path=evals_file)
-    budget = Budget(cap)
+    plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
+    if args.dry_run:
+        if plan is None:
+            raise InputError("nothing to plan: write the eval cases first", path=evals_file)
+        common.check_plan(plan(), cap, dry_run=True)
+        return EXIT_OK
+    budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
     init = init_workspace(args.skill_dir, args.workspace, max_copy=args.max_copy)
     if evals is None:
         err.print(
@@ -115,14 +120,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if init.created:
         err.print(f"initialised workspace {workspace.root}", markup=False)
-    if backend == "local":
+    if backend_spec(backend).offline:
         err.print(
             "backend local: REPLAYING RECORDED SAMPLE RUNS (hand-written, not model output); "
             "use --backend anthropic or claude-code to execute the skill",
             style="bold yellow",
             markup=False,
         )
-    cache = None if args.no_cache or backend == "local" else CallCache(args.cache)
+    cache = None if args.no_cache or backend_spec(backend).offline else CallCache(args.cache)
     try:
         with common.progress_bar(err, f"run ({backend})") as on_progress:
             batch = run_cases(
@@ -172,8 +177,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_cost(budget)
     if batch.refused:
         err.print(
-            f"stopped at the cost cap: {batch.refused} run(s) not made; a re-run with a higher "
-            "--max-cost resumes from the call cache",
+            notes.stopped(batch.refused, option="--max-cost"),
             style="bold red",
             markup=False,
         )
@@ -181,29 +185,31 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if not failed and not batch.missing else EXIT_FAILED
 
 
-def _check_cost(
+def _planner(
     args: argparse.Namespace,
     workspace: Any,
     evals: Any,
     configs: list[str],
     backend: str,
-    cap: float | None,
-) -> None:
-    """The plan and estimate (printed on --dry-run); refuse an estimate above the cap."""
+) -> Callable[[], CostPlan]:
+    """The plan of this run (`behavior.cost.plan_run`), the call cache as it is."""
+    from skillbench.backends.registry import backend_spec
     from skillbench.behavior.cost import plan_run
+    from skillbench.cost.plan import planning_cache
 
-    common.plan_with_cache(
-        args,
-        lambda cache: plan_run(
-            workspace,
-            evals,
-            skill_dir=args.skill_dir,
-            configs=configs,
-            runs=args.runs,
-            backend=backend,
-            model=args.model,
-            cache=cache,
-        ),
-        cap,
-        use_cache=backend != "local",
-    )
+    use_cache = not args.no_cache and not backend_spec(backend).offline
+
+    def plan() -> CostPlan:
+        with planning_cache(args.cache, enabled=use_cache) as cache:
+            return plan_run(
+                workspace,
+                evals,
+                skill_dir=args.skill_dir,
+                configs=configs,
+                runs=args.runs,
+                backend=backend,
+                model=args.model,
+                cache=cache,
+            )
+
+    return plan

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TextRequest
-from skillbench.backends.cost_report import CostPlan, key_judge, plan_block
-from skillbench.backends.estimate import Planned, for_judge, get_estimator
+from skillbench.cost import notes
+from skillbench.cost.estimate import Planned, for_judge, get_estimator
+from skillbench.cost.plan import CostPlan, key_judge, plan_block
 from skillbench.improve.loop import DEFAULT_ROUNDS
 from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_improver_prompt
 from skillbench.improve.splits import Split
@@ -30,11 +31,8 @@ if TYPE_CHECKING:
 
     from skillbench.schemas.loop import LoopSummary
 
-PROPOSER_NOTE = (
-    "proposer: one call per later round counted; a validator retry or a shortening call (at "
-    "most two more per round) is not"
-)
-ROUNDS_NOTE = "later rounds evaluate new candidates: counted as uncached, upper bound on rounds"
+PROPOSER_NOTE = notes.PROPOSER
+ROUNDS_NOTE = notes.ROUNDS
 
 
 def improver_request(
@@ -73,15 +71,20 @@ def plan_loop(
     cache_path: str | Path | None = None,
     harness: str | None = None,
     cache_before_query: bool = False,
+    folder: str | Path | None = None,
+    content_hash: str | None = None,
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call.
-    ``harness`` is the anthropic backend's (`replay` captures each skill set's template)."""
-    from skillbench.backends.cost_report import existing_cache
-    from skillbench.backends.registry import harness_options, resolve_backend_name
+    ``harness`` is the anthropic backend's (`replay` captures each skill set's template).
+    ``folder`` and ``content_hash`` are the skill's, as the loop's target entry has them (so
+    round 1's cache keys are the ones the loop sends)."""
+    from skillbench.backends.registry import backend_spec, harness_options, resolve_backend_name
+    from skillbench.cost.plan import existing_cache
 
     train = [q for q in queries if q.text in set(split.train)]
     name = resolve_backend_name(backend)
+    offline = backend_spec(name).offline
     cache = existing_cache(cache_path, enabled=use_cache)
     try:
         estimator = get_estimator(name, model=model, cache=cache)
@@ -101,12 +104,14 @@ def plan_loop(
             catalog=catalog or [],
             runs_per_query=runs,
             seed=seed,
+            folder=folder,
+            content_hash=content_hash,
         )
         evaluation = estimate_requests(requests, estimator, keys)
         for _round in range(2, rounds + 1):
             estimate_requests(requests, estimator, None, planned=evaluation)
         planned = [evaluation]
-        if name != "local" and rounds > 1:
+        if not offline and rounds > 1:
             proposer = Planned(estimator, "improve")
             for round_no in range(2, rounds + 1):
                 request = improver_request(skill_name, body, description, train, runs, round_no)
@@ -116,7 +121,7 @@ def plan_loop(
         if cache is not None:
             cache.close()
     notes = [n for n in (note, ROUNDS_NOTE if rounds > 1 else None) if n]
-    if name != "local" and rounds > 1:
+    if not offline and rounds > 1:
         notes.append(PROPOSER_NOTE)
     per_round = len(requests)
     lines = [
@@ -127,7 +132,7 @@ def plan_loop(
         f"split train {len(split.train)} / selection {len(split.selection)} / "
         f"test {len(split.test)}",
         "  proposer: offline heuristic (no model call)"
-        if name == "local"
+        if offline
         else f"  proposer: {max(0, rounds - 1)} improver call(s) to {name}",
     ]
     return CostPlan(lines, plan_block(planned, notes=notes), planned)

@@ -17,8 +17,8 @@ from typing import Any
 
 from skillbench.aio import blocking
 from skillbench.backends.base import TextModel, TextRequest, TextResponse, TriggerJudge
-from skillbench.backends.budget import STOPPED_NOTE, Budget
-from skillbench.backends.cost_report import price_table_date
+from skillbench.cost.budget import STOPPED_NOTE, Budget
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import CostCapReached, InputError
 from skillbench.improve.adopt import adoption_warning, decide_adoption
 from skillbench.improve.options import DEFAULT_FRACTIONS as DEFAULT_FRACTIONS

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.aio import blocking
-from skillbench.backends.budget import Budget, MeteredJudge, MeteredTextModel, backend_priced
-from skillbench.backends.cost_report import CostPlan
+from skillbench.cost.budget import Budget, MeteredJudge, MeteredTextModel, backend_priced
+from skillbench.cost.plan import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.improve.adopt import adoption_warning
@@ -161,13 +161,13 @@ async def improve_skill(
     which the spend reaches it (the outputs so far are written). `budget`: a `Budget` shared
     across runs (a notebook session) whose meter records this loop and whose cap stops it; no
     upfront refusal (that is `max_cost`'s). `proposer` replaces the backend's."""
-    from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import (
         cached_judge,
         open_cache,
         require_replay,
         resolve_backend_name,
     )
+    from skillbench.cost.plan import check_cap, require_price
     from skillbench.skill import load_as_claude_code
 
     trigger = options.trigger

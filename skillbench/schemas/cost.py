@@ -18,6 +18,9 @@ UNKNOWN: Literal["unknown"] = "unknown"
 Dollars = float | Literal["unknown"]
 
 
+# THE token-usage type (one call's, or summed over calls with `+`): backends report it
+# (`backends.base.CallUsage` adds the call's dollars), reports persist it (trigger summaries,
+# cost blocks), estimates produce it. Its docstring is its JSON Schema description.
 class TokenCounts(Doc):
     """Tokens by kind, summed over calls."""
 
@@ -26,20 +29,31 @@ class TokenCounts(Doc):
     cache_read_input_tokens: Count = 0
     output_tokens: Count = 0
 
-    def plus(self, other: TokenCounts) -> TokenCounts:
-        """The sum of two counts."""
-        return TokenCounts(
-            input_tokens=self.input_tokens + other.input_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens
-            + other.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-        )
+    def __add__(self, other: TokenCounts) -> TokenCounts:
+        """The sum of two counts (the token part only)."""
+        return TokenCounts(**{k: getattr(self, k) + getattr(other, k) for k in TOKEN_KINDS})
+
+    def __sub__(self, other: TokenCounts) -> TokenCounts:
+        """What `self` holds beyond `other` (a later meter reading minus an earlier one)."""
+        return TokenCounts(**{k: getattr(self, k) - getattr(other, k) for k in TOKEN_KINDS})
+
+    def __mul__(self, times: int) -> TokenCounts:
+        """The counts of `times` identical calls."""
+        return TokenCounts(**{k: getattr(self, k) * times for k in TOKEN_KINDS})
+
+    @property
+    def tokens(self) -> TokenCounts:
+        """The token part alone (drops what a subclass adds, such as a call's dollars)."""
+        return TokenCounts(**{k: getattr(self, k) for k in TOKEN_KINDS})
 
     @property
     def total_input(self) -> int:
         """Uncached input, cache writes and cache reads together."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+TOKEN_KINDS = tuple(TokenCounts.model_fields)
+"""The token kinds, in the order the API reports them."""
 
 
 class ModelCost(Doc):
@@ -86,7 +100,7 @@ class CostBlock(Doc):
         """A block summing `lines` (dollars "unknown" if any line's are)."""
         tokens = TokenCounts()
         for line in lines:
-            tokens = tokens.plus(line.tokens)
+            tokens = tokens + line.tokens
         calls = sum(line.calls for line in lines)
         hits = sum(line.cache_hits for line in lines)
         dollars: Dollars = (
@@ -124,7 +138,7 @@ class CostBlock(Doc):
                 update={
                     "calls": old.calls + line.calls,
                     "cache_hits": old.cache_hits + line.cache_hits,
-                    "tokens": old.tokens.plus(line.tokens),
+                    "tokens": old.tokens + line.tokens,
                     "dollars": dollars,
                 }
             )

@@ -14,7 +14,7 @@ from pydantic import Field, RootModel, StrictBool, StrictInt, field_validator, m
 
 from skillbench.schemas.base import Document
 from skillbench.schemas.common import rule_error
-from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.cost import CostBlock, TokenCounts
 from skillbench.schemas.display import box_html, clip, one_line, table_html
 
 RATE_TOLERANCE = 1e-4  # the reference tool rounds trigger_rate to 4 decimals
@@ -171,15 +171,6 @@ class TriggerResult(Document):
         return self
 
 
-class TokenUsage(Document):
-    """Token counts summed over calls."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-
-
 class TriggerSummary(Document):
     """Seed 001 summary, plus classification metrics with intervals and run accounting."""
 
@@ -221,7 +212,7 @@ class TriggerSummary(Document):
     calls: int | None = Field(default=None, description="model calls actually made")
     cache_hits: int | None = None
     calls_saved: int | None = Field(default=None, description="runs adaptive sampling skipped")
-    usage: TokenUsage | None = None
+    usage: TokenCounts | None = None
     cost_usd: float | None = None
     wall_seconds: float | None = None
     undecided_runs: int | None = Field(

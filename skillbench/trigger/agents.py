@@ -26,6 +26,7 @@ from skillbench.redaction import redact
 from skillbench.schemas.common import Doc
 from skillbench.schemas.trigger import ListingInfo, TriggerReport
 from skillbench.stats import kappa_bootstrap_ci, wilson_interval
+from skillbench.trigger.options import TriggerOptions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,27 +115,23 @@ def _agent_run(agent: str, backend: str, report: TriggerReport, confidence: floa
 async def run_agents(
     skill_dir: str | Path,
     evals: str | Path,
+    options: TriggerOptions | None = None,
     *,
     agents: Sequence[str] = DEFAULT_AGENTS,
     models: dict[str, str] | None = None,
     backend_options: dict[str, dict[str, Any]] | None = None,
-    catalog_dir: str | Path | None = None,
-    runs: int = 3,
-    threshold: float = 0.5,
-    confidence: float = 0.95,
-    workers: int | None = None,
-    seed: int = 0,
-    timeout: float | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
     n_resamples: int = 2000,
 ) -> AgentsReport:
-    """Run the eval set through every agent of `agents` and compare (see the module docstring).
+    """Run the eval set through every agent of `agents` with the same `options` (runs,
+    threshold, seed, catalog, cache; its backend and model are set per agent: `models`, else
+    the agent's default; `backend_options` per agent) and compare (see the module docstring).
     InputError for an unknown agent name or a repeated one, before any run."""
     from skillbench.backends.registry import agent_backend
-    from skillbench.trigger.options import TriggerOptions
     from skillbench.trigger.run import evaluate_skill
 
+    options = options or TriggerOptions()
+    if options.runs == "auto":
+        raise InputError("use a fixed number of runs: every agent samples alike", path="--runs")
     if not agents:
         raise InputError("name at least one agent", path="--agents")
     names = [a.strip().lower() for a in agents]
@@ -145,38 +142,29 @@ async def run_agents(
     reports: dict[str, TriggerReport] = {}
     rows: list[AgentRun] = []
     for name in names:
+        own = options.but(
+            backend=backends[name],
+            model=models.get(name),
+            backend_options=(backend_options or {}).get(name),
+        )
         try:
-            options = TriggerOptions(
-                backend=backends[name],
-                model=models.get(name),
-                catalog_dir=catalog_dir,
-                backend_options=(backend_options or {}).get(name),
-                runs=runs,
-                threshold=threshold,
-                confidence=confidence,
-                workers=workers,
-                seed=seed,
-                timeout=timeout,
-                use_cache=use_cache,
-                cache_path=cache_path,
-            )
-            report = await evaluate_skill(skill_dir, evals, options)
+            report = await evaluate_skill(skill_dir, evals, own)
         except BackendError as exc:  # this agent cannot run here: say why, run the others
             rows.append(
                 AgentRun(agent=name, backend=backends[name], ran=False, reason=redact(str(exc)))
             )
             continue
         reports[name] = report
-        rows.append(_agent_run(name, backends[name], report, confidence))
+        rows.append(_agent_run(name, backends[name], report, options.confidence))
     return compare_agents(
         rows,
         reports,
         evals_file=str(evals),
-        runs=runs,
-        threshold=threshold,
-        confidence=confidence,
+        runs=int(options.runs),
+        threshold=options.threshold,
+        confidence=options.confidence,
         n_resamples=n_resamples,
-        seed=seed,
+        seed=options.seed,
     )
 
 

@@ -13,19 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
-from skillbench.backends.budget import CAP_ERROR, tokens_of
-from skillbench.backends.cost_report import CostPlan, key_judge, plan_block, price_table_date
-from skillbench.backends.estimate import Estimator, Planned, for_judge, get_estimator
-from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost
+from skillbench.cost import notes
+from skillbench.cost.actual import actual_block, cost_line
+from skillbench.cost.budget import CAP_ERROR, backend_priced
+from skillbench.cost.estimate import Estimator, Planned, for_judge, get_estimator
+from skillbench.cost.plan import CostPlan, key_judge, plan_block
+from skillbench.schemas.cost import CostBlock
 from skillbench.trigger.evalset import EvalQuery
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CallUsage
 
-AUTO_NOTE = (
-    "--runs auto: counted at the upper bound of --max-runs per query; adaptive sampling "
-    "usually stops earlier"
-)
+AUTO_NOTE = notes.RUNS_AUTO
 
 
 def eval_entries(
@@ -119,8 +118,8 @@ def plan_trigger(
     **_: Any,
 ) -> CostPlan:
     """The plan and estimate of a trigger eval with these options; no model call."""
-    from skillbench.backends.cost_report import existing_cache
     from skillbench.backends.registry import resolve_backend_name
+    from skillbench.cost.plan import existing_cache
 
     name = resolve_backend_name(backend)
     per_query = runs_per_query(runs, max_runs)
@@ -163,14 +162,10 @@ def refused_by_cap(outcome: TriggerOutcome) -> bool:
 
 
 def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
-    """Whether the judge's dollars are known: its backend's estimator says so, or (for a
-    backend without one) it reported a cost."""
-    try:
-        estimator = get_estimator(judge.name, model=judge.model)
-    except Exception:  # no estimator (a plugin or test backend): trust a reported cost
-        return outcomes_cost > 0
-    reports = bool(getattr(estimator, "reports_cost", False))
-    return estimator.price_known() or (reports and outcomes_cost > 0)
+    """Whether the judge's dollars are known (`cost.budget.backend_priced`, given what the
+    outcomes reported)."""
+    name, model = str(getattr(judge, "name", "?")), getattr(judge, "model", None)
+    return bool(backend_priced(name, model, reported=outcomes_cost))
 
 
 def actual_cost(
@@ -178,20 +173,16 @@ def actual_cost(
 ) -> CostBlock:
     """A trigger report's cost block (stopped_at_cap when runs were refused by the cap)."""
     known = priced(judge, usage.cost_usd) or (calls == 0)
-    line = ModelCost(
-        backend=str(getattr(judge, "name", "?")),
-        model=getattr(judge, "model", None),
-        purpose="trigger",
+    line = cost_line(
+        str(getattr(judge, "name", "?")),
+        getattr(judge, "model", None),
+        "trigger",
         calls=calls,
-        cache_hits=hits,
-        tokens=tokens_of(usage),
-        dollars=round(usage.cost_usd, 6) if known else UNKNOWN,
+        hits=hits,
+        tokens=usage,
+        dollars=usage.cost_usd if known else None,
     )
-    block = CostBlock.combine([line], kind="actual", as_of=price_table_date())
+    block = actual_block([line], notes=[notes.stopped(refused)] if refused else ())
     if refused:
         block.stopped_at_cap = True
-        block.notes = [
-            f"stopped at the cost cap: {refused} run(s) not made; a re-run with a higher cap "
-            "resumes from the call cache"
-        ]
     return block

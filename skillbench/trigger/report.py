@@ -185,7 +185,7 @@ def build_summary(
         calls=sum(t.calls for t in tallies),
         cache_hits=sum(t.cache_hits for t in tallies),
         calls_saved=calls_saved,
-        usage=usage.as_token_usage(),
+        usage=usage.tokens,
         cost_usd=round(usage.cost_usd, 6),
         wall_seconds=round(wall_seconds, 3),
         undecided_runs=sum(t.undecided for t in tallies) or None,

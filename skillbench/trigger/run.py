@@ -25,8 +25,8 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
-from skillbench.backends.budget import Budget
-from skillbench.backends.cost_report import CostPlan
+from skillbench.cost.budget import Budget
+from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.redaction import clip
 from skillbench.schemas.cost import UNKNOWN
@@ -319,14 +319,14 @@ async def evaluate_skill(
     ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
     and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
-    from skillbench.backends.budget import MeteredJudge
-    from skillbench.backends.cost_report import check_cap
     from skillbench.backends.registry import (
         cached_judge,
         default_workers,
         open_cache,
         require_replay,
     )
+    from skillbench.cost.budget import MeteredJudge
+    from skillbench.cost.plan import check_cap
     from skillbench.skill import load_as_claude_code
 
     if options.project is not None:
@@ -450,7 +450,7 @@ async def plan_skill_eval(
 
 
 def _require_priced(planned: Sequence[Any]) -> None:
-    from skillbench.backends.cost_report import require_price
+    from skillbench.cost.plan import require_price
 
     for line in planned:
         require_price(line.estimator)

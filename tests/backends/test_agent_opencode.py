@@ -26,7 +26,7 @@ from skillbench.backends.agents.capture import AgentTemplate, run_until_captured
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.backends.claude_cli.install import install_skills
-from skillbench.backends.opencode.agent import OFFLINE, OPENCODE, to_date_string
+from skillbench.backends.opencode.agent import NULL_PROXY, OFFLINE, OPENCODE, to_date_string
 from skillbench.backends.opencode.judge import OpencodeJudge
 from skillbench.backends.opencode.spec import OPENCODE_SPEC
 from skillbench.backends.spec import register_backend, unregister_backend
@@ -150,6 +150,8 @@ def test_replayed_request_is_the_clis_own(
     install_skills(project, TARGET, CATALOG, OPENCODE.skills_dir)
     before = len(fake.requests)
     env = OPENCODE.capture_env(tmp_path / "home", fake.base_url, {})
+    # every host but loopback goes to a dead loopback proxy (1.18.33 tries registry.npmjs.org)
+    assert env["HTTPS_PROXY"] == env["HTTP_PROXY"] == NULL_PROXY
     call = OPENCODE.capture_call(BIN, MODEL, query)
 
     class Until:  # stop the CLI once its agent request reached the fake
@@ -274,8 +276,10 @@ def test_capture_env_reaches_nothing_but_the_capture_server(tmp_path: Path) -> N
     env = OPENCODE.capture_env(tmp_path, "http://127.0.0.1:9", {})
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9/v1"
     assert env["ANTHROPIC_API_KEY"].startswith("sk-ant-skillbench-capture")
-    assert all(env[name] == "1" for name in OFFLINE)
-    assert not {"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} & set(env)
+    assert all(env[name] == value for name, value in OFFLINE.items())
+    # every host but loopback goes to a dead loopback proxy; the caller's proxy never passes
+    assert env["HTTPS_PROXY"] == env["HTTP_PROXY"] == env["ALL_PROXY"] == NULL_PROXY
+    assert env["NO_PROXY"] == "127.0.0.1,localhost"
     assert OPENCODE.base_env(tmp_path, environ) == {
         "PATH": "/usr/bin",
         "HOME": str(tmp_path),

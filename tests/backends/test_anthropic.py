@@ -23,8 +23,8 @@ from skillbench.backends.base import (
     TriggerJudge,
     TriggerRequest,
 )
-from skillbench.backends.pricing import cost
 from skillbench.errors import BackendError
+from skillbench.schemas.prices import cost
 
 KEY = "sk-ant-api03-TESTSECRET-abcdefghijklmnopqrstuvwxyz0123456789"
 TARGET = SkillEntry(

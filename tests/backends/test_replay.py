@@ -862,7 +862,7 @@ async def test_templates_live_beside_the_cache_in_use_not_the_working_directory(
     """27.11: templates went to ./.skillbench whatever --cache said, so in a read-only working
     directory every run errored. They live beside the cache in use (run and dry run alike)."""
     from skillbench.backends import registry
-    from skillbench.backends.cost_report import key_judge
+    from skillbench.cost.plan import key_judge
 
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()

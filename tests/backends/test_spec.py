@@ -12,6 +12,7 @@ import pytest
 from skillbench.backends import registry
 from skillbench.backends.cache import CallCache
 from skillbench.backends.spec import (
+    ESTIMATOR_KINDS,
     EXECUTOR_KINDS,
     BackendSpec,
     entry_point_specs,
@@ -25,10 +26,12 @@ BUILTINS = {"local", "anthropic", "claude-code", "lexical"}
 
 
 def string_parts(spec: BackendSpec) -> list[str]:
-    parts = [spec.judge, spec.text_model, spec.estimator, spec.beside_cache]
+    parts = [spec.judge, spec.text_model, spec.beside_cache]
     parts += list(spec.harnesses.values())
     if spec.executor not in EXECUTOR_KINDS:
         parts.append(spec.executor)
+    if spec.estimator not in ESTIMATOR_KINDS:
+        parts.append(spec.estimator)
     return [p for p in parts if isinstance(p, str)]
 
 
@@ -104,3 +107,23 @@ def test_require_replay_reads_the_project_harness() -> None:
     for backend, harness in (("anthropic", "minimal"), ("local", None), ("claude-code", None)):
         with pytest.raises(InputError, match="anthropic backend's replay harness only"):
             registry.require_replay(backend, harness, "--project")
+
+
+def test_a_plugin_estimator_factory_is_used_and_an_unknown_kind_refused() -> None:
+    from skillbench.backends.spec import register_backend, unregister_backend
+    from skillbench.cost.estimate import LocalEstimator, get_estimator
+
+    made: list[str | None] = []
+
+    def factory(model: str | None = None, **_: object) -> LocalEstimator:
+        made.append(model)
+        return LocalEstimator()
+
+    register_backend(BackendSpec(name="priced-toy", summary="t", estimator=factory))
+    try:
+        assert isinstance(get_estimator("priced-toy", model="m"), LocalEstimator)
+        assert made == ["m"]
+    finally:
+        unregister_backend("priced-toy")
+    with pytest.raises(ValueError, match="estimator 'cheap'"):
+        BackendSpec(name="bad", summary="t", estimator="cheap")

@@ -13,13 +13,13 @@ from compare_fakes import make_workspace
 from grade_fixtures import standard_workspace
 
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
-from skillbench.backends.budget import Budget
 from skillbench.backends.cache import CallCache
 from skillbench.behavior.cost import plan_run
 from skillbench.behavior.execute import run_cases
 from skillbench.behavior.executors import TextModelExecutor
 from skillbench.behavior.workspace import init_workspace, read_evals
 from skillbench.cli import main
+from skillbench.cost.budget import Budget
 from skillbench.errors import EXIT_COST_CAP
 
 DATA_SKILL = Path(__file__).resolve().parents[2] / "data" / "skills" / "csv-cleanup"
@@ -266,7 +266,7 @@ def priced_backends() -> Iterator[None]:
     from cost_fakes import flat_factory
 
     from skillbench.backends import registry
-    from skillbench.backends.estimate import register_estimator, unregister_estimator
+    from skillbench.cost.estimate import register_estimator, unregister_estimator
 
     class PricedJudge(FakeJudge):
         name = "priced-judge"
@@ -291,8 +291,7 @@ def priced_backends() -> Iterator[None]:
 def test_regrading_unchanged_runs_costs_nothing_and_counts_cache_hits(
     tmp_path: Path, priced_backends: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from skillbench.behavior.cost import plan_grade
-    from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.grade import grade_workspace_sync, plan_grade
     from skillbench.behavior.verdicts import grading_header
     from skillbench.schemas.cost import cost_summary
 
@@ -327,8 +326,7 @@ def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
     tmp_path: Path, priced_backends: None
 ) -> None:
     from skillbench.behavior.compare import read_summary, summary_path
-    from skillbench.behavior.compare_run import compare_sync
-    from skillbench.behavior.cost import plan_compare
+    from skillbench.behavior.compare_run import compare_sync, plan_compare_run
     from skillbench.behavior.verdicts import compare_header
     from skillbench.behavior.workspace import Workspace
     from skillbench.schemas.cost import cost_summary
@@ -348,10 +346,9 @@ def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
     stored = read_summary(summary_path(Workspace.for_skill(skill), "v1", "v0"))
     assert stored.cost == again.cost  # the persisted summary carries the block
     assert compare_header(again, skill=skill, recorded=False).cost == cost_summary(again.cost)
-    with CallCache(where) as cache:
-        plan = plan_compare(
-            skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache=cache
-        )
+    plan = plan_compare_run(
+        skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache_path=where
+    )
     assert (plan.estimate.calls, plan.estimate.cache_hits) == (0, 2 * pairs)
 
 

@@ -69,3 +69,16 @@ def test_missing_agent_cli_is_exit_2_naming_the_command(
     code = main(["trigger", str(skill), "--evals", str(evals), "--agent", "opencode"])
     assert code == 2
     assert "make agents" in capsys.readouterr().err
+
+
+def test_improve_takes_agent_too(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+    monkeypatch.setenv("SKILLBENCH_OPENCODE_BIN", str(skill / "no-such-opencode"))
+    argv = ["improve", str(skill), "--evals", str(evals), "--rounds", "1"]
+    assert main([*argv, "--agent", "nosuch"]) == 2
+    assert "--agent" in capsys.readouterr().err
+    assert main([*argv, "--agent", "opencode"]) == 2  # its judge needs the CLI
+    assert "make agents" in capsys.readouterr().err

@@ -20,8 +20,8 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
-from skillbench.backends.estimate import register_estimator, unregister_estimator
 from skillbench.cli import main
+from skillbench.cost.estimate import register_estimator, unregister_estimator
 from skillbench.errors import EXIT_COST_CAP
 from skillbench.improve.cost import round_costs_frame
 from skillbench.improve.run import load_loop_summary

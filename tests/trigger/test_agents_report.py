@@ -13,6 +13,7 @@ from skillbench.backends.spec import BackendSpec, register_backend, unregister_b
 from skillbench.cli import main
 from skillbench.errors import InputError
 from skillbench.trigger.agents import agents_frame, agents_lines, run_agents_sync
+from skillbench.trigger.options import TriggerOptions
 
 SPECS = (
     BackendSpec(name="alpha", summary="test agent", judge="agent_judge_fakes:AgentAlpha"),
@@ -48,7 +49,8 @@ def setup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Pat
 
 def test_side_by_side_with_kappa_and_verdict(setup: tuple[Path, Path]) -> None:
     skill, evals = setup
-    report = run_agents_sync(skill, evals, agents=["alpha", "beta", "opencode"], runs=2)
+    options = TriggerOptions(runs=2)
+    report = run_agents_sync(skill, evals, options, agents=["alpha", "beta", "opencode"])
     rows = {row.agent: row for row in report.agents}
     assert rows["alpha"].passed == 3 and rows["alpha"].failing == []
     assert rows["beta"].passed == 2 and rows["beta"].failing == ["dedupe rows"]

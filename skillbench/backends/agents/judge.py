@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import Any, ClassVar
 
 from skillbench.backends.agents.agent import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, Agent, Move
@@ -46,8 +47,6 @@ class AgentReplayJudge:
     is_proxy = False
     default_max_concurrency = 16
     default_timeout = ROUTING_CALL_TIMEOUT
-    #: `registry.beside_cache` gives it `template_dir` beside the call cache in use.
-    templates_beside_cache = True
 
     def __init__(
         self,
@@ -355,3 +354,13 @@ class AgentReplayJudge:
                 result = closer()
                 if asyncio.iscoroutine(result):
                     await result
+
+
+def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
+    """An agent backend's `BackendSpec.beside_cache`: its templates under `replay-templates/`
+    beside the call cache in use (as Claude Code's), unless `template_dir` is given."""
+    if "template_dir" in options:
+        return options
+    from skillbench.backends.anthropic.capture import templates_dir
+
+    return {**options, "template_dir": templates_dir(cache_path)}

@@ -37,7 +37,7 @@ from skillbench.backends.claude_cli.install import CliSkill, resolve_call
 
 SKILL_TOOL = "Skill"
 TEXT_KEEP = 500
-CHARS_PER_TOKEN = 4.0  # the offline rule of skillbench.backends.estimate
+CHARS_PER_TOKEN = 4.0  # the offline rule of skillbench.cost.estimate
 DELTA_TEXT = ("partial_json", "text", "thinking")  # what a content delta carries
 
 

@@ -139,9 +139,9 @@ def usage_of(message: Message) -> CallUsage:
 
 
 def price(model: str, usage: CallUsage, *, batch: bool = False) -> tuple[float, str | None]:
-    """Cost in USD via `skillbench.backends.pricing`, and why it is unknown (None when known)."""
+    """Cost in USD via `skillbench.schemas.prices`, and why it is unknown (None when known)."""
     try:
-        from skillbench.backends import pricing
+        from skillbench.schemas import prices as pricing
     except ImportError:
         return 0.0, "pricing table unavailable"
     value = pricing.cost(model, usage, batch=batch)

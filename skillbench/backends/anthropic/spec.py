@@ -1,6 +1,6 @@
 """The `anthropic` backend's spec: the Messages API through the official SDK."""
 
-from skillbench.backends.spec import CONVERSATION, BackendSpec
+from skillbench.backends.spec import CONVERSATION, MESSAGES_API, BackendSpec
 
 ANTHROPIC = BackendSpec(
     name="anthropic",
@@ -8,7 +8,7 @@ ANTHROPIC = BackendSpec(
     judge="skillbench.backends.anthropic.replay:ReplayJudge",
     text_model="skillbench.backends.anthropic.sdk:AnthropicTextModel",
     executor=CONVERSATION,
-    estimator="skillbench.backends.estimate:AnthropicEstimator",
+    estimator=MESSAGES_API,
     harnesses={
         "replay": "skillbench.backends.anthropic.replay:ReplayJudge",
         "minimal": "skillbench.backends.anthropic.sdk:AnthropicJudge",

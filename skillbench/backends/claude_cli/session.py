@@ -635,7 +635,7 @@ def target_fired(target: str, skills: Sequence[CliSkill] = ()) -> StopRule:
 def _streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
     """Usage of a session ended before its `result` event, from the streamed messages, priced
     with the shipped table when the model is known. Returns (usage, cost known)."""
-    from skillbench.backends.pricing import cost
+    from skillbench.schemas.prices import cost
 
     u = session.stream_usage
     usage = CallUsage(

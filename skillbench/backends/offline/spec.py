@@ -1,13 +1,13 @@
 """The offline backends' specs: `local` (the MiniLM embedder) and `lexical` (word overlap)."""
 
-from skillbench.backends.spec import RECORDED_SAMPLES, BackendSpec
+from skillbench.backends.spec import FREE, RECORDED_SAMPLES, BackendSpec
 
 LOCAL = BackendSpec(
     name="local",
     summary="offline: the int8 MiniLM embedder on onnxruntime (a proxy, not Claude)",
     judge="skillbench.backends.offline.local:LocalJudge",
     executor=RECORDED_SAMPLES,
-    estimator="skillbench.backends.estimate:LocalEstimator",
+    estimator=FREE,
     harness_label="offline embedding router (not Claude)",
     default_workers=1,  # onnxruntime threads: one leaves a core for the rest
     offline=True,

@@ -15,7 +15,10 @@ server, FIELD-NOTES §9):
   `toDateString`), swapped per day like Claude Code's.
 
 The capture disables what would reach another host: the models.dev fetch, the auto-updater,
-sharing, LSP downloads and the default plugins (fetched from npm).
+sharing, LSP downloads and the default plugins. With all of those off, 1.18.33 still opens a
+connection to registry.npmjs.org at start (measured through a loopback proxy), so every other
+host is routed to a dead loopback proxy (`NULL_PROXY`: nothing listens there, the attempt fails
+at once); the capture server itself is reached directly (`NO_PROXY`). The request is the same.
 """
 
 from __future__ import annotations
@@ -66,8 +69,14 @@ SETTINGS = (
     "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT",
     "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS",
 )
+#: Every host but loopback goes to this proxy, where nothing listens (port 9, "discard").
+NULL_PROXY = "http://127.0.0.1:9"
 #: Set for every capture: nothing but the capture server is contacted.
 OFFLINE = {
+    "HTTPS_PROXY": NULL_PROXY,
+    "HTTP_PROXY": NULL_PROXY,
+    "ALL_PROXY": NULL_PROXY,
+    "NO_PROXY": "127.0.0.1,localhost",
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
     "OPENCODE_DISABLE_AUTOUPDATE": "1",
     "OPENCODE_DISABLE_SHARE": "1",

@@ -8,7 +8,12 @@ OPENCODE_SPEC = BackendSpec(
     summary="opencode 1.18.33's own first request (captured once per skill set), replayed "
     "through the anthropic SDK",
     judge="skillbench.backends.opencode.judge:OpencodeJudge",
+    # opencode's provider here is Anthropic: the improver (`improve --agent opencode`) and the
+    # graders use the Messages API directly
+    text_model="skillbench.backends.anthropic.sdk:AnthropicTextModel",
+    harness_label="opencode's own request, replayed through the anthropic SDK",
     default_workers=16,
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
     # the captured templates beside the call cache in use, as the anthropic replay keeps its own

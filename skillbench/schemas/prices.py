@@ -1,4 +1,9 @@
-"""Per-model prices: a dated table shipped with skillbench, overridable by a user JSON file.
+"""Per-model prices and THE dollar formula: a dated table shipped with skillbench, overridable
+by a user JSON file.
+
+It lives in `schemas/` (below `backends/`) because it is a file format (`prices.json`) and
+because the backends price each call they make; everything else about money (estimates, the
+meter, the cap, plans) is in `skillbench/cost/`.
 
 The shipped table (`skillbench/data/prices.json`) records the date the prices were taken and
 their public source. A user file (`$SKILLBENCH_PRICES` or the `path` argument) has the same shape;
@@ -17,9 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from skillbench.backends.base import CallUsage
 from skillbench.errors import InputError
 from skillbench.io import read_json
+from skillbench.schemas.cost import TokenCounts
 
 PRICES_ENV = "SKILLBENCH_PRICES"
 _DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8})$")
@@ -75,6 +80,26 @@ class PriceTable(BaseModel):
                 return self.models[candidate]
         return None
 
+    def dollars(
+        self, model: str | None, tokens: TokenCounts, *, batch: bool = False
+    ) -> float | None:
+        """USD of `tokens` at the model's price (None when the table lacks the model): the one
+        dollar formula. Cache writes are priced at the 5-minute rate; the batch discount
+        applies to every token kind (the Batch API halves input and output; cache multipliers
+        stack on top)."""
+        price = self.lookup(model) if model else None
+        if price is None:
+            return None
+        total = (
+            tokens.input_tokens * price.input
+            + tokens.output_tokens * price.output
+            + tokens.cache_creation_input_tokens * price.cache_write_5m
+            + tokens.cache_read_input_tokens * price.cache_read
+        ) / 1_000_000
+        if batch:
+            total *= 1 - (self.batch_discount if self.batch_discount is not None else 0.5)
+        return total
+
 
 def _parse_table(data: object, source: str | Path) -> PriceTable:
     try:
@@ -104,32 +129,19 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
 
 def cost(
     model: str | None,
-    usage: CallUsage,
+    usage: TokenCounts,
     *,
     batch: bool = False,
     prices: PriceTable | str | Path | None = None,
 ) -> float | None:
-    """USD cost of one call's usage; None (with a warning) when the model has no known price.
-
-    Cache writes are priced at the 5-minute rate. The batch discount applies to every token
-    category (the Batch API halves input and output; cache multipliers stack on top).
-    """
+    """USD cost of one call's usage (`PriceTable.dollars`); None, with a warning, when the
+    model has no known price."""
     table = prices if isinstance(prices, PriceTable) else load_prices(prices)
-    price = table.lookup(model) if model else None
-    if price is None:
+    total = table.dollars(model, usage, batch=batch)
+    if total is None:
         warnings.warn(
             f"no price known for model {model!r}: cost left unknown "
             f"(add it to a price file named by ${PRICES_ENV})",
             stacklevel=2,
         )
-        return None
-    total = (
-        usage.input_tokens * price.input
-        + usage.output_tokens * price.output
-        + usage.cache_creation_input_tokens * price.cache_write_5m
-        + usage.cache_read_input_tokens * price.cache_read
-    ) / 1_000_000
-    if batch:
-        discount = table.batch_discount if table.batch_discount is not None else 0.5
-        total *= 1 - discount
     return total

@@ -28,12 +28,14 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.cost import notes
+from skillbench.cost.actual import actual_block, cost_line
 from skillbench.errors import CostCapReached, InputError
-from skillbench.schemas.cost import UNKNOWN, CostBlock, Dollars, ModelCost, TokenCounts
+from skillbench.schemas.cost import CostBlock, ModelCost
 
 MAX_COST_ENV = "SKILLBENCH_MAX_COST"
-CAP_ERROR = "not run: stopped at the cost cap"
-STOPPED_NOTE = "stopped at the cost cap"
+CAP_ERROR = notes.CAP_ERROR
+STOPPED_NOTE = notes.STOPPED
 
 
 def parse_max_cost(value: str | float | None, *, env: bool = True) -> float | None:
@@ -66,7 +68,8 @@ class _Line:
 class SpendMeter:
     """Calls, cache hits, tokens and dollars so far, by (backend, model, purpose); thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent: SpendMeter | None = None) -> None:
+        self.parent = parent  # an enclosing limit's meter: it records every answer too
         self._lines: dict[tuple[str, str | None, str], _Line] = {}
         self._priced: dict[tuple[str, str | None], bool | None] = {}
         self._lock = threading.Lock()
@@ -92,6 +95,8 @@ class SpendMeter:
                 line.calls += 1
                 line.usage.add(usage)
             self._priced[(backend, model)] = priced
+        if self.parent is not None:
+            self.parent.record(backend, model, purpose, usage, cached=cached, priced=priced)
 
     @property
     def spent(self) -> float:
@@ -102,7 +107,7 @@ class SpendMeter:
     def snapshot(self) -> dict[tuple[str, str | None, str], _Line]:
         """A copy of the lines, to subtract later (`block(since=...)`)."""
         with self._lock:
-            return {k: _Line(v.calls, v.hits, _copy_usage(v.usage)) for k, v in self._lines.items()}
+            return {k: _Line(v.calls, v.hits, v.usage.model_copy()) for k, v in self._lines.items()}
 
     def block(
         self,
@@ -117,66 +122,47 @@ class SpendMeter:
             calls, hits = line.calls - base.calls, line.hits - base.hits
             if calls == 0 and hits == 0:
                 continue
-            usage = _minus(line.usage, base.usage)
+            usage = line.usage - base.usage
             backend, model, purpose = key
             known = self._priced.get((backend, model), True)
             if known is None:
                 known = usage.cost_usd > 0 or calls == 0
-            dollars: Dollars = round(usage.cost_usd, 6) if known else UNKNOWN
             lines.append(
-                ModelCost(
-                    backend=backend,
-                    model=model,
-                    purpose=purpose,
+                cost_line(
+                    backend,
+                    model,
+                    purpose,
                     calls=calls,
-                    cache_hits=hits,
-                    tokens=tokens_of(usage),
-                    dollars=dollars,
+                    hits=hits,
+                    tokens=usage,
+                    dollars=usage.cost_usd if known else None,
                 )
             )
-        lines.sort(key=lambda m: (m.backend, m.model or "", m.purpose))
-        return CostBlock.combine(lines, kind="actual", as_of=as_of)
-
-
-def tokens_of(usage: CallUsage) -> TokenCounts:
-    """The token part of a usage, as the report model."""
-    return TokenCounts(
-        input_tokens=usage.input_tokens,
-        cache_creation_input_tokens=usage.cache_creation_input_tokens,
-        cache_read_input_tokens=usage.cache_read_input_tokens,
-        output_tokens=usage.output_tokens,
-    )
-
-
-def _copy_usage(usage: CallUsage) -> CallUsage:
-    copy = CallUsage()
-    copy.add(usage)
-    return copy
-
-
-def _minus(a: CallUsage, b: CallUsage) -> CallUsage:
-    return CallUsage(
-        input_tokens=a.input_tokens - b.input_tokens,
-        output_tokens=a.output_tokens - b.output_tokens,
-        cache_read_input_tokens=a.cache_read_input_tokens - b.cache_read_input_tokens,
-        cache_creation_input_tokens=a.cache_creation_input_tokens - b.cache_creation_input_tokens,
-        cost_usd=a.cost_usd - b.cost_usd,
-    )
+        return actual_block(lines, as_of=as_of)
 
 
 class Budget:
     """A meter with an optional cap: `allows()` is False once the spend reached the cap."""
 
-    def __init__(self, cap_usd: float | None = None, meter: SpendMeter | None = None) -> None:
+    def __init__(
+        self,
+        cap_usd: float | None = None,
+        meter: SpendMeter | None = None,
+        *,
+        parent: Budget | None = None,
+    ) -> None:
         self.cap_usd = cap_usd
-        self.meter = meter or SpendMeter()
+        self.parent = parent  # an enclosing limit: its cap holds here too
+        outer: SpendMeter | None = parent.meter if parent is not None else None
+        self.meter: SpendMeter = meter or SpendMeter(outer)
         self.refused = 0  # calls not started because of the cap
         self.halted = False  # a workflow stopped early because of the cap
         self._lock = threading.Lock()
 
     def allows(self) -> bool:
         """Whether a new call may start."""
-        return self.cap_usd is None or self.meter.spent < self.cap_usd
+        own = self.cap_usd is None or self.meter.spent < self.cap_usd
+        return own and (self.parent is None or self.parent.allows())
 
     @property
     def stopped(self) -> bool:
@@ -198,12 +184,8 @@ class Budget:
         block.cap_usd = self.cap_usd
         if self.stopped:
             block.stopped_at_cap = True
-            block.notes = [
-                *(block.notes or []),
-                f"{STOPPED_NOTE} (${self.meter.spent:.4f} spent of ${self.cap_usd:g}): "
-                f"{self.refused} call(s) refused; a re-run with a higher cap resumes from the "
-                "call cache",
-            ]
+            spent = f"call(s) refused (${self.meter.spent:.4f} spent of ${self.cap_usd:g})"
+            block.notes = [*(block.notes or []), notes.stopped(self.refused, spent)]
         return block
 
 
@@ -340,17 +322,24 @@ class MeteredTextModel:
         await self.inner.aclose()
 
 
-def backend_priced(backend: str, model: str | None) -> bool | None:
-    """Whether the backend's model has a known price; None for a backend that states its own
-    costs (claude-code) or has no estimator (a plugin or test backend: trust reported costs)."""
-    from skillbench.backends.estimate import get_estimator
+def backend_priced(
+    backend: str, model: str | None, *, reported: float | None = None
+) -> bool | None:
+    """THE "is it priced?" question: whether dollars of the backend's model are known.
+
+    A backend with a priced estimator: its answer. One that states its own costs (claude-code)
+    or has no estimator (a plugin or test backend): None — trust reported costs — or, given the
+    cost it `reported`, whether that is a cost (claude-code: or its model has a price)."""
+    from skillbench.cost.estimate import get_estimator
 
     try:
         estimator = get_estimator(backend, model=model)
-    except InputError:
-        return None
+    except Exception:  # no estimator (a plugin or test backend): trust a reported cost
+        return None if reported is None else reported > 0
     if getattr(estimator, "reports_cost", False):
-        return None
+        if reported is None:
+            return None
+        return bool(estimator.price_known()) or reported > 0
     return bool(estimator.price_known())
 
 

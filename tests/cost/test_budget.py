@@ -17,7 +17,9 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
-from skillbench.backends.budget import (
+from skillbench.backends.cache import CachingJudge, CachingTextModel, CallCache
+from skillbench.behavior.structured import ask_structured
+from skillbench.cost.budget import (
     CAP_ERROR,
     MAX_COST_ENV,
     Budget,
@@ -27,8 +29,6 @@ from skillbench.backends.budget import (
     meter_text_model,
     parse_max_cost,
 )
-from skillbench.backends.cache import CachingJudge, CachingTextModel, CallCache
-from skillbench.behavior.structured import ask_structured
 from skillbench.errors import CostCapReached, InputError
 
 TARGET = SkillEntry("pdf", "PDF forms")

@@ -9,15 +9,19 @@ dry run needs no API key and makes no call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillbench.backends.estimate import Estimator, Planned
-from skillbench.backends.pricing import PRICES_ENV, load_prices
+from skillbench.cost import notes
+from skillbench.cost.actual import cost_line
+from skillbench.cost.estimate import Estimator, Planned
+from skillbench.cost.prices import price_table_date
 from skillbench.errors import BackendError, CostCapError, InputError
-from skillbench.schemas.cost import UNKNOWN, CostBlock, ModelCost, TokenCounts
+from skillbench.schemas.cost import UNKNOWN, CostBlock, TokenCounts
+from skillbench.schemas.prices import PRICES_ENV
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CallCache
@@ -38,14 +42,6 @@ class CostPlan:
         return [*self.lines, *cost_lines(self.estimate)]
 
 
-def price_table_date() -> str | None:
-    """The `as_of` date of the price table in use (shipped or overridden)."""
-    try:
-        return load_prices().as_of
-    except InputError:
-        return None
-
-
 def plan_block(planned: Sequence[Planned], *, notes: Sequence[str] = ()) -> CostBlock:
     """The estimate block of a plan: one line per (backend, model, purpose)."""
     lines = []
@@ -53,12 +49,12 @@ def plan_block(planned: Sequence[Planned], *, notes: Sequence[str] = ()) -> Cost
         tokens = item.tokens or TokenCounts()
         est = item.estimator
         lines.append(
-            ModelCost(
-                backend=est.backend,
-                model=est.model,
-                purpose=item.purpose,
+            cost_line(
+                est.backend,
+                est.model,
+                item.purpose,
                 calls=item.calls,
-                cache_hits=item.cache_hits,
+                hits=item.cache_hits,
                 tokens=tokens,
                 dollars=est.dollars(tokens, item.calls) if item.calls else 0.0,
                 basis=est.basis(),
@@ -104,6 +100,17 @@ def existing_cache(path: str | Path | None, *, enabled: bool = True) -> CallCach
     return CallCache(where) if enabled and where.is_file() else None
 
 
+@contextmanager
+def planning_cache(path: str | Path | None, *, enabled: bool = True) -> Iterator[CallCache | None]:
+    """`existing_cache` for the length of a plan, closed after."""
+    cache = existing_cache(path, enabled=enabled)
+    try:
+        yield cache
+    finally:
+        if cache is not None:
+            cache.close()
+
+
 def key_judge(
     backend: str, *, model: str | None, cache: CallCache | None, options: dict[str, Any]
 ) -> tuple[CachingJudge | None, str | None]:
@@ -111,22 +118,18 @@ def key_judge(
     request templates (no call is made; without a cache every request is a miss), and a note
     when the cache cannot be consulted. The anthropic backend needs no real key for this."""
     from skillbench.backends.cache import CachingJudge
-    from skillbench.backends.registry import beside_cache, get_judge
+    from skillbench.backends.registry import backend_spec, beside_cache, get_judge
 
-    note = (
-        None
-        if cache is not None
-        else "no call cache (off, or not created yet): every call is counted"
-    )
-    unavailable = f"backend {backend!r} unavailable here: cache hits not counted"
+    note = None if cache is not None else notes.NO_CACHE
+    unavailable = notes.backend_unavailable(backend)
     options = beside_cache(backend, options, cache)
     try:
         judge = get_judge(backend, model=model, **options)
     except BackendError:
-        if backend != "anthropic":
+        if backend_spec(backend).key_variable is None:
             return None, note or unavailable
         try:
             judge = get_judge(backend, model=model, api_key="dry-run-no-key", **options)
         except BackendError as exc:
-            return None, note or f"{unavailable} ({exc})"
+            return None, note or notes.backend_unavailable(backend, str(exc))
     return CachingJudge(judge, cache), note

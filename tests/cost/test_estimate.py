@@ -10,10 +10,10 @@ import httpx2
 import pytest
 from cost_fakes import flat_factory
 
-from skillbench.backends import estimate
 from skillbench.backends.base import CallUsage, SkillEntry, TextRequest, TriggerRequest
 from skillbench.backends.cache import CallCache
-from skillbench.backends.estimate import (
+from skillbench.cost import estimate
+from skillbench.cost.estimate import (
     AnthropicEstimator,
     ApiTokenCounter,
     CharTokenCounter,
@@ -22,14 +22,14 @@ from skillbench.backends.estimate import (
     ReplayEstimator,
     get_estimator,
     min_cacheable_tokens,
-    price_dollars,
     register_estimator,
     split_prefix_calls,
     unregister_estimator,
 )
-from skillbench.backends.pricing import load_prices
+from skillbench.cost.prices import dollars_or_unknown
 from skillbench.errors import InputError
 from skillbench.schemas.cost import TokenCounts
+from skillbench.schemas.prices import load_prices
 
 TARGET = SkillEntry("pdf", "Reads and fills PDF forms. Use when a PDF is involved.")
 CATALOG = (SkillEntry("xlsx", "Edits spreadsheets."), SkillEntry("docx", "Edits Word files."))
@@ -234,9 +234,7 @@ def test_api_counter_uses_count_tokens_and_falls_back_without_leaking_the_key() 
 def test_claude_code_uses_cached_sessions_else_the_stated_default(tmp_path: Path) -> None:
     est = ClaudeCodeEstimator("claude-sonnet-4-5")
     assert "stated default" in est.basis()
-    assert est.trigger_calls(requests(["a", "b"], 1)) == estimate.scaled(
-        estimate.CLAUDE_CODE_SESSION_DEFAULT, 2
-    )
+    assert est.trigger_calls(requests(["a", "b"], 1)) == estimate.CLAUDE_CODE_SESSION_DEFAULT * 2
     assert est.price_known()
     assert not ClaudeCodeEstimator(None).price_known()  # CLI default model: no price, no sessions
     with CallCache(tmp_path / "c.sqlite") as cache:
@@ -255,9 +253,9 @@ def test_local_is_free_and_unknown_models_are_unknown_never_zero() -> None:
     local = LocalEstimator()
     assert local.dollars(local.trigger_calls(requests(["a"], 3)), 3) == 0.0
     tokens = TokenCounts(input_tokens=1000)
-    assert price_dollars("claude-nonexistent-9", tokens, load_prices()) == "unknown"
+    assert dollars_or_unknown(load_prices(), "claude-nonexistent-9", tokens) == "unknown"
     assert not AnthropicEstimator("claude-nonexistent-9", counter=CharTokenCounter()).price_known()
-    assert price_dollars("claude-sonnet-4-5", tokens, load_prices()) == pytest.approx(0.003)
+    assert dollars_or_unknown(load_prices(), "claude-sonnet-4-5", tokens) == pytest.approx(0.003)
 
 
 def test_registry_plugs_in_a_backend_by_name() -> None:

@@ -33,9 +33,11 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillbench.backends.anthropic import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
-from skillbench.backends.pricing import PriceTable, load_prices
+from skillbench.backends.spec import AGENT_SESSION, FREE, MESSAGES_API
+from skillbench.cost.prices import dollars_or_unknown
 from skillbench.errors import InputError
-from skillbench.schemas.cost import UNKNOWN, Dollars, TokenCounts
+from skillbench.schemas.cost import Dollars, TokenCounts
+from skillbench.schemas.prices import PriceTable, load_prices
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
@@ -224,34 +226,6 @@ def mean_usage(samples: Sequence[dict[str, Any]]) -> TokenCounts | None:
     )
 
 
-def scaled(tokens: TokenCounts, times: int) -> TokenCounts:
-    """`tokens` for `times` identical calls."""
-    return TokenCounts(
-        input_tokens=tokens.input_tokens * times,
-        cache_creation_input_tokens=tokens.cache_creation_input_tokens * times,
-        cache_read_input_tokens=tokens.cache_read_input_tokens * times,
-        output_tokens=tokens.output_tokens * times,
-    )
-
-
-def price_dollars(
-    model: str | None, tokens: TokenCounts, table: PriceTable, *, batch: bool = False
-) -> Dollars:
-    """USD of `tokens` at the model's price, or "unknown" when the table lacks the model."""
-    price = table.lookup(model) if model else None
-    if price is None:
-        return UNKNOWN
-    total = (
-        tokens.input_tokens * price.input
-        + tokens.output_tokens * price.output
-        + tokens.cache_creation_input_tokens * price.cache_write_5m
-        + tokens.cache_read_input_tokens * price.cache_read
-    ) / 1_000_000
-    if batch:
-        total *= 1 - (table.batch_discount if table.batch_discount is not None else 0.5)
-    return round(total, 6)
-
-
 # ---------------------------------------------------------------------------------------------
 # The protocol and the built-in estimators
 
@@ -297,7 +271,7 @@ class _Priced:
         return bool(self.model) and self.prices.lookup(self.model or "") is not None
 
     def dollars(self, tokens: TokenCounts, calls: int) -> Dollars:
-        return price_dollars(self.model, tokens, self.prices, batch=self.batch)
+        return dollars_or_unknown(self.prices, self.model, tokens, batch=self.batch)
 
     def output_tokens(self, kind: str) -> tuple[int, str]:
         """Mean output tokens the cache recorded for this backend, model and kind, else the
@@ -599,7 +573,7 @@ class TemplateEstimator(_MessagesApi):
                     raise
                 self.failure = f"{type(exc).__name__}: {exc}"[:200]
                 estimator = self.fallback
-            total = total.plus(estimator.trigger_calls(members))
+            total = total + estimator.trigger_calls(members)
         return total
 
 
@@ -675,7 +649,7 @@ class ClaudeCodeEstimator(_Priced):
         )
 
     def trigger_calls(self, requests: Sequence[TriggerRequest]) -> TokenCounts:
-        return scaled(self.per_session, len(requests))
+        return self.per_session * len(requests)
 
     def text_call(self, request: TextRequest) -> TokenCounts:
         return self.per_session.model_copy()
@@ -683,7 +657,7 @@ class ClaudeCodeEstimator(_Priced):
     def dollars(self, tokens: TokenCounts, calls: int) -> Dollars:
         if self.session_cost is not None:
             return round(self.session_cost * calls, 6)
-        return price_dollars(self.model, tokens, self.prices)
+        return dollars_or_unknown(self.prices, self.model, tokens)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -691,11 +665,12 @@ class ClaudeCodeEstimator(_Priced):
 
 EstimatorFactory = Callable[..., Estimator]
 
-_BUILTIN: dict[str, EstimatorFactory] = {
-    "local": LocalEstimator,
-    "anthropic": AnthropicEstimator,
-    "claude-code": ClaudeCodeEstimator,
+_KINDS: dict[str, EstimatorFactory] = {
+    FREE: LocalEstimator,
+    MESSAGES_API: AnthropicEstimator,
+    AGENT_SESSION: ClaudeCodeEstimator,
 }
+"""The estimator of each `BackendSpec.estimator` kind skillbench ships."""
 _registered: dict[str, EstimatorFactory] = {}
 
 
@@ -712,14 +687,23 @@ def unregister_estimator(backend_name: str) -> None:
 def get_estimator(
     backend: str, *, model: str | None = None, cache: CallCache | None = None, **options: Any
 ) -> Estimator:
-    """The estimator of a backend (registered first, then built in); InputError naming
-    --backend when there is none."""
+    """The estimator of a backend: one registered here (tests) first, else the one its spec
+    names (a kind in `_KINDS`, or a plugin's factory); InputError naming --backend when there
+    is none."""
+    from skillbench.backends.registry import known_spec
+
     name = backend.strip().lower()
-    factory = _registered.get(name) or _BUILTIN.get(name)
+    factory = _registered.get(name)
+    if factory is None:
+        spec = known_spec(name)
+        part = spec.estimator if spec is not None else None
+        factory = _KINDS.get(part) if isinstance(part, str) else None
+        if factory is None and part is not None:
+            factory = spec.load("estimator") if spec is not None else None
     if factory is None:
         raise InputError(
             f"no cost estimator for backend {backend!r} (register one with "
-            "skillbench.backends.estimate.register_estimator)",
+            "skillbench.cost.estimate.register_estimator)",
             path="--backend",
         )
     return factory(model=model, cache=cache, **options)
@@ -739,4 +723,4 @@ class Planned:
         """Fold in `calls` calls using `tokens` and `hits` free cache hits."""
         self.calls += calls
         self.cache_hits += hits
-        self.tokens = tokens if self.tokens is None else self.tokens.plus(tokens)
+        self.tokens = tokens if self.tokens is None else self.tokens + tokens

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from skillbench.backends.base import CallUsage
-from skillbench.backends.pricing import PRICES_ENV, cost, load_prices, shipped_prices
 from skillbench.errors import InputError
+from skillbench.schemas.prices import PRICES_ENV, cost, load_prices, shipped_prices
 
 MILLION = 1_000_000
 

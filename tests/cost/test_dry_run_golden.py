@@ -1,0 +1,83 @@
+"""`--dry-run` estimates on the sample data are byte-identical to the recorded ones
+(tests/cost/golden/, recorded before money moved into `skillbench/cost/`): the plan, the
+tokens by kind, the dollars and every note. The replay harness's plans (which capture a
+template with the real CLI) are left out, and so are the anthropic compare plans, whose
+character estimate counts the workspace's absolute path (it differs from machine to machine;
+they were compared by hand, see the issue 22 report); cap refusal lines are included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillbench.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SKILL = "data/skills/csv-cleanup"
+EVALS = "data/evals/csv-cleanup.trigger.json"
+MODEL = ["--model", "claude-haiku-4-5", "--dry-run", "--no-cache"]
+
+CASES = {
+    "trigger_local": ["trigger", SKILL, "--evals", EVALS, "--backend", "local"],
+    "trigger_claude-code": ["trigger", SKILL, "--evals", EVALS, "--backend", "claude-code"],
+    "trigger_anthropic_minimal_json": [
+        *("trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--harness", "minimal"),
+        *("--catalog", "data/catalog", "--json"),
+    ],
+    "improve_local": ["improve", SKILL, "--evals", EVALS, "--backend", "local", "--out", "{out}"],
+    "improve_claude-code": [
+        *("improve", SKILL, "--evals", EVALS, "--backend", "claude-code", "--out", "{out}"),
+    ],
+}
+for _backend in ("local", "anthropic", "claude-code"):
+    CASES[f"run_{_backend}"] = ["run", SKILL, "--workspace", "{ws}", "--backend", _backend]
+    CASES[f"grade_{_backend}"] = ["grade", SKILL, "--workspace", "{ws}", "--backend", _backend]
+    CASES[f"compare_{_backend}"] = [
+        *("compare", SKILL, "--workspace", "{ws}", "--a", "with_skill", "--b", "baseline"),
+        *("--backend", _backend),
+    ]
+UNCHECKED = {"compare_anthropic", "compare_anthropic_cap", "compare_anthropic_json"}
+UNCHECKED |= {"improve_anthropic_cap", "trigger_anthropic_cap"}  # the replay harness
+for _name in ("run_anthropic", "grade_anthropic"):
+    CASES[f"{_name}_cap"] = [*CASES[_name], "--max-cost", "0.01"]
+CASES.pop("compare_anthropic")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample runs replayed into a workspace (the local backend: no model)."""
+    where = tmp_path_factory.mktemp("golden") / "ws"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        assert (
+            main(["run", SKILL, "--workspace", str(where), "--backend", "local", "--no-cache"]) == 0
+        )
+    return where
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dry_run_is_byte_identical_to_the_recorded_one(
+    name: str,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the character estimate
+    monkeypatch.delenv("SKILLBENCH_MAX_COST", raising=False)
+    monkeypatch.delenv("SKILLBENCH_PRICES", raising=False)
+    monkeypatch.chdir(ROOT)
+    args = [a.format(ws=workspace, out=tmp_path / "out") for a in CASES[name]]
+    capsys.readouterr()
+    code = main([*args, *MODEL])
+    captured = capsys.readouterr()
+    assert code == (3 if name.endswith("_cap") else 0)
+    assert captured.out + captured.err == (GOLDEN / f"dry-run.{name}.txt").read_text("utf-8")
+    assert not (tmp_path / "out").exists()  # a dry run writes nothing
+
+
+def test_every_golden_file_is_checked() -> None:
+    names = {p.name.removeprefix("dry-run.").removesuffix(".txt") for p in GOLDEN.iterdir()}
+    assert names == set(CASES) | UNCHECKED
