@@ -56,6 +56,20 @@ _EXPORTS: dict[str, str] = {
     "agreement_figure": "skillbench.trigger.agreement_plots",
     "listing_lines": "skillbench.trigger.listing",
     "catalog_line": "skillbench.trigger.listing",
+    # library
+    "route_library": "skillbench.library.run",
+    "route_library_sync": "skillbench.library.run",
+    "plan_library": "skillbench.library.run",
+    "library_header": "skillbench.library.verdict",
+    "routing_matrix_frame": "skillbench.library.frames",
+    "routing_skills_frame": "skillbench.library.frames",
+    "confused_pairs_frame": "skillbench.library.frames",
+    "skill_listing_frame": "skillbench.library.frames",
+    "budget_what_if_frame": "skillbench.library.frames",
+    "overlap_frame": "skillbench.library.frames",
+    "routing_queries_frame": "skillbench.library.frames",
+    "confusion_heatmap": "skillbench.library.plots",
+    "skill_listing_figure": "skillbench.library.plots",
     # improve
     "ImproveOptions": "skillbench.improve.options",
     "improve_skill_sync": "skillbench.improve.run",
@@ -77,7 +91,7 @@ _EXPORTS: dict[str, str] = {
     "read_evals": "skillbench.behavior.workspace",
     "evals_path": "skillbench.behavior.workspace",
     "sample_workspace": "skillbench.behavior.demo",
-    "run_cases": "skillbench.behavior.execute",
+    "run_cases": "skillbench.behavior.run",
     "grade_workspace_sync": "skillbench.behavior.grade",
     "read_gradings": "skillbench.behavior.grade",
     "expectations_frame": "skillbench.behavior.grade_frames",
@@ -132,13 +146,16 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "agreement_lines",
     "agreement_summary_frame",
     "benchmark_header",
+    "budget_what_if_frame",
     "build_benchmark",
     "cases_frame",
     "catalog_line",
     "compare_header",
     "compare_sync",
+    "confused_pairs_frame",
     "confusion_figure",
     "confusion_frame",
+    "confusion_heatmap",
     "cost_frame",
     "cost_limit",
     "cost_lines",
@@ -170,6 +187,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "improve_header",
     "improve_skill_sync",
     "init_workspace",
+    "library_header",
     "listing_lines",
     "load_summaries",
     "matrix_frame",
@@ -177,12 +195,14 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "notebook",
     "outcome_figure",
     "overfitting_header",
+    "overlap_frame",
     "paired_differences_figure",
     "paired_frame",
     "paired_lines",
     "parse_fractions",
     "pass_rate_frame",
     "plan_improve",
+    "plan_library",
     "plan_skill_eval",
     "read_evals",
     "read_gradings",
@@ -190,6 +210,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "round_costs_frame",
     "round_diffs_html",
     "rounds_frame",
+    "route_library",
+    "route_library_sync",
+    "routing_matrix_frame",
+    "routing_queries_frame",
+    "routing_skills_frame",
     "run_agents_sync",
     "run_agreement_sync",
     "run_cases",
@@ -197,6 +222,8 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "run_trigger_eval",
     "sample_workspace",
     "schemas",
+    "skill_listing_figure",
+    "skill_listing_frame",
     "split_frame",
     "split_rates_figure",
     "summary_frame",
@@ -242,7 +269,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     )
     from skillbench.behavior.compare_run import compare_sync
     from skillbench.behavior.demo import sample_workspace
-    from skillbench.behavior.execute import run_cases
     from skillbench.behavior.grade import grade_workspace_sync, read_gradings
     from skillbench.behavior.grade_frames import (
         expectations_frame,
@@ -258,6 +284,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         grading_chart_figure,
         paired_differences_figure,
     )
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.cost.budget import Budget
@@ -276,6 +303,18 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.improve.run import improve_skill_sync, plan_improve
     from skillbench.improve.splits import parse_fractions
     from skillbench.improve.verdict import improve_header, overfitting_header
+    from skillbench.library.frames import (
+        budget_what_if_frame,
+        confused_pairs_frame,
+        overlap_frame,
+        routing_matrix_frame,
+        routing_queries_frame,
+        routing_skills_frame,
+        skill_listing_frame,
+    )
+    from skillbench.library.plots import confusion_heatmap, skill_listing_figure
+    from skillbench.library.run import plan_library, route_library, route_library_sync
+    from skillbench.library.verdict import library_header
     from skillbench.reports import notebook as notebook
     from skillbench.reports.diff import diff_documents, diff_header, diff_reports, diff_rows
     from skillbench.reports.diff_plots import diff_figure

@@ -12,7 +12,7 @@ def sample_workspace(skill_dir: str | Path, workspace: str | Path | None = None)
     if workspace is not None:
         return Path(workspace)
     from skillbench.backends.scratch import scratch_until_exit
-    from skillbench.behavior.execute import run_cases
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     root = scratch_until_exit("report") / "workspace"

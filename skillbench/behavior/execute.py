@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.cache import CallCache, assert_no_secrets
-from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.backends.spec import RECORDED_SAMPLES
 from skillbench.behavior.executors import (
     Executor,
@@ -26,7 +24,6 @@ from skillbench.behavior.executors import (
     agent_config_path,
     check_folder_name,
     folder_name_of,
-    make_executor,
 )
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
 from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
@@ -39,7 +36,7 @@ from skillbench.behavior.workspace import (
     config_version,
     read_history,
 )
-from skillbench.cost.budget import Budget
+from skillbench.cost.budget import Budget, backend_priced
 from skillbench.errors import InputError
 from skillbench.schemas.registry import WRITING_SKILLS
 from skillbench.timestamps import utc_timestamp
@@ -330,7 +327,7 @@ async def execute_tasks(
     `batch.refused`, not written, and a re-run resumes from the cache)."""
     identity = executor.identity()
     assert_no_secrets(identity)
-    priced = _priced(executor) if budget is not None else None
+    priced = backend_priced(executor.name, executor.model) if budget is not None else None
     limit = asyncio.Semaphore(max(1, workers))
     done = 0
 
@@ -386,19 +383,6 @@ async def execute_tasks(
     return batch
 
 
-def _priced(executor: Executor) -> bool | None:
-    """Whether the executor's model has a known price (None: trust the costs it reports)."""
-    from skillbench.cost.estimate import get_estimator
-
-    try:
-        estimator = get_estimator(executor.name, model=executor.model)
-    except InputError:
-        return None
-    if getattr(estimator, "reports_cost", False):
-        return None
-    return estimator.price_known()
-
-
 def replay_samples(
     workspace: Workspace,
     tasks: Sequence[RunTask],
@@ -433,67 +417,6 @@ def replay_samples(
         if progress is not None:
             progress(done, len(tasks))
     return batch
-
-
-def run_cases(
-    workspace: Workspace,
-    evals: EvalsFile,
-    *,
-    skill_dir: str | Path,
-    configs: Sequence[str] = DEFAULT_CONFIGS,
-    runs: int = 3,
-    backend: str = "local",
-    model: str | None = None,
-    workers: int = 2,
-    timeout: float | None = None,
-    cache: CallCache | None = None,
-    executor: Executor | None = None,
-    samples_dir: str | Path | None = None,
-    progress: Progress | None = None,
-    budget: Budget | None = None,
-    max_copy: int = DEFAULT_MAX_COPY,
-) -> RunBatch:
-    """Run every case `runs` times per configuration; returns the records (a RunBatch).
-    `budget` meters the runs and stops starting new ones at its cap (see `execute_tasks`).
-    `max_copy` bounds the bytes a claude-code session's project receives (what would pass it
-    is left out, named in the batch's notes).
-
-    `executor` overrides the backend's (tests, custom harnesses). With a backend whose spec
-    replays samples (`local`), the recorded samples of `samples_dir` (default
-    `data/runs/<folder name>/`) are replayed.
-    Blocking; safe inside a running Jupyter kernel.
-    """
-    from skillbench.aio import run_sync
-
-    folder = Path(skill_dir)
-    check_folder_name(folder_name_of(folder), folder)
-    limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
-    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
-    limits.check_timeout(timeout)
-    batch = RunBatch()
-    tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
-    if executor is None and replays_samples(backend):
-        source = samples_source(folder, samples_dir)
-        return replay_samples(workspace, tasks, source, batch, progress)
-    chosen = executor or make_executor(
-        backend, model=model, timeout=timeout, workers=workers, max_copy=max_copy
-    )
-    started = time.monotonic()
-    result = run_sync(
-        lambda: execute_tasks(
-            workspace,
-            tasks,
-            chosen,
-            cache=cache,
-            workers=workers,
-            batch=batch,
-            progress=progress,
-            budget=budget,
-        )
-    )
-    result.notes.extend(f"warning: {note}" for note in getattr(chosen, "notes", []))
-    result.notes.append(f"{len(tasks)} runs in {time.monotonic() - started:.1f} s")
-    return result
 
 
 def load_runs(workspace: Workspace, config: str | None = None) -> list[StoredRun]:

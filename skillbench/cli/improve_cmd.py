@@ -66,6 +66,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--split-seed", type=common.seed_option(), help="split seed (default: --seed)")
     common.add_workers_option(p)
     common.add_catalog_option(p)
+    p.add_argument(
+        "--library",
+        metavar="DIR",
+        help="interference-aware: the other skills of DIR compete (the catalog, unless --catalog "
+        "is given) and their should-trigger queries are added as should-not-trigger queries, so "
+        "a description that steals from a neighbour loses (default: none; e.g. --library skills/)",
+    )
     common.add_harness_option(p)
     common.add_project_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
@@ -132,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         split_seed=args.split_seed,
         split_from=args.split_from,
         adopt_alpha=args.adopt_alpha,
+        library_dir=args.library,
     )
     if args.dry_run:
         return _dry_run(args, options)
@@ -141,6 +149,12 @@ def run(args: argparse.Namespace) -> int:
         args.skill_dir, args.evals, options, out=out, apply=args.apply, progress=_print_event
     )
     _print_result(result, out)
+    steals = getattr(result.summary, "neighbour_steals", None)
+    if steals is not None:
+        from skillbench.library.neighbours import steal_lines
+
+        for line in steal_lines(steals):
+            print(common.safe(line))
     cost = result.summary.cost
     if cost is not None and cost.stopped_at_cap:
         return EXIT_COST_CAP

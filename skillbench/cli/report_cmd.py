@@ -223,6 +223,10 @@ def _diff(args: argparse.Namespace) -> int:
         raise InputError("`report diff` takes no parameters", field="-p")
     if not 0.0 < args.alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", field="--alpha")
+    from skillbench.library.diff import is_library_report
+
+    if any(is_library_report(p) for p in args.paths):
+        return _library_diff(args)
     diff = diff_reports(args.paths[0], args.paths[1], alpha=args.alpha)
     print("\n".join(header_lines(diff_header(diff))))
     for warning in diff.warnings:
@@ -285,3 +289,14 @@ def _print_failure(folder: Path, error: Any) -> None:
     detail = f"{error.type}: {error.message}" if error else "unknown error"
     message = f"skillbench: notebook failed{where}: {detail} (see {folder})"
     print(common.safe(message), file=sys.stderr)
+
+
+def _library_diff(args: argparse.Namespace) -> int:
+    """Two library reports: per skill, the queries passing only in A or only in B (McNemar,
+    Holm across skills); exit 1 when any query regressed."""
+    from skillbench.library.diff import diff_library_reports, diff_lines
+
+    diff = diff_library_reports(args.paths[0], args.paths[1])
+    for line in diff_lines(diff, args.alpha):
+        print(common.safe(line))
+    return EXIT_FAILED if any(s.regressed for s in diff.skills) else EXIT_OK

@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import backend_spec, resolve_backend_name
-    from skillbench.behavior.execute import check_run_inputs, run_cases
+    from skillbench.behavior.execute import check_run_inputs
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import (
         Workspace,
         check_config,

@@ -37,6 +37,10 @@ class ImproveOptions:
     adopt_alpha: float = ADOPT_ALPHA
     """Significance level of the adoption test (the best round replaces the original only when
     it beats it on the selection split at this level)."""
+    library_dir: str | Path | None = None
+    """`--library`: the other skills of this folder compete (the catalog, unless
+    `trigger.catalog_dir` names one) and their should-trigger queries join as should-not-trigger
+    ones (`library.neighbours`); the summary lists each round's stolen neighbour queries."""
 
     def __post_init__(self) -> None:
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:

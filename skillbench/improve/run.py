@@ -167,7 +167,7 @@ async def improve_skill(
         require_replay,
         resolve_backend_name,
     )
-    from skillbench.cost.plan import check_cap, require_price
+    from skillbench.cost.limit import workflow_budget
     from skillbench.skill import load_as_claude_code
 
     trigger = options.trigger
@@ -177,6 +177,9 @@ async def improve_skill(
         require_replay(trigger.backend, trigger.harness, "--project")
     skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
+    if options.library_dir is not None:
+        queries, options = with_neighbours(queries, skill.name, options)
+        trigger = options.trigger
     split_from = options.split_from
     split: Split | None = None
     if isinstance(split_from, Split):
@@ -189,8 +192,9 @@ async def improve_skill(
 
     catalog, catalog_info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
     name = resolve_backend_name(trigger.backend)
-    if trigger.max_cost is not None:
-        plan = plan_loop(
+
+    def plan() -> CostPlan:
+        return plan_loop(
             skill.name,
             skill.description,
             skill.body,
@@ -206,11 +210,11 @@ async def improve_skill(
             cache_path=trigger.cache_path,
             harness=trigger.harness,
             cache_before_query=trigger.cache_before_query,
+            folder=skill.path,
+            content_hash=skill.content_hash,
         )
-        for line in plan.planned:
-            require_price(line.estimator)
-        check_cap(plan.estimate, trigger.max_cost)
-    budget = budget or Budget(trigger.max_cost)
+
+    budget = workflow_budget(budget=budget, max_cost=trigger.max_cost, plan=plan)
     cache = open_cache(trigger.cache_path, enabled=trigger.use_cache)
     judge = MeteredJudge(
         cached_judge(
@@ -257,6 +261,10 @@ async def improve_skill(
         result.summary.settings.catalog_sha256 = catalog_info.sha256
     for report in result.reports if load_warnings else ():
         report.warnings = [*load_warnings, *(report.warnings or [])]
+    if options.library_dir is not None:
+        from skillbench.library.neighbours import neighbour_steals
+
+        result.summary.neighbour_steals = neighbour_steals(result.reports)  # type: ignore[attr-defined]
     if out is not None:
         write_loop_outputs(result, out)
     if apply:
@@ -310,6 +318,9 @@ async def plan_improve(
     trigger = options.trigger
     skill = load_as_claude_code(skill_dir)[0]  # a YAML finding warns, never refuses
     queries = load_eval_set(evals)
+    if options.library_dir is not None:
+        queries, options = with_neighbours(queries, skill.name, options)
+        trigger = options.trigger
     split = planned_split(queries, evals, options)
     from skillbench.trigger.catalog import resolve_catalog
 
@@ -330,7 +341,24 @@ async def plan_improve(
         cache_path=trigger.cache_path,
         harness=trigger.harness,
         cache_before_query=trigger.cache_before_query,
+        folder=skill.path,
+        content_hash=skill.content_hash,
     )
 
 
 improve_skill_sync = blocking(improve_skill)
+
+
+def with_neighbours(
+    queries: list[Any], target: str, options: ImproveOptions
+) -> tuple[list[Any], ImproveOptions]:
+    """`--library`: the eval set plus the neighbours' should-trigger queries as should-not-trigger
+    ones, and the options with the library as the catalog (unless one was given)."""
+    from skillbench.library.neighbours import neighbour_queries
+
+    library = options.library_dir
+    assert library is not None
+    extra = neighbour_queries(library, target, queries)
+    if options.trigger.catalog_dir in (None, "none"):
+        options = options.but(trigger=options.trigger.but(catalog_dir=library))
+    return [*queries, *extra], options

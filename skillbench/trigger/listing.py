@@ -173,6 +173,12 @@ def listed(skill: CliSkill) -> Listed:
     return Listed(skill.name, f"- {skill.name}: {entry_text(skill.description, skill.when_to_use)}")
 
 
+def builtin_entries(names: set[str]) -> list[Listed]:
+    """Claude Code's built-in skills listed after the user's (`BUILTINS_2_1_197`, only widths
+    matter): a bundled one is dropped when a user skill has its name, other built-ins stay."""
+    return [Listed(n, "x" * w, b) for n, w, b in BUILTINS_2_1_197 if not (b and n in names)]
+
+
 def cli_budget(model: str, env: Mapping[str, str] | None = None) -> tuple[int, str]:
     """(characters, how) of Claude Code 2.1.197's listing budget for `model` without a capture:
     `SLASH_COMMAND_TOOL_CHAR_BUDGET`, else context window × bytes per token × 1 %."""
@@ -331,13 +337,7 @@ def estimate(
     budget, how = cli_budget(model, env)
     skills = [s for s in cli_skills(target, catalog) if not s.disabled]
     entries = [listed(s) for s in skills]
-    # a bundled skill is dropped when one of yours has its name (other built-ins stay, twice)
-    names = {s.name for s in skills}
-    builtin = [
-        Listed(n, "x" * w, b)  # only widths matter
-        for n, w, b in BUILTINS_2_1_197
-        if not (b and n in names)
-    ]
+    builtin = builtin_entries({s.name for s in skills})
     shown = shown_descriptions([*entries, *builtin], budget)
     user_shown = shown[: len(entries)]
     index = next((i for i, s in enumerate(skills) if s.target), None)

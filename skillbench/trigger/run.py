@@ -25,6 +25,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.cost import notes as notes_module
 from skillbench.cost.budget import Budget
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
@@ -224,8 +225,11 @@ async def run_trigger_eval(
     warnings = harness_warnings(results)
     if refused:
         warnings.append(
-            f"stopped at the cost cap: {refused} run(s) not made (counted as errors, never as "
-            "outcomes); a re-run with a higher --max-cost resumes from the call cache"
+            notes_module.stopped(
+                refused,
+                "run(s) not made (counted as errors, never as outcomes)",
+                option="--max-cost",
+            )
         )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
     notes.extend(getattr(_innermost(judge), "notes", None) or [])  # e.g. a forgotten batch
@@ -326,7 +330,7 @@ async def evaluate_skill(
         require_replay,
     )
     from skillbench.cost.budget import MeteredJudge
-    from skillbench.cost.plan import check_cap
+    from skillbench.cost.limit import active_budget, workflow_budget
     from skillbench.skill import load_as_claude_code
 
     if options.project is not None:
@@ -342,8 +346,9 @@ async def evaluate_skill(
     if options.workers is None:
         options = options.but(workers=default_workers(options.backend))
     judge_options = options.judge_options()
-    if options.max_cost is not None:
-        plan = plan_trigger(
+
+    def plan() -> CostPlan:
+        return plan_trigger(
             skill.name,
             text,
             queries,
@@ -360,8 +365,9 @@ async def evaluate_skill(
             max_runs=options.max_runs,
             seed=options.seed,
         )
-        _require_priced(plan.planned)
-        check_cap(plan.estimate, options.max_cost)
+
+    if budget is None and (options.max_cost is not None or active_budget() is not None):
+        budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
     cache = open_cache(options.cache_path, enabled=options.use_cache)
     cached: Any = cached_judge(
         options.backend,
@@ -376,8 +382,6 @@ async def evaluate_skill(
         cached = EscalatingJudge(
             cached, cached_judge("claude-code", model=options.model, cache=cache)
         )
-    if budget is None and options.max_cost is not None:
-        budget = Budget(options.max_cost)
     judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
     context = EvalContext(
         body=skill.body,
@@ -447,13 +451,6 @@ async def plan_skill_eval(
         cache_path=options.cache_path,
         backend_options=options.judge_options() or None,
     )
-
-
-def _require_priced(planned: Sequence[Any]) -> None:
-    from skillbench.cost.plan import require_price
-
-    for line in planned:
-        require_price(line.estimator)
 
 
 evaluate_skill_sync = blocking(evaluate_skill)

@@ -15,8 +15,8 @@ from grade_fixtures import standard_workspace
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
 from skillbench.backends.cache import CallCache
 from skillbench.behavior.cost import plan_run
-from skillbench.behavior.execute import run_cases
 from skillbench.behavior.executors import TextModelExecutor
+from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import init_workspace, read_evals
 from skillbench.cli import main
 from skillbench.cost.budget import Budget

@@ -12,9 +12,9 @@ import pytest
 
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
 from skillbench.backends.cache import CallCache
-from skillbench.behavior.execute import run_cases
 from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor
 from skillbench.behavior.records import read_run_record
+from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 from skillbench.cli import main
 from skillbench.errors import BackendError, InputError

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from skillbench.behavior.execute import check_run_inputs, run_cases, skill_source
+from skillbench.behavior.execute import check_run_inputs, skill_source
 from skillbench.behavior.executors import ClaudeCodeExecutor, RunTask
+from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 from skillbench.cli import main
 from skillbench.errors import InputError

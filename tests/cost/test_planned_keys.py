@@ -109,13 +109,6 @@ async def test_trigger_plans_the_requests_it_sends(keys_backend: str) -> None:
     assert planned and keys(planned) == keys(sent)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="improve.run.plan_improve must pass folder=skill.path, content_hash=skill.content_hash "
-    "to plan_loop (h22opts owns improve/run.py): until then round 1's planned keys lack the "
-    "content hash, so an improve dry run never counts a cache hit",
-)
 async def test_improve_plans_the_first_rounds_requests(keys_backend: str, tmp_path: Path) -> None:
     """Round 1 evaluates the original description: its requests are the plan's (later rounds
     evaluate candidates nobody has seen, counted as uncached copies)."""
@@ -132,8 +125,8 @@ async def test_improve_plans_the_first_rounds_requests(keys_backend: str, tmp_pa
 
 def test_run_plans_the_tasks_it_sends(keys_backend: str, tmp_path: Path) -> None:
     from skillbench.behavior.cost import plan_run
-    from skillbench.behavior.execute import run_cases
     from skillbench.behavior.executors import TextModelExecutor
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     skill = tmp_path / "csv-cleanup"
@@ -186,3 +179,44 @@ def test_a_scoped_cost_limit_caps_a_grading_in_the_library(
         summary = grade_workspace_sync(skill, backend=keys_backend, use_cache=False)
     assert summary.stopped_at_cap > 0 and budget.stopped
     assert json.dumps(summary.cost.model_dump() if summary.cost else {})  # a cost block stated
+
+
+async def test_trigger_and_improve_refuse_over_the_cap_and_obey_a_cost_limit(
+    keys_backend: str, tmp_path: Path
+) -> None:
+    """The same guard in the library for trigger and improve: `max_cost` below the estimate is
+    refused before any call; a scoped `cost_limit` stops the calls at its cap."""
+    from skillbench.cost.limit import cost_limit
+    from skillbench.errors import CostCapError
+    from skillbench.improve.options import ImproveOptions
+    from skillbench.improve.run import improve_skill
+    from skillbench.trigger.options import TriggerOptions
+    from skillbench.trigger.run import evaluate_skill
+
+    capped = TriggerOptions(backend=keys_backend, runs=2, use_cache=False, max_cost=0.000001)
+    with pytest.raises(CostCapError):
+        await evaluate_skill(SKILL, EVALS, capped)
+    with pytest.raises(CostCapError):
+        await improve_skill(SKILL, EVALS, ImproveOptions(trigger=capped, rounds=1), out=tmp_path)
+    assert sent == []
+    with cost_limit(0.000001) as budget:
+        report = await evaluate_skill(
+            SKILL, EVALS, TriggerOptions(backend=keys_backend, runs=2, use_cache=False)
+        )
+    assert budget.stopped and (report.summary.errored_runs or 0) > 0  # errors, not outcomes
+    assert any(w.startswith("stopped at the cost cap") for w in report.warnings or [])
+
+
+def test_run_cases_refuses_over_the_cap_in_the_library(keys_backend: str, tmp_path: Path) -> None:
+    from skillbench.behavior.run import run_cases
+    from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
+    from skillbench.errors import CostCapError
+
+    skill = tmp_path / "csv-cleanup"
+    shutil.copytree(SKILL, skill)
+    evals = read_evals(skill / "evals" / "evals.json")
+    init_workspace(skill)
+    space = Workspace.for_skill(skill)
+    with pytest.raises(CostCapError):
+        run_cases(space, evals, skill_dir=skill, backend=keys_backend, runs=1, max_cost=0.0)
+    assert sent == []

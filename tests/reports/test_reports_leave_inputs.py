@@ -42,8 +42,8 @@ def _model_graded_workspace(skill: Path, space: Path) -> None:
     """Replayed sample runs, graded, then marked as graded by a model (as a user's would be),
     and benchmarked: the files a wrong report would overwrite."""
     from skillbench.behavior.benchmark import write_benchmark
-    from skillbench.behavior.execute import run_cases
     from skillbench.behavior.grade import grade_workspace_sync
+    from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     init_workspace(skill, workspace=space)
@@ -104,6 +104,12 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
         "benchmark": behavior,
         "blind_comparison": behavior,
         "report_diff": {"a": str(home / "a.json"), "b": str(home / "b.json")},
+        "library_routing": {
+            "library_dir": str(home / "skills"),
+            "evals_dir": str(home / "evals"),
+            "backend": "lexical",
+            "runs": 1,
+        },
     }
 
 

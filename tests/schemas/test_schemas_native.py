@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skillbench.behavior.compare_run import compare_sync
-from skillbench.behavior.execute import run_cases
+from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 from skillbench.schemas import check, detect, load
 

@@ -1,0 +1,208 @@
+"""`skillbench library DIR`: route every skill's trigger queries against the whole library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from skillbench.cli import common
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillbench.library.document import LibraryReport
+
+MAX_PAIRS_SHOWN = 10
+
+
+def register(subparsers: Any) -> None:
+    """Add the `library` subcommand."""
+    p = subparsers.add_parser(
+        "library",
+        help="route a whole skill library: which skill takes which request, what the listing hides",
+        description="Install every skill under DIR at once and run each skill's trigger queries "
+        "against the whole library (one call per query and run names the skill that fired). "
+        "Reports the confusion matrix, per-skill recall and precision with Wilson intervals, the "
+        "most confused pairs, and how Claude Code's skill listing shows each skill (full, "
+        "truncated, name only) with a what-if at other budgets. Exit 0 when no pair crosses and "
+        "every skill is listed in full, 1 otherwise, 2 on bad input, 3 when refused or stopped "
+        "by --max-cost.",
+    )
+    p.add_argument("library_dir", metavar="DIR", help="folder holding the skills (any depth)")
+    p.add_argument(
+        "--evals",
+        metavar="DIR",
+        help="folder of <skill-name>.trigger.json eval sets (else each skill's "
+        "evals/trigger.json or *.trigger.json)",
+    )
+    common.add_backend_options(p)
+    p.add_argument(
+        "--runs",
+        type=_runs,
+        default=3,
+        metavar="N|auto",
+        help="runs per query (at most 100), or auto to stop a query once its own skill's rate "
+        "is settled (default 3; e.g. --runs auto)",
+    )
+    p.add_argument(
+        "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"
+    )
+    p.add_argument(
+        "--confidence",
+        type=common.float_in(0.5, 0.9999),
+        default=0.95,
+        help="interval confidence (0.95)",
+    )
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed for the backend (0)")
+    p.add_argument(
+        "--timeout", type=common.timeout_option(), metavar="SECONDS", help="per-run timeout"
+    )
+    p.add_argument(
+        "--budget",
+        type=common.positive_int,
+        metavar="CHARS",
+        help="run with Claude Code's skill listing budget set to CHARS "
+        "(SLASH_COMMAND_TOOL_CHAR_BUDGET), to see what hiding costs in recall (default: Claude "
+        "Code's own, 1 %% of the model's context window; e.g. --budget 20000)",
+    )
+    p.add_argument(
+        "--embedder",
+        choices=("lexical", "local", "none"),
+        default="lexical",
+        help="the overlap pre-screen's similarity: word overlap (lexical, default), the offline "
+        "MiniLM embedder (local, needs skillbench[local]) or none",
+    )
+    common.add_workers_option(p)
+    common.add_harness_option(p)
+    p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
+    p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
+    p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
+    common.add_cache_options(p)
+    common.add_cost_options(p)
+    # the trigger options this command does not offer (the library is the catalog)
+    p.set_defaults(func=run, auth=None, project=None, escalate=False, threshold=0.5, catalog=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute the library routing described by the parsed arguments; returns the exit code."""
+    from skillbench.cli.trigger_cmd import trigger_options
+    from skillbench.io import check_output, dumps_json, write_json
+    from skillbench.library.run import plan_library, route_library_sync
+
+    if args.out:
+        check_output(args.out, "--out")
+    common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    options = trigger_options(args)
+    extra: dict[str, Any] = dict(
+        evals_dir=args.evals,
+        listing_budget=args.budget,
+        embedder=None if args.embedder == "none" else args.embedder,
+    )
+    if args.dry_run:
+        plan = plan_library(args.library_dir, options, **extra)
+        common.check_plan(plan, options.max_cost, dry_run=True)
+        return EXIT_OK
+    err = common.stderr_console()
+    with common.progress_bar(err, "library routing") as on_progress:
+        report = route_library_sync(args.library_dir, options, progress=on_progress, **extra)
+    if args.out:
+        write_json(args.out, report)
+    if args.json:
+        sys.stdout.write(dumps_json(report.to_json_dict()))
+    else:
+        print_report(common.console(), report)
+    for warning in report.warnings:
+        err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
+    if args.out:
+        err.print(common.safe(f"report written to {args.out}"), markup=False)
+    if report.cost is not None and report.cost.stopped_at_cap:
+        return EXIT_COST_CAP
+    from skillbench.library.verdict import library_verdict
+
+    if not any(q.runs for q in report.queries):
+        return EXIT_FAILED
+    return EXIT_FAILED if library_verdict(report).ok is False else EXIT_OK
+
+
+def print_report(console: Console, report: LibraryReport) -> None:
+    """Header (verdict first), per-skill table, worst pairs, listing what-if, pre-screen."""
+    from rich.table import Table
+
+    from skillbench.library.verdict import library_header
+    from skillbench.reports.header import header_lines
+    from skillbench.schemas.cost import cost_lines
+
+    for line in header_lines(library_header(report)):
+        console.print(common.safe(line), markup=False)
+    table = Table(title="per skill", title_justify="left")
+    for column in ("skill", "listing", "recall", "95% CI", "precision", "95% CI", "stolen by"):
+        table.add_column(column, overflow="fold")
+    for s in report.per_skill:
+        table.add_row(
+            common.safe(s.name),
+            s.listing or "–",
+            _rate(s.recall.value),
+            _ci(s.recall.low, s.recall.high),
+            _rate(s.precision.value),
+            _ci(s.precision.low, s.precision.high),
+            common.safe(", ".join(f"{f.skill}×{f.runs}" for f in s.stolen_by[:3])),
+        )
+    console.print(table)
+    for p in report.pairs[:MAX_PAIRS_SHOWN]:
+        console.print(
+            common.safe(
+                f"confused: {p.a} ↔ {p.b}: {p.a}→{p.b} {p.a_to_b}, {p.b}→{p.a} {p.b_to_a} of "
+                f"{p.runs} runs ({_rate(p.rate.value)}, {_ci(p.rate.low, p.rate.high)}); e.g. "
+                + " | ".join(p.examples[:2])
+            ),
+            markup=False,
+        )
+    if report.listing is not None:
+        listing = report.listing
+        for w in listing.what_if:
+            hidden = ", ".join(w.name_only[:8]) + (" …" if len(w.name_only) > 8 else "")
+            console.print(
+                common.safe(
+                    f"listing at {w.budget_chars:,} characters: {w.full} of "
+                    f"{len(listing.skills)} in full" + (f"; name only: {hidden}" if hidden else "")
+                ),
+                markup=False,
+            )
+        if listing.cut_to_fit is None:
+            console.print(
+                "no per-skill cut fits the budget: even bare names overflow it", markup=False
+            )
+        elif listing.cut_skills:
+            console.print(
+                common.safe(
+                    f"cut every description to {listing.cut_to_fit} characters and every skill is "
+                    f"listed in full (shortens {', '.join(listing.cut_skills[:8])})"
+                ),
+                markup=False,
+            )
+    for o in report.overlap[:MAX_PAIRS_SHOWN]:
+        console.print(
+            common.safe(f"alike descriptions: {o.a} ~ {o.b}: {o.similarity:.2f}"), markup=False
+        )
+    console.print(f"calls {report.calls}, cache hits {report.cache_hits}", markup=False)
+    if report.cost is not None:
+        for line in cost_lines(report.cost):
+            console.print(common.safe(line), markup=False)
+    for note in report.notes:
+        console.print(common.safe(f"note: {note}"), markup=False)
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _ci(low: float | None, high: float | None) -> str:
+    return "–" if low is None or high is None else f"{low:.2f}–{high:.2f}"
+
+
+def _runs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    return common.runs_option()(text)

@@ -1,0 +1,481 @@
+"""Route a whole library: every skill's trigger queries against every skill installed at once.
+
+Every request holds the whole library (the first skill by name as `target`, the others as its
+catalog: one skill set, so the replay harness captures Claude Code's request once and every
+request shares one template), and one call per query-run names the skill that fired. A library
+costs queries × runs calls, not skills × queries × runs. With the replay harness a request's key
+is the template and the query, not the target, so `skillbench trigger SKILL --catalog LIBRARY`
+shares these calls through the call cache. A run counts as a hit of its query when the skill it
+was written for fired (`LibraryQuery.target`; for a should-not-trigger query, the skill whose
+set holds it), which is what `--runs auto` settles.
+
+The run reuses the trigger eval's parts: `_run_wave` (concurrency, batches, timeouts),
+`QueryTally` (a run's first move: a skill fired, none, another tool first = undecided, error),
+`SequentialRule` (`runs="auto"`: a query stops once its own skill's rate is settled), the
+call cache and the cost cap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from skillbench.aio import blocking, heap_frozen
+from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
+from skillbench.backends.claude_cli.install import cli_name
+from skillbench.backends.cost_report import CostPlan
+from skillbench.errors import InputError
+from skillbench.library import confusion
+from skillbench.library.discover import Library, LibraryQuery, load_library, without_evals
+from skillbench.library.document import (
+    NONE,
+    LibraryConfig,
+    LibraryListing,
+    LibraryReport,
+    QueryRouting,
+)
+from skillbench.library.listing import as_listed, hidden_line, library_listing
+from skillbench.library.overlap import overlap_pairs
+from skillbench.stats import SequentialRule
+from skillbench.timestamps import utc_timestamp
+from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
+from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.listing import BUDGET_ENV
+from skillbench.trigger.options import DEFAULT_OPTIONS, TriggerOptions
+from skillbench.trigger.report import QueryTally
+from skillbench.trigger.run import (
+    _innermost,
+    _run_wave,
+    backend_info,
+    backend_workers,
+    harness_info,
+)
+from skillbench.version import __version__
+
+Runs = int | Literal["auto"]
+ProgressCallback = Callable[[int, int], None]
+DEFAULT_MODEL = "claude-haiku-4-5"
+PROXY_LISTING_NOTE = (
+    "offline proxy: it reads descriptions directly, so each skill was shown to it as Claude "
+    "Code's listing rule would list it at this budget (a name-only skill without its description)"
+)
+CHANGED_SET_NOTE = (
+    "every request carries the whole library's listing: adding, removing or editing one skill "
+    "changes the request of every query, so all of them are planned as new calls"
+)
+
+
+@contextlib.contextmanager
+def listing_budget_env(budget: int | None) -> Iterator[None]:
+    """`SLASH_COMMAND_TOOL_CHAR_BUDGET` set to `budget` for the judge's construction and the run
+    (the capture and the claude-code sessions read it from the environment), then restored."""
+    if budget is None:
+        yield
+        return
+    before = os.environ.get(BUDGET_ENV)
+    os.environ[BUDGET_ENV] = str(budget)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(BUDGET_ENV, None)
+        else:
+            os.environ[BUDGET_ENV] = before
+
+
+def library_set(
+    entries: Sequence[SkillEntry],
+) -> tuple[SkillEntry, tuple[SkillEntry, ...]]:
+    """(target, catalog) of every request: the first skill and the rest (one skill set, one
+    catalog tuple whose digest is computed once; the plan and the run build the same keys)."""
+    return entries[0], tuple(entries[1:])
+
+
+def _queries(library: Library) -> list[LibraryQuery]:
+    if not library.queries:
+        raise InputError(
+            "no skill of the library has a trigger eval set (<skill>/evals/trigger.json, "
+            "<skill>/*.trigger.json or --evals DIR/<skill-name>.trigger.json)",
+            path=library.root,
+        )
+    return library.queries
+
+
+def check_listing_budget(budget: int | None) -> None:
+    """`--budget`: a positive whole number of characters."""
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
+    ):
+        raise InputError("must be a positive number of characters", path="--budget")
+
+
+def _listing(
+    judge: TriggerJudge, entries: Sequence[SkillEntry], budget: int | None
+) -> tuple[LibraryListing | None, str | None]:
+    """The library's listing: read from the replay harness's captured request, else Claude
+    Code's rule for the judge's model; (None, why) when the capture failed."""
+    inner: Any = _innermost(judge)
+    env = dict(os.environ)
+    if budget is not None:
+        env[BUDGET_ENV] = str(budget)
+    model = listing_model(judge)
+    if getattr(inner, "harness", None) == "replay":
+        try:
+            template = inner.template_for(entries[0], tuple(entries[1:]))
+        except Exception as exc:  # the runs report the same failure
+            return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
+        env.update(getattr(template, "settings", {}) or {})
+        return library_listing(entries, model, env=env, captured=template), None
+    return library_listing(entries, model, env=env), None
+
+
+def listing_model(judge: object) -> str:
+    """The Claude model whose listing budget applies: the judge's, or for a proxy (which has
+    none, or an embedding model) Claude Code's default `DEFAULT_MODEL`."""
+    inner = _innermost(judge)
+    if getattr(inner, "is_proxy", False):
+        return DEFAULT_MODEL
+    return str(getattr(inner, "model", None) or DEFAULT_MODEL)
+
+
+def library_requests(
+    queries: Sequence[LibraryQuery], entries: Sequence[SkillEntry], per_query: int, seed: int
+) -> list[TriggerRequest]:
+    """The requests of a fixed-runs library run, in order (the plan's and the run's)."""
+    target, catalog = library_set(entries)
+    return [
+        TriggerRequest(target, catalog, query.text, run, seed)
+        for query in queries
+        for run in range(per_query)
+    ]
+
+
+async def run_library(
+    library: Library,
+    judge: TriggerJudge,
+    options: TriggerOptions = DEFAULT_OPTIONS,
+    *,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+    evals_dir: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+) -> LibraryReport:
+    """Route every query of `library` through `judge` (not closed here) and report, with
+    `options`' runs, max_runs, confidence, threshold (`--runs auto`), seed, workers (None: the
+    judge's) and timeout."""
+    runs, max_runs, seed = options.runs, options.max_runs, options.seed
+    confidence, threshold, timeout = options.confidence, options.threshold, options.timeout
+    workers = options.workers if options.workers is not None else backend_workers(judge)
+    check_listing_budget(listing_budget)
+    queries = _queries(library)
+    listing, listing_problem = _listing(judge, library.entries, listing_budget)
+    notes: list[str] = []
+    entries = library.entries
+    if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
+        entries = as_listed(entries, listing)
+        notes.append(PROXY_LISTING_NOTE)
+    target, catalog = library_set(entries)
+    by_folder = {cli_name(e): e.name for e in library.entries}
+    auto = runs == "auto"
+    per_query = max_runs if auto else int(runs)
+    rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
+    tallies = [QueryTally(EvalQuery(q.text, q.expected == q.target)) for q in queries]
+    planned = per_query * len(queries)
+    done = 0
+
+    def advance(n: int = 1) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, planned)
+
+    pending = list(range(len(queries)))
+    refused = 0
+    while pending:
+        wave: list[tuple[int, TriggerRequest]] = []
+        for i in pending:
+            tally = tallies[i]
+            size = rule.next_wave(tally.attempted) if auto else per_query - tally.attempted
+            wave.extend(
+                (i, TriggerRequest(target, catalog, queries[i].text, tally.attempted + r, seed))
+                for r in range(size)
+            )
+        if not wave:
+            break
+        with heap_frozen():
+            outcomes = await _run_wave(judge, [r for _, r in wave], workers, timeout, advance)
+        for (i, _), outcome in zip(wave, outcomes, strict=True):
+            if outcome.fired is not None:
+                outcome.fired = by_folder.get(outcome.fired, outcome.fired)
+            outcome.triggered = outcome.fired == queries[i].target  # its own skill, not the set's
+            tallies[i].record(outcome, queries[i].target)
+            refused += refused_by_cap(outcome)
+        if not auto:
+            break
+        still = []
+        for i in pending:
+            t = tallies[i]
+            if t.attempted < max_runs and not rule.settled(t.triggers, t.completed, t.attempted):
+                still.append(i)
+            else:
+                planned -= max_runs - t.attempted
+        pending = still
+    routed = [_routing(q, t) for q, t in zip(queries, tallies, strict=True)]
+    return _report(
+        library,
+        judge,
+        routed,
+        tallies,
+        listing=listing,
+        listing_problem=listing_problem,
+        notes=notes,
+        refused=refused,
+        config=LibraryConfig(
+            runs=runs,
+            max_runs=max_runs if auto else None,
+            confidence=confidence,
+            seed=seed,
+            workers=workers,
+            timeout_seconds=timeout,
+            budget_chars=listing_budget,
+            evals_dir=None if evals_dir is None else str(evals_dir),
+        ),
+        embedder=embedder,
+    )
+
+
+def _routing(query: LibraryQuery, tally: QueryTally) -> QueryRouting:
+    fired: dict[str, int] = {}
+    if tally.triggers:
+        fired[query.target] = tally.triggers
+    for name, n in tally.fired_instead.items():
+        fired[name] = fired.get(name, 0) + n
+    nothing = tally.completed - sum(fired.values())
+    if nothing:
+        fired[NONE] = nothing
+    return QueryRouting(
+        query=query.text,
+        expected=query.expected,
+        sources=query.sources,
+        target=query.target,
+        runs=tally.completed,
+        undecided=tally.undecided,
+        errors=tally.errors,
+        fired=fired,
+        error_messages=list(tally.error_messages) or None,
+    )
+
+
+def _report(
+    library: Library,
+    judge: TriggerJudge,
+    routed: list[QueryRouting],
+    tallies: Sequence[QueryTally],
+    *,
+    listing: LibraryListing | None,
+    listing_problem: str | None,
+    notes: list[str],
+    refused: int,
+    config: LibraryConfig,
+    embedder: str | None,
+) -> LibraryReport:
+    names = [e.name for e in library.entries]
+    per_skill = confusion.per_skill(names, routed, config.confidence)
+    if listing is not None:
+        state = {s.name: s.state for s in listing.skills}
+        for skill in per_skill:
+            skill.listing = state.get(skill.name)
+    usage = CallUsage()
+    for tally in tallies:
+        usage.add(tally.usage)
+    calls = sum(t.calls for t in tallies)
+    hits = sum(t.cache_hits for t in tallies)
+    cost = actual_cost(judge, calls, hits, usage, refused=refused)
+    warnings = list(library.warnings)
+    untested = without_evals(library.untested)
+    if untested:
+        warnings.append(untested)
+    if listing_problem:
+        warnings.append(listing_problem)
+    elif listing is not None:
+        hidden = hidden_line(listing)
+        if hidden:
+            warnings.append(f"LISTING: {hidden}: the model never saw those descriptions")
+    errors = sum(t.errors for t in tallies)
+    attempted = sum(t.attempted for t in tallies)
+    if attempted and errors / attempted > 0.2:
+        warnings.append(f"{errors} of {attempted} runs errored: rates rest on the others")
+    if refused:
+        warnings.append(
+            f"stopped at the cost cap: {refused} run(s) not made (counted as errors); a re-run "
+            "with a higher --max-cost resumes from the call cache"
+        )
+    harness = harness_info(judge)
+    if harness is not None and harness.note:
+        notes.insert(0, harness.note)
+    return LibraryReport(
+        library=str(library.root),
+        library_sha256=library.sha256,
+        skills=library.evals,
+        untested=library.untested,
+        backend=backend_info(judge),
+        harness=harness,
+        config=config,
+        queries=routed,
+        matrix=confusion.build_matrix(names, routed),
+        per_skill=per_skill,
+        pairs=confusion.confused_pairs(routed, config.confidence),
+        listing=listing,
+        overlap=overlap_pairs(library.entries, embedder=embedder) if embedder else [],
+        calls=calls,
+        cache_hits=hits,
+        cost=cost,
+        warnings=warnings,
+        notes=notes,
+        created_at=utc_timestamp(),
+        skillbench_version=__version__,
+    )
+
+
+async def route_library(
+    library_dir: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
+    *,
+    evals_dir: str | Path | None = None,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+    progress: ProgressCallback | None = None,
+) -> LibraryReport:
+    """Everything `skillbench library DIR` does: read the library and its eval sets, build the
+    backend's judge behind the call cache (and `options.max_cost`'s cap), route every query,
+    close. ``listing_budget`` sets Claude Code's skill listing budget
+    (`SLASH_COMMAND_TOOL_CHAR_BUDGET`) for the run; ``embedder`` (`lexical`, `local` or None) is
+    the overlap pre-screen's. `options.catalog_dir` and `options.escalate` do not apply (the
+    library is the catalog)."""
+    from skillbench.backends.budget import Budget, MeteredJudge
+    from skillbench.backends.cost_report import check_cap, require_price
+    from skillbench.backends.registry import cached_judge, default_workers, open_cache
+
+    check_listing_budget(listing_budget)
+    library = load_library(library_dir, evals_dir=evals_dir)
+    _queries(library)
+    if options.workers is None:
+        options = options.but(workers=default_workers(options.backend))
+    with listing_budget_env(listing_budget):
+        if options.max_cost is not None:
+            plan = plan_library(
+                library_dir,
+                options,
+                evals_dir=evals_dir,
+                listing_budget=listing_budget,
+                embedder=None,
+            )
+            for line in plan.planned:
+                require_price(line.estimator)
+            check_cap(plan.estimate, options.max_cost)
+        cache = open_cache(options.cache_path, enabled=options.use_cache)
+        try:
+            cached: Any = cached_judge(
+                options.backend,
+                model=options.model,
+                cache=cache,
+                workers=options.workers,
+                **options.judge_options(),
+            )
+            budget = Budget(options.max_cost) if options.max_cost is not None else None
+            judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
+            try:
+                report = await run_library(
+                    library,
+                    judge,
+                    options,
+                    listing_budget=listing_budget,
+                    embedder=embedder,
+                    evals_dir=evals_dir,
+                    progress=progress,
+                )
+            finally:
+                await cached.aclose()
+            if report.cost is not None and budget is not None:
+                report.cost.cap_usd = budget.cap_usd
+            if cache is not None:
+                report.warnings.extend(cache.flush())
+            return report
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+route_library_sync = blocking(route_library)
+
+
+def plan_library(
+    library_dir: str | Path,
+    options: TriggerOptions = DEFAULT_OPTIONS,
+    *,
+    evals_dir: str | Path | None = None,
+    listing_budget: int | None = None,
+    embedder: str | None = "lexical",
+) -> CostPlan:
+    """The `--dry-run`: the requests the run sends, checked against the call cache (hits free)
+    and estimated; the listing (Claude Code's rule) and the overlap pre-screen; no model call."""
+    from skillbench.backends.cost_report import existing_cache, key_judge, plan_block
+    from skillbench.backends.estimate import for_judge, get_estimator
+    from skillbench.backends.registry import resolve_backend_name
+
+    check_listing_budget(listing_budget)
+    library = load_library(library_dir, evals_dir=evals_dir)
+    queries = _queries(library)
+    name = resolve_backend_name(options.backend)
+    model, runs, seed = options.model, options.runs, options.seed
+    per_query = runs_per_query(runs, options.max_runs)
+    with listing_budget_env(listing_budget):
+        cache = existing_cache(options.cache_path, enabled=options.use_cache)
+        try:
+            judge_options = options.judge_options()
+            estimator = get_estimator(name, model=model, cache=cache, **judge_options)
+            keys, note = key_judge(name, model=model, cache=cache, options=judge_options)
+            proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
+            listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
+            listing = library_listing(library.entries, listed_for)
+            entries = library.entries
+            if proxy:
+                entries = as_listed(entries, listing)
+            requests = library_requests(queries, entries, per_query, seed)
+            if keys is not None:
+                estimator = for_judge(keys, estimator, cache=cache)
+            line = estimate_requests(requests, estimator, keys, purpose="library")
+        finally:
+            if cache is not None:
+                cache.close()
+    notes = [n for n in (note,) if n]
+    if line.cache_hits < len(requests):
+        notes.append(
+            f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}"
+        )
+    if runs == "auto":
+        notes.append("--runs auto: counted at the upper bound of --max-runs per query")
+    skills = len(library.entries)
+    lines = [
+        f"plan: library routing of {library.root} on backend {name}"
+        + (f" ({estimator.model})" if estimator.model else ""),
+        f"  {skills} skill(s) installed at once, {skills - len(library.untested)} with an eval "
+        f"set; {len(queries)} queries × {per_query} runs = {len(requests)} calls "
+        f"({line.cache_hits} in the call cache)",
+    ]
+    untested = without_evals(library.untested)
+    if untested:
+        lines.append(f"  {untested}")
+    hidden = hidden_line(listing)
+    lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
+    if embedder:
+        pairs = overlap_pairs(library.entries, embedder=embedder)
+        lines.append(
+            f"  overlap pre-screen ({embedder}): {len(pairs)} alike pair(s)"
+            + ("" if pairs else " above the threshold")
+        )
+        lines.extend(f"    {p.a} ~ {p.b}: {p.similarity:.2f}" for p in pairs[:10])
+    return CostPlan(lines, plan_block([line], notes=notes), [line])

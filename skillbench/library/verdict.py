@@ -1,0 +1,96 @@
+"""The library report's verdict and header: the worst confused pairs and the hidden skills
+first, then the library (path, sha256, skill count), model, harness, budget, runs and cost."""
+
+from __future__ import annotations
+
+from skillbench.library.document import LibraryReport
+from skillbench.library.listing import hidden_line
+from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.schemas.trigger import CatalogInfo
+
+MAX_PAIRS_IN_VERDICT = 3
+WORRYING_RATE = 0.1
+"""A pair is named in the verdict when at least this share of its runs crossed over."""
+
+
+def pair_line(report: LibraryReport, index: int) -> str:
+    """`a ↔ b: 7 of 12 runs crossed (58%, 32–81%)`."""
+    p = report.pairs[index]
+    low, high = p.rate.low or 0.0, p.rate.high or 0.0
+    return (
+        f"{p.a} ↔ {p.b}: {p.a_to_b + p.b_to_a} of {p.runs} runs crossed "
+        f"({(p.rate.value or 0):.0%}, {low:.0%}–{high:.0%})"
+    )
+
+
+def library_verdict(report: LibraryReport) -> Verdict:
+    """One line: the worst pairs and the hidden skills; the failures list every such pair, each
+    skill listed by name only, and each skill with queries that never fired it."""
+    worst = [i for i, p in enumerate(report.pairs) if (p.rate.value or 0.0) >= WORRYING_RATE][
+        :MAX_PAIRS_IN_VERDICT
+    ]
+    failures = [f"confused: {pair_line(report, i)}" for i in worst]
+    hidden = hidden_line(report.listing) if report.listing is not None else None
+    if hidden:
+        failures.append(f"listing: {hidden}")
+    silent = [s.name for s in report.per_skill if s.runs and s.recall.value == 0]
+    failures += [f"never fired on its own queries: {name}" for name in silent]
+    if not report.queries:
+        return Verdict(ok=None, line="no queries were routed")
+    if not failures:
+        return Verdict(
+            ok=True,
+            line=f"no pair crosses {WORRYING_RATE:.0%} of its runs and every skill is listed in full",
+        )
+    parts = []
+    if worst:
+        parts.append("worst pair " + pair_line(report, worst[0]))
+    if hidden:
+        parts.append(hidden)
+    if silent:
+        parts.append(f"{len(silent)} skill(s) never fired on their own queries")
+    return Verdict(ok=False, line="; ".join(parts), failures=failures)
+
+
+def library_header(report: LibraryReport, *, title: str = "Library routing") -> ReportHeader:
+    """The report header (the library as the catalog row: path, skill count, sha256)."""
+    config = report.config
+    runs = f"{config.runs} per query" + (
+        f" (adaptive, up to {config.max_runs})" if config.runs == "auto" else ""
+    )
+    listing = None
+    if report.listing is not None:
+        budget = report.listing.budget_chars
+        listing = (
+            f"budget {budget or 0:,} characters ({report.listing.budget_source}); "
+            f"{sum(1 for s in report.listing.skills if s.state == 'full')} of "
+            f"{len(report.listing.skills)} skills in full [{report.listing.source}]"
+        )
+    backend = report.backend
+    harness = None
+    if report.harness is not None:
+        whose = (
+            "Claude Code's own request"
+            if report.harness.claude_code_request
+            else "NOT Claude Code's request"
+        )
+        harness = f"{report.harness.name} ({whose})"
+    catalog = CatalogInfo(
+        source=report.library,
+        skills=[s.name for s in report.skills],
+        sha256=report.library_sha256,
+    )
+    return make_header(
+        title,
+        library_verdict(report),
+        backend=backend.name,
+        harness=harness,
+        model=backend.model,
+        cli_version=backend.versions.get("claude_code"),
+        listing=listing,
+        runs=runs,
+        cost=report.cost,
+        catalog=catalog,
+        skill_dir=report.library,
+        proxy=(backend.notes or "offline proxy, not Claude") if backend.is_proxy else None,
+    )
