@@ -10,10 +10,11 @@ CODEX_SPEC = BackendSpec(
     "through the openai SDK's Responses API (public-API acceptance of Codex's request shape "
     "unverified)",
     judge="skillbench.backends.codex.judge:CodexJudge",
+    harness_label="Codex CLI's own request, replayed through the openai SDK's Responses API",
     default_workers=16,
     key_variable="OPENAI_API_KEY",
     cli="codex",
-    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
-    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
+    # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
     cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
 )

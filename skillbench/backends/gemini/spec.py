@@ -8,10 +8,11 @@ GEMINI_SPEC = BackendSpec(
     summary="Gemini CLI 0.61.0's own first request (captured once per skill set, approval mode "
     "yolo unless SKILLBENCH_GEMINI_APPROVAL_MODE says otherwise), replayed through google-genai",
     judge="skillbench.backends.gemini.judge:GeminiJudge",
+    harness_label="Gemini CLI's own request, replayed through google-genai",
     default_workers=16,
     key_variable="GEMINI_API_KEY",
     cli="gemini",
-    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
-    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
+    # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
     cli_install="make agents (npm install --prefix .tools @google/gemini-cli@0.61.0)",
 )

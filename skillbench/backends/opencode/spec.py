@@ -16,7 +16,5 @@ OPENCODE_SPEC = BackendSpec(
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
-    # the captured templates beside the call cache in use, as the anthropic replay keeps its own
-    beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
 )
