@@ -28,6 +28,7 @@ SCRIPTS = [
     "bench_gemini_codex.py",
     "bench_startup.py",
     "bench_demo.py",
+    "bench_gate.py",
 ]
 
 

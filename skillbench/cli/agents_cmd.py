@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
         default="claude-code,opencode,gemini,codex",
         metavar="LIST",
         type=common.text_value,
-        help="comma-separated agents (default claude-code,opencode,gemini,codex)",
+        help="comma-separated agents (default claude-code,opencode,gemini,codex; "
+        "e.g. --agents claude-code,opencode)",
     )
     p.add_argument(
         "--model",

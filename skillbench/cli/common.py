@@ -60,7 +60,7 @@ def add_backend_options(
 
 AGENT_HELP = (
     "the agent whose own first request is replayed: claude-code (the anthropic backend's replay "
-    "harness), opencode, gemini, codex (see docs/agents.md); sets --backend"
+    "harness), opencode, gemini, codex (see docs/agents.md); sets --backend (default: none, --backend decides); e.g. --agent opencode"
 )
 
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
 from skillbench.backends.claude_cli.install import cli_name
-from skillbench.backends.cost_report import CostPlan
+from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.library import confusion
 from skillbench.library.discover import Library, LibraryQuery, load_library, without_evals
@@ -355,9 +355,9 @@ async def route_library(
     (`SLASH_COMMAND_TOOL_CHAR_BUDGET`) for the run; ``embedder`` (`lexical`, `local` or None) is
     the overlap pre-screen's. `options.catalog_dir` and `options.escalate` do not apply (the
     library is the catalog)."""
-    from skillbench.backends.budget import Budget, MeteredJudge
-    from skillbench.backends.cost_report import check_cap, require_price
     from skillbench.backends.registry import cached_judge, default_workers, open_cache
+    from skillbench.cost.budget import MeteredJudge
+    from skillbench.cost.limit import active_budget, workflow_budget
 
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)
@@ -365,17 +365,19 @@ async def route_library(
     if options.workers is None:
         options = options.but(workers=default_workers(options.backend))
     with listing_budget_env(listing_budget):
-        if options.max_cost is not None:
-            plan = plan_library(
+
+        def plan() -> CostPlan:
+            return plan_library(
                 library_dir,
                 options,
                 evals_dir=evals_dir,
                 listing_budget=listing_budget,
                 embedder=None,
             )
-            for line in plan.planned:
-                require_price(line.estimator)
-            check_cap(plan.estimate, options.max_cost)
+
+        budget = None
+        if options.max_cost is not None or active_budget() is not None:
+            budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
         cache = open_cache(options.cache_path, enabled=options.use_cache)
         try:
             cached: Any = cached_judge(
@@ -385,7 +387,6 @@ async def route_library(
                 workers=options.workers,
                 **options.judge_options(),
             )
-            budget = Budget(options.max_cost) if options.max_cost is not None else None
             judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
             try:
                 report = await run_library(
@@ -422,9 +423,9 @@ def plan_library(
 ) -> CostPlan:
     """The `--dry-run`: the requests the run sends, checked against the call cache (hits free)
     and estimated; the listing (Claude Code's rule) and the overlap pre-screen; no model call."""
-    from skillbench.backends.cost_report import existing_cache, key_judge, plan_block
-    from skillbench.backends.estimate import for_judge, get_estimator
     from skillbench.backends.registry import resolve_backend_name
+    from skillbench.cost.estimate import for_judge, get_estimator
+    from skillbench.cost.plan import existing_cache, key_judge, plan_block
 
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)

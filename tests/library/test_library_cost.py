@@ -11,8 +11,8 @@ from cost_fakes import flat_factory
 from library_fakes import RouterJudge, small_library
 
 from skillbench.backends import registry
-from skillbench.backends.estimate import register_estimator, unregister_estimator
 from skillbench.cli import main
+from skillbench.cost.estimate import register_estimator, unregister_estimator
 from skillbench.library.run import route_library_sync
 from skillbench.trigger.options import TriggerOptions
 
