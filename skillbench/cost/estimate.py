@@ -518,8 +518,10 @@ class TemplateEstimator(_MessagesApi):
         prices: PriceTable | None = None,
         fallback: Estimator | None = None,
         breakpoints: str | None = None,
+        batch: bool = False,
     ) -> None:
         self.source = source
+        self.batch = batch
         self.breakpoints = breakpoints
         self.fallback = fallback
         self.failure: str | None = None
@@ -581,7 +583,7 @@ def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = Non
     """The estimator to use for `judge` (under any cache wrappers): a `TemplateEstimator` when
     the judge replays captured templates (it has `template_for(target, catalog)` returning an
     object with `body_for(query)`, and maybe `request_body(template, query)` for the body as
-    sent), else `estimator` unchanged."""
+    sent), else `estimator` unchanged; the batch discount of `estimator` carries over."""
     inner = judge
     while getattr(inner, "inner", None) is not None:
         inner = inner.inner
@@ -608,6 +610,7 @@ def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = Non
         cache=cache,
         fallback=estimator,
         breakpoints="Claude Code's + 1 before the query" if extra else "Claude Code's own",
+        batch=bool(getattr(estimator, "batch", False)),
     )
 
 

@@ -1,7 +1,8 @@
 """`--dry-run` estimates on the sample data are byte-identical to the recorded ones
 (tests/cost/golden/, recorded before money moved into `skillbench/cost/`): the plan, the
 tokens by kind, the dollars and every note. The replay harness's plans (which capture a
-template with the real CLI) are left out, and so are the anthropic compare plans, whose
+template with the real CLI) are left out, except a `--batch` one checked when the real CLI
+can run (its batch discount was once dropped), and so are the anthropic compare plans, whose
 character estimate counts the workspace's absolute path (it differs from machine to machine;
 they were compared by hand, see the issue 22 report); cap refusal lines are included."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_cli import real_cli_skip_reason
 
 from skillbench.cli import main
 
@@ -40,6 +42,12 @@ for _backend in ("local", "anthropic", "claude-code"):
     ]
 UNCHECKED = {"compare_anthropic", "compare_anthropic_cap", "compare_anthropic_json"}
 UNCHECKED |= {"improve_anthropic_cap", "trigger_anthropic_cap"}  # the replay harness
+REPLAY = {  # the replay harness: its template is captured with the real CLI (skipped without it)
+    "trigger_anthropic_replay_batch": [
+        *("trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--batch"),
+    ],
+}
+CASES.update(REPLAY)
 for _name in ("run_anthropic", "grade_anthropic"):
     CASES[f"{_name}_cap"] = [*CASES[_name], "--max-cost", "0.01"]
 CASES.pop("compare_anthropic")
@@ -65,6 +73,8 @@ def test_dry_run_is_byte_identical_to_the_recorded_one(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    if name in REPLAY and (reason := real_cli_skip_reason()) is not None:
+        pytest.skip(reason)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the character estimate
     monkeypatch.delenv("SKILLBENCH_MAX_COST", raising=False)
     monkeypatch.delenv("SKILLBENCH_PRICES", raising=False)
