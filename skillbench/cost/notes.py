@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-STOPPED = "stopped at the cost cap"
-"""The word for a workflow the cap stopped (in notes, errors and skipped items)."""
+# Worded in schemas (below cost) so a cost block's own lines say it the same way.
+from skillbench.schemas.cost import STOPPED as STOPPED
+from skillbench.schemas.cost import resume_hint as resume_hint
 
 CAP_ERROR = f"not run: {STOPPED}"
 """The error outcome of a trigger run refused by the cap (never counted, never cached)."""
@@ -25,7 +26,7 @@ OFFLINE = "local backend: no model call"
 
 def stopped(count: int, what: str = "run(s) not made", *, option: str = "cap") -> str:
     """The note of a workflow the cap stopped: how many of what were left, and how to resume."""
-    return f"{STOPPED}: {count} {what}; a re-run with a higher {option} resumes from the call cache"
+    return f"{STOPPED}: {count} {what}; {resume_hint(option)}"
 
 
 def backend_unavailable(backend: str, why: str | None = None) -> str:

@@ -14,6 +14,16 @@ from pydantic import Field
 
 from skillbench.schemas.common import Count, Doc
 
+STOPPED = "stopped at the cost cap"
+"""The word for a workflow the cap stopped (in notes, errors, skipped items and cost blocks);
+`skillbench.cost.notes` words every cap note with it."""
+
+
+def resume_hint(option: str = "cap") -> str:
+    """How to go on after the cap stopped a workflow."""
+    return f"a re-run with a higher {option} resumes from the call cache"
+
+
 UNKNOWN: Literal["unknown"] = "unknown"
 Dollars = float | Literal["unknown"]
 
@@ -174,7 +184,7 @@ def cost_summary(block: CostBlock) -> str:
         f"(prices as of {block.price_table_as_of or 'unknown date'})"
     )
     if block.stopped_at_cap:
-        text += "; stopped at the cost cap"
+        text += f"; {STOPPED}"
     return text
 
 
@@ -200,6 +210,6 @@ def cost_lines(block: CostBlock) -> list[str]:
     if block.cap_usd is not None:
         lines.append(f"  cap: ${block.cap_usd:g}")
     if block.stopped_at_cap:
-        lines.append("  stopped at the cost cap: re-run (with a higher cap) resumes from the cache")
+        lines.append(f"  {STOPPED}: {resume_hint()}")
     lines.extend(f"  note: {note}" for note in block.notes or [])
     return lines
