@@ -59,15 +59,18 @@ def cost_limit(usd: float | str | None, *, plan: PlanSource | None = None) -> It
 
 
 def workflow_budget(
-    *, budget: Budget | None, max_cost: float | None, plan: PlanSource | None
+    *, budget: Budget | None, max_cost: float | str | None, plan: PlanSource | None
 ) -> Budget:
     """The budget a workflow runs under (see the module's docstring); refuses a plan over
-    `max_cost` before anything starts."""
+    `max_cost` before anything starts. `max_cost` is checked here for every workflow (a
+    notebook's or a YAML's "0.5" is read as 0.5; a cap that is not a positive finite number is
+    an InputError naming --max-cost, exit 2)."""
+    cap = parse_max_cost(max_cost, env=False) if max_cost is not None else None
     if budget is not None:
         return budget
     outer = _ACTIVE.get()
-    if max_cost is not None:
+    if cap is not None:
         if plan is not None:
-            refuse_plan(plan(), max_cost)
-        return Budget(max_cost, parent=outer)
+            refuse_plan(plan(), cap)
+        return Budget(cap, parent=outer)
     return outer if outer is not None else Budget()

@@ -231,3 +231,47 @@ async def test_identical_trigger_runs_in_flight_together_are_both_paid_calls(
     assert not one.cached and not two.cached  # both were made: neither is a free hit
     block = budget.block(as_of=None)
     assert (block.calls, block.cache_hits) == (2, 0) and block.dollars == pytest.approx(0.002)
+
+
+@pytest.mark.parametrize("bad", [-1, 0, float("nan"), "abc", "-0.5"])
+def test_every_workflow_checks_its_cap_as_the_option(bad: object) -> None:
+    from skillbench.cost.limit import workflow_budget
+
+    with pytest.raises(InputError, match="--max-cost"):
+        workflow_budget(budget=None, max_cost=bad, plan=None)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="--max-cost"):  # even beside a given budget
+        workflow_budget(budget=Budget(), max_cost=bad, plan=None)  # type: ignore[arg-type]
+
+
+def test_a_cap_written_as_text_is_read_as_dollars() -> None:
+    from skillbench.cost.limit import workflow_budget
+
+    assert workflow_budget(budget=None, max_cost="0.5", plan=None).cap_usd == 0.5  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [-1, 0, float("nan"), "0.5x"])
+def test_trigger_options_max_cost_is_an_input_error_before_any_call(
+    bad: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.trigger.options import TriggerOptions
+    from skillbench.trigger.run import evaluate_skill_sync
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    options = TriggerOptions(backend="local", runs=1, max_cost=bad, use_cache=False)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="--max-cost"):
+        evaluate_skill_sync(
+            "data/skills/csv-cleanup", "data/evals/csv-cleanup.trigger.json", options
+        )
+
+
+def test_trigger_options_max_cost_as_text_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.trigger.options import TriggerOptions
+    from skillbench.trigger.run import evaluate_skill_sync
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    options = TriggerOptions(backend="local", runs=1, max_cost="0.5", use_cache=False)  # type: ignore[arg-type]
+    report = evaluate_skill_sync(
+        "data/skills/csv-cleanup", "data/evals/csv-cleanup.trigger.json", options
+    )
+    assert not any("cost cap" in w for w in report.warnings or [])
