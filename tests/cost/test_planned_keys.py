@@ -218,5 +218,5 @@ def test_run_cases_refuses_over_the_cap_in_the_library(keys_backend: str, tmp_pa
     init_workspace(skill)
     space = Workspace.for_skill(skill)
     with pytest.raises(CostCapError):
-        run_cases(space, evals, skill_dir=skill, backend=keys_backend, runs=1, max_cost=0.0)
+        run_cases(space, evals, skill_dir=skill, backend=keys_backend, runs=1, max_cost=1e-9)
     assert sent == []
