@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 
 from skillbench.backends import registry
-from skillbench.backends.spec import BACKEND_ENTRY_POINTS, BackendSpec, entry_point_specs
+from skillbench.backends.spec import (
+    BACKEND_ENTRY_POINTS,
+    BUILTIN_TARGETS,
+    BackendSpec,
+    entry_point_specs,
+)
 from skillbench.cli import main
-from skillbench.errors import BackendError
 
 TOY = Path(__file__).resolve().parent / "toy_backend"
 DESCRIPTION = "Tidies messy exports. Use when a user hands over a file to clean"
@@ -145,7 +149,7 @@ def test_trigger_improve_and_run_go_through_the_toy(toy: str, tmp_path: Path) ->
     assert "no skill" in (baseline / "answer.md").read_text(encoding="utf-8")
 
 
-def test_a_broken_plugin_is_named_in_one_message(
+def test_a_broken_plugin_is_skipped_with_one_warning_and_only_choosing_it_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     site = tmp_path / "broken-site"
@@ -153,17 +157,50 @@ def test_a_broken_plugin_is_named_in_one_message(
     sys.path[:0] = [str(site), str(TOY)]
     entry_point_specs.cache_clear()
     try:
-        with pytest.raises(BackendError, match=r"entry point 'broken' .* cannot be loaded"):
-            registry.available_backends()
         skill, evals = make_skill(tmp_path)
-        assert main(["trigger", str(skill), "--evals", str(evals), "--backend", "local"]) == 2
-        assert "'broken'" in capsys.readouterr().err  # one line naming it, no traceback
+        trigger = ["trigger", str(skill), "--evals", str(evals), "--dry-run", "--no-cache"]
+        capsys.readouterr()
+        assert main([*trigger, "--backend", "local"]) == 0
+        err = capsys.readouterr().err
+        assert err.count("'broken'") == 1  # one warning naming it, shown once, no traceback
+        assert "skillbench: warning: backend entry point 'broken'" in err
+        assert "Traceback" not in err
+        assert "local" in registry.available_backends()
+        assert "broken" not in registry.available_backends()
+        assert "no_such_module" in registry.skipped_backends()["broken"]
+        assert main([*trigger, "--backend", "broken"]) == 2  # choosing it: exit 2 naming it
+        err = capsys.readouterr().err
+        assert "error: backend entry point 'broken' (toy_backend.no_such_module:SPEC)" in err
     finally:
         sys.path.remove(str(site))
         sys.path.remove(str(TOY))
         sys.modules.pop("toy_backend", None)
         entry_point_specs.cache_clear()
     assert "toy" not in registry.available_backends()
+
+
+def test_without_the_entry_point_group_the_builtins_are_still_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.metadata
+
+    # a dist-info without [skillbench.backends] (a source checkout, a stale editable install)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **_: ())
+    entry_point_specs.cache_clear()
+    try:
+        assert registry.available_backends() == sorted(BUILTIN_TARGETS)
+        assert registry.skipped_backends() == {}
+        skill, evals = make_skill(tmp_path)
+        args = ["trigger", str(skill), "--evals", str(evals), "--backend", "local", "--runs", "1"]
+        assert main([*args, "--dry-run", "--no-cache"]) == 0
+        assert "unknown backend" not in capsys.readouterr().err
+    finally:
+        entry_point_specs.cache_clear()
+
+
+def test_the_builtin_targets_are_pyprojects_entry_points() -> None:
+    pyproject = tomllib.loads((TOY.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["entry-points"][BACKEND_ENTRY_POINTS] == BUILTIN_TARGETS
 
 
 def test_a_spec_that_cannot_work_is_refused_when_made() -> None:

@@ -26,6 +26,7 @@ from skillbench.backends.spec import (
     all_specs,
     register_backend,
     registered_spec,
+    skipped_backends,
     unregister_backend,
 )
 from skillbench.errors import BackendError, InputError
@@ -64,6 +65,8 @@ def resolve_backend_name(name: str | None) -> str:
         return DEFAULT_BACKEND
     normal = _normal(chosen)
     if normal not in all_specs():
+        if normal in (skipped := skipped_backends()):
+            raise BackendError(skipped[normal])
         choices = ", ".join(available_backends())
         raise InputError(f"unknown backend {chosen!r}; choose one of: {choices}", path=source)
     return normal

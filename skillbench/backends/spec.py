@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,18 @@ from typing import Any
 from skillbench.errors import BackendError
 
 BACKEND_ENTRY_POINTS = "skillbench.backends"
+BUILTIN_TARGETS: dict[str, str] = {
+    "anthropic": "skillbench.backends.anthropic.spec:ANTHROPIC",
+    "claude-code": "skillbench.backends.claude_cli.spec:CLAUDE_CODE",
+    "codex": "skillbench.backends.codex.spec:CODEX_SPEC",
+    "gemini": "skillbench.backends.gemini.spec:GEMINI_SPEC",
+    "lexical": "skillbench.backends.offline.spec:LEXICAL",
+    "local": "skillbench.backends.offline.spec:LOCAL",
+    "opencode": "skillbench.backends.opencode.spec:OPENCODE_SPEC",
+}
+"""The built-ins' specs, as pyproject.toml registers them in `BACKEND_ENTRY_POINTS` (a test keeps
+the two equal). Used when the installed metadata lacks one (a source checkout, an editable
+install older than the checkout), so a built-in never depends on how skillbench was installed."""
 FALLBACK_WORKERS = 8
 """Calls in flight when neither `--workers` nor the spec says (plugin and test backends)."""
 
@@ -41,6 +54,8 @@ MESSAGES_API = "messages-api"
 AGENT_SESSION = "agent-session"
 """Whole agent sessions, priced from the sessions recorded in the call cache."""
 ESTIMATOR_KINDS = (FREE, MESSAGES_API, AGENT_SESSION)
+
+logger = logging.getLogger(__name__)
 
 Part = str | Callable[..., Any]
 """A `"module:attribute"` string (imported when used) or the callable itself."""
@@ -138,25 +153,55 @@ def load_target(target: str, backend: str) -> Any:
 
 
 _registered: dict[str, BackendSpec] = {}
+_skipped: dict[str, str] = {}  # entry point name → why it was skipped (filled with the specs)
+
+
+def _load_spec(name: str, target: str, load: Callable[[], Any]) -> BackendSpec | str:
+    """The spec behind one entry point, or the one line saying why it cannot be used."""
+    where = f"backend entry point {name!r} ({target})"
+    try:
+        spec = load()
+    except Exception as exc:  # a broken plugin: one clear line, not a traceback
+        return f"{where} cannot be loaded: {type(exc).__name__}: {exc}"
+    if not isinstance(spec, BackendSpec):
+        return f"{where} is not a BackendSpec"
+    return spec
 
 
 @functools.cache
 def entry_point_specs() -> tuple[BackendSpec, ...]:
-    """The specs registered through the `skillbench.backends` entry points (built-ins too).
-    Cached: `entry_point_specs.cache_clear()` after installing a plugin in a running process."""
+    """The specs registered through the `skillbench.backends` entry points (built-ins too); a
+    built-in the installed metadata lacks (or names wrongly) comes from `BUILTIN_TARGETS`. An
+    entry point that cannot be loaded is skipped with a warning (`skipped_backends` says why);
+    only choosing that backend is an error. Cached: `entry_point_specs.cache_clear()` after
+    installing a plugin in a running process."""
     from importlib.metadata import entry_points
 
-    found: list[BackendSpec] = []
+    _skipped.clear()
+    found: dict[str, BackendSpec] = {}
     for point in sorted(entry_points(group=BACKEND_ENTRY_POINTS), key=lambda p: p.name):
-        where = f"backend entry point {point.name!r} ({point.value})"
-        try:
-            spec = point.load()
-        except Exception as exc:  # a broken plugin: one clear message, not a traceback
-            raise BackendError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from None
-        if not isinstance(spec, BackendSpec):
-            raise BackendError(f"{where} is not a BackendSpec")
-        found.append(spec)
-    return tuple(found)
+        spec = _load_spec(point.name, point.value, point.load)
+        if isinstance(spec, str):
+            _skipped[point.name] = spec
+        else:
+            found[spec.name] = spec
+    for name, target in BUILTIN_TARGETS.items():
+        if name not in found:
+            spec = _load_spec(name, target, functools.partial(load_target, target, name))
+            if isinstance(spec, str):
+                _skipped.setdefault(name, spec)
+            else:
+                _skipped.pop(name, None)
+                found[name] = spec
+    for why in (_skipped[name] for name in sorted(_skipped)):
+        logger.warning("%s; skipped (choosing it is an error)", why)
+    return tuple(sorted(found.values(), key=lambda s: s.name))
+
+
+def skipped_backends() -> dict[str, str]:
+    """Backend entry points that could not be loaded, by name: why (one line each)."""
+    entry_point_specs()
+    return dict(_skipped)
 
 
 def register_backend(spec: BackendSpec) -> BackendSpec:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from skillbench.cli.common import no_wrap_help
 from skillbench.cli.helptext import VersionAction, complete_help
-from skillbench.cli.logs import DEST, add_verbose_option, configure
+from skillbench.cli.logs import DEST, add_verbose_option, configure, show_warnings
 from skillbench.errors import EXIT_USAGE, SkillbenchError
 from skillbench.extras import missing_extra
 from skillbench.io import terminal_safe
@@ -57,6 +57,7 @@ def os_error_text(exc: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input, also
     when the command needs an extra that is not installed)."""
+    show_warnings()  # a backend plugin skipped while the parser lists the backends
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

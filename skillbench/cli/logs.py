@@ -79,3 +79,30 @@ def configure(verbosity: int) -> logging.Logger | None:
 def verbose_configured() -> bool:
     """Whether `-v` installed its handler (progress lines then go through it, not twice)."""
     return any(isinstance(h, _VerboseHandler) for h in logging.getLogger(ROOT_LOGGER).handlers)
+
+
+SPEC_LOGGER = "skillbench.backends.spec"
+"""Where a backend plugin that cannot be loaded is reported (it is skipped, not an error)."""
+
+
+class _WarningHandler(logging.StreamHandler):  # type: ignore[type-arg,unused-ignore]
+    """The handler `show_warnings` installs (recognised so it is installed once); it writes
+    to the `sys.stderr` of the moment (a later run in the same process: tests, a notebook)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def show_warnings(name: str = SPEC_LOGGER) -> None:
+    """Show the warnings of logger `name` on stderr as `skillbench: warning: …`, once each and
+    whatever `-v` says (a skipped backend plugin must be seen even without `-v`)."""
+    logger = logging.getLogger(name)
+    handler = next((h for h in logger.handlers if isinstance(h, _WarningHandler)), None)
+    if handler is None:
+        handler = _WarningHandler(sys.stderr)
+        handler.setLevel(logging.WARNING)
+        handler.setFormatter(logging.Formatter("skillbench: warning: %(message)s"))
+        handler.addFilter(RedactingFilter())
+        logger.addHandler(handler)
+        logger.propagate = False  # not a second time through -v's handler
