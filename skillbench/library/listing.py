@@ -218,7 +218,10 @@ def as_listed(entries: Sequence[SkillEntry], listing: LibraryListing) -> list[Sk
 
 
 def hidden_line(listing: LibraryListing) -> str | None:
-    """The verdict's sentence on hidden skills, or None when every skill is listed in full."""
+    """The verdict's sentence on hidden skills, or None when every skill is listed in full or
+    the harness did not apply the listing (it sent every description in full)."""
+    if not listing.applied:
+        return None
     hidden = [s.name for s in listing.skills if s.state == "name-only"]
     cut = [s.name for s in listing.skills if s.state == "truncated"]
     if not hidden and not cut:

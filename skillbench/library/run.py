@@ -62,6 +62,10 @@ PROXY_LISTING_NOTE = (
     "offline proxy: it reads descriptions directly, so each skill was shown to it as Claude "
     "Code's listing rule would list it at this budget (a name-only skill without its description)"
 )
+NOT_APPLIED_NOTE = (
+    "listing: not applied by this harness: it sends every description in full, so the listing "
+    "shown is Claude Code's rule for comparison, not what the model saw"
+)
 CHANGED_SET_NOTE = (
     "every request carries the whole library's listing: adding, removing or editing one skill "
     "changes the request of every query, so all of them are planned as new calls"
@@ -132,6 +136,27 @@ def _listing(
     return library_listing(entries, model, env=env), None
 
 
+def listing_applies(judge: object) -> bool:
+    """Whether the judge is shown the library as Claude Code lists it: its own request (the
+    replay harness, the real CLI) or a proxy given the listed descriptions (`as_listed`); not a
+    harness that sends every description in full (`minimal`, other agents)."""
+    if getattr(_innermost(judge), "is_proxy", False):
+        return True
+    harness = harness_info(judge)  # type: ignore[arg-type]
+    return harness is not None and harness.claude_code_request
+
+
+def check_budget_applies(budget: int | None, applies: bool, harness: str | None) -> None:
+    """`--budget` with a harness that does not apply Claude Code's listing: refused."""
+    if budget is not None and not applies:
+        raise InputError(
+            f"the {harness or 'chosen'} harness sends every description in full and does not "
+            "apply Claude Code's listing budget; use the replay harness, the claude-code "
+            "backend or an offline proxy",
+            path="--budget",
+        )
+
+
 def listing_model(judge: object) -> str:
     """The Claude model whose listing budget applies: the judge's, or for a proxy (which has
     none, or an embedding model) Claude Code's default `DEFAULT_MODEL`."""
@@ -171,9 +196,15 @@ async def run_library(
     workers = options.workers if options.workers is not None else backend_workers(judge)
     check_listing_budget(listing_budget)
     queries = _queries(library)
+    applies = listing_applies(judge)
+    harness = harness_info(judge)
+    check_budget_applies(listing_budget, applies, harness.name if harness else None)
     listing, listing_problem = _listing(judge, library.entries, listing_budget)
     notes: list[str] = []
     entries = library.entries
+    if listing is not None and not applies:
+        listing.applied = False
+        notes.append(NOT_APPLIED_NOTE)
     if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
         entries = as_listed(entries, listing)
         notes.append(PROXY_LISTING_NOTE)
@@ -284,7 +315,7 @@ def _report(
 ) -> LibraryReport:
     names = [e.name for e in library.entries]
     per_skill = confusion.per_skill(names, routed, config.confidence)
-    if listing is not None:
+    if listing is not None and listing.applied:
         state = {s.name: s.state for s in listing.skills}
         for skill in per_skill:
             skill.listing = state.get(skill.name)
@@ -442,6 +473,12 @@ def plan_library(
             proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)
+            if keys is not None:
+                applies = listing_applies(keys)
+            else:
+                applies = options.harness != "minimal"
+            check_budget_applies(listing_budget, applies, options.harness)
+            listing.applied = applies
             entries = library.entries
             if proxy:
                 entries = as_listed(entries, listing)
@@ -471,7 +508,10 @@ def plan_library(
     if untested:
         lines.append(f"  {untested}")
     hidden = hidden_line(listing)
-    lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
+    if not listing.applied:
+        lines.append(f"  {NOT_APPLIED_NOTE}")
+    else:
+        lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
     if embedder:
         pairs = overlap_pairs(library.entries, embedder=embedder)
         lines.append(

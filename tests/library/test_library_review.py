@@ -8,8 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from library_fakes import RouterJudge
 
 from skillbench.cli import main
+from skillbench.errors import InputError
+from skillbench.library.discover import load_library
+from skillbench.library.run import run_library
+from skillbench.library.verdict import library_header, library_verdict
+from skillbench.reports.header import header_lines
+from skillbench.trigger.options import TriggerOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "library"
@@ -55,3 +62,35 @@ def test_two_skills_sharing_a_name_or_folder_name_are_refused(
     assert code == 2
     assert clash in err
     assert str(library / first[0]) in err and str(library / second[0]) in err
+
+
+async def test_a_harness_that_sends_every_description_makes_no_listing_claim() -> None:
+    judge = RouterJudge({})
+    judge.harness = "minimal"  # type: ignore[attr-defined]
+    report = await run_library(
+        load_library(SAMPLE), judge, TriggerOptions(runs=1), embedder=None
+    )
+    assert report.listing is not None and not report.listing.applied
+    assert all(s.listing is None for s in report.per_skill)  # testsmith was not "name-only"
+    verdict = library_verdict(report)
+    assert "name only" not in verdict.line
+    assert not any(f.startswith("listing") for f in verdict.failures)
+    assert not any("never saw" in w or "name only" in w for w in report.warnings)
+    assert any("NOT APPLIED by this harness" in line for line in header_lines(library_header(report)))
+    made = len(judge.requests)
+    with pytest.raises(InputError) as refused:
+        await run_library(
+            load_library(SAMPLE), judge, TriggerOptions(runs=1), listing_budget=20000,
+            embedder=None,
+        )  # fmt: skip
+    assert "--budget" in str(refused.value)
+    assert len(judge.requests) == made  # refused before any call
+
+
+def test_budget_with_the_minimal_harness_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["library", str(SAMPLE), "--backend", "anthropic", "--harness", "minimal"]
+    code = main([*args, "--budget", "20000", "--dry-run"])
+    assert code == 2
+    assert "--budget" in capsys.readouterr().err
