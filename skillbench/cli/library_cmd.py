@@ -172,7 +172,9 @@ def print_report(console: Console, report: LibraryReport) -> None:
             console.print(
                 common.safe(
                     f"listing at {w.budget_chars:,} characters: {w.full} of "
-                    f"{len(listing.skills)} in full" + (f"; name only: {hidden}" if hidden else "")
+                    f"{len(listing.skills)} in full"
+                    + (f"; truncated: {', '.join(w.truncated[:8])}" if w.truncated else "")
+                    + (f"; name only: {hidden}" if hidden else "")
                 ),
                 markup=False,
             )

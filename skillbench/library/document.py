@@ -108,7 +108,10 @@ class BudgetWhatIf(Document):
     """The listing at another budget: how many skills are shown in full, which are hidden."""
 
     budget_chars: int
-    full: int
+    full: int = Field(description="skills listed whole")
+    truncated: list[str] = Field(
+        default_factory=list, description="skills listed with their entry cut at 1,536 characters"
+    )
     name_only: list[str]
 
 

@@ -37,7 +37,7 @@ from skillbench.library.document import (
     LibraryReport,
     QueryRouting,
 )
-from skillbench.library.listing import as_listed, hidden_line, library_listing
+from skillbench.library.listing import as_listed, hidden_line, library_listing, listing_warnings
 from skillbench.library.overlap import overlap_pairs
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -332,9 +332,7 @@ def _report(
     if listing_problem:
         warnings.append(listing_problem)
     elif listing is not None:
-        hidden = hidden_line(listing)
-        if hidden:
-            warnings.append(f"LISTING: {hidden}: the model never saw those descriptions")
+        warnings.extend(listing_warnings(listing))
     errors = sum(t.errors for t in tallies)
     attempted = sum(t.attempted for t in tallies)
     if attempted and errors / attempted > 0.2:

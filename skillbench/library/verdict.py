@@ -65,7 +65,13 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
         listing += (
             f"budget {budget or 0:,} characters ({report.listing.budget_source}); "
             f"{sum(1 for s in report.listing.skills if s.state == 'full')} of "
-            f"{len(report.listing.skills)} skills in full [{report.listing.source}]"
+            f"{len(report.listing.skills)} skills in full"
+            + "".join(
+                f", {n} {state}"
+                for state in ("truncated", "name-only")
+                if (n := sum(1 for s in report.listing.skills if s.state == state))
+            )
+            + f" [{report.listing.source}]"
         )
     backend = report.backend
     harness = None

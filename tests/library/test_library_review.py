@@ -94,3 +94,27 @@ def test_budget_with_the_minimal_harness_is_refused_before_any_call(
     code = main([*args, "--budget", "20000", "--dry-run"])
     assert code == 2
     assert "--budget" in capsys.readouterr().err
+
+
+def test_a_truncated_skill_is_counted_worded_and_cut_apart_from_full_ones(
+    tmp_path: Path,
+) -> None:
+    from library_fakes import q, write_skill
+
+    from skillbench.library.listing import hidden_line, library_listing, listing_warnings
+    from skillbench.trigger.listing import ENTRY_CAP
+
+    write_skill(tmp_path, "long", "Handles long things. " * 120, None)  # > 1,536 characters
+    write_skill(tmp_path, "short", "Short things. Use when short.", [q("short please")])
+    library = load_library(tmp_path)
+    listing = library_listing(library.entries, "claude-haiku-4-5")
+    assert {s.name: s.state for s in listing.skills} == {"long": "truncated", "short": "full"}
+    at = {w.budget_chars: w for w in listing.what_if}[listing.budget_chars or 0]
+    assert (at.full, at.truncated) == (1, ["long"])  # was "2 of 2 in full"
+    assert listing.cut_to_fit is not None and listing.cut_to_fit <= ENTRY_CAP
+    assert listing.cut_skills == ["long"]
+    warnings = listing_warnings(listing)
+    assert not any("never saw" in w for w in warnings)
+    assert any("long" in w and f"first {ENTRY_CAP:,} characters" in w for w in warnings)
+    assert any(f"cut every description to {listing.cut_to_fit:,}" in w for w in warnings)
+    assert "name only" not in (hidden_line(listing) or "")
