@@ -26,6 +26,7 @@ from typing import Any, Literal
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
 from skillbench.backends.claude_cli.install import cli_name
+from skillbench.cost import notes as notes_of_cost
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.library import confusion
@@ -58,6 +59,8 @@ from skillbench.version import __version__
 Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 DEFAULT_MODEL = "claude-haiku-4-5"
+PURPOSE = "library"
+"""The purpose of the library's cost line, in the plan and in the report."""
 PROXY_LISTING_NOTE = (
     "offline proxy: it reads descriptions directly, so each skill was shown to it as Claude "
     "Code's listing rule would list it at this budget (a name-only skill without its description)"
@@ -325,6 +328,8 @@ def _report(
     calls = sum(t.calls for t in tallies)
     hits = sum(t.cache_hits for t in tallies)
     cost = actual_cost(judge, calls, hits, usage, refused=refused)
+    for line in cost.lines:  # the plan's purpose (`estimate_requests(purpose="library")`)
+        line.purpose = PURPOSE
     warnings = list(library.warnings)
     untested = without_evals(library.untested)
     if untested:
@@ -338,10 +343,7 @@ def _report(
     if attempted and errors / attempted > 0.2:
         warnings.append(f"{errors} of {attempted} runs errored: rates rest on the others")
     if refused:
-        warnings.append(
-            f"stopped at the cost cap: {refused} run(s) not made (counted as errors); a re-run "
-            "with a higher --max-cost resumes from the call cache"
-        )
+        warnings.append(notes_of_cost.stopped(refused, option="--max-cost"))
     harness = harness_info(judge)
     if harness is not None and harness.note:
         notes.insert(0, harness.note)
@@ -483,7 +485,7 @@ def plan_library(
             requests = library_requests(queries, entries, per_query, seed)
             if keys is not None:
                 estimator = for_judge(keys, estimator, cache=cache)
-            line = estimate_requests(requests, estimator, keys, purpose="library")
+            line = estimate_requests(requests, estimator, keys, purpose=PURPOSE)
         finally:
             if cache is not None:
                 cache.close()
@@ -493,7 +495,7 @@ def plan_library(
             f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}"
         )
     if runs == "auto":
-        notes.append("--runs auto: counted at the upper bound of --max-runs per query")
+        notes.append(notes_of_cost.RUNS_AUTO)
     skills = len(library.entries)
     lines = [
         f"plan: library routing of {library.root} on backend {name}"

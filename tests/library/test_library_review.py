@@ -118,3 +118,26 @@ def test_a_truncated_skill_is_counted_worded_and_cut_apart_from_full_ones(
     assert any("long" in w and f"first {ENTRY_CAP:,} characters" in w for w in warnings)
     assert any(f"cut every description to {listing.cut_to_fit:,}" in w for w in warnings)
     assert "name only" not in (hidden_line(listing) or "")
+
+
+async def test_the_plan_and_the_report_share_the_cost_purpose_and_notes(tmp_path: Path) -> None:
+    from skillbench.cost import notes
+    from skillbench.cost.budget import Budget, MeteredJudge
+    from skillbench.library.run import plan_library
+
+    auto = TriggerOptions(backend="local", runs="auto", max_runs=4, use_cache=False)
+    plan = plan_library(SAMPLE, auto, embedder=None)
+    assert notes.RUNS_AUTO in (plan.estimate.notes or [])
+    assert {line.purpose for line in plan.estimate.lines} == {"library"}
+
+    inner = RouterJudge({}, is_proxy=True, name="lexical")
+    inner.model = None
+    budget = Budget(cap_usd=0.0025)  # the fake's calls cost $0.001 each
+    report = await run_library(
+        load_library(SAMPLE), MeteredJudge(inner, budget), TriggerOptions(runs=1, workers=1),
+        embedder=None,
+    )  # fmt: skip
+    assert report.cost is not None
+    assert {line.purpose for line in report.cost.lines} == {"library"}  # the plan's, not "trigger"
+    assert budget.refused > 0
+    assert notes.stopped(budget.refused, option="--max-cost") in report.warnings
