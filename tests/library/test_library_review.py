@@ -141,3 +141,27 @@ async def test_the_plan_and_the_report_share_the_cost_purpose_and_notes(tmp_path
     assert {line.purpose for line in report.cost.lines} == {"library"}  # the plan's, not "trigger"
     assert budget.refused > 0
     assert notes.stopped(budget.refused, option="--max-cost") in report.warnings
+
+
+def test_library_reports_with_no_query_in_common_exit_1_and_the_kind_is_parsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from skillbench.library.diff import is_library_report
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    args = ["--backend", "lexical", "--runs", "1", "--no-cache", "--embedder", "none"]
+    main(["library", str(SAMPLE), *args, "--out", str(a)])
+    document = json.loads(a.read_text())
+    for query in document["queries"]:
+        query["query"] = "other: " + query["query"]
+    b.write_text(json.dumps(document))
+    capsys.readouterr()
+    assert main(["report", "diff", str(a), str(b)]) == 1  # nothing in common: 1, not 2
+    assert "nothing in common" in capsys.readouterr().out
+
+    assert is_library_report(a)
+    other = tmp_path / "trigger.json"
+    other.write_text(json.dumps({"document": "trigger-report", "query": "library-routing"}))
+    assert not is_library_report(other)
