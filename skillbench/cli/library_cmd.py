@@ -34,8 +34,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--evals",
         metavar="DIR",
-        help="folder of <skill-name>.trigger.json eval sets (else each skill's "
-        "evals/trigger.json or *.trigger.json)",
+        help="folder of <skill-name>.trigger.json eval sets (default: each skill's "
+        "evals/trigger.json or *.trigger.json; e.g. --evals path/to/evals-folder, holding "
+        "release-announcer.trigger.json, …)",
     )
     common.add_backend_options(p)
     p.add_argument(

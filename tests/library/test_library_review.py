@@ -165,3 +165,13 @@ def test_library_reports_with_no_query_in_common_exit_1_and_the_kind_is_parsed(
     other = tmp_path / "trigger.json"
     other.write_text(json.dumps({"document": "trigger-report", "query": "library-routing"}))
     assert not is_library_report(other)
+
+
+def test_the_evals_help_example_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        main(["library", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(capsys.readouterr().out.split())
+    example = text.split("e.g. --evals ", 1)[1].split()[0]
+    assert not example.rstrip(",)").endswith(".json"), example
