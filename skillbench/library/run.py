@@ -340,7 +340,9 @@ def _report(
         warnings.extend(listing_warnings(listing))
     errors = sum(t.errors for t in tallies)
     attempted = sum(t.attempted for t in tallies)
-    if attempted and errors / attempted > 0.2:
+    if attempted and errors == attempted:
+        warnings.append(f"all {attempted} runs errored: no rate was measured")
+    elif attempted and errors / attempted > 0.2:
         warnings.append(f"{errors} of {attempted} runs errored: rates rest on the others")
     if refused:
         warnings.append(notes_of_cost.stopped(refused, option="--max-cost"))

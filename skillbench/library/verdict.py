@@ -37,6 +37,14 @@ def library_verdict(report: LibraryReport) -> Verdict:
     failures += [f"never fired on its own queries: {name}" for name in silent]
     if not report.queries:
         return Verdict(ok=None, line="no queries were routed")
+    if not any(q.runs for q in report.queries):
+        undecided = any(q.undecided for q in report.queries)
+        why = "every run errored or was undecided" if undecided else "every run errored"
+        return Verdict(
+            ok=False,
+            line=f"no run completed ({why}): nothing was measured",
+            failures=[f"no run completed: {why}", *failures],
+        )
     if not failures:
         return Verdict(
             ok=True,

@@ -175,3 +175,15 @@ def test_the_evals_help_example_is_a_folder(capsys: pytest.CaptureFixture[str]) 
     text = " ".join(capsys.readouterr().out.split())
     example = text.split("e.g. --evals ", 1)[1].split()[0]
     assert not example.rstrip(",)").endswith(".json"), example
+
+
+async def test_when_every_run_errored_the_verdict_says_no_run_completed() -> None:
+    library = load_library(SAMPLE)
+    judge = RouterJudge({q.text: ["!"] for q in library.queries})
+    report = await run_library(library, judge, TriggerOptions(runs=2), embedder=None)
+    verdict = library_verdict(report)
+    assert verdict.ok is False
+    assert verdict.line.startswith("no run completed (every run errored)")
+    attempted = 2 * len(library.queries)
+    assert f"all {attempted} runs errored: no rate was measured" in report.warnings
+    assert not any("rates rest on the others" in w for w in report.warnings)
