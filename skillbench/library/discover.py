@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_cli.install import cli_name
 from skillbench.errors import InputError
 from skillbench.library.document import SkillEvals
-from skillbench.backends.claude_cli.install import cli_name
 from skillbench.trigger.catalog import catalog_hash, entry_for
 from skillbench.trigger.evalset import file_sha256, load_eval_set
 

@@ -263,7 +263,5 @@ def hidden_line(listing: LibraryListing) -> str | None:
     if hidden:
         parts.append(f"{len(hidden)} skill(s) listed by name only: {', '.join(hidden[:8])}")
     if cut:
-        parts.append(
-            f"{len(cut)} truncated at {rule.ENTRY_CAP:,} characters: {', '.join(cut[:8])}"
-        )
+        parts.append(f"{len(cut)} truncated at {rule.ENTRY_CAP:,} characters: {', '.join(cut[:8])}")
     return "; ".join(parts) + f" (listing budget {listing.budget_chars or 0:,} characters)"

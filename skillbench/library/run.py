@@ -475,10 +475,7 @@ def plan_library(
             proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)
-            if keys is not None:
-                applies = listing_applies(keys)
-            else:
-                applies = options.harness != "minimal"
+            applies = listing_applies(keys) if keys is not None else options.harness != "minimal"
             check_budget_applies(listing_budget, applies, options.harness)
             listing.applied = applies
             entries = library.entries

@@ -69,7 +69,11 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
     listing = None
     if report.listing is not None:
         budget = report.listing.budget_chars
-        listing = "" if report.listing.applied else "NOT APPLIED by this harness (it sends every description in full); Claude Code's rule: "
+        listing = (
+            ""
+            if report.listing.applied
+            else "NOT APPLIED by this harness (it sends every description in full); Claude Code's rule: "
+        )
         listing += (
             f"budget {budget or 0:,} characters ({report.listing.budget_source}); "
             f"{sum(1 for s in report.listing.skills if s.state == 'full')} of "

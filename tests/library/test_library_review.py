@@ -4,7 +4,7 @@ when no run completed."""
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -67,16 +67,16 @@ def test_two_skills_sharing_a_name_or_folder_name_are_refused(
 async def test_a_harness_that_sends_every_description_makes_no_listing_claim() -> None:
     judge = RouterJudge({})
     judge.harness = "minimal"  # type: ignore[attr-defined]
-    report = await run_library(
-        load_library(SAMPLE), judge, TriggerOptions(runs=1), embedder=None
-    )
+    report = await run_library(load_library(SAMPLE), judge, TriggerOptions(runs=1), embedder=None)
     assert report.listing is not None and not report.listing.applied
     assert all(s.listing is None for s in report.per_skill)  # testsmith was not "name-only"
     verdict = library_verdict(report)
     assert "name only" not in verdict.line
     assert not any(f.startswith("listing") for f in verdict.failures)
     assert not any("never saw" in w or "name only" in w for w in report.warnings)
-    assert any("NOT APPLIED by this harness" in line for line in header_lines(library_header(report)))
+    assert any(
+        "NOT APPLIED by this harness" in line for line in header_lines(library_header(report))
+    )
     made = len(judge.requests)
     with pytest.raises(InputError) as refused:
         await run_library(
@@ -168,10 +168,8 @@ def test_library_reports_with_no_query_in_common_exit_1_and_the_kind_is_parsed(
 
 
 def test_the_evals_help_example_is_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
-    try:
+    with contextlib.suppress(SystemExit):
         main(["library", "--help"])
-    except SystemExit:
-        pass
     text = " ".join(capsys.readouterr().out.split())
     example = text.split("e.g. --evals ", 1)[1].split()[0]
     assert not example.rstrip(",)").endswith(".json"), example
