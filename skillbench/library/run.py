@@ -37,7 +37,7 @@ from skillbench.library.document import (
     LibraryReport,
     QueryRouting,
 )
-from skillbench.library.listing import as_listed, hidden_line, library_listing
+from skillbench.library.listing import agent_listing, as_listed, hidden_line, library_listing
 from skillbench.library.overlap import overlap_pairs
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -129,6 +129,15 @@ def _listing(
             return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
         env.update(getattr(template, "settings", {}) or {})
         return library_listing(entries, model, env=env, captured=template), None
+    if getattr(inner, "agent", None) is not None:  # another agent: its own listing rules
+        try:
+            view = inner.template_for(entries[0], tuple(entries[1:])).view()
+        except Exception as exc:  # the runs report the same failure
+            return (
+                None,
+                f"LISTING: unknown: {inner.agent.title}'s request could not be captured ({exc})",
+            )
+        return agent_listing(entries, view), None
     return library_listing(entries, model, env=env), None
 
 
