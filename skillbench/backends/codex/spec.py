@@ -16,5 +16,6 @@ CODEX_SPEC = BackendSpec(
     cli="codex",
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
+    estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
 )
