@@ -313,7 +313,7 @@ def check_harness(
         raise InputError(
             f"applies to --backend anthropic only (the backend is {spec.name!r})", path=flag
         )
-    if cache_before_query and resolve_harness(harness) != "replay":
+    if cache_before_query and resolve_harness(harness, spec.name) != "replay":
         raise InputError(
             "applies to the replay harness only (the minimal harness has its own breakpoints)",
             path="--cache-before-query",
