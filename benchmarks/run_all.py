@@ -24,6 +24,7 @@ SCRIPTS = [
     "bench_library.py",
     "bench_validate_library.py",
     "bench_limiter.py",
+    "bench_agents.py",
     "bench_startup.py",
     "bench_demo.py",
     "bench_gate.py",

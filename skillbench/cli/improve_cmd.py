@@ -37,6 +37,7 @@ def register(subparsers: Any) -> None:
     common.add_backend_options(
         p, backend_help="local (default, heuristic proposer), anthropic, claude-code"
     )
+    common.add_agent_option(p)
     p.add_argument(
         "--rounds",
         type=common.int_in(1, limits.MAX_ROUNDS),
@@ -108,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     fractions = parse_fractions(args.split) if args.split is not None else DEFAULT_FRACTIONS
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
+    common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:

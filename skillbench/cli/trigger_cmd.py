@@ -29,6 +29,7 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(p)
+    common.add_agent_option(p)
     p.add_argument(
         "--runs",
         type=_runs,
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:  # before any model call: a bad --out must not cost a whole eval
         check_output(args.out, "--out")
     common.check_ci_options(args)
+    common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
     options = trigger_options(args)

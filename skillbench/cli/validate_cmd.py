@@ -55,9 +55,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=["agentskills", "claude-code"],
+        choices=["agentskills", "claude-code", "codex", "gemini", "opencode"],
         default="claude-code",
-        help="the open standard (description required) or Claude Code's keys (default)",
+        help="the open standard (description required), Claude Code's keys (default), or "
+        "another agent's: codex, gemini, opencode (the standard's keys and that agent's limits)",
     )
     parser.add_argument(
         "--library", action="store_true", help="treat every PATH as a folder of skills"

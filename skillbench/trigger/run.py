@@ -502,6 +502,10 @@ def backend_info(judge: TriggerJudge) -> BackendInfo:
 def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
     """Whether the model was asked Claude Code's own request (replay, claude-code) or not."""
     inner = _innermost(judge)
+    own = getattr(inner, "harness_info", None)
+    if callable(own):  # a judge that describes itself (the agent backends)
+        described: HarnessInfo | None = own()
+        return described
     harness = getattr(inner, "harness", None)
     name = str(getattr(inner, "name", ""))
     if harness == "replay":
@@ -530,6 +534,10 @@ def listing_info(
     from skillbench.trigger import listing
 
     inner = _innermost(judge)
+    own = getattr(inner, "listing_info", None)
+    if callable(own):  # a judge that reads its own request (the agent backends)
+        found: tuple[ListingInfo | None, str | None] = own(target, catalog)
+        return found
     reported = getattr(inner, "reported_models", None) or [None]
     model = str(getattr(inner, "model", None) or reported[0] or "claude-haiku-4-5")
     harness = getattr(inner, "harness", None)

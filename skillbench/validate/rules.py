@@ -33,11 +33,13 @@ from skillbench.skill import (
 if TYPE_CHECKING:
     import pandas as pd
 
-Profile = Literal["agentskills", "claude-code"]
+Profile = Literal["agentskills", "claude-code", "codex", "gemini", "opencode"]
 Level = Literal["error", "warning"]
 CheckResult = bool | str | list[str] | None
 
-PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code")
+PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", "codex", "gemini", "opencode")
+#: The other agents' profiles: the open standard's keys, plus each agent's own limits (`AGENT_LIMITS`).
+AGENT_PROFILES: tuple[Profile, ...] = ("codex", "gemini", "opencode")
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 CLAUDE_CODE_KEYS = (
     *AGENTSKILLS_KEYS,
@@ -54,6 +56,10 @@ CLAUDE_CODE_KEYS = (
 ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
     "claude-code": frozenset(CLAUDE_CODE_KEYS),
+    # Claude Code's own keys (when_to_use, disable-model-invocation, …) do nothing in these agents
+    "codex": frozenset(AGENTSKILLS_KEYS),
+    "gemini": frozenset(AGENTSKILLS_KEYS),
+    "opencode": frozenset(AGENTSKILLS_KEYS),
 }
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 RESERVED_PREFIXES = ("claude", "anthropic")
@@ -82,6 +88,40 @@ MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 MAX_FINDINGS_PER_RULE = 20
 TRIGGER_HINT = "description should usually include explicit trigger language like 'Use when ...'"
+
+
+class AgentLimits(NamedTuple):
+    """What one agent requires of a skill's frontmatter before it lists the skill (see
+    docs/validation.md for the source of each: measured on the pinned CLI, or read)."""
+
+    agent: str
+    max_name: int | None
+    max_description: int | None
+    name_matches_folder: bool
+    single_line_description: bool
+    enforced: bool
+    """True: the agent refuses a skill past a limit (AGENT_LIMIT, an error); False: the limits
+    are documented, but the pinned CLI listed such skills anyway (AGENT_DOCUMENTED_LIMIT, a
+    warning: a later version may enforce them)."""
+    note: str = ""
+    """What is known of the pinned CLI's own behaviour, added to a documented limit's finding."""
+
+
+AGENT_LIMITS: dict[str, AgentLimits] = {
+    "codex": AgentLimits("Codex CLI", 64, 1024, False, True, enforced=True),
+    "gemini": AgentLimits(
+        "Gemini CLI", None, None, False, False, enforced=False, note="not checked on 0.61.0"
+    ),
+    "opencode": AgentLimits(
+        "opencode",
+        64,
+        1024,
+        True,
+        False,
+        enforced=False,
+        note="opencode 1.18.33 listed such skills anyway (measured)",
+    ),
+}
 
 
 class Loaded(NamedTuple):
@@ -413,6 +453,45 @@ def _too_many_lines(ctx: Ctx) -> CheckResult:
     return f"SKILL.md has {lines} lines, over {MAX_LINES}" if lines > MAX_LINES else None
 
 
+def _agent_limits(enforced: bool) -> Callable[[Ctx], CheckResult]:
+    """The check of the agent profile's own limits (`AGENT_LIMITS`) for the agents that enforce
+    them (`enforced`) or only document them."""
+
+    def check(ctx: Ctx) -> CheckResult:
+        limits = AGENT_LIMITS.get(ctx.profile)
+        if limits is None or limits.enforced is not enforced:
+            return None
+        found = _limits_broken(ctx, limits)
+        if enforced:
+            return found
+        return [f"{m} (documented; {limits.note})" for m in found]
+
+    return check
+
+
+def _limits_broken(ctx: Ctx, limits: AgentLimits) -> list[str]:
+    found: list[str] = []
+    name, text = _name(ctx), _description(ctx)
+    for key, value in (("name", name), ("description", text)):
+        if value is None or not value.strip():
+            found.append(f"{limits.agent} needs a {key}")
+    if name and limits.max_name is not None and len(name) > limits.max_name:
+        found.append(f"{limits.agent}: a name of at most {limits.max_name} characters")
+    if text and limits.max_description is not None and len(text) > limits.max_description:
+        found.append(
+            f"{limits.agent}: a description of at most {limits.max_description} characters "
+            f"(this one has {len(text)})"
+        )
+    if text and limits.single_line_description and "\n" in text.strip():
+        found.append(f"{limits.agent}: a one-line description")
+    if name and limits.name_matches_folder and name != ctx.folder_name:
+        found.append(
+            f"{limits.agent}: the name must match the folder name "
+            f"({shorten(name)} in {shorten(ctx.folder_name)})"
+        )
+    return found
+
+
 def _when_to_use(ctx: Ctx) -> CheckResult:
     headings = [m for m in WHEN_TO_USE_RE.finditer(ctx.body) if ctx.body_outside_fences(m.start())]
     if not headings:
@@ -466,6 +545,7 @@ def _readme(ctx: Ctx) -> CheckResult:
 
 ALL: frozenset[Profile] = frozenset(PROFILES)
 CC: frozenset[Profile] = frozenset({"claude-code"})
+AGENTS: frozenset[Profile] = frozenset(AGENT_PROFILES)
 
 RULES: tuple[Rule, ...] = (
     Rule("SKILL_DIR_MISSING", "error", ALL, _stopped("SKILL_DIR_MISSING"), "Skill directory does not exist", stop=True),
@@ -499,6 +579,8 @@ RULES: tuple[Rule, ...] = (
     Rule("WHEN_TO_USE_IN_BODY", "warning", ALL, _when_to_use, "Trigger guidance should be in description"),
     Rule("DEEP_LINK_TARGET", "warning", ALL, _deep_links, "Link escapes skill directory"),
     Rule("README_PRESENT", "warning", ALL, _readme, "README.md found in skill folder", strict_error=True),
+    Rule("AGENT_LIMIT", "error", AGENTS, _agent_limits(True), "breaks a limit the agent enforces"),
+    Rule("AGENT_DOCUMENTED_LIMIT", "warning", AGENTS, _agent_limits(False), "breaks a limit the agent documents"),
 )  # fmt: skip
 
 CODES: dict[str, CodeInfo] = {

@@ -92,6 +92,12 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
         "validate_library": {"skills_dir": str(home / "skills")},
         "trigger_eval": {**trigger, "backend": "lexical"},
         "backend_agreement": {**trigger, "backend_a": "lexical", "backend_b": "lexical"},
+        # no agent can run (no CLI at that path): the report says so; nothing leaves 127.0.0.1
+        "agents_side_by_side": {
+            **trigger,
+            "agents": ["claude-code"],
+            "backend_options": {"claude-code": {"claude_bin": "/nonexistent/claude"}},
+        },
         "improve_description": {**trigger, "rounds": 1},
         "overfitting_analysis": {"loops": str(home / "loops")},
         "grading_report": behavior,

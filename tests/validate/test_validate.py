@@ -123,8 +123,10 @@ def test_every_code_has_a_case_and_a_row() -> None:
         "SKILL_DIR_MISSING",
         "SKILL_PATH_NOT_DIR",
         "SKILL_MD_LINK_OUTSIDE",  # tests/validate/test_validate_library.py
+        "AGENT_LIMIT",  # tests/validate/test_validate_agents.py
+        "AGENT_DOCUMENTED_LIMIT",
     }
-    assert len(CODES) == 31  # the seed's 30 and SKILL_MD_LINK_OUTSIDE
+    assert len(CODES) == 33  # the seed's 30, SKILL_MD_LINK_OUTSIDE and the two agent limits
     assert seed_codes == set(CODES) == {r.code for r in RULES}
     assert CODES["README_PRESENT"].level == "warning/error"
     assert CODES["NAME_FORMAT"].level == "error"

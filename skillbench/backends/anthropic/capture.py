@@ -671,7 +671,11 @@ def capture_template(
 
 
 class TemplateStore:
-    """Replay templates on disk (one JSON file per key), captured on a miss."""
+    """Replay templates on disk (one JSON file per key), captured on a miss. Other agents'
+    stores (`backends.agents.capture`) reuse it with their own `template_class`."""
+
+    template_class: type[ReplayTemplate] | Any = ReplayTemplate
+    template_format: int = TEMPLATE_FORMAT
 
     def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_template_dir()
@@ -692,10 +696,10 @@ class TemplateStore:
         if not file.is_file():
             return None
         try:
-            template = ReplayTemplate.model_validate_json(file.read_text(encoding="utf-8"))
+            template = self.template_class.model_validate_json(file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if template.key != key or template.format != TEMPLATE_FORMAT:
+        if template.key != key or template.format != self.template_format:
             return None
         self._memory[key] = template
         return template

@@ -93,8 +93,18 @@ class FirstTurn:
     installed set as Claude Code sees it, `claude_install.cli_skills`) resolves the called
     name as the CLI does; without it a call counts for the target only when it names it."""
 
-    def __init__(self, target: str, skills: Sequence[CliSkill] = ()) -> None:
+    def __init__(
+        self,
+        target: str,
+        skills: Sequence[CliSkill] = (),
+        *,
+        skill_tool: str = SKILL_TOOL,
+        name_keys: Sequence[str] = ("skill", "command"),
+    ) -> None:
         self.target = target
+        #: The agent's skill tool and the argument(s) naming the skill (opencode: `skill`, `name`).
+        self.skill_tool = skill_tool
+        self.name_keys = tuple(name_keys)
         self.skills = tuple(skills)
         self.decision = Decision()
         self._blocks: dict[int, dict[str, Any]] = {}
@@ -160,7 +170,7 @@ class FirstTurn:
     def _tool_done(self, name: str, raw: str) -> None:
         d = self.decision
         d.decided = True
-        if name != SKILL_TOOL:
+        if name != self.skill_tool:
             d.kind, d.tool = "other-tool", name or "?"
             return
         try:
@@ -169,7 +179,8 @@ class FirstTurn:
             arguments = None
         skill = None
         if isinstance(arguments, dict):
-            skill = normalise_skill_name(arguments.get("skill") or arguments.get("command"))
+            called = next((arguments[k] for k in self.name_keys if arguments.get(k)), None)
+            skill = normalise_skill_name(called)
         if not skill:
             d.kind, d.error_kind = "error", "malformed_tool_call"
             return

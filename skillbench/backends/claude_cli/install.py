@@ -195,9 +195,13 @@ def copy_folder(source: Path, dest: Path, max_bytes: int = DEFAULT_MAX_COPY) -> 
     return plan.warnings
 
 
-def install_skill(project: Path, entry: SkillEntry) -> Path:
-    """Install one skill at `project/.claude/skills/<folder name>/` and return that folder."""
-    folder = project / ".claude" / "skills" / cli_name(entry)
+CLAUDE_SKILLS = ".claude/skills"
+
+
+def install_skill(project: Path, entry: SkillEntry, skills_dir: str = CLAUDE_SKILLS) -> Path:
+    """Install one skill at `project/<skills_dir>/<folder name>/` (Claude Code's
+    `.claude/skills` unless another agent's folder is given) and return that folder."""
+    folder = project / skills_dir / cli_name(entry)
     folder.mkdir(parents=True, exist_ok=False)
     if entry.folder is not None:
         copy_folder(Path(entry.folder), folder)
@@ -205,8 +209,13 @@ def install_skill(project: Path, entry: SkillEntry) -> Path:
     return folder
 
 
-def install_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[str]:
-    """Install the target and the distractors under `project/.claude/skills/`, each under its
+def install_skills(
+    project: Path,
+    target: SkillEntry,
+    catalog: Sequence[SkillEntry],
+    skills_dir: str = CLAUDE_SKILLS,
+) -> list[str]:
+    """Install the target and the distractors under `project/<skills_dir>/`, each under its
     folder name as Claude Code would find it (`cli_name`); a catalog entry with the target's
     folder name is skipped (the candidate wins). Returns the folder names installed."""
     installed: list[str] = []
@@ -217,6 +226,6 @@ def install_skills(project: Path, target: SkillEntry, catalog: Sequence[SkillEnt
             raise InputError(f"not a usable skill folder name: {name!r}", field=where)
         if name in installed:
             continue
-        install_skill(project, entry)
+        install_skill(project, entry, skills_dir)
         installed.append(name)
     return installed

@@ -1,0 +1,1 @@
+"""Shared ground of the agent backends (opencode, Gemini CLI, Codex CLI): see docs/agents.md."""

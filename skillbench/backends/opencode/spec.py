@@ -1,0 +1,20 @@
+"""The `opencode` backend's spec: opencode's own request replayed through the anthropic SDK
+(`backends/opencode/`; the module names only strings, so listing backends imports nothing)."""
+
+from skillbench.backends.spec import BackendSpec
+
+OPENCODE_SPEC = BackendSpec(
+    name="opencode",
+    summary="opencode 1.18.33's own first request (captured once per skill set), replayed "
+    "through the anthropic SDK",
+    judge="skillbench.backends.opencode.judge:OpencodeJudge",
+    # opencode's provider here is Anthropic: the improver (`improve --agent opencode`) and the
+    # graders use the Messages API directly
+    text_model="skillbench.backends.anthropic.sdk:AnthropicTextModel",
+    harness_label="opencode's own request, replayed through the anthropic SDK",
+    default_workers=16,
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
+    key_variable="ANTHROPIC_API_KEY",
+    cli="opencode",
+    cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
+)

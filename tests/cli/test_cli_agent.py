@@ -1,0 +1,84 @@
+"""`--agent NAME` on `skillbench trigger`: the backend replaying that agent's own request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillbench.backends import registry
+from skillbench.backends.opencode.spec import OPENCODE_SPEC
+from skillbench.backends.spec import register_backend, unregister_backend
+from skillbench.cli import main
+
+
+@pytest.fixture
+def setup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    register_backend(OPENCODE_SPEC)  # the entry point reaches the venv only on reinstall
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "cache.sqlite"))
+    skill = tmp_path / "csv-cleanup"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: csv-cleanup\ndescription: Clean CSV files.\n---\n# CSV\n", encoding="utf-8"
+    )
+    evals = tmp_path / "evals.json"
+    evals.write_text(json.dumps([{"query": "fix my csv", "should_trigger": True}]))
+    yield skill, evals
+    unregister_backend("opencode")
+
+
+def test_agent_names() -> None:
+    register_backend(OPENCODE_SPEC)
+    try:
+        assert registry.agent_backend("claude-code") == "anthropic"
+        assert registry.agent_backend("OpenCode") == "opencode"
+        assert registry.agent_names()[:1] == ["claude-code"]
+        assert "opencode" in registry.agent_names()
+        assert "local" not in registry.agent_names()
+    finally:
+        unregister_backend("opencode")
+
+
+def test_unknown_agent_is_exit_2(
+    setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    code = main(["trigger", str(skill), "--evals", str(evals), "--agent", "local"])
+    assert code == 2
+    assert "--agent" in capsys.readouterr().err
+
+
+def test_agent_contradicting_backend_is_exit_2(
+    setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    argv = ["trigger", str(skill), "--evals", str(evals), "--agent", "opencode"]
+    assert main([*argv, "--backend", "local"]) == 2
+    assert "--backend" in capsys.readouterr().err
+
+
+def test_missing_agent_cli_is_exit_2_naming_the_command(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+    monkeypatch.setenv("SKILLBENCH_OPENCODE_BIN", str(skill / "no-such-opencode"))
+    code = main(["trigger", str(skill), "--evals", str(evals), "--agent", "opencode"])
+    assert code == 2
+    assert "make agents" in capsys.readouterr().err
+
+
+def test_improve_takes_agent_too(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+    monkeypatch.setenv("SKILLBENCH_OPENCODE_BIN", str(skill / "no-such-opencode"))
+    argv = ["improve", str(skill), "--evals", str(evals), "--rounds", "1"]
+    assert main([*argv, "--agent", "nosuch"]) == 2
+    assert "--agent" in capsys.readouterr().err
+    assert main([*argv, "--agent", "opencode"]) == 2  # its judge needs the CLI
+    assert "make agents" in capsys.readouterr().err
