@@ -3,6 +3,7 @@ through a registered fake text-model backend (no network)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterator
@@ -12,9 +13,11 @@ from typing import Any
 import pytest
 from cost_fakes import flat_factory
 from gate_fakes import git
+from grade_fixtures import auto_reply
 
 from skillbench.backends import registry
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
+from skillbench.backends.spec import CONVERSATION, register_backend
 from skillbench.cli import main
 from skillbench.cost.estimate import register_estimator, unregister_estimator
 
@@ -38,6 +41,8 @@ class PassingText:
 
     async def complete(self, request: TextRequest) -> TextResponse:
         PassingText.calls += 1
+        if request.purpose == "grade":  # the grader's other questions (machine checks decide)
+            return TextResponse(text=auto_reply(request), usage=CallUsage(10, 10))
         rate = 0.9 if GOOD in (request.system or "") else 0.1
         digest = hashlib.sha256(f"{request.prompt}|{request.run_index}".encode()).digest()
         done = digest[0] / 256 < rate
@@ -50,6 +55,8 @@ class PassingText:
 @pytest.fixture
 def backend(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
     registry.register_text_model(NAME, lambda **_: PassingText())
+    spec = registry.backend_spec(NAME)  # a conversation executor runs the cases with it
+    register_backend(dataclasses.replace(spec, executor=CONVERSATION))
     register_estimator(NAME, flat_factory(NAME))
     PassingText.calls = 0
     monkeypatch.chdir(tmp_path)
@@ -138,10 +145,11 @@ def test_an_unchanged_pr_says_what_it_can_detect_and_a_rerun_makes_no_call(
     doc = report(tmp_path / "first")
     assert doc["verdict"] == "no change detected" and doc["regressed"] == doc["improved"] == 0
     assert doc["mde"] is not None and "6 runs × 6 cases" in doc["mde_line"]
-    assert PassingText.calls == 36  # the head's runs are the base's: one call per case and run
+    # the head's runs are the base's (one call per case and run), and so are their gradings
+    assert PassingText.calls == 72
     capsys.readouterr()
     assert main(args(skill, tmp_path / "again")) == 0
-    assert PassingText.calls == 36  # base and head from the call cache: no call
+    assert PassingText.calls == 72  # base and head from the call cache: no call
     assert report(tmp_path / "again")["cost"]["lines"][0]["calls"] == 0
 
 
