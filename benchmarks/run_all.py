@@ -25,6 +25,7 @@ SCRIPTS = [
     "bench_validate_library.py",
     "bench_limiter.py",
     "bench_agents.py",
+    "bench_gemini_codex.py",
     "bench_startup.py",
     "bench_demo.py",
     "bench_gate.py",

@@ -1,0 +1,20 @@
+"""The `codex` backend's spec: Codex CLI's own first request replayed through the openai SDK's
+Responses API (`backends/codex/`; the module names only strings, so listing backends imports
+nothing)."""
+
+from skillbench.backends.spec import BackendSpec
+
+CODEX_SPEC = BackendSpec(
+    name="codex",
+    summary="Codex CLI 0.169.0's own first request (captured once per skill set), replayed "
+    "through the openai SDK's Responses API (public-API acceptance of Codex's request shape "
+    "unverified)",
+    judge="skillbench.backends.codex.judge:CodexJudge",
+    harness_label="Codex CLI's own request, replayed through the openai SDK's Responses API",
+    default_workers=16,
+    key_variable="OPENAI_API_KEY",
+    cli="codex",
+    # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
+    cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
+)

@@ -1,0 +1,135 @@
+"""Codex's first move, folded from a streamed Responses reply (events as plain dicts).
+
+Codex has no skill tool: the model opens a skill by reading its SKILL.md with a tool. So the first
+completed tool call (`function_call`, `custom_tool_call` such as the `exec` JavaScript cell,
+`local_shell_call`) decides: when its arguments or input name a listed skill's
+`<folder>/SKILL.md`, it invokes that skill (the target or another, Codex's built-in `.system`
+skills included); otherwise it is another tool first (undecided). A message before any call is a
+preamble and decides nothing; a reply that completes with messages only is a text answer (no
+trigger). `response.incomplete`, `response.failed`, an `error` event or a refusal is a broken
+answer with its kind.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillbench.backends.agent_skills import resolve_skill
+from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
+from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.codex.listing import ListedSkill
+
+TOOL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
+_INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
+
+
+def call_text(item: Mapping[str, Any]) -> str:
+    """Everything a tool call item says: its arguments, input or action, as one string."""
+    pieces: list[str] = []
+    for key in ("arguments", "input", "action", "code"):
+        value = item.get(key)
+        if isinstance(value, str):
+            pieces.append(value)
+        elif value is not None:
+            pieces.append(json.dumps(value, ensure_ascii=False))
+    return "\n".join(pieces)
+
+
+def tool_name(item: Mapping[str, Any]) -> str:
+    """The called tool, namespaced when the item says so (`functions.exec`)."""
+    name = str(item.get("name") or item.get("type") or "?")
+    namespace = item.get("namespace")
+    return f"{namespace}.{name}" if isinstance(namespace, str) and namespace else name
+
+
+def skill_read(text: str, listed: Sequence[ListedSkill]) -> ListedSkill | None:
+    """The listed skill whose SKILL.md `text` names first (by full path, else by
+    `<folder>/SKILL.md` after a path separator, quote or space)."""
+    best: tuple[int, ListedSkill] | None = None
+    for skill in listed:
+        at = text.find(skill.file)
+        if at < 0:
+            found = re.search(r"(?:^|[/\s'\"`=(])" + re.escape(skill.folder) + r"/SKILL\.md", text)
+            at = found.start() if found else -1
+        if at >= 0 and (best is None or at < best[0]):
+            best = (at, skill)
+    return best[1] if best else None
+
+
+class CodexFold:
+    """Feed Responses stream events (`feed`) until the move is decided, then `finish`."""
+
+    def __init__(
+        self, target: str, skills: Sequence[CliSkill], listed: Sequence[ListedSkill]
+    ) -> None:
+        self.target = target
+        self.skills = tuple(skills)
+        self.listed = tuple(listed)
+        self.move: Move | None = None
+        self.text: list[str] = []
+        self.status: str | None = None
+        self.usage: dict[str, Any] = {}
+        self.refused = False
+
+    def feed(self, event: Mapping[str, Any]) -> bool:
+        """Read one event; True once the first move is known."""
+        kind = event.get("type")
+        if kind == "response.output_item.done" and self.move is None:
+            item = event.get("item") or {}
+            if item.get("type") in TOOL_ITEMS:
+                self.move = self._call(item)
+            elif item.get("type") == "message":
+                for part in item.get("content") or ():
+                    if part.get("type") == "refusal":
+                        self.refused = True
+                    elif isinstance(part.get("text"), str):
+                        self.text.append(part["text"])
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            response = event.get("response") or {}
+            self.status = str(response.get("status") or kind.rsplit(".", 1)[-1])
+            self.usage = dict(response.get("usage") or {})
+            if kind != "response.completed" and self.move is None:
+                details = response.get("incomplete_details") or {}
+                error_kind = _INCOMPLETE.get(str(details.get("reason")), "incomplete")
+                self.move = Move(
+                    ERROR, error_kind=error_kind if kind.endswith("incomplete") else "failed"
+                )
+        elif kind == "error" and self.move is None:
+            self.status = "error"
+            self.move = Move(ERROR, error_kind="failed")
+        return self.move is not None
+
+    def _call(self, item: Mapping[str, Any]) -> Move:
+        name = tool_name(item)
+        read = skill_read(call_text(item), self.listed)
+        if read is None:
+            return Move(OTHER_TOOL, tool=name)
+        called = read.folder if any(s.name == read.folder for s in self.skills) else read.name
+        kind, fired = resolve_skill(called, self.target, self.skills)
+        return Move(kind, fired=fired, tool=name)
+
+    def finish(self) -> Move:
+        """The move with usage and status (text or a broken answer when no call came)."""
+        move = self.move
+        text = "".join(self.text).strip()
+        if move is None:
+            if self.refused:
+                move = Move(ERROR, error_kind="refusal", text=text)
+            elif self.status != "completed":
+                move = Move(ERROR, error_kind="incomplete", text=text)
+            elif text:
+                move = Move(TEXT, text=text)
+            else:
+                move = Move(ERROR, error_kind="empty")
+        move.stop_reason = self.status
+        usage = self.usage
+        cached = int((usage.get("input_tokens_details") or {}).get("cached_tokens") or 0)
+        move.usage.input_tokens = max(int(usage.get("input_tokens") or 0) - cached, 0)
+        move.usage.cache_read_input_tokens = cached
+        move.usage.output_tokens = int(usage.get("output_tokens") or 0)
+        if self.move is not None and self.status is None:
+            move.closed_early = True
+        return move

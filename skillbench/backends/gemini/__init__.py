@@ -1,0 +1,1 @@
+"""The `gemini` backend: Gemini CLI's own first request replayed through google-genai."""

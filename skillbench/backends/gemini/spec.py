@@ -1,0 +1,18 @@
+"""The `gemini` backend's spec: Gemini CLI's own first request replayed through google-genai
+(`backends/gemini/`; the module names only strings, so listing backends imports nothing)."""
+
+from skillbench.backends.spec import BackendSpec
+
+GEMINI_SPEC = BackendSpec(
+    name="gemini",
+    summary="Gemini CLI 0.61.0's own first request (captured once per skill set, approval mode "
+    "yolo unless SKILLBENCH_GEMINI_APPROVAL_MODE says otherwise), replayed through google-genai",
+    judge="skillbench.backends.gemini.judge:GeminiJudge",
+    harness_label="Gemini CLI's own request, replayed through google-genai",
+    default_workers=16,
+    key_variable="GEMINI_API_KEY",
+    cli="gemini",
+    # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
+    beside_cache="skillbench.backends.agents.judge:beside_cache",
+    cli_install="make agents (npm install --prefix .tools @google/gemini-cli@0.61.0)",
+)
