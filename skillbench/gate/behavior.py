@@ -112,9 +112,15 @@ def plan_sides(
     with planning_cache(options.cache_path, enabled=options.use_cache) as cache:
         plans = [
             plan_run(
-                side.workspace, evals, skill_dir=side.folder, configs=[CONFIG], runs=runs,
-                backend=backend, model=options.model, cache=cache,
-            )  # fmt: skip
+                side.workspace,
+                evals,
+                skill_dir=side.folder,
+                configs=[CONFIG],
+                runs=runs,
+                backend=backend,
+                model=options.model,
+                cache=cache,
+            )
             for side in sides
         ]
     lines = [f"plan: behavior gate: base and head with_skill, {runs} runs per case each"]

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.errors import InputError
-from skillbench.limits import MAX_RUNS
 from skillbench.io import read_json
+from skillbench.limits import MAX_RUNS
 from skillbench.trigger.evalset import EvalQuery
 
 

@@ -110,7 +110,10 @@ def report(out: Path) -> dict[str, Any]:
 
 
 def test_a_behavior_regression_exits_1_paired_by_case_without_touching_the_skill(
-    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    backend: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     skill = skill_repo(tmp_path / "repo", GOOD, BAD)
     summary = tmp_path / "summary.md"
@@ -128,6 +131,7 @@ def test_a_behavior_regression_exits_1_paired_by_case_without_touching_the_skill
     assert doc["header"]["title"].startswith("Gate (behavior)")
     assert doc["cost"]["lines"] and (out / "gate_report.html").is_file()
     assert stdout.startswith("### ❌") and "REGRESSED" in summary.read_text(encoding="utf-8")
+    assert "Cases that dropped" in stdout and "runs per case per side" in stdout
     assert "failures" in junit.read_text(encoding="utf-8")
     # the user's skill folder and its workspace are never written: the sides live in out/
     assert not (skill.parent / "gate-skill-workspace").exists()
