@@ -39,6 +39,10 @@ from skillbench.gate.run import GateOptions, _head
 
 CONFIG = "with_skill"
 CASES = ("case", "cases")
+SAMPLES_WARNING = (
+    "backend local: both sides REPLAYED RECORDED SAMPLE RUNS (hand-written, not model output): "
+    "the same samples for base and head, so no change can show; use a model backend"
+)
 GRADING_NOTE = (
     "grading calls are not in the estimate: a grader prompt holds the run's outputs, which do "
     "not exist before the runs (machine-checked expectations cost nothing; --max-cost still "
@@ -240,6 +244,8 @@ class BehaviorGate:
                     timeout=o.timeout, cache=cache, executor=chosen, budget=budget,
                 )  # fmt: skip
                 notes.extend(f"{side.label}: {n}" for n in batch.notes if "runs in" not in n)
+                if batch.replayed_samples and SAMPLES_WARNING not in self.warnings:
+                    self.warnings.append(SAMPLES_WARNING)
                 if batch.missing:
                     notes.append(f"{side.label}: {len(batch.missing)} run(s) without a sample")
                 graded = grade_workspace_sync(

@@ -175,3 +175,25 @@ def test_bad_input_exits_2(tmp_path: Path, backend: str) -> None:
     assert main(args(skill, tmp_path / "o", "--evals", str(tmp_path / "missing.json"))) == 2
     assert main(args(skill, tmp_path / "o", "--aa", "2")) == 2
     assert main(["gate", str(skill), "--base", "main"]) == 2  # no --evals without --behavior
+
+
+def test_the_local_backend_replays_the_recorded_samples_on_both_sides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    skill = repo / "skills" / "csv-cleanup"  # data/runs/csv-cleanup holds its samples
+    shutil.copytree(Path(__file__).resolve().parents[2] / "data" / "skills" / "csv-cleanup", skill)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    out = tmp_path / "out"
+    code = main(["gate", str(skill), "--behavior", "--base", "main", "--backend", "local",
+                 "--runs", "1", "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    doc = report(out)
+    assert doc["verdict"] == "no change detected" and doc["pairs"] >= 1
+    assert doc["cost"]["lines"] == [] or doc["cost"]["lines"][0]["calls"] == 0
+    assert any("REPLAYED RECORDED SAMPLE" in w for w in doc["warnings"])
