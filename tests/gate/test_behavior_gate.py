@@ -102,7 +102,7 @@ def skill_repo(root: Path, base: str, head: str) -> Path:
 
 def args(skill: Path, out: Path, *extra: str) -> list[str]:
     return ["gate", str(skill), "--behavior", "--base", "main", "--backend", NAME, "--runs",
-            "6", "--out", str(out), "--cache", str(out.parent / "cache.sqlite"), *extra]  # fmt: skip
+            "4", "--out", str(out), "--cache", str(out.parent / "cache.sqlite"), *extra]  # fmt: skip
 
 
 def report(out: Path) -> dict[str, Any]:
@@ -124,9 +124,9 @@ def test_a_behavior_regression_exits_1_paired_by_case_without_touching_the_skill
     assert code == 1, stderr
     doc = report(out)
     assert doc["kind"] == "behavior" and doc["verdict"] == "regressed"
-    assert doc["pairs"] == 36 and doc["regressed"] > doc["improved"]
+    assert doc["pairs"] == 24 and doc["regressed"] > doc["improved"]
     assert doc["base"]["pass_rate"] > 0.6 > 0.4 > doc["head"]["pass_rate"]
-    assert [q["pairs"] for q in doc["queries"]] == [6] * 6
+    assert [q["pairs"] for q in doc["queries"]] == [4] * 6
     assert doc["base"]["commit"] and doc["head"]["dirty"] is True
     assert doc["header"]["title"].startswith("Gate (behavior)")
     assert doc["cost"]["lines"] and (out / "gate_report.html").is_file()
@@ -148,12 +148,12 @@ def test_an_unchanged_pr_says_what_it_can_detect_and_a_rerun_makes_no_call(
     assert main(args(skill, tmp_path / "first")) == 0
     doc = report(tmp_path / "first")
     assert doc["verdict"] == "no change detected" and doc["regressed"] == doc["improved"] == 0
-    assert doc["mde"] is not None and "6 runs × 6 cases" in doc["mde_line"]
+    assert doc["mde"] is not None and "4 runs × 6 cases" in doc["mde_line"]
     # the head's runs are the base's (one call per case and run), and so are their gradings
-    assert PassingText.calls == 72
+    assert PassingText.calls == 48
     capsys.readouterr()
     assert main(args(skill, tmp_path / "again")) == 0
-    assert PassingText.calls == 72  # base and head from the call cache: no call
+    assert PassingText.calls == 48  # base and head from the call cache: no call
     assert report(tmp_path / "again")["cost"]["lines"][0]["calls"] == 0
 
 
@@ -164,7 +164,7 @@ def test_dry_run_plans_both_sides_and_max_cost_refuses_before_any_call(
     out = tmp_path / "out"
     assert main(args(skill, out, "--dry-run")) == 0
     text = capsys.readouterr().out
-    assert "base:" in text and "head:" in text and "72" in text.replace(" ", "")
+    assert "base:" in text and "head:" in text and "calls 48, cache hits 0" in text
     assert not out.exists() and PassingText.calls == 0
     assert main(args(skill, out, "--max-cost", "0.01")) == 3
     assert PassingText.calls == 0
