@@ -29,6 +29,7 @@ SCRIPTS = [
     "bench_startup.py",
     "bench_demo.py",
     "bench_gate.py",
+    "bench_cluster.py",
 ]
 
 

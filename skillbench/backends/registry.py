@@ -222,7 +222,9 @@ def get_judge(
     else:
         factory = spec.load("judge")
     judge: TriggerJudge = _construct(factory, model, options, spec.model_param)
-    return judge
+    from skillbench.backends.placement import place_judge
+
+    return place_judge(judge, spec.sessions)  # on a cluster under --cluster
 
 
 def get_text_model(

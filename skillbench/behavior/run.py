@@ -9,6 +9,7 @@ from pathlib import Path
 
 from skillbench import limits
 from skillbench.backends.cache import CallCache
+from skillbench.backends.placement import place_executor
 from skillbench.behavior.cost import plan_run
 from skillbench.behavior.execute import (
     DEFAULT_CONFIGS,
@@ -61,6 +62,7 @@ def run_cases(
     Blocking; safe inside a running Jupyter kernel.
     """
     from skillbench.aio import run_sync
+    from skillbench.backends.registry import backend_spec
 
     folder = Path(skill_dir)
     check_folder_name(folder_name_of(folder), folder)
@@ -87,8 +89,9 @@ def run_cases(
 
     if budget is None and (max_cost is not None or active_budget() is not None):
         budget = workflow_budget(budget=None, max_cost=max_cost, plan=plan)
-    chosen = executor or make_executor(
-        backend, model=model, timeout=timeout, workers=workers, max_copy=max_copy
+    chosen = executor or place_executor(
+        make_executor(backend, model=model, timeout=timeout, workers=workers, max_copy=max_copy),
+        backend_spec(backend).sessions,  # on a cluster under --cluster
     )
     started = time.monotonic()
     result = run_sync(

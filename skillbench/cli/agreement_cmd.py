@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
@@ -115,7 +117,13 @@ def run(args: argparse.Namespace) -> int:
         backend_options_b=project.get("b"),
     )
     err = common.stderr_console()
-    with common.progress_bar(err, "agreement") as on_progress:
+    with (
+        common.cluster(args, args.backend_a, args.backend_b) as cluster,
+        common.progress_bar(err, "agreement") as on_progress,
+    ):
+        if cluster is not None:  # enough runs in flight to fill the cluster's agent slots
+            wider = trigger.but(workers=cluster.workers(trigger.workers or 1))
+            options = dataclasses.replace(options, trigger=wider)
         report = run_agreement_sync(args.skill_dir, args.evals, options, progress=on_progress)
     if args.out:
         write_json(args.out, report)

@@ -493,3 +493,50 @@ def add_max_copy_option(parser: argparse.ArgumentParser) -> None:
         "session leaves out what would pass it, with a warning naming the file; a snapshot "
         f"refuses it) (default {human_size(DEFAULT_MAX_COPY)}; e.g. --max-copy 2G)",
     )
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """`--cluster ray|auto|none` and `--cluster-calls N` (docs/cluster.md)."""
+    parser.add_argument(
+        "--cluster",
+        metavar="WHERE",
+        help="run the agent sessions on a Ray cluster: ray (the one at $RAY_ADDRESS), auto (start "
+        "one on this machine), none (default; or $SKILLBENCH_CLUSTER); needs skillbench[ray]",
+    )
+    parser.add_argument(
+        "--cluster-calls",
+        type=int_in(1, 16 * limits.MAX_WORKERS),
+        default=8,
+        metavar="N",
+        help="with --cluster: API calls in flight across the whole cluster (8; AIMD below it)",
+    )
+
+
+@contextmanager
+def cluster(args: argparse.Namespace, *backends: str | None) -> Iterator[Any]:
+    """The cluster of `--cluster` while the block runs (None: this machine). Exit 2, before any
+    work, when none of `backends` runs agent sessions, the extra is missing or no cluster
+    answers."""
+    from skillbench.backends.registry import backend_spec
+    from skillbench.cluster.connect import cluster_choice, open_cluster
+    from skillbench.errors import InputError
+
+    choice = getattr(args, "cluster", None)
+
+    chosen = cluster_choice(choice)
+    if chosen is not None and not any(backend_spec(b).sessions for b in backends):
+        if choice is None:  # $SKILLBENCH_CLUSTER is a default: API backends ignore it
+            chosen = None
+        else:
+            raise InputError(
+                "--cluster runs agent sessions: it needs a backend that runs them (claude-code)",
+                path="--cluster",
+            )
+    with open_cluster(chosen, calls=getattr(args, "cluster_calls", 8)) as session:
+        if session is not None:
+            stderr_console().print(
+                f"cluster: {session.nodes} node(s), {session.slots} agent slots, at most "
+                f"{args.cluster_calls} API calls in flight",
+                markup=False,
+            )
+        yield session

@@ -82,6 +82,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     common.add_cache_options(p)
     common.add_cost_options(p)
+    common.add_cluster_options(p)
     # the trigger options this command does not offer (the library is the catalog)
     p.set_defaults(func=run, auth=None, project=None, escalate=False, threshold=0.5, catalog=None)
 
@@ -108,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
         common.check_plan(plan, options.max_cost, dry_run=True)
         return EXIT_OK
     err = common.stderr_console()
-    with common.progress_bar(err, "library routing") as on_progress:
+    with (
+        common.cluster(args, args.backend) as cluster,
+        common.progress_bar(err, "library routing") as on_progress,
+    ):
+        if cluster is not None:  # enough runs in flight to fill the cluster's agent slots
+            options = options.but(workers=cluster.workers(options.workers or 1))
         report = route_library_sync(args.library_dir, options, progress=on_progress, **extra)
     if args.out:
         write_json(args.out, report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,11 +60,18 @@ def register(subparsers: Any) -> None:
     common.add_cache_options(p)
     common.add_cost_options(p)
     common.add_max_copy_option(p)
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute the runs; returns the exit code."""
+    with contextlib.ExitStack() as stack:
+        return _run(args, stack)
+
+
+def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
+    """`run`, with `--cluster` (when given) entered on `stack` once the inputs are checked."""
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs
@@ -111,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         common.check_plan(plan(), cap, dry_run=True)
         return EXIT_OK
     budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
+    cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
+    workers = args.workers if cluster is None else cluster.workers(args.workers)
     init = init_workspace(args.skill_dir, args.workspace, max_copy=args.max_copy)
     if evals is None:
         err.print(
@@ -139,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
                 runs=args.runs,
                 backend=backend,
                 model=args.model,
-                workers=args.workers,
+                workers=workers,
                 timeout=args.timeout,
                 cache=cache,
                 samples_dir=args.samples,

@@ -87,6 +87,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
     common.add_ci_options(p)
     common.add_cost_options(p)
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
@@ -108,11 +109,15 @@ def run(args: argparse.Namespace) -> int:
     if args.batch:
         _show_batch_progress()
     _show_batch_progress("skillbench.local")  # a large catalog's embedding progress
-    with common.progress_bar(err, "trigger eval") as on_progress:
+    sessions = "claude-code" if args.escalate else args.backend  # --escalate runs sessions
+    with (
+        common.cluster(args, args.backend, sessions) as cluster,
+        common.progress_bar(err, "trigger eval") as on_progress,
+    ):
         report = evaluate_skill_sync(
             args.skill_dir,
             args.evals,
-            options,
+            options if cluster is None else cluster_workers(options, cluster),
             description=args.description,
             progress=on_progress,
         )
@@ -134,6 +139,11 @@ def run(args: argparse.Namespace) -> int:
     if report.cost is not None and report.cost.stopped_at_cap:
         return EXIT_COST_CAP
     return EXIT_OK if report.summary.failed == 0 else EXIT_FAILED
+
+
+def cluster_workers(options: TriggerOptions, cluster: Any) -> TriggerOptions:
+    """`options` with enough runs in flight to fill the cluster's agent slots."""
+    return options.but(workers=cluster.workers(options.workers or 1))
 
 
 def trigger_options(args: argparse.Namespace) -> TriggerOptions:

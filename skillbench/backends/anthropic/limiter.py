@@ -273,7 +273,12 @@ class AdaptiveLimiter:
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         """Honour `anthropic-ratelimit-*`: no new request before an exhausted budget resets."""
-        wait = min(ratelimit_wait(headers), self.policy.max_retry_after)
+        self.pause(ratelimit_wait(headers))
+
+    def pause(self, seconds: float) -> None:
+        """No new request for `seconds` (at most `policy.max_retry_after`): an exhausted budget,
+        or a `retry-after` a shared limiter applies to every caller (`skillbench.cluster`)."""
+        wait = min(seconds, self.policy.max_retry_after)
         if wait > 0:
             self._paused_until = max(self._paused_until, self.clock() + wait)
             LOG.debug("limiter: a rate-limit budget is exhausted: no new request for %.2f s", wait)

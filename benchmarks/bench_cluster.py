@@ -1,0 +1,185 @@
+"""Agent sessions on a local Ray cluster (`run --cluster ray`): span, driver memory, a killed node.
+
+A real cluster on this machine (tests/local_ray.py: a head and a worker node, each a `ray start`
+process with 4 `agent_slot`s, nothing past loopback) runs `skillbench run --backend claude-code`
+with the fake agent CLI (tests/fake_claude_agent) paced at 1 s per session and one model call
+per session through the node's proxy (a loopback stand-in of the API answering in 50 ms), under
+`--cluster-calls 8`. 200 sessions (1 case × 100 runs × with_skill and baseline). Figures:
+
+- span / ideal, ideal = 200 / 8 slots × 1 s (target ≤ 1.2); the span is the driver's "N runs
+  in X s" (first submission to last result written); the cluster's start is not in it;
+- the driver's peak resident memory (target ≤ 300 MB): `ru_maxrss` of the driver process;
+- the worker node killed (SIGKILL of its process group) once half the runs are written: 200 run
+  folders, 200 cache entries (none twice), every run ok; the sessions Ray retried are counted;
+- API calls in flight as the API saw them, never above `--cluster-calls`.
+
+Writes benchmarks/results/cluster.json; exits 1 if a target is missed; skipped (exit 0, said)
+without the `ray` extra.
+
+    .venv/bin/python benchmarks/bench_cluster.py [--sessions 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+RESULTS = HERE / "results" / "cluster.json"
+FAKE = ROOT / "tests" / "fake_claude_agent" / "claude"
+SLOTS = 4
+SESSION_SECONDS = 1.0
+CALLS = 8
+DRIVER = """
+import json, resource, sys
+from skillbench.cli import main
+code = main(sys.argv[1:])
+sys.stderr.write("DRIVER " + json.dumps({"code": code,
+    "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}) + "\\n")
+sys.exit(code)
+"""
+
+
+def make_skill(root: Path) -> Path:
+    skill = root / "paced"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: paced\ndescription: Paced sessions.\n---\nGo.\n")
+    evals = {"skill_name": "paced", "evals": [{"id": 1, "prompt": "Go.", "expected_output": "x"}]}
+    (skill / "evals" / "evals.json").write_text(json.dumps(evals))
+    return skill
+
+
+def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -> dict[str, Any]:
+    """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled."""
+    root.mkdir()
+    skill = make_skill(root)
+    cache = root / "cache.sqlite"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SKILLBENCH_"))}
+    env.update(
+        PYTHONPATH=str(ROOT),
+        SKILLBENCH_CLAUDE_BIN=str(FAKE),
+        ANTHROPIC_BASE_URL=api_url,
+        RAY_ADDRESS=address,
+        RAY_USAGE_STATS_ENABLED="0",
+    )
+    args = ["run", str(skill), "--backend", "claude-code", "--runs", str(runs)]
+    args += ["--cache", str(cache), "--cluster", "ray", "--cluster-calls", str(CALLS)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, *args],
+        env=env,
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workspace = root / "paced-workspace"
+    if kill is not None:
+
+        def watch() -> None:
+            while proc.poll() is None:
+                if kill(len(list(workspace.glob("runs/*/*/run-*/run.json")))):
+                    return
+                time.sleep(0.2)
+
+        threading.Thread(target=watch, daemon=True).start()
+    _, err = proc.communicate(timeout=3600)
+    driver = json.loads(err.split("DRIVER ", 1)[1].splitlines()[0]) if "DRIVER " in err else {}
+    span = None
+    for line in err.splitlines():
+        if line.strip().endswith(" s") and " runs in " in line:
+            span = float(line.split(" runs in ")[1].split()[0])
+    records = [json.loads(p.read_text()) for p in workspace.glob("runs/*/*/run-*/run.json")]
+    with sqlite3.connect(cache) as db:
+        cached = db.execute("select count(*) from calls").fetchone()[0]
+    return {
+        "exit": proc.returncode,
+        "span_s": span,
+        "driver_maxrss_mb": round(driver.get("maxrss_mb", 0.0), 1),
+        "runs_written": len(records),
+        "runs_ok": sum(1 for r in records if r["status"] == "ok"),
+        "cache_entries": cached,
+        "tail": err[-1500:] if proc.returncode else "",
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=200)
+    opts = parser.parse_args()
+    try:
+        import ray  # noqa: F401
+    except ModuleNotFoundError:
+        print("skipped: needs the ray extra (pip install 'skillbench[ray]')")
+        return 0
+    from cluster_fakes import MockMessagesAPI
+    from local_ray import local_cluster, non_loopback
+
+    runs = opts.sessions // 2
+    record = Path(tempfile.mkdtemp(prefix="sb-bench-sessions-"))
+    node_env = {
+        "FAKE_AGENT_SKILL": "*",
+        "FAKE_AGENT_API_CALLS": "1",
+        "FAKE_AGENT_SLEEP": str(SESSION_SECONDS),
+        "FAKE_AGENT_RECORD": str(record),
+    }
+    figures: dict[str, Any] = {"sessions": 2 * runs, "slots": 2 * SLOTS, "calls_limit": CALLS}
+    ideal = 2 * runs / (2 * SLOTS) * SESSION_SECONDS
+    started = time.monotonic()
+    env = {"head": node_env, "worker1": node_env}
+    with (
+        tempfile.TemporaryDirectory(prefix="sb-bench-cluster-") as tmp,
+        MockMessagesAPI(delay=0.05) as api,
+        local_cluster((SLOTS, SLOTS), env) as cluster,
+    ):
+        figures["cluster_start_s"] = round(time.monotonic() - started, 1)
+        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs)
+        figures["clean"] = clean
+        figures["api_peak_clean"] = api.peak
+        api.peak = 0
+        total = 2 * runs
+
+        def kill(written: int) -> bool:
+            if written >= total // 2:
+                cluster.nodes[1].kill()
+                return True
+            return False
+
+        before = len(list(record.glob("call-*.json")))
+        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
+        figures["killed"] = killed
+        figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
+        figures["api_peak_killed"] = api.peak
+        figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
+    clean_span = figures["clean"]["span_s"]
+    figures["ideal_s"] = ideal
+    figures["span_over_ideal"] = round(clean_span / ideal, 3) if clean_span else None
+    targets = {
+        "span_over_ideal_le_1.2": bool(clean_span) and clean_span / ideal <= 1.2,
+        "driver_peak_le_300MB": 0 < figures["clean"]["driver_maxrss_mb"] <= 300,
+        "killed_all_runs_once": figures["killed"]["runs_written"] == total
+        and figures["killed"]["cache_entries"] == total
+        and figures["killed"]["runs_ok"] == total,
+        "api_peak_le_limit": max(figures["api_peak_clean"], figures["api_peak_killed"]) <= CALLS,
+        "clean_all_runs": figures["clean"]["runs_ok"] == total,
+    }
+    figures["targets"] = targets
+    figures["load_average"] = os.getloadavg()
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    return 0 if all(targets.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
