@@ -135,16 +135,22 @@ class CodexSessionJudge(CodexJudge):
         outcome.detail["harness"] = f"{self.name} {SESSION}"
         return outcome
 
+    def _folders(self, root: Path, request: TriggerRequest) -> tuple[Path, Path]:
+        """The session's project (the skill set, a git repository) and isolated HOME (the
+        provider's `config.toml`): blocking file work and `git init`, run off the event loop."""
+        project, home = root / "project", root / "home"
+        project.mkdir()
+        home.mkdir()
+        install_skills(project, request.target, request.catalog, CODEX.skills_dir)
+        CODEX.prepare(project, home, "", str(self._model))
+        config = capture_config(self.provider_url(), api_path="")
+        atomic_write_text(home / ".codex" / "config.toml", config)
+        return project, home
+
     async def _session(self, request: TriggerRequest, template: AgentTemplate) -> Move:
         root = make_scratch("codex-session")
         try:
-            project, home = root / "project", root / "home"
-            project.mkdir()
-            home.mkdir()
-            install_skills(project, request.target, request.catalog, CODEX.skills_dir)
-            CODEX.prepare(project, home, "", str(self._model))
-            config = capture_config(self.provider_url(), api_path="")
-            atomic_write_text(home / ".codex" / "config.toml", config)
+            project, home = await asyncio.to_thread(self._folders, root, request)
             env = CODEX.capture_env(home, self.provider_url(), self.settings)
             env[CAPTURE_KEY_VARIABLE] = self._key
             env.update({k: v for k, v in os.environ.items() if k in PROXY_VARIABLES})
@@ -156,7 +162,7 @@ class CodexSessionJudge(CodexJudge):
             async with asyncio.timeout(self._timeout):
                 return await _run(argv, call.stdin, project, env, fold)
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, root, ignore_errors=True)
 
     def harness_info(self) -> HarnessInfo:
         return HarnessInfo(
