@@ -208,6 +208,36 @@ def library_listing(
     )
 
 
+def agent_listing(entries: Sequence[SkillEntry], view: Any) -> LibraryListing:
+    """The library as another agent's captured request lists it (`view`: the template's
+    `agents.agent.Listing`): each skill full, truncated, name only or absent, the agent's own
+    budget when it has one; no what-if (Claude Code's budget rule is not that agent's)."""
+    states: dict[str, ListingState] = {
+        "full": "full",
+        "shortened": "truncated",
+        "name-only": "name-only",
+        "absent": "absent",
+    }
+    listed = []
+    for entry in entries:
+        name = entry.name if entry.name in view.shown else cli_name(entry)
+        seen = view.visibility(name, entry.description)
+        listed.append(
+            ListedSkill(
+                name=entry.name,
+                state=states[seen],
+                chars=len(entry.name) + 2 + len(entry.description),
+            )
+        )
+    return LibraryListing(
+        source="captured-request",
+        budget_chars=view.budget,
+        budget_source="captured" if view.budget is not None else None,
+        listing_chars=view.chars,
+        skills=listed,
+    )
+
+
 def as_listed(entries: Sequence[SkillEntry], listing: LibraryListing) -> list[SkillEntry]:
     """The entries as the listing shows them: a name-only skill without its description, a
     truncated one cut as Claude Code cuts it (for proxies, which read descriptions directly)."""

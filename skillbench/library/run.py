@@ -38,7 +38,13 @@ from skillbench.library.document import (
     LibraryReport,
     QueryRouting,
 )
-from skillbench.library.listing import as_listed, hidden_line, library_listing, listing_warnings
+from skillbench.library.listing import (
+    agent_listing,
+    as_listed,
+    hidden_line,
+    library_listing,
+    listing_warnings,
+)
 from skillbench.library.overlap import overlap_pairs
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -136,26 +142,41 @@ def _listing(
             return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
         env.update(getattr(template, "settings", {}) or {})
         return library_listing(entries, model, env=env, captured=template), None
+    if getattr(inner, "agent", None) is not None:  # another agent: its own listing rules
+        try:
+            view = inner.template_for(entries[0], tuple(entries[1:])).view()
+        except Exception as exc:  # the runs report the same failure
+            return (
+                None,
+                f"LISTING: unknown: {inner.agent.title}'s request could not be captured ({exc})",
+            )
+        return agent_listing(entries, view), None
     return library_listing(entries, model, env=env), None
 
 
-def listing_applies(judge: object) -> bool:
-    """Whether the judge is shown the library as Claude Code lists it: its own request (the
-    replay harness, the real CLI) or a proxy given the listed descriptions (`as_listed`); not a
-    harness that sends every description in full (`minimal`, other agents)."""
+def budget_applies(judge: object) -> bool:
+    """Whether Claude Code's listing budget decides what the judge is shown: its own request
+    (the replay harness, the real CLI) or a proxy given the listed descriptions (`as_listed`);
+    not a harness that sends every description in full (`minimal`) nor another agent."""
     if getattr(_innermost(judge), "is_proxy", False):
         return True
     harness = harness_info(judge)  # type: ignore[arg-type]
     return harness is not None and harness.claude_code_request
 
 
+def listing_applies(judge: object) -> bool:
+    """Whether the report's listing is what the judge was shown: Claude Code's (see
+    `budget_applies`) or another agent's own, read from its captured request."""
+    return budget_applies(judge) or getattr(_innermost(judge), "agent", None) is not None
+
+
 def check_budget_applies(budget: int | None, applies: bool, harness: str | None) -> None:
     """`--budget` with a harness that does not apply Claude Code's listing: refused."""
     if budget is not None and not applies:
         raise InputError(
-            f"the {harness or 'chosen'} harness sends every description in full and does not "
-            "apply Claude Code's listing budget; use the replay harness, the claude-code "
-            "backend or an offline proxy",
+            f"the {harness or 'chosen'} harness does not apply Claude Code's listing budget (it "
+            "sends every description in full, or is another agent with its own listing); use "
+            "the replay harness, the claude-code backend or an offline proxy",
             path="--budget",
         )
 
@@ -201,7 +222,7 @@ async def run_library(
     queries = _queries(library)
     applies = listing_applies(judge)
     harness = harness_info(judge)
-    check_budget_applies(listing_budget, applies, harness.name if harness else None)
+    check_budget_applies(listing_budget, budget_applies(judge), harness.name if harness else None)
     listing, listing_problem = _listing(judge, library.entries, listing_budget)
     notes: list[str] = []
     entries = library.entries
@@ -476,7 +497,8 @@ def plan_library(
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)
             applies = listing_applies(keys) if keys is not None else options.harness != "minimal"
-            check_budget_applies(listing_budget, applies, options.harness)
+            budget_ok = budget_applies(keys) if keys is not None else options.harness != "minimal"
+            check_budget_applies(listing_budget, budget_ok, options.harness)
             listing.applied = applies
             entries = library.entries
             if proxy:
