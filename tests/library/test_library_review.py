@@ -185,3 +185,24 @@ async def test_when_every_run_errored_the_verdict_says_no_run_completed() -> Non
     attempted = 2 * len(library.queries)
     assert f"all {attempted} runs errored: no rate was measured" in report.warnings
     assert not any("rates rest on the others" in w for w in report.warnings)
+
+
+def test_improve_dry_run_split_from_a_library_runs_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.improve.options import ImproveOptions
+    from skillbench.improve.run import improve_skill_sync
+
+    skill = SAMPLE / "release-announcer"
+    evals = skill / "evals" / "trigger.json"
+    options = ImproveOptions(
+        trigger=TriggerOptions(backend="lexical", runs=1, use_cache=False),
+        rounds=1,
+        library_dir=SAMPLE,
+    )
+    out = tmp_path / "out"
+    improve_skill_sync(skill, evals, options, out=out)
+    summary = out / "loop_summary.json"
+    args = ["improve", str(skill), "--evals", str(evals), "--library", str(SAMPLE)]
+    code = main([*args, "--backend", "local", "--dry-run", "--split-from", str(summary)])
+    assert code == 0, capsys.readouterr().err
