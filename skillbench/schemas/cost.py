@@ -8,7 +8,8 @@ table's date says how old the prices are.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Self
 
 from pydantic import Field
 
@@ -50,6 +51,20 @@ class TokenCounts(Doc):
     def __mul__(self, times: int) -> TokenCounts:
         """The counts of `times` identical calls."""
         return TokenCounts(**{k: getattr(self, k) * times for k in TOKEN_KINDS})
+
+    @classmethod
+    def from_wire(cls, usage: Any, base: TokenCounts | None = None) -> Self:
+        """The counts a backend's wire `usage` carries (a mapping, or an object with the four
+        attributes: an SDK's usage, a parsed event); a kind it lacks, or carries as no
+        non-negative integer, keeps `base`'s count (else 0). The one converter from the wire."""
+        values: dict[str, int] = {}
+        for kind in TOKEN_KINDS:
+            value = usage.get(kind) if isinstance(usage, Mapping) else getattr(usage, kind, None)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                values[kind] = value
+            else:
+                values[kind] = getattr(base, kind) if base is not None else 0
+        return cls(**values)
 
     @property
     def tokens(self) -> TokenCounts:

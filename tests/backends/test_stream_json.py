@@ -291,3 +291,21 @@ def test_streamed_usage_is_summed_before_the_result_event() -> None:
     assert parser.session.streaming is True  # a subagent's stop is not the top level's
     parser.feed(event({"type": "message_stop"}))
     assert parser.session.streaming is False
+
+
+def test_wire_usage_becomes_the_one_token_type() -> None:
+    """Both wire parsers (the CLI's stream-json, the Messages API's first turn) hand over
+    `TokenCounts`, read by its one converter (`TokenCounts.from_wire`), not a type of their own."""
+    from skillbench.backends.anthropic.first_turn import Decision
+    from skillbench.schemas.cost import TokenCounts
+
+    wire = {"input_tokens": 3, "output_tokens": 4, "service_tier": "standard", "x": None}
+    assert TokenCounts.from_wire(wire) == TokenCounts(input_tokens=3, output_tokens=4)
+    base = TokenCounts(input_tokens=9, cache_read_input_tokens=5)
+    later = TokenCounts.from_wire({"output_tokens": 7, "input_tokens": "?"}, base)
+    assert later == TokenCounts(input_tokens=9, cache_read_input_tokens=5, output_tokens=7)
+    assert type(Decision().usage) is TokenCounts
+    session = parse_stream([line({"type": "result", "subtype": "success", "usage": wire})])
+    assert session.result is not None
+    assert session.result.usage == TokenCounts(input_tokens=3, output_tokens=4)
+    assert type(session.stream_usage) is TokenCounts

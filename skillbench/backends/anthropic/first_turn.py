@@ -34,6 +34,7 @@ from typing import Any
 
 from skillbench.backends.anthropic.routing_prompt import normalise_skill_name
 from skillbench.backends.claude_cli.install import CliSkill, resolve_call
+from skillbench.schemas.cost import TokenCounts
 
 SKILL_TOOL = "Skill"
 TEXT_KEEP = 500
@@ -45,30 +46,6 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
-
-
-@dataclass
-class Usage:
-    """Token counts seen in the stream."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-
-    def update(self, usage: Any) -> None:
-        """Take every count the event carries (later events repeat or raise them)."""
-        if usage is None:
-            return
-        for name in (
-            "input_tokens",
-            "output_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-        ):
-            value = _get(usage, name)
-            if isinstance(value, int):
-                setattr(self, name, value)
 
 
 @dataclass
@@ -85,7 +62,9 @@ class Decision:
     finished: bool = False
     closed_early: bool = False
     output_estimated: bool = False
-    usage: Usage = field(default_factory=Usage)
+    usage: TokenCounts = field(default_factory=TokenCounts)
+    """Token counts seen in the stream (every count an event carries: later events repeat or
+    raise them)."""
 
 
 class FirstTurn:
@@ -126,7 +105,7 @@ class FirstTurn:
         kind = _get(event, "type")
         d = self.decision
         if kind == "message_start":
-            d.usage.update(_get(_get(event, "message"), "usage"))
+            self._take_usage(_get(_get(event, "message"), "usage"))
         elif kind == "content_block_start":
             block = _get(event, "content_block")
             self._blocks[int(_get(event, "index", 0))] = {
@@ -153,10 +132,15 @@ class FirstTurn:
                 self._block_done(block_state)
         elif kind == "message_delta":
             d.stop_reason = _get(_get(event, "delta"), "stop_reason") or d.stop_reason
-            d.usage.update(_get(event, "usage"))
+            self._take_usage(_get(event, "usage"))
         elif kind == "message_stop":
             self.finish()
         return d.decided
+
+    def _take_usage(self, usage: Any) -> None:
+        """Take every count the event's usage carries (later events repeat or raise them)."""
+        if usage is not None:
+            self.decision.usage = TokenCounts.from_wire(usage, self.decision.usage)
 
     def _block_done(self, block: dict[str, Any]) -> None:
         d = self.decision

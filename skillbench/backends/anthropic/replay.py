@@ -771,12 +771,7 @@ class ReplayJudge:
         self, fold: FirstTurn, template: ReplayTemplate, seconds: float, *, batch: bool = False
     ) -> TriggerOutcome:
         d = fold.decision
-        usage = CallUsage(
-            input_tokens=d.usage.input_tokens,
-            output_tokens=d.usage.output_tokens,
-            cache_read_input_tokens=d.usage.cache_read_input_tokens,
-            cache_creation_input_tokens=d.usage.cache_creation_input_tokens,
-        )
+        usage = CallUsage.from_wire(d.usage)
         usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
         detail: dict[str, Any] = {
             "harness": HARNESS,

@@ -585,13 +585,9 @@ def session_usage(session: Session) -> CallUsage:
     result = session.result
     if result is None:
         return CallUsage()
-    return CallUsage(
-        input_tokens=result.usage.input_tokens,
-        output_tokens=result.usage.output_tokens,
-        cache_read_input_tokens=result.usage.cache_read_input_tokens,
-        cache_creation_input_tokens=result.usage.cache_creation_input_tokens,
-        cost_usd=float(result.total_cost_usd or 0.0),
-    )
+    usage = CallUsage.from_wire(result.usage)
+    usage.cost_usd = float(result.total_cost_usd or 0.0)
+    return usage
 
 
 def resolved_invocations(
@@ -637,13 +633,7 @@ def _streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, boo
     with the shipped table when the model is known. Returns (usage, cost known)."""
     from skillbench.schemas.prices import cost
 
-    u = session.stream_usage
-    usage = CallUsage(
-        input_tokens=u.input_tokens,
-        output_tokens=u.output_tokens,
-        cache_read_input_tokens=u.cache_read_input_tokens,
-        cache_creation_input_tokens=u.cache_creation_input_tokens,
-    )
+    usage = CallUsage.from_wire(session.stream_usage)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         price = cost(model, usage) if model else None

@@ -16,7 +16,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from skillbench.schemas.cost import TokenCounts
 
 SKILL_MD_PATH = re.compile(r"(?:^|[\\/])\.claude[\\/]skills[\\/]([^\\/]+)[\\/]SKILL\.md$")
 
@@ -42,15 +44,6 @@ class InitEvent(_Event):
     permissionMode: str | None = None
 
 
-class ResultUsage(_Event):
-    """Token usage summed over the session, as the `result` event reports it."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-
-
 class ResultEvent(_Event):
     """`{"type": "result", ...}`: the end of the session."""
 
@@ -58,7 +51,16 @@ class ResultEvent(_Event):
     subtype: str | None = None
     is_error: bool = False
     result: str | None = None
-    usage: ResultUsage = Field(default_factory=ResultUsage)
+    usage: TokenCounts = Field(
+        default_factory=TokenCounts, description="token usage summed over the session"
+    )
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _wire_usage(cls, value: Any) -> TokenCounts:
+        """The CLI's usage object (other keys beside the four counts are left out)."""
+        return TokenCounts.from_wire(value or {})
+
     total_cost_usd: float = 0.0
     duration_ms: int | None = None
     duration_api_ms: int | None = None
@@ -102,8 +104,8 @@ class Session(BaseModel):
     blank_lines: int = 0
     bad_lines: int = 0
     bad_tool_inputs: int = 0
-    stream_usage: ResultUsage = Field(
-        default_factory=ResultUsage,
+    stream_usage: TokenCounts = Field(
+        default_factory=TokenCounts,
         description="usage summed over the streamed messages (known before the result event)",
     )
     streaming: bool = Field(
@@ -265,7 +267,7 @@ class StreamParser:
         totals = Counter[str]()
         for counts in self._messages:
             totals.update(counts)
-        self.session.stream_usage = ResultUsage(**totals)
+        self.session.stream_usage = TokenCounts.from_wire(totals)
 
     def _assistant(self, event: dict[str, Any]) -> None:
         error = event.get("error")
