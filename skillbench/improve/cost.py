@@ -13,14 +13,12 @@ estimate is an upper bound on rounds.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from skillbench.backends.base import SkillEntry, TextRequest
+from skillbench.backends.base import TextRequest
 from skillbench.cost import notes
 from skillbench.cost.estimate import Planned, for_judge, get_estimator
 from skillbench.cost.plan import CostPlan, key_judge, plan_block
-from skillbench.improve.loop import DEFAULT_ROUNDS
 from skillbench.improve.prompt import Attempt, QueryFeedback, TrainView, build_improver_prompt
 from skillbench.improve.splits import Split
 from skillbench.trigger.cost import estimate_requests, trigger_requests
@@ -29,7 +27,9 @@ from skillbench.trigger.evalset import EvalQuery
 if TYPE_CHECKING:
     import pandas as pd
 
+    from skillbench.improve.options import ImproveOptions
     from skillbench.schemas.loop import LoopSummary
+    from skillbench.trigger.options import EvalContext
 
 PROPOSER_NOTE = notes.PROPOSER
 ROUNDS_NOTE = notes.ROUNDS
@@ -57,43 +57,28 @@ def improver_request(
 def plan_loop(
     skill_name: str,
     description: str,
-    body: str,
     queries: list[EvalQuery],
     split: Split,
-    *,
-    catalog: list[SkillEntry] | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    rounds: int = DEFAULT_ROUNDS,
-    runs: int = 3,
-    seed: int = 0,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    harness: str | None = None,
-    cache_before_query: bool = False,
-    folder: str | Path | None = None,
-    content_hash: str | None = None,
-    **_: Any,
+    options: ImproveOptions,
+    context: EvalContext,
 ) -> CostPlan:
     """The plan and estimate of an improvement loop over loaded inputs; no model call.
-    ``harness`` is the anthropic backend's (`replay` captures each skill set's template).
-    ``folder`` and ``content_hash`` are the skill's, as the loop's target entry has them (so
-    round 1's cache keys are the ones the loop sends)."""
-    from skillbench.backends.registry import backend_spec, harness_options, resolve_backend_name
+    `options` are the loop's (its `trigger` options key the calls as the loop's judge does:
+    harness, project, batch, backend options); `context` holds the skill's body, folder and
+    content hash and the catalog, as the loop's target entry has them (so round 1's cache keys
+    are the ones the loop sends)."""
+    from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.cost.plan import existing_cache
 
+    trigger = options.trigger
+    body, rounds, runs, model = context.body, options.rounds, options.runs, trigger.model
     train = [q for q in queries if q.text in set(split.train)]
-    name = resolve_backend_name(backend)
+    name = resolve_backend_name(trigger.backend)
     offline = backend_spec(name).offline
-    cache = existing_cache(cache_path, enabled=use_cache)
+    cache = existing_cache(trigger.cache_path, enabled=trigger.use_cache)
     try:
         estimator = get_estimator(name, model=model, cache=cache)
-        keys, note = key_judge(
-            name,
-            model=model,
-            cache=cache,
-            options=harness_options(harness, cache_before_query=cache_before_query),
-        )
+        keys, note = key_judge(name, model=model, cache=cache, options=trigger.judge_options())
         if keys is not None:
             estimator = for_judge(keys, estimator, cache=cache)
         requests = trigger_requests(
@@ -101,11 +86,11 @@ def plan_loop(
             description,
             queries,
             body=body,
-            catalog=catalog or [],
+            catalog=list(context.catalog),
             runs_per_query=runs,
-            seed=seed,
-            folder=folder,
-            content_hash=content_hash,
+            seed=trigger.seed,
+            folder=context.folder,
+            content_hash=context.content_hash,
         )
         evaluation = estimate_requests(requests, estimator, keys)
         for _round in range(2, rounds + 1):

@@ -193,25 +193,22 @@ async def improve_skill(
     catalog, catalog_info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
     name = resolve_backend_name(trigger.backend)
 
+    context = EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
+        folder=skill.path,
+        content_hash=skill.content_hash,
+        evals_file=evals,
+    )
+
     def plan() -> CostPlan:
         return plan_loop(
             skill.name,
             skill.description,
-            skill.body,
             queries,
             split or _draw_split(queries, evals, options),
-            catalog=catalog,
-            backend=name,
-            model=trigger.model,
-            rounds=options.rounds,
-            runs=options.runs,
-            seed=trigger.seed,
-            use_cache=trigger.use_cache,
-            cache_path=trigger.cache_path,
-            harness=trigger.harness,
-            cache_before_query=trigger.cache_before_query,
-            folder=skill.path,
-            content_hash=skill.content_hash,
+            options,
+            context,
         )
 
     budget = workflow_budget(budget=budget, max_cost=trigger.max_cost, plan=plan)
@@ -228,13 +225,6 @@ async def improve_skill(
         priced=backend_priced(name, trigger.model),
     )
     chosen = proposer or make_proposer(name, model=trigger.model, cache=cache, budget=budget)
-    context = EvalContext(
-        body=skill.body,
-        catalog=tuple(catalog),
-        folder=skill.path,
-        content_hash=skill.content_hash,
-        evals_file=evals,
-    )
     try:
         result = await run_improve_loop(
             skill.name,
@@ -336,25 +326,14 @@ async def plan_improve(
     from skillbench.trigger.catalog import resolve_catalog
 
     catalog, _info = resolve_catalog(trigger.catalog_dir, exclude=skill.name)
-    return plan_loop(
-        skill.name,
-        skill.description,
-        skill.body,
-        queries,
-        split,
-        catalog=catalog,
-        backend=trigger.backend,
-        model=trigger.model,
-        rounds=options.rounds,
-        runs=options.runs,
-        seed=trigger.seed,
-        use_cache=trigger.use_cache,
-        cache_path=trigger.cache_path,
-        harness=trigger.harness,
-        cache_before_query=trigger.cache_before_query,
+    context = EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
         folder=skill.path,
         content_hash=skill.content_hash,
+        evals_file=evals,
     )
+    return plan_loop(skill.name, skill.description, queries, split, options, context)
 
 
 improve_skill_sync = blocking(improve_skill)

@@ -220,3 +220,26 @@ def test_run_cases_refuses_over_the_cap_in_the_library(keys_backend: str, tmp_pa
     with pytest.raises(CostCapError):
         run_cases(space, evals, skill_dir=skill, backend=keys_backend, runs=1, max_cost=1e-9)
     assert sent == []
+
+
+async def test_improve_plans_its_keys_with_the_judge_options_it_sends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop's judge is built with `TriggerOptions.judge_options()` (project, batch, backend
+    options): the plan keys its calls with the same (`improve --project … --dry-run`)."""
+    import skillbench.improve.cost as improve_cost
+    from skillbench.improve.options import ImproveOptions
+    from skillbench.improve.run import plan_improve
+    from skillbench.trigger.options import TriggerOptions
+
+    seen: list[dict[str, Any]] = []
+
+    def recording_key_judge(*args: Any, options: dict[str, Any], **kwargs: Any) -> Any:
+        seen.append(options)
+        return None, None
+
+    monkeypatch.setattr(improve_cost, "key_judge", recording_key_judge)
+    trigger = TriggerOptions(backend="local", runs=2, use_cache=False, project=tmp_path)
+    await plan_improve(SKILL, EVALS, ImproveOptions(trigger=trigger, rounds=1))
+    assert seen == [trigger.judge_options()]
+    assert seen[0]["project"] == tmp_path
