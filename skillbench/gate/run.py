@@ -116,14 +116,18 @@ class GateRun:
 
     def _plan(self, side: _Side, runs: int, seed: int) -> CostPlan:
         from skillbench.trigger.cost import plan_trigger
+        from skillbench.trigger.options import EvalContext, TriggerOptions
 
         o = self.options
-        return plan_trigger(
-            side.name, side.description, self.queries, body=side.body, catalog=self.catalog,
+        options = TriggerOptions(
             backend=o.backend, model=o.model, use_cache=o.use_cache, cache_path=o.cache_path,
-            backend_options=o.backend_options, runs=runs, seed=seed, folder=side.folder,
+            backend_options=o.backend_options, runs=runs, seed=seed,
+        )  # fmt: skip
+        context = EvalContext(
+            body=side.body, catalog=tuple(self.catalog), folder=side.folder,
             content_hash=side.content_hash,
         )  # fmt: skip
+        return plan_trigger(side.name, side.description, self.queries, options, context)
 
     def plan(self, base: _Side | None, runs: int, seeds: tuple[int, int]) -> CostPlan:
         """Both sides' plan and estimate (cache hits free)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
 from skillbench.cost import notes
@@ -23,6 +23,7 @@ from skillbench.trigger.evalset import EvalQuery
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CallUsage
+    from skillbench.trigger.options import EvalContext, TriggerOptions
 
 AUTO_NOTE = notes.RUNS_AUTO
 
@@ -102,51 +103,41 @@ def plan_trigger(
     skill_name: str,
     description: str,
     queries: Sequence[EvalQuery],
-    *,
-    body: str = "",
-    catalog: Sequence[SkillEntry] = (),
-    backend: str | None = None,
-    model: str | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    backend_options: dict[str, Any] | None = None,
-    runs: int | str = 3,
-    max_runs: int = 10,
-    seed: int = 0,
-    folder: str | Path | None = None,
-    content_hash: str | None = None,
-    **_: Any,
+    options: TriggerOptions,
+    context: EvalContext,
 ) -> CostPlan:
-    """The plan and estimate of a trigger eval with these options; no model call."""
+    """The plan and estimate of a trigger eval with these options and this context (the
+    skill's body, folder, content hash and catalog); no model call. Its calls are keyed with
+    `options.judge_options()`, as the eval's judge is built."""
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.cost.plan import existing_cache
 
-    name = resolve_backend_name(backend)
-    per_query = runs_per_query(runs, max_runs)
+    name, model = resolve_backend_name(options.backend), options.model
+    per_query = runs_per_query(options.runs, options.max_runs)
     requests = trigger_requests(
         skill_name,
         description,
         queries,
-        body=body,
-        catalog=catalog,
+        body=context.body,
+        catalog=context.catalog,
         runs_per_query=per_query,
-        seed=seed,
-        folder=folder,
-        content_hash=content_hash,
+        seed=options.seed,
+        folder=context.folder,
+        content_hash=context.content_hash,
     )
-    cache = existing_cache(cache_path, enabled=use_cache)
+    cache = existing_cache(options.cache_path, enabled=options.use_cache)
     try:
-        options = dict(backend_options or {})
-        estimator = get_estimator(name, model=model, cache=cache, **options)
-        keys, note = key_judge(name, model=model, cache=cache, options=options)
+        judge_options = options.judge_options()
+        estimator = get_estimator(name, model=model, cache=cache, **judge_options)
+        keys, note = key_judge(name, model=model, cache=cache, options=judge_options)
         if keys is not None:
             estimator = for_judge(keys, estimator, cache=cache)
         line = estimate_requests(requests, estimator, keys)
     finally:
         if cache is not None:
             cache.close()
-    notes = [n for n in (note, AUTO_NOTE if runs == "auto" else None) if n]
-    others = [entry for entry in catalog if entry.name != skill_name]
+    notes = [n for n in (note, AUTO_NOTE if options.runs == "auto" else None) if n]
+    others = [entry for entry in context.catalog if entry.name != skill_name]
     lines = [
         f"plan: trigger eval of {skill_name!r} on backend {name}"
         + (f" ({estimator.model})" if estimator.model else ""),

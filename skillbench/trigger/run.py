@@ -348,23 +348,7 @@ async def evaluate_skill(
     judge_options = options.judge_options()
 
     def plan() -> CostPlan:
-        return plan_trigger(
-            skill.name,
-            text,
-            queries,
-            body=skill.body,
-            catalog=catalog,
-            backend=options.backend,
-            model=options.model,
-            use_cache=options.use_cache,
-            cache_path=options.cache_path,
-            backend_options=judge_options or None,
-            folder=skill.path,
-            content_hash=skill.content_hash,
-            runs=options.runs,
-            max_runs=options.max_runs,
-            seed=options.seed,
-        )
+        return plan_trigger(skill.name, text, queries, options, _skill_context(skill, catalog))
 
     if budget is None and (options.max_cost is not None or active_budget() is not None):
         budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
@@ -434,26 +418,20 @@ async def plan_skill_eval(
     from skillbench.trigger.catalog import resolve_catalog
 
     catalog = resolve_catalog(options.catalog_dir, exclude=skill.name)[0]
-    return plan_trigger(
-        skill.name,
-        text,
-        queries,
-        body=skill.body,
-        catalog=catalog,
-        folder=skill.path,
-        content_hash=skill.content_hash,
-        backend=options.backend,
-        model=options.model,
-        runs=options.runs,
-        max_runs=options.max_runs,
-        seed=options.seed,
-        use_cache=options.use_cache,
-        cache_path=options.cache_path,
-        backend_options=options.judge_options() or None,
-    )
+    return plan_trigger(skill.name, text, queries, options, _skill_context(skill, catalog))
 
 
 evaluate_skill_sync = blocking(evaluate_skill)
+
+
+def _skill_context(skill: Any, catalog: Sequence[SkillEntry]) -> EvalContext:
+    """What a plan of `skill`'s eval needs beside its options: body, folder, hash, catalog."""
+    return EvalContext(
+        body=skill.body,
+        catalog=tuple(catalog),
+        folder=skill.path,
+        content_hash=skill.content_hash,
+    )
 
 
 def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillEntry]:

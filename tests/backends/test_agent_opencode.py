@@ -348,6 +348,7 @@ def test_dry_run_counts_and_prices_the_request_as_sent(
     from skillbench.cost.estimate import CHARS_PER_TOKEN
     from skillbench.trigger.cost import plan_trigger
     from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.options import EvalContext, TriggerOptions
 
     skill = tmp_path / TARGET.name
     skill.mkdir()
@@ -374,18 +375,16 @@ def test_dry_run_counts_and_prices_the_request_as_sent(
         assert code == 0, out.err
         assert "opencode request as sent" in out.out and "$" in out.out
         assert main([*argv, "--cache", str(cache), "--max-cost", "0.000001"]) == 3
-        plan = plan_trigger(
-            TARGET.name,
-            TARGET.description,
-            [EvalQuery("fix my csv", True)],
-            body=TARGET.body,
-            catalog=CATALOG,
+        options = TriggerOptions(
             backend="opencode",
             model=MODEL,
             use_cache=False,
             backend_options={"template_dir": str(templates)},
             runs=2,
         )
+        context = EvalContext(body=TARGET.body, catalog=tuple(CATALOG))
+        queries = [EvalQuery("fix my csv", True)]
+        plan = plan_trigger(TARGET.name, TARGET.description, queries, options, context)
     finally:
         unregister_backend("opencode")
     (line,) = plan.estimate.lines
