@@ -10,6 +10,7 @@ flag before any file is read or any call is made.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +40,16 @@ class BehaviorOptions:
     spent (see `cost.limit`); None: the active `cost_limit`'s cap, if any."""
 
     def __post_init__(self) -> None:
-        if self.max_cost is not None:
-            from skillbench.cost.budget import parse_max_cost
-
-            parse_max_cost(self.max_cost, env=False)  # InputError naming --max-cost
+        cap = self.max_cost
+        if cap is not None and not (
+            isinstance(cap, int | float)
+            and not isinstance(cap, bool)
+            and math.isfinite(cap)
+            and cap >= 0
+        ):  # 0 is a cap too: nothing may be spent
+            raise InputError(
+                f"must be a finite number of US dollars >= 0, got {cap!r}", path="--max-cost"
+            )
 
     def but(self, **changes: Any) -> Self:
         """A copy with `changes` applied (`dataclasses.replace`; checked again)."""
