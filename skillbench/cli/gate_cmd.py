@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
 
 FORMATS = ("text", "json", "markdown", "github")
 
@@ -32,7 +32,19 @@ def register(subparsers: Any) -> None:
         "cache when the base is unchanged.",
     )
     common.add_skill_dir(p)
-    p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
+    p.add_argument(
+        "--evals",
+        metavar="FILE",
+        help="eval set (Format A or B; required without --behavior); with --behavior, the "
+        "behavior eval cases (default: the skill's evals/evals.json)",
+    )
+    p.add_argument(
+        "--behavior",
+        action="store_true",
+        help="gate the skill's behavior instead of its triggering: the eval cases run "
+        "with_skill on base and head (copies in the report folder), graded, paired by case and "
+        "run number",
+    )
     p.add_argument(
         "--base",
         metavar="REF",
@@ -157,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     options = _options(args)
+    if args.behavior:
+        return _behavior(args, options, out)
+    if args.evals is None:
+        raise InputError("is required (or use --behavior)", path="--evals")
     if args.dry_run:
         return _dry_run(args, options)
     err = common.stderr_console()
@@ -184,6 +200,30 @@ def run(args: argparse.Namespace) -> int:
         options.progress = on_progress
         report = run_sync(lambda: run_gate(args.skill_dir, args.evals, options, base_ref=args.base))
     return emit(args, report, out)
+
+
+def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
+    """`--behavior`: the plan (`--dry-run`) or the behavior gate, then `emit`."""
+    import tempfile
+
+    from skillbench.gate.behavior import BehaviorGate
+
+    if args.aa:
+        raise InputError("is for the trigger gate; it cannot be combined with --behavior",
+                         path="--aa")  # fmt: skip
+    if args.dry_run:  # the sides' copies go to a scratch folder: a dry run writes nothing
+        with tempfile.TemporaryDirectory(prefix="skillbench-gate-plan-") as scratch:
+            gate = BehaviorGate(args.skill_dir, options, scratch, evals=args.evals,
+                                base_ref=args.base)  # fmt: skip
+            if gate.base.folder is None:
+                print(common.safe(f"no base: {args.skill_dir} does not exist at {gate.base.ref}"))
+                return EXIT_OK
+            common.check_plan(gate.plan(), options.max_cost, dry_run=True)
+        return EXIT_OK
+    gate = BehaviorGate(args.skill_dir, options, out, evals=args.evals, base_ref=args.base)
+    err = common.stderr_console()
+    err.print(common.safe(f"behavior gate: base and head run in {out / 'behavior'}"), markup=False)
+    return emit(args, gate.run(), out)
 
 
 def emit(args: argparse.Namespace, report: Any, out: Path) -> int:

@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
         "to detect a drop of --effect in the pass rate of the queries, with probability --power "
         "at --alpha (exact power of the gate's pooled paired McNemar test, which gets half of "
         "alpha; docs/statistics.md). Pass rates "
-        "come from earlier reports (--report) or a stated prior. No model call. Exit 0 when "
+        "come from the skill's cached trigger runs (--skill), earlier reports (--report) or a "
+        "stated prior. No model call. Exit 0 when "
         "the plan is reachable with at most 100 runs per query, 1 when it needs more queries.",
     )
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
@@ -56,6 +57,17 @@ def register(subparsers: Any) -> None:
         default=0.5,
         help="pass rate assumed for queries no report covers (0.5, the noisiest)",
     )
+    p.add_argument(
+        "--skill",
+        metavar="DIR",
+        help="the skill folder whose trigger runs in the call cache give the rates (as "
+        "`trigger`/`gate` ran it with --backend, --model, --catalog, --seed); cached rates "
+        "come first, then --report, then --prior",
+    )
+    common.add_backend_options(p)
+    common.add_catalog_option(p)
+    p.add_argument("--seed", type=common.seed_option(), default=0, help="seed of the runs (0)")
+    common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(func=run)
 
@@ -75,7 +87,18 @@ def run(args: argparse.Namespace) -> int:
         for key, (k, n) in rates_from_report(path).items():
             old = observed.get(key, (0, 0))
             observed[key] = (old[0] + k, old[1] + n)
-    rates, seen = query_rates(queries, observed, args.prior)
+    cached: dict[tuple[str, bool], tuple[int, int]] = {}
+    notes: list[str] = []
+    if args.skill and not args.no_cache:
+        from skillbench.gate.rates import rates_from_cache
+
+        cached, notes = rates_from_cache(
+            args.skill, queries, backend=args.backend, model=args.model, cache_path=args.cache,
+            catalog_dir=common.catalog_dir(args.catalog), seed=args.seed,
+        )  # fmt: skip
+    from_reports = sum(1 for q in queries if (q.text, q.should_trigger) in observed
+                       and (q.text, q.should_trigger) not in cached)  # fmt: skip
+    rates, seen = query_rates(queries, {**observed, **cached}, args.prior)
     half = pooled_alpha(args.alpha)  # the gate's pooled test gets half of alpha
     plan = plan_runs(rates, args.effect, alpha=half, power=args.power, affected=args.affected)
     table = [
@@ -87,12 +110,19 @@ def run(args: argparse.Namespace) -> int:
         }
         for n in TABLE_RUNS
     ]
-    source = f"{seen}/{len(rates)} query rates from reports, prior {args.prior:g} for the rest"
+    in_cache = len([q for q in queries if (q.text, q.should_trigger) in cached])
+    source = (
+        f"{from_reports}/{len(rates)} query rates from reports, {in_cache}/{len(rates)} from the "
+        f"call cache, prior {args.prior:g} for the rest ({len(rates) - seen})"
+    )
+    if args.skill and args.no_cache:
+        notes.append("--no-cache: the call cache was not read")
     if args.json:
-        doc = {**asdict(plan), "rates_source": source, "detectable": table}
+        doc = {**asdict(plan), "rates_source": source, "notes": notes, "detectable": table}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
-        for line in [*plan.lines(), f"  rates: {source}", "  detectable drop at:"]:
+        extra = [f"  note: {n}" for n in notes]
+        for line in [*plan.lines(), f"  rates: {source}", *extra, "  detectable drop at:"]:
             print(common.safe(line))
         for row in table:
             mde = "none ≤ 1" if row["mde"] is None else f"{row['mde']:.3f}"

@@ -37,11 +37,17 @@ def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 
 
-def _query_rows(queries: Sequence[GateQuery]) -> list[str]:
-    rows = ["| query | expect | base | head | Δ | Holm p |", "|---|---|---|---|---|---|"]
+def _expect(q: GateQuery, unit: str) -> str:
+    if unit == "case":
+        return "expectations pass"
+    return "trigger" if q.should_trigger else "no trigger"
+
+
+def _query_rows(queries: Sequence[GateQuery], unit: str = "query") -> list[str]:
+    rows = [f"| {unit} | expect | base | head | Δ | Holm p |", "|---|---|---|---|---|---|"]
     for q in queries[:MAX_LISTED]:
         delta = "–" if q.delta is None else f"{q.delta:+.2f}"
-        expect = "trigger" if q.should_trigger else "no trigger"
+        expect = _expect(q, unit)
         rows.append(
             f"| {md_cell(q.query)} | {expect} | {_rate(q.base_rate)} | {_rate(q.head_rate)} "
             f"| {delta} | {q.p_holm:.3g} |"
@@ -49,6 +55,11 @@ def _query_rows(queries: Sequence[GateQuery]) -> list[str]:
     if len(queries) > MAX_LISTED:
         rows.append(f"\n… and {len(queries) - MAX_LISTED} more in the report")
     return rows
+
+
+def units(report: GateReport) -> tuple[str, str]:
+    """What a row of the gate is: a query (trigger) or an eval case (--behavior)."""
+    return ("case", "cases") if report.kind == "behavior" else ("query", "queries")
 
 
 def run_link() -> str | None:
@@ -74,6 +85,7 @@ def query_level_line(report: GateReport) -> str:
 def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str:
     """The PR comment: the verdict first, the regressed queries, the cost, links."""
     icon = {"regressed": "❌", "improved": "✅"}.get(report.verdict, "➖")
+    one, many = units(report)
     lines = [f"### {icon} skillbench gate: `{md_cell(report.skill_name)}`", ""]
     lines.append(f"**{md_cell(report.verdict_line)}**")
     lines.append("")
@@ -81,7 +93,7 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
         lines.append(
             f"base `{md_cell(report.base.ref)}` ({(report.base.commit or '?')[:12]}) vs head "
             f"({(report.head.commit or '?')[:12]}{', uncommitted changes' if report.head.dirty else ''}); "
-            f"{report.runs} runs per query per side, {report.pairs} paired runs; "
+            f"{report.runs} runs per {one} per side, {report.pairs} paired runs; "
             f"pass rate {_rate(report.base.pass_rate)} → {_rate(report.head.pass_rate)}"
         )
         if report.query_level is not None:
@@ -93,13 +105,13 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
     dropped = sorted((q for q in report.queries if (q.delta or 0) < 0), key=lambda q: q.delta or 0)
     significant = report.regressed_queries
     if significant:
-        lines += [f"**Regressed queries** ({len(significant)}, each significant on its own after "
-                  "Holm):", "", *_query_rows(significant), ""]  # fmt: skip
+        lines += [f"**Regressed {many}** ({len(significant)}, each significant on its own after "
+                  "Holm):", "", *_query_rows(significant, one), ""]  # fmt: skip
     others = [q for q in dropped if q.change != "regressed"]
     if others:
-        title = "Other queries that dropped" if significant else "Queries that dropped"
+        title = f"Other {many} that dropped" if significant else f"{many.capitalize()} that dropped"
         lines += [f"{title} (largest first; none significant on its own):", "",
-                  *_query_rows(others), ""]  # fmt: skip
+                  *_query_rows(others, one), ""]  # fmt: skip
     if report.base.description != report.head.description and report.base.description:
         lines += [
             "<details><summary>descriptions</summary>",
@@ -152,18 +164,20 @@ def html_page(report: GateReport) -> str:
             ["pass rate (paired runs)", report.base.pass_rate, report.head.pass_rate],
         ],
     )
+    one = units(report)[0]
     queries = table_html(
-        ["query", "expect", "base", "head", "Δ", "p", "Holm p", "change"],
+        [one, "expect", "base", "head", "Δ", "p", "Holm p", "change"],
         [
-            [q.query, "trigger" if q.should_trigger else "no", q.base_rate, q.head_rate, q.delta,
+            [q.query, _expect(q, one), q.base_rate, q.head_rate, q.delta,
              f"{q.p_value:.3g}", f"{q.p_holm:.3g}", q.change]
             for q in sorted(report.queries, key=lambda q: q.delta or 0)
         ],
     )  # fmt: skip
     title = html.escape(f"skillbench gate: {report.skill_name}")
+    many = units(report)[1].capitalize()
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head><body>"
-        f"{box}<h3>Base and head</h3>{sides}<h3>Queries (largest drops first)</h3>{queries}"
+        f"{box}<h3>Base and head</h3>{sides}<h3>{many} (largest drops first)</h3>{queries}"
         "</body></html>\n"
     )
 

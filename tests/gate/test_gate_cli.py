@@ -166,6 +166,27 @@ def test_plan_command_from_a_prior_and_from_a_report(
     assert "queries like them" in capsys.readouterr().out
 
 
+def test_plan_takes_the_rates_of_the_skills_cached_runs(
+    tmp_path: Path, judge: ProbabilityJudge, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup(tmp_path, None)  # every query triggers with probability 0.9
+    plan = ["plan", "--evals", str(evals), "--effect", "0.2", "--json", "--skill", str(skill),
+            "--backend", "gate-cli-fake"]  # fmt: skip
+    assert main(plan) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert "0/10 from the call cache" in before["rates_source"]
+    main(gate_args(skill, evals, tmp_path / "r"))  # 12 runs per query, into the call cache
+    capsys.readouterr()
+    calls = judge.calls
+    assert main(plan) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert "10/10 from the call cache" in after["rates_source"] and judge.calls == calls
+    assert after["runs"] < before["runs"]  # rates near 0.9 need fewer runs than a prior of ½
+    other = [*plan, "--seed", "7"]  # runs of another seed are not these runs
+    assert main(other) == 0
+    assert "0/10 from the call cache" in json.loads(capsys.readouterr().out)["rates_source"]
+
+
 def test_a_new_skill_has_no_base_and_passes(
     tmp_path: Path, judge: ProbabilityJudge, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,199 @@
+"""`skillbench gate --behavior`: with_skill of the base vs the head, paired by case and run,
+through a registered fake text-model backend (no network)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cost_fakes import flat_factory
+from gate_fakes import git
+from grade_fixtures import auto_reply
+
+from skillbench.backends import registry
+from skillbench.backends.base import CallUsage, TextRequest, TextResponse
+from skillbench.backends.spec import CONVERSATION, register_backend
+from skillbench.cli import main
+from skillbench.cost.estimate import register_estimator, unregister_estimator
+
+NAME = "bgate-fake"
+GOOD = "Always end the answer with the word DONE."
+BAD = "Answer briefly."
+CASES = [f"summarise report number {i} for the team" for i in range(6)]
+
+
+class PassingText:
+    """Answers a task with DONE at a rate set by the skill's body (0.9 with GOOD, 0.1 without),
+    deterministic per (prompt, run); counts the calls it gets."""
+
+    calls = 0
+
+    def __init__(self) -> None:
+        self.name, self.model = NAME, "bgate-1"
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model}
+
+    async def complete(self, request: TextRequest) -> TextResponse:
+        PassingText.calls += 1
+        if request.purpose == "grade":  # the grader's other questions (machine checks decide)
+            return TextResponse(text=auto_reply(request), usage=CallUsage(10, 10))
+        rate = 0.9 if GOOD in (request.system or "") else 0.1
+        digest = hashlib.sha256(f"{request.prompt}|{request.run_index}".encode()).digest()
+        done = digest[0] / 256 < rate
+        return TextResponse(text="DONE" if done else "not yet", usage=CallUsage(10, 10))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture
+def backend(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    registry.register_text_model(NAME, lambda **_: PassingText())
+    spec = registry.backend_spec(NAME)  # a conversation executor runs the cases with it
+    register_backend(dataclasses.replace(spec, executor=CONVERSATION))
+    register_estimator(NAME, flat_factory(NAME))
+    PassingText.calls = 0
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLBENCH_MAX_COST", raising=False)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_RUN_ID"):
+        monkeypatch.delenv(name, raising=False)
+    yield NAME
+    registry.unregister(NAME)
+    unregister_estimator(NAME)
+
+
+def write_skill(folder: Path, body: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: gate-skill\ndescription: Summarises reports.\n---\n\n# gate-skill\n\n{body}\n",
+        encoding="utf-8",
+    )
+
+
+def skill_repo(root: Path, base: str, head: str) -> Path:
+    """skills/gate-skill committed on main with body `base` and its behavior eval cases; the
+    working tree's body is `head` (uncommitted when it differs)."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    skill = root / "skills" / "gate-skill"
+    write_skill(skill, base)
+    check = {"type": "contains", "target": "final_text", "value": "DONE"}
+    cases = [
+        {"id": f"c{i}", "prompt": p, "expectations": [
+            {"criterion": "done", "description": "ends with DONE", "required": True,
+             "check": check}]}
+        for i, p in enumerate(CASES)
+    ]  # fmt: skip
+    (skill / "evals").mkdir()
+    (skill / "evals" / "evals.json").write_text(
+        json.dumps({"version": "1.0", "skill": "gate-skill", "cases": cases}), encoding="utf-8"
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    write_skill(skill, head)
+    return skill
+
+
+def args(skill: Path, out: Path, *extra: str) -> list[str]:
+    return ["gate", str(skill), "--behavior", "--base", "main", "--backend", NAME, "--runs",
+            "4", "--out", str(out), "--cache", str(out.parent / "cache.sqlite"), *extra]  # fmt: skip
+
+
+def report(out: Path) -> dict[str, Any]:
+    return json.loads((out / "gate_report.json").read_text(encoding="utf-8"))
+
+
+def test_a_behavior_regression_exits_1_paired_by_case_without_touching_the_skill(
+    tmp_path: Path,
+    backend: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    skill = skill_repo(tmp_path / "repo", GOOD, BAD)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    out, junit = tmp_path / "out", tmp_path / "junit.xml"
+    code = main(args(skill, out, "--format", "markdown", "--junit", str(junit)))
+    stdout, stderr = capsys.readouterr()
+    assert code == 1, stderr
+    doc = report(out)
+    assert doc["kind"] == "behavior" and doc["verdict"] == "regressed"
+    assert doc["pairs"] == 24 and doc["regressed"] > doc["improved"]
+    assert doc["base"]["pass_rate"] > 0.6 > 0.4 > doc["head"]["pass_rate"]
+    assert [q["pairs"] for q in doc["queries"]] == [4] * 6
+    assert doc["base"]["commit"] and doc["head"]["dirty"] is True
+    assert doc["header"]["title"].startswith("Gate (behavior)")
+    assert doc["cost"]["lines"] and (out / "gate_report.html").is_file()
+    assert stdout.startswith("### ❌") and "REGRESSED" in summary.read_text(encoding="utf-8")
+    assert "Cases that dropped" in stdout and "runs per case per side" in stdout
+    assert "failures" in junit.read_text(encoding="utf-8")
+    # the user's skill folder and its workspace are never written: the sides live in out/
+    assert not (skill.parent / "gate-skill-workspace").exists()
+    assert sorted(p.name for p in skill.iterdir()) == ["SKILL.md", "evals"]
+    assert (out / "behavior" / "base" / "workspace" / "runs" / "with_skill").is_dir()
+    status = git(skill.parents[1], "status", "--porcelain")
+    assert status.strip() == "M skills/gate-skill/SKILL.md"
+
+
+def test_an_unchanged_pr_says_what_it_can_detect_and_a_rerun_makes_no_call(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = skill_repo(tmp_path / "repo", GOOD, GOOD)
+    assert main(args(skill, tmp_path / "first")) == 0
+    doc = report(tmp_path / "first")
+    assert doc["verdict"] == "no change detected" and doc["regressed"] == doc["improved"] == 0
+    assert doc["mde"] is not None and "4 runs × 6 cases" in doc["mde_line"]
+    # the head's runs are the base's (one call per case and run), and so are their gradings
+    assert PassingText.calls == 48
+    capsys.readouterr()
+    assert main(args(skill, tmp_path / "again")) == 0
+    assert PassingText.calls == 48  # base and head from the call cache: no call
+    assert report(tmp_path / "again")["cost"]["lines"][0]["calls"] == 0
+
+
+def test_dry_run_plans_both_sides_and_max_cost_refuses_before_any_call(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill = skill_repo(tmp_path / "repo", GOOD, BAD)
+    out = tmp_path / "out"
+    assert main(args(skill, out, "--dry-run")) == 0
+    text = capsys.readouterr().out
+    assert "base:" in text and "head:" in text and "calls 48, cache hits 0" in text
+    assert not out.exists() and PassingText.calls == 0
+    assert main(args(skill, out, "--max-cost", "0.01")) == 3
+    assert PassingText.calls == 0
+
+
+def test_bad_input_exits_2(tmp_path: Path, backend: str) -> None:
+    skill = skill_repo(tmp_path / "repo", GOOD, BAD)
+    assert main(args(skill, tmp_path / "o", "--evals", str(tmp_path / "missing.json"))) == 2
+    assert main(args(skill, tmp_path / "o", "--aa", "2")) == 2
+    assert main(["gate", str(skill), "--base", "main"]) == 2  # no --evals without --behavior
+
+
+def test_the_local_backend_replays_the_recorded_samples_on_both_sides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    skill = repo / "skills" / "csv-cleanup"  # data/runs/csv-cleanup holds its samples
+    shutil.copytree(Path(__file__).resolve().parents[2] / "data" / "skills" / "csv-cleanup", skill)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    out = tmp_path / "out"
+    code = main(["gate", str(skill), "--behavior", "--base", "main", "--backend", "local",
+                 "--runs", "1", "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    doc = report(out)
+    assert doc["verdict"] == "no change detected" and doc["pairs"] >= 1
+    assert doc["cost"]["lines"] == [] or doc["cost"]["lines"][0]["calls"] == 0
+    assert any("REPLAYED RECORDED SAMPLE" in w for w in doc["warnings"])
