@@ -307,6 +307,12 @@ def _replays_an_agent(spec: BackendSpec) -> bool:
     return bool(spec.judge) and getattr(_load_quietly(spec), "agent", None) is not None
 
 
+def agent_of(backend: str) -> Any:
+    """The `Agent` whose request the backend replays (its judge class's `agent`), or None."""
+    spec = all_specs().get(backend.strip().lower())
+    return getattr(_load_quietly(spec), "agent", None) if spec is not None and spec.judge else None
+
+
 def agent_names() -> list[str]:
     """`claude-code`, then every backend whose judge replays an agent (its class names one)."""
     replaying = sorted(name for name, spec in all_specs().items() if _replays_an_agent(spec))

@@ -40,7 +40,10 @@ MESSAGES_API = "messages-api"
 """Messages API requests, counted token by token and priced from the price table."""
 AGENT_SESSION = "agent-session"
 """Whole agent sessions, priced from the sessions recorded in the call cache."""
-ESTIMATOR_KINDS = (FREE, MESSAGES_API, AGENT_SESSION)
+AGENT_REPLAY = "agent-replay"
+"""Another agent's captured request, query swapped (`backends/agents/`): the request as sent,
+counted by characters and priced from the price table, or "unknown" for an unpriced model."""
+ESTIMATOR_KINDS = (FREE, MESSAGES_API, AGENT_SESSION, AGENT_REPLAY)
 
 Part = str | Callable[..., Any]
 """A `"module:attribute"` string (imported when used) or the callable itself."""

@@ -26,23 +26,24 @@ def register(subparsers: Any) -> None:
         "kappa with intervals, and each backend's undecided share. The default pair is the "
         "experiment to run once with a key: anthropic (A; its trigger harness replays Claude "
         "Code's own request) against claude-code (B, the real CLI). "
-        "Offline, compare two proxies: --backend-a local --backend-b lexical. Exit 0, 1 when no "
+        "Offline, compare two proxies: --backend-a local --backend-b lexical. Two agents: "
+        "--agent-a claude-code --agent-b opencode (docs/agents.md). Exit 0, 1 when no "
         "query was decided by both backends (nothing measured), 2 on bad input.",
     )
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     p.add_argument(
         "--backend-a",
-        default="anthropic",
         metavar="NAME",
         help="backend A (default anthropic; e.g. --backend-a local)",
     )
     p.add_argument(
         "--backend-b",
-        default="claude-code",
         metavar="NAME",
         help="backend B (default claude-code; e.g. --backend-b lexical)",
     )
+    common.add_agent_option(p, "a")
+    common.add_agent_option(p, "b")
     p.add_argument("--model", help="model for both backends")
     p.add_argument(
         "--model-a",
@@ -88,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     )
     from skillbench.trigger.options import TriggerOptions
 
+    common.apply_agent(args, "a")
+    common.apply_agent(args, "b")
+    args.backend_a = args.backend_a or "anthropic"
+    args.backend_b = args.backend_b or "claude-code"
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
     project = _project_options(args)

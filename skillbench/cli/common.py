@@ -64,24 +64,34 @@ AGENT_HELP = (
 )
 
 
-def add_agent_option(parser: argparse.ArgumentParser) -> None:
-    """`--agent NAME`: the backend replaying that agent's own request (`apply_agent`)."""
-    parser.add_argument("--agent", metavar="NAME", type=text_value, help=AGENT_HELP)
+def add_agent_option(parser: argparse.ArgumentParser, side: str = "") -> None:
+    """`--agent NAME`: the backend replaying that agent's own request (`apply_agent`). With
+    `side` ("a" / "b", the agreement command's), `--agent-a NAME` sets `--backend-a`."""
+    flag = f"--agent-{side}" if side else "--agent"
+    help_text = AGENT_HELP if not side else AGENT_HELP.replace("--backend", f"--backend-{side}")
+    parser.add_argument(flag, metavar="NAME", type=text_value, help=help_text)
 
 
-def apply_agent(args: argparse.Namespace) -> None:
-    """Set `args.backend` from `--agent` (InputError, exit 2, for an unknown agent or one that
-    contradicts `--backend`)."""
-    agent = getattr(args, "agent", None)
+def apply_agent(args: argparse.Namespace, side: str = "") -> None:
+    """Set `args.backend` (`args.backend_<side>`) from `--agent` (`--agent-<side>`); InputError,
+    exit 2, for an unknown agent or one that contradicts the backend option."""
+    suffix = f"_{side}" if side else ""
+    agent = getattr(args, f"agent{suffix}", None)
     if not agent:
         return
     from skillbench.backends.registry import agent_backend, resolve_backend_name
     from skillbench.errors import InputError
 
-    backend = agent_backend(agent)
-    if args.backend and resolve_backend_name(args.backend) != backend:
-        raise InputError(f"--agent {agent} replays on the {backend} backend", path="--backend")
-    args.backend = backend
+    dash = f"-{side}" if side else ""
+    try:
+        backend = agent_backend(agent)
+    except InputError as exc:  # name the option given
+        raise InputError(exc.detail, path=f"--agent{dash}") from None
+    given = getattr(args, f"backend{suffix}", None)
+    if given and resolve_backend_name(given) != backend:
+        message = f"--agent{dash} {agent} replays on the {backend} backend"
+        raise InputError(message, path=f"--backend{dash}")
+    setattr(args, f"backend{suffix}", backend)
 
 
 def text_value(text: str) -> str:
@@ -303,7 +313,7 @@ def check_harness(
         raise InputError(
             f"applies to --backend anthropic only (the backend is {spec.name!r})", path=flag
         )
-    if cache_before_query and resolve_harness(harness) != "replay":
+    if cache_before_query and resolve_harness(harness, spec.name) != "replay":
         raise InputError(
             "applies to the replay harness only (the minimal harness has its own breakpoints)",
             path="--cache-before-query",

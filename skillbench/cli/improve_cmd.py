@@ -168,7 +168,7 @@ def _dry_run(args: argparse.Namespace, options: ImproveOptions) -> int:
     from skillbench.improve.run import improve_warnings, plan_improve
 
     plan = run_sync(lambda: plan_improve(args.skill_dir, args.evals, options))
-    for warning in improve_warnings(args.evals, options):
+    for warning in improve_warnings(args.evals, options, skill_dir=args.skill_dir):
         _warn(warning)
     common.check_plan(plan, options.trigger.max_cost, dry_run=True)
     return EXIT_OK

@@ -34,10 +34,12 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--evals",
         metavar="DIR",
-        help="folder of <skill-name>.trigger.json eval sets (else each skill's "
-        "evals/trigger.json or *.trigger.json)",
+        help="folder of <skill-name>.trigger.json eval sets (default: each skill's "
+        "evals/trigger.json or *.trigger.json; e.g. --evals path/to/evals-folder, holding "
+        "release-announcer.trigger.json, …)",
     )
     common.add_backend_options(p)
+    common.add_agent_option(p)
     p.add_argument(
         "--runs",
         type=_runs,
@@ -94,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:
         check_output(args.out, "--out")
+    common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    _check_budget(args)
     options = trigger_options(args)
     extra: dict[str, Any] = dict(
         evals_dir=args.evals,
@@ -130,6 +134,22 @@ def run(args: argparse.Namespace) -> int:
     if not any(q.runs for q in report.queries):
         return EXIT_FAILED
     return EXIT_FAILED if library_verdict(report).ok is False else EXIT_OK
+
+
+def _check_budget(args: argparse.Namespace) -> None:
+    """`--budget` sets Claude Code's listing budget: refused (exit 2) for a backend replaying
+    another agent, whose listing rules are its own (docs/agents.md)."""
+    if args.budget is None or not args.backend:
+        return
+    from skillbench.backends.registry import agent_backend, agent_names, resolve_backend_name
+    from skillbench.errors import InputError
+
+    name = resolve_backend_name(args.backend)
+    if name in agent_names() and agent_backend(name) == name:
+        raise InputError(
+            f"sets Claude Code's listing budget; {name} lists skills by its own rules",
+            path="--budget",
+        )
 
 
 def print_report(console: Console, report: LibraryReport) -> None:
@@ -172,7 +192,9 @@ def print_report(console: Console, report: LibraryReport) -> None:
             console.print(
                 common.safe(
                     f"listing at {w.budget_chars:,} characters: {w.full} of "
-                    f"{len(listing.skills)} in full" + (f"; name only: {hidden}" if hidden else "")
+                    f"{len(listing.skills)} in full"
+                    + (f"; truncated: {', '.join(w.truncated[:8])}" if w.truncated else "")
+                    + (f"; name only: {hidden}" if hidden else "")
                 ),
                 markup=False,
             )

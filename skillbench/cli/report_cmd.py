@@ -293,10 +293,10 @@ def _print_failure(folder: Path, error: Any) -> None:
 
 def _library_diff(args: argparse.Namespace) -> int:
     """Two library reports: per skill, the queries passing only in A or only in B (McNemar,
-    Holm across skills); exit 1 when any query regressed."""
+    Holm across skills); exit 1 when any query regressed or nothing is in common."""
     from skillbench.library.diff import diff_library_reports, diff_lines
 
     diff = diff_library_reports(args.paths[0], args.paths[1])
     for line in diff_lines(diff, args.alpha):
         print(common.safe(line))
-    return EXIT_FAILED if any(s.regressed for s in diff.skills) else EXIT_OK
+    return EXIT_FAILED if diff.failed() else EXIT_OK

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillbench.backends.anthropic import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
-from skillbench.backends.spec import AGENT_SESSION, FREE, MESSAGES_API
+from skillbench.backends.spec import AGENT_REPLAY, AGENT_SESSION, FREE, MESSAGES_API
 from skillbench.cost.prices import dollars_or_unknown
 from skillbench.errors import InputError
 from skillbench.schemas.cost import Dollars, TokenCounts
@@ -585,6 +585,8 @@ def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = Non
     inner = judge
     while getattr(inner, "inner", None) is not None:
         inner = inner.inner
+    if isinstance(estimator, AgentReplayEstimator):  # counts the agent's own request itself
+        return estimator.attach(inner)
     template_for = getattr(inner, "template_for", None)
     if not callable(template_for) or not estimator.model:
         return estimator
@@ -660,6 +662,76 @@ class ClaudeCodeEstimator(_Priced):
         return dollars_or_unknown(self.prices, self.model, tokens)
 
 
+class AgentReplayEstimator(_MessagesApi):
+    """A backend replaying another agent's captured request (`backends/agents/`). Each call is
+    the request its judge sends: the captured template with the query (and the day) swapped
+    (`judge.request_body`), counted once per skill set with an empty query, plus the query;
+    tokens by the character estimate (each agent's own tokenizer is not at hand offline). The
+    prompt cache is not modelled: every input token is priced as uncached input. Dollars come
+    from the price table when the model has a price (opencode on a Claude model), else
+    "unknown", never a guess. The judge (for its templates; a capture is a local CLI run, no
+    model call) comes from `for_judge` (`attach`)."""
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        backend: str,
+        cache: CallCache | None = None,
+        prices: PriceTable | None = None,
+        **_: Any,
+    ) -> None:
+        from skillbench.backends.registry import agent_of
+
+        agent = agent_of(backend)
+        self.backend = backend
+        self.model = model or getattr(agent, "default_model", None)
+        self.cache = cache
+        self.counter = CharTokenCounter()
+        self.prices = prices or load_prices()
+        self.judge: Any = None
+        self._empty: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], int] = {}
+        self._notes: list[str] = []
+
+    def attach(self, judge: Any) -> AgentReplayEstimator:
+        """Count the requests of `judge` (an `AgentReplayJudge`, cache wrappers removed)."""
+        self.judge = judge
+        return self
+
+    def basis(self) -> str:
+        return "; ".join(
+            [
+                f"the {self.backend} request as sent ({len(self._empty)} captured template(s)), "
+                f"{counter_basis(self.counter)}; no prompt-cache discount",
+                *self._notes,
+            ]
+        )
+
+    def _template_chars(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> int:
+        key = (target, catalog)
+        if key not in self._empty:
+            template = self.judge.template_for(target, catalog)
+            body = self.judge.request_body(template, "")
+            self._empty[key] = len(json.dumps(body, ensure_ascii=False))
+        return self._empty[key]
+
+    def trigger_calls(self, requests: Sequence[TriggerRequest]) -> TokenCounts:
+        if not requests:
+            return TokenCounts()
+        if self.judge is None:
+            raise InputError(
+                f"the {self.backend} backend's request cannot be counted without its judge "
+                "(its CLI: make agents)",
+                path="--backend",
+            )
+        chars = 0
+        for request in requests:
+            query = json.dumps(request.query, ensure_ascii=False)[1:-1]  # as escaped in JSON
+            chars += self._template_chars(request.target, request.catalog) + len(query)
+        output = self.noted_output("trigger") * len(requests)
+        return TokenCounts(input_tokens=math.ceil(chars / CHARS_PER_TOKEN), output_tokens=output)
+
+
 # ---------------------------------------------------------------------------------------------
 # Registry
 
@@ -669,6 +741,7 @@ _KINDS: dict[str, EstimatorFactory] = {
     FREE: LocalEstimator,
     MESSAGES_API: AnthropicEstimator,
     AGENT_SESSION: ClaudeCodeEstimator,
+    AGENT_REPLAY: AgentReplayEstimator,
 }
 """The estimator of each `BackendSpec.estimator` kind skillbench ships."""
 _registered: dict[str, EstimatorFactory] = {}
@@ -698,6 +771,8 @@ def get_estimator(
         spec = known_spec(name)
         part = spec.estimator if spec is not None else None
         factory = _KINDS.get(part) if isinstance(part, str) else None
+        if part == AGENT_REPLAY:  # one estimator for every agent: it is told which
+            options = {**options, "backend": name}
         if factory is None and part is not None:
             factory = spec.load("estimator") if spec is not None else None
     if factory is None:

@@ -296,11 +296,22 @@ def planned_split(
     return split
 
 
-def improve_warnings(evals: str | Path, options: ImproveOptions = DEFAULT_IMPROVE) -> list[str]:
+def improve_warnings(
+    evals: str | Path,
+    options: ImproveOptions = DEFAULT_IMPROVE,
+    *,
+    skill_dir: str | Path | None = None,
+) -> list[str]:
     """What a dry run must say before the plan: a selection split too small for any round ever
     to be adopted at `options.adopt_alpha` (with the size it needs and a `--split` that reaches
-    it)."""
+    it). With `options.library_dir`, over the queries the plan uses (the eval set plus the
+    neighbours' queries of the skill at `skill_dir`), so the split is the plan's."""
     queries = load_eval_set(evals)
+    if options.library_dir is not None and skill_dir is not None:
+        from skillbench.skill import load_as_claude_code
+
+        name = load_as_claude_code(skill_dir)[0].name
+        queries, options = with_neighbours(queries, name, options)
     split = planned_split(queries, evals, options)
     warning = adoption_warning(
         len(split.selection), len(queries), split.fractions, options.adopt_alpha

@@ -8,17 +8,20 @@ an exact McNemar p, Holm-adjusted across the rows.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import Field
 
 from skillbench import stats
 from skillbench.documents import read_model
-from skillbench.errors import InputError
 from skillbench.library.document import NONE, LibraryReport, QueryRouting
 from skillbench.schemas.base import Document
 
 LIBRARY_REPORT_FILE = "library_routing.json"
+NOTHING_IN_COMMON = (
+    "nothing in common: no query of A is in B with the same expected skill and a completed run"
+)
 
 
 class SkillChange(Document):
@@ -43,6 +46,10 @@ class LibraryDiff(Document):
     skills: list[SkillChange]
     warnings: list[str] = Field(default_factory=list)
 
+    def failed(self) -> bool:
+        """Exit 1: a query regressed, or nothing in common to compare."""
+        return self.paired == 0 or any(s.regressed for s in self.skills)
+
 
 def is_library_report(path: str | Path) -> bool:
     """Whether `path` (a file, or a report folder holding `library_routing.json`) is one."""
@@ -50,10 +57,10 @@ def is_library_report(path: str | Path) -> bool:
     if source.is_dir():
         return (source / LIBRARY_REPORT_FILE).is_file()
     try:
-        head = source.read_text(encoding="utf-8", errors="replace")[:4096]
-    except OSError:
+        document = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
         return False
-    return '"library-routing"' in head
+    return isinstance(document, dict) and document.get("document") == LibraryReport.kind
 
 
 def _load(path: str | Path) -> LibraryReport:
@@ -119,7 +126,7 @@ def diff_library_reports(a: str | Path, b: str | Path) -> LibraryDiff:
     if (left.backend.name, left.backend.model) != (right.backend.name, right.backend.model):
         warnings.append("the backends or models differ")
     if paired == 0:
-        raise InputError("no query in common between the two library reports", path=b)
+        warnings.append(NOTHING_IN_COMMON)
     return LibraryDiff(a=str(a), b=str(b), paired=paired, skills=changes, warnings=warnings)
 
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.claude_cli.install import cli_name
 from skillbench.errors import InputError
 from skillbench.library.document import SkillEvals
-from skillbench.trigger.catalog import catalog_hash, load_skill_dirs
+from skillbench.trigger.catalog import catalog_hash, entry_for
 from skillbench.trigger.evalset import file_sha256, load_eval_set
 
 EVALS_OPTION = "--evals"
@@ -98,6 +99,35 @@ def find_evals(skill: SkillEntry, evals_dir: Path | None) -> Path | None:
     return None
 
 
+def library_entries(base: Path) -> list[SkillEntry]:
+    """Every skill folder under `base` as Claude Code loads it, sorted by name; refused when
+    two share a name (the catalog would keep one and drop the other with its eval set) or an
+    install folder name (Claude Code installs one folder per name: the other would be reported
+    but never installed)."""
+    from skillbench.skill import find_skills, load_as_claude_code
+
+    entries: list[SkillEntry] = []
+    by_name: dict[str, str] = {}
+    by_folder: dict[str, str] = {}
+    for folder in find_skills(base):
+        entry = entry_for(load_as_claude_code(folder)[0])
+        where = str(entry.folder)
+        for seen, key, what in (
+            (by_name, entry.name, "skill name"),
+            (by_folder, cli_name(entry), "folder name"),
+        ):
+            if key in seen:
+                raise InputError(
+                    f"two skills share the {what} {key!r}: {seen[key]} and {where}; Claude Code "
+                    "would load only one of them (rename one, or route the two in separate "
+                    "libraries)",
+                    path=base,
+                )
+            seen[key] = where
+        entries.append(entry)
+    return sorted(entries, key=lambda e: e.name)
+
+
 def load_library(root: str | Path, *, evals_dir: str | Path | None = None) -> Library:
     """Read the library folder, every skill's eval set, and merge the queries (no model call)."""
     base = Path(root)
@@ -106,7 +136,7 @@ def load_library(root: str | Path, *, evals_dir: str | Path | None = None) -> Li
     folder = None if evals_dir is None else Path(evals_dir)
     if folder is not None and not folder.is_dir():
         raise InputError("folder not found", path=EVALS_OPTION, field=str(folder))
-    entries = load_skill_dirs([base], None)
+    entries = library_entries(base)
     if not entries:
         raise InputError("no skill folder (SKILL.md) found under the library", path=base)
     evals: list[SkillEvals] = []

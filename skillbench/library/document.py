@@ -108,7 +108,10 @@ class BudgetWhatIf(Document):
     """The listing at another budget: how many skills are shown in full, which are hidden."""
 
     budget_chars: int
-    full: int
+    full: int = Field(description="skills listed whole")
+    truncated: list[str] = Field(
+        default_factory=list, description="skills listed with their entry cut at 1,536 characters"
+    )
     name_only: list[str]
 
 
@@ -129,6 +132,12 @@ class LibraryListing(Document):
         "budget when every longer one is cut to it; None: even bare names do not fit",
     )
     cut_skills: list[str] = Field(default_factory=list, description="skills that cut would shorten")
+    applied: bool = Field(
+        default=True,
+        description="whether the model was shown the library as listed here (Claude Code's "
+        "request, or a proxy given the listed descriptions); False: the harness sends every "
+        "description in full, so the listing is Claude Code's rule only, not what was measured",
+    )
 
 
 class OverlapPair(Document):

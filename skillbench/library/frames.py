@@ -82,10 +82,15 @@ def skill_listing_frame(report: LibraryReport) -> pd.DataFrame:
 def budget_what_if_frame(report: LibraryReport) -> pd.DataFrame:
     """The listing at other budgets: skills in full, and those by name only."""
     if report.listing is None:
-        return pd.DataFrame(columns=["budget_chars", "full", "name_only"])
+        return pd.DataFrame(columns=["budget_chars", "full", "truncated", "name_only"])
     return pd.DataFrame(
         [
-            {"budget_chars": w.budget_chars, "full": w.full, "name_only": ", ".join(w.name_only)}
+            {
+                "budget_chars": w.budget_chars,
+                "full": w.full,
+                "truncated": ", ".join(w.truncated),
+                "name_only": ", ".join(w.name_only),
+            }
             for w in report.listing.what_if
         ]
     )

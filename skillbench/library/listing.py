@@ -180,15 +180,21 @@ def library_listing(
     for other in sorted({*budgets, budget}):
         at = lines.states(other)
         hidden = [by_folder.get(n, n) for n, state in at.items() if state == "name-only"]
-        full = sum(1 for state in at.values() if state in ("full", "truncated"))
-        what_if.append(BudgetWhatIf(budget_chars=other, full=full, name_only=sorted(hidden)))
+        cut_off = [by_folder.get(n, n) for n, state in at.items() if state == "truncated"]
+        full = sum(1 for state in at.values() if state == "full")
+        what_if.append(
+            BudgetWhatIf(
+                budget_chars=other, full=full, truncated=sorted(cut_off), name_only=sorted(hidden)
+            )
+        )
     cut = lines.cut_to_fit(budget)
     shortened = []
     if cut is not None:
+        cut = min(cut, rule.ENTRY_CAP)  # past the per-entry cap an entry is cut, never whole
         shortened = [
             by_folder.get(s.name, s.name)
             for s, text in zip(lines.skills, lines.texts, strict=True)
-            if len(text) > cut
+            if len(text) > cut or rule.is_cut(s.description, s.when_to_use)
         ]
     return LibraryListing(
         source=source,
@@ -199,6 +205,36 @@ def library_listing(
         what_if=what_if,
         cut_to_fit=cut,
         cut_skills=shortened,
+    )
+
+
+def agent_listing(entries: Sequence[SkillEntry], view: Any) -> LibraryListing:
+    """The library as another agent's captured request lists it (`view`: the template's
+    `agents.agent.Listing`): each skill full, truncated, name only or absent, the agent's own
+    budget when it has one; no what-if (Claude Code's budget rule is not that agent's)."""
+    states: dict[str, ListingState] = {
+        "full": "full",
+        "shortened": "truncated",
+        "name-only": "name-only",
+        "absent": "absent",
+    }
+    listed = []
+    for entry in entries:
+        name = entry.name if entry.name in view.shown else cli_name(entry)
+        seen = view.visibility(name, entry.description)
+        listed.append(
+            ListedSkill(
+                name=entry.name,
+                state=states[seen],
+                chars=len(entry.name) + 2 + len(entry.description),
+            )
+        )
+    return LibraryListing(
+        source="captured-request",
+        budget_chars=view.budget,
+        budget_source="captured" if view.budget is not None else None,
+        listing_chars=view.chars,
+        skills=listed,
     )
 
 
@@ -217,8 +253,38 @@ def as_listed(entries: Sequence[SkillEntry], listing: LibraryListing) -> list[Sk
     return shown
 
 
+def listing_warnings(listing: LibraryListing) -> list[str]:
+    """The report's warnings on the listing: the skills by name only (the model never saw their
+    descriptions) and the truncated ones (it saw only their first 1,536 characters)."""
+    if not listing.applied:
+        return []
+    hidden = [s.name for s in listing.skills if s.state == "name-only"]
+    cut = [s.name for s in listing.skills if s.state == "truncated"]
+    budget = f"listing budget {listing.budget_chars or 0:,} characters"
+    warnings = []
+    if hidden:
+        warnings.append(
+            f"LISTING: {len(hidden)} skill(s) listed by name only ({budget}): "
+            f"{', '.join(hidden[:8])}: the model never saw those descriptions"
+        )
+    if cut:
+        warnings.append(
+            f"LISTING: {len(cut)} skill(s) truncated: {', '.join(cut[:8])}: the model saw only "
+            f"the first {rule.ENTRY_CAP:,} characters of those descriptions"
+        )
+    if (hidden or cut) and listing.cut_to_fit is not None and listing.cut_skills:
+        warnings.append(
+            f"LISTING: cut every description to {listing.cut_to_fit:,} characters and every "
+            f"skill is listed in full (shortens {', '.join(listing.cut_skills[:8])})"
+        )
+    return warnings
+
+
 def hidden_line(listing: LibraryListing) -> str | None:
-    """The verdict's sentence on hidden skills, or None when every skill is listed in full."""
+    """The verdict's sentence on hidden skills, or None when every skill is listed in full or
+    the harness did not apply the listing (it sent every description in full)."""
+    if not listing.applied:
+        return None
     hidden = [s.name for s in listing.skills if s.state == "name-only"]
     cut = [s.name for s in listing.skills if s.state == "truncated"]
     if not hidden and not cut:
@@ -227,5 +293,5 @@ def hidden_line(listing: LibraryListing) -> str | None:
     if hidden:
         parts.append(f"{len(hidden)} skill(s) listed by name only: {', '.join(hidden[:8])}")
     if cut:
-        parts.append(f"{len(cut)} truncated: {', '.join(cut[:8])}")
+        parts.append(f"{len(cut)} truncated at {rule.ENTRY_CAP:,} characters: {', '.join(cut[:8])}")
     return "; ".join(parts) + f" (listing budget {listing.budget_chars or 0:,} characters)"

@@ -56,9 +56,11 @@ def skill_listing_figure(report: LibraryReport) -> Figure:
     ax.invert_yaxis()
     ax.set_xlabel("characters of the skill's full listing line")
     budget = report.listing.budget_chars if report.listing is not None else None
+    applied = report.listing is None or report.listing.applied
     ax.set_title(
         "skill listing: full / truncated / name only"
         + (f" (budget {budget:,} characters for the whole listing)" if budget else "")
+        + ("" if applied else "\nnot applied by this harness: it sent every description in full")
     )
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=False))

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
 from skillbench.backends.claude_cli.install import cli_name
+from skillbench.cost import notes as notes_of_cost
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.library import confusion
@@ -37,7 +38,13 @@ from skillbench.library.document import (
     LibraryReport,
     QueryRouting,
 )
-from skillbench.library.listing import as_listed, hidden_line, library_listing
+from skillbench.library.listing import (
+    agent_listing,
+    as_listed,
+    hidden_line,
+    library_listing,
+    listing_warnings,
+)
 from skillbench.library.overlap import overlap_pairs
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
@@ -58,9 +65,15 @@ from skillbench.version import __version__
 Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
 DEFAULT_MODEL = "claude-haiku-4-5"
+PURPOSE = "library"
+"""The purpose of the library's cost line, in the plan and in the report."""
 PROXY_LISTING_NOTE = (
     "offline proxy: it reads descriptions directly, so each skill was shown to it as Claude "
     "Code's listing rule would list it at this budget (a name-only skill without its description)"
+)
+NOT_APPLIED_NOTE = (
+    "listing: not applied by this harness: it sends every description in full, so the listing "
+    "shown is Claude Code's rule for comparison, not what the model saw"
 )
 CHANGED_SET_NOTE = (
     "every request carries the whole library's listing: adding, removing or editing one skill "
@@ -129,7 +142,43 @@ def _listing(
             return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
         env.update(getattr(template, "settings", {}) or {})
         return library_listing(entries, model, env=env, captured=template), None
+    if getattr(inner, "agent", None) is not None:  # another agent: its own listing rules
+        try:
+            view = inner.template_for(entries[0], tuple(entries[1:])).view()
+        except Exception as exc:  # the runs report the same failure
+            return (
+                None,
+                f"LISTING: unknown: {inner.agent.title}'s request could not be captured ({exc})",
+            )
+        return agent_listing(entries, view), None
     return library_listing(entries, model, env=env), None
+
+
+def budget_applies(judge: object) -> bool:
+    """Whether Claude Code's listing budget decides what the judge is shown: its own request
+    (the replay harness, the real CLI) or a proxy given the listed descriptions (`as_listed`);
+    not a harness that sends every description in full (`minimal`) nor another agent."""
+    if getattr(_innermost(judge), "is_proxy", False):
+        return True
+    harness = harness_info(judge)  # type: ignore[arg-type]
+    return harness is not None and harness.claude_code_request
+
+
+def listing_applies(judge: object) -> bool:
+    """Whether the report's listing is what the judge was shown: Claude Code's (see
+    `budget_applies`) or another agent's own, read from its captured request."""
+    return budget_applies(judge) or getattr(_innermost(judge), "agent", None) is not None
+
+
+def check_budget_applies(budget: int | None, applies: bool, harness: str | None) -> None:
+    """`--budget` with a harness that does not apply Claude Code's listing: refused."""
+    if budget is not None and not applies:
+        raise InputError(
+            f"the {harness or 'chosen'} harness does not apply Claude Code's listing budget (it "
+            "sends every description in full, or is another agent with its own listing); use "
+            "the replay harness, the claude-code backend or an offline proxy",
+            path="--budget",
+        )
 
 
 def listing_model(judge: object) -> str:
@@ -171,9 +220,15 @@ async def run_library(
     workers = options.workers if options.workers is not None else backend_workers(judge)
     check_listing_budget(listing_budget)
     queries = _queries(library)
+    applies = listing_applies(judge)
+    harness = harness_info(judge)
+    check_budget_applies(listing_budget, budget_applies(judge), harness.name if harness else None)
     listing, listing_problem = _listing(judge, library.entries, listing_budget)
     notes: list[str] = []
     entries = library.entries
+    if listing is not None and not applies:
+        listing.applied = False
+        notes.append(NOT_APPLIED_NOTE)
     if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
         entries = as_listed(entries, listing)
         notes.append(PROXY_LISTING_NOTE)
@@ -284,7 +339,7 @@ def _report(
 ) -> LibraryReport:
     names = [e.name for e in library.entries]
     per_skill = confusion.per_skill(names, routed, config.confidence)
-    if listing is not None:
+    if listing is not None and listing.applied:
         state = {s.name: s.state for s in listing.skills}
         for skill in per_skill:
             skill.listing = state.get(skill.name)
@@ -294,6 +349,8 @@ def _report(
     calls = sum(t.calls for t in tallies)
     hits = sum(t.cache_hits for t in tallies)
     cost = actual_cost(judge, calls, hits, usage, refused=refused)
+    for line in cost.lines:  # the plan's purpose (`estimate_requests(purpose="library")`)
+        line.purpose = PURPOSE
     warnings = list(library.warnings)
     untested = without_evals(library.untested)
     if untested:
@@ -301,18 +358,15 @@ def _report(
     if listing_problem:
         warnings.append(listing_problem)
     elif listing is not None:
-        hidden = hidden_line(listing)
-        if hidden:
-            warnings.append(f"LISTING: {hidden}: the model never saw those descriptions")
+        warnings.extend(listing_warnings(listing))
     errors = sum(t.errors for t in tallies)
     attempted = sum(t.attempted for t in tallies)
-    if attempted and errors / attempted > 0.2:
+    if attempted and errors == attempted:
+        warnings.append(f"all {attempted} runs errored: no rate was measured")
+    elif attempted and errors / attempted > 0.2:
         warnings.append(f"{errors} of {attempted} runs errored: rates rest on the others")
     if refused:
-        warnings.append(
-            f"stopped at the cost cap: {refused} run(s) not made (counted as errors); a re-run "
-            "with a higher --max-cost resumes from the call cache"
-        )
+        warnings.append(notes_of_cost.stopped(refused, option="--max-cost"))
     harness = harness_info(judge)
     if harness is not None and harness.note:
         notes.insert(0, harness.note)
@@ -442,13 +496,17 @@ def plan_library(
             proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)
+            applies = listing_applies(keys) if keys is not None else options.harness != "minimal"
+            budget_ok = budget_applies(keys) if keys is not None else options.harness != "minimal"
+            check_budget_applies(listing_budget, budget_ok, options.harness)
+            listing.applied = applies
             entries = library.entries
             if proxy:
                 entries = as_listed(entries, listing)
             requests = library_requests(queries, entries, per_query, seed)
             if keys is not None:
                 estimator = for_judge(keys, estimator, cache=cache)
-            line = estimate_requests(requests, estimator, keys, purpose="library")
+            line = estimate_requests(requests, estimator, keys, purpose=PURPOSE)
         finally:
             if cache is not None:
                 cache.close()
@@ -458,7 +516,7 @@ def plan_library(
             f"{len(requests) - line.cache_hits} call(s) not in the call cache: {CHANGED_SET_NOTE}"
         )
     if runs == "auto":
-        notes.append("--runs auto: counted at the upper bound of --max-runs per query")
+        notes.append(notes_of_cost.RUNS_AUTO)
     skills = len(library.entries)
     lines = [
         f"plan: library routing of {library.root} on backend {name}"
@@ -471,7 +529,10 @@ def plan_library(
     if untested:
         lines.append(f"  {untested}")
     hidden = hidden_line(listing)
-    lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
+    if not listing.applied:
+        lines.append(f"  {NOT_APPLIED_NOTE}")
+    else:
+        lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
     if embedder:
         pairs = overlap_pairs(library.entries, embedder=embedder)
         lines.append(

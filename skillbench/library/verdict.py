@@ -37,6 +37,14 @@ def library_verdict(report: LibraryReport) -> Verdict:
     failures += [f"never fired on its own queries: {name}" for name in silent]
     if not report.queries:
         return Verdict(ok=None, line="no queries were routed")
+    if not any(q.runs for q in report.queries):
+        undecided = any(q.undecided for q in report.queries)
+        why = "every run errored or was undecided" if undecided else "every run errored"
+        return Verdict(
+            ok=False,
+            line=f"no run completed ({why}): nothing was measured",
+            failures=[f"no run completed: {why}", *failures],
+        )
     if not failures:
         return Verdict(
             ok=True,
@@ -62,9 +70,20 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
     if report.listing is not None:
         budget = report.listing.budget_chars
         listing = (
+            ""
+            if report.listing.applied
+            else "NOT APPLIED by this harness (it sends every description in full); Claude Code's rule: "
+        )
+        listing += (
             f"budget {budget or 0:,} characters ({report.listing.budget_source}); "
             f"{sum(1 for s in report.listing.skills if s.state == 'full')} of "
-            f"{len(report.listing.skills)} skills in full [{report.listing.source}]"
+            f"{len(report.listing.skills)} skills in full"
+            + "".join(
+                f", {n} {state}"
+                for state in ("truncated", "name-only")
+                if (n := sum(1 for s in report.listing.skills if s.state == state))
+            )
+            + f" [{report.listing.source}]"
         )
     backend = report.backend
     harness = None

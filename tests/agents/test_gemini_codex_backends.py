@@ -9,6 +9,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -155,3 +156,49 @@ def test_trigger_report_names_the_agent_and_its_listing(
     assert report.harness.name == f"{agent} replay"
     assert report.listing is not None and report.listing.target == "full"
     assert report.listing.source == "captured-request"
+
+
+class _Judge:
+    """Stands for an agent judge: one stored template per skill set, the query swapped."""
+
+    def __init__(self) -> None:
+        self.captured = 0
+
+    def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> str:
+        self.captured += 1
+        return "t"
+
+    def request_body(self, template: str, query: str) -> dict[str, Any]:
+        return {"contents": [{"role": "user", "parts": [{"text": query}]}], "x": "y" * 400}
+
+
+@pytest.mark.parametrize("agent", ["gemini", "codex"])
+def test_cost_counts_the_request_and_says_price_unknown(agent: str) -> None:
+    """An agent backend has an estimator: the request as its judge sends it is counted (each
+    template once), the dollars are "unknown" for a model without a price (never $0), and a
+    plan with it is refused, exit 2 naming --model, for --dry-run and --max-cost alike."""
+    from skillbench.backends.base import TriggerRequest
+    from skillbench.cli.common import check_plan
+    from skillbench.cost.estimate import for_judge, get_estimator
+    from skillbench.cost.plan import CostPlan, Planned, plan_block
+    from skillbench.errors import InputError
+    from skillbench.schemas.cost import UNKNOWN
+
+    estimator = get_estimator(agent)
+    assert estimator.model == judge_class(agent).agent.default_model
+    assert not estimator.price_known()
+    judge = _Judge()
+    estimator = for_judge(SimpleNamespace(inner=judge), estimator)  # under a cache wrapper
+    requests = [TriggerRequest(TARGET, CATALOG, q, run) for q in ("ab", "cde") for run in (0, 1)]
+    tokens = estimator.trigger_calls(requests)
+    empty = len(json.dumps(judge.request_body("t", ""), ensure_ascii=False))
+    assert tokens.input_tokens == -(-(4 * empty + 2 * 2 + 2 * 3) // 4)
+    assert tokens.output_tokens > 0 and judge.captured == 1
+    assert estimator.dollars(tokens, 4) == UNKNOWN
+    line = Planned(estimator, "trigger")
+    line.add(tokens, 4)
+    plan = CostPlan(["plan"], plan_block([line]), [line])
+    for cap, dry_run in ((None, True), (1.0, False)):
+        with pytest.raises(InputError) as refused:
+            check_plan(plan, cap, dry_run=dry_run)
+        assert refused.value.path == "--model" and agent in str(refused.value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import math
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -332,3 +333,64 @@ def test_trigger_report_names_the_agent_harness_and_listing(
     assert report.harness.name == "opencode replay"
     assert report.listing is not None and report.listing.target == "full"
     assert report.listing.source == "captured-request"
+
+
+def test_dry_run_counts_and_prices_the_request_as_sent(
+    template: AgentTemplate, templates: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`trigger --agent opencode --dry-run`: the plan counts opencode's own request with each
+    query swapped in (the stored capture: no new CLI run) and prices it from the price table
+    (opencode on a Claude model); no model call."""
+    import shutil
+
+    from skillbench.backends.anthropic.capture import templates_dir
+    from skillbench.cli import main
+    from skillbench.cost.estimate import CHARS_PER_TOKEN
+    from skillbench.trigger.cost import plan_trigger
+    from skillbench.trigger.evalset import EvalQuery
+
+    skill = tmp_path / TARGET.name
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {TARGET.name}\ndescription: {TARGET.description}\n---\n{TARGET.body}",
+        encoding="utf-8",
+    )
+    evals = tmp_path / "evals.json"
+    evals.write_text(json.dumps([{"query": "fix my csv", "should_trigger": True}]))
+    catalog = tmp_path / "catalog"
+    (catalog / "sql-review").mkdir(parents=True)
+    (catalog / "sql-review" / "SKILL.md").write_text(
+        f"---\nname: sql-review\ndescription: {CATALOG[0].description}\n---\n{CATALOG[0].body}",
+        encoding="utf-8",
+    )
+    cache = tmp_path / "cache.sqlite"
+    shutil.copytree(templates, templates_dir(cache))  # the module's capture, beside the cache
+    register_backend(OPENCODE_SPEC)
+    try:
+        argv = ["trigger", str(skill), "--evals", str(evals), "--agent", "opencode"]
+        argv += ["--model", MODEL, "--catalog", str(catalog), "--runs", "2"]
+        code = main([*argv, "--cache", str(cache), "--dry-run"])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        assert "opencode request as sent" in out.out and "$" in out.out
+        assert main([*argv, "--cache", str(cache), "--max-cost", "0.000001"]) == 3
+        plan = plan_trigger(
+            TARGET.name,
+            TARGET.description,
+            [EvalQuery("fix my csv", True)],
+            body=TARGET.body,
+            catalog=CATALOG,
+            backend="opencode",
+            model=MODEL,
+            use_cache=False,
+            backend_options={"template_dir": str(templates)},
+            runs=2,
+        )
+    finally:
+        unregister_backend("opencode")
+    (line,) = plan.estimate.lines
+    assert line.backend == "opencode" and line.calls == 2
+    body = template.body_for(OPENCODE, "", datetime.date.today())
+    chars = len(json.dumps(body, ensure_ascii=False)) + len("fix my csv")
+    assert line.tokens.input_tokens == math.ceil(2 * chars / CHARS_PER_TOKEN)
+    assert isinstance(line.dollars, float) and line.dollars > 0  # a Claude model: priced

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ from skillbench.backends import registry
 from skillbench.backends.opencode.spec import OPENCODE_SPEC
 from skillbench.backends.spec import register_backend, unregister_backend
 from skillbench.cli import main
+from skillbench.errors import InputError
 
 
 @pytest.fixture
@@ -82,3 +84,66 @@ def test_improve_takes_agent_too(
     assert "--agent" in capsys.readouterr().err
     assert main([*argv, "--agent", "opencode"]) == 2  # its judge needs the CLI
     assert "make agents" in capsys.readouterr().err
+
+
+def test_agreement_takes_an_agent_per_side(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, evals = setup
+    seen: dict[str, Any] = {}
+
+    def fake_run(skill_dir: Any, evals_path: Any, options: Any, progress: Any = None) -> Any:
+        seen["pair"] = (options.backend_a, options.backend_b)
+        raise InputError("stopped before any run", path="test")
+
+    monkeypatch.setattr("skillbench.trigger.agreement.run_agreement_sync", fake_run)
+    argv = ["agreement", str(skill), "--evals", str(evals)]
+    assert main([*argv, "--agent-a", "claude-code", "--agent-b", "opencode"]) == 2
+    assert seen["pair"] == ("anthropic", "opencode")
+    assert main(argv) == 2  # the defaults stay: anthropic against the real Claude Code CLI
+    assert seen["pair"] == ("anthropic", "claude-code")
+    capsys.readouterr()
+    assert main([*argv, "--agent-b", "local"]) == 2
+    assert "--agent-b" in capsys.readouterr().err
+    assert main([*argv, "--agent-a", "opencode", "--backend-a", "local"]) == 2
+    assert "--backend-a" in capsys.readouterr().err
+
+
+def test_library_takes_agent(
+    setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, _ = setup
+    seen: dict[str, Any] = {}
+
+    def fake_route(library_dir: Any, options: Any, **kwargs: Any) -> Any:
+        seen["backend"] = options.backend
+        raise InputError("stopped before any run", path="test")
+
+    monkeypatch.setattr("skillbench.library.run.route_library_sync", fake_route)
+    argv = ["library", str(skill.parent)]
+    assert main([*argv, "--agent", "opencode"]) == 2
+    assert seen["backend"] == "opencode"
+    capsys.readouterr()
+    assert main([*argv, "--agent", "nosuch"]) == 2
+    assert "--agent" in capsys.readouterr().err
+    # --budget is Claude Code's listing budget: not another agent's
+    assert main([*argv, "--agent", "opencode", "--budget", "9000"]) == 2
+    assert "--budget" in capsys.readouterr().err
+
+
+def test_library_listing_of_an_agent_is_read_from_its_request() -> None:
+    from skillbench.backends.agents.agent import Listing
+    from skillbench.backends.base import SkillEntry
+    from skillbench.library.listing import agent_listing
+
+    entries = [
+        SkillEntry("csv-cleanup", "Clean CSV files.", "# CSV\n"),
+        SkillEntry("sql-review", "Review SQL queries for slow joins.", "# SQL\n"),
+        SkillEntry("pdf-tools", "Split PDFs.", "# PDF\n"),
+    ]
+    view = Listing(shown={"csv-cleanup": "Clean CSV files.", "sql-review": "Review SQL…"}, chars=80)
+    listing = agent_listing(entries, view)
+    states = {s.name: s.state for s in listing.skills}
+    assert states == {"csv-cleanup": "full", "sql-review": "truncated", "pdf-tools": "absent"}
+    assert listing.source == "captured-request" and listing.listing_chars == 80
+    assert listing.what_if == []  # Claude Code's budget rule is not opencode's

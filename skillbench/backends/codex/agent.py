@@ -74,16 +74,17 @@ def _choice(environ: Mapping[str, str], variable: str, allowed: Sequence[str]) -
     return value
 
 
-def capture_config(base_url: str) -> str:
-    """The capture's `config.toml`: its own Responses provider at `base_url` over HTTP (no
-    WebSocket), no retries, analytics and the update check off."""
+def capture_config(base_url: str, api_path: str = "/v1") -> str:
+    """The capture's `config.toml`: its own Responses provider at `base_url` + `api_path` over
+    HTTP (no WebSocket), no retries, analytics and the update check off (the session mode
+    passes the provider's own URL, `api_path=""`)."""
     return (
         'model_provider = "skillbench_capture"\n'
         "check_for_update_on_startup = false\n\n"
         "[analytics]\nenabled = false\n\n"
         "[model_providers.skillbench_capture]\n"
         'name = "skillbench capture"\n'
-        f"base_url = {json.dumps(base_url.rstrip('/') + '/v1')}\n"
+        f"base_url = {json.dumps(base_url.rstrip('/') + api_path)}\n"
         'wire_api = "responses"\n'
         f'env_key = "{CAPTURE_KEY_VARIABLE}"\n'
         "supports_websockets = false\n"

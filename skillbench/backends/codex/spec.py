@@ -10,11 +10,19 @@ CODEX_SPEC = BackendSpec(
     "through the openai SDK's Responses API (public-API acceptance of Codex's request shape "
     "unverified)",
     judge="skillbench.backends.codex.judge:CodexJudge",
+    # `--harness session`: the real `codex exec` per query-run, for when OpenAI's public API
+    # refuses the replayed request (`backends/codex/session.py`)
+    harnesses={
+        "replay": "skillbench.backends.codex.judge:CodexJudge",
+        "session": "skillbench.backends.codex.session:CodexSessionJudge",
+    },
+    default_harness="replay",
     harness_label="Codex CLI's own request, replayed through the openai SDK's Responses API",
     default_workers=16,
     key_variable="OPENAI_API_KEY",
     cli="codex",
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
+    estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
 )

@@ -14,5 +14,6 @@ GEMINI_SPEC = BackendSpec(
     cli="gemini",
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
+    estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     cli_install="make agents (npm install --prefix .tools @google/gemini-cli@0.61.0)",
 )

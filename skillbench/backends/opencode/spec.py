@@ -14,6 +14,7 @@ OPENCODE_SPEC = BackendSpec(
     harness_label="opencode's own request, replayed through the anthropic SDK",
     default_workers=16,
     beside_cache="skillbench.backends.agents.judge:beside_cache",
+    estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
     cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
