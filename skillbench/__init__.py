@@ -92,6 +92,9 @@ _EXPORTS: dict[str, str] = {
     "evals_path": "skillbench.behavior.workspace",
     "sample_workspace": "skillbench.behavior.demo",
     "run_cases": "skillbench.behavior.run",
+    "RunOptions": "skillbench.behavior.options",
+    "GradeOptions": "skillbench.behavior.options",
+    "CompareOptions": "skillbench.behavior.options",
     "grade_workspace_sync": "skillbench.behavior.grade",
     "read_gradings": "skillbench.behavior.grade",
     "expectations_frame": "skillbench.behavior.grade_frames",
@@ -132,8 +135,11 @@ _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.not
 __all__ = [  # every public name; tests check it against _EXPORTS
     "AgreementOptions",
     "Budget",
+    "CompareOptions",
     "EvalContext",
+    "GradeOptions",
     "ImproveOptions",
+    "RunOptions",
     "Skill",
     "TriggerOptions",
     "Workspace",
@@ -279,6 +285,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         pass_rate_frame,
         run_summary_frame,
     )
+    from skillbench.behavior.options import CompareOptions, GradeOptions, RunOptions
     from skillbench.behavior.plots import (
         expectation_matrix_figure,
         grading_chart_figure,

@@ -16,6 +16,7 @@ import skillbench
 from skillbench.behavior.benchmark import build_benchmark
 from skillbench.behavior.compare_run import compare_sync
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.behavior.options import CompareOptions, GradeOptions
 from skillbench.improve.options import ImproveOptions
 from skillbench.reports.header import Verdict, header_html, make_header
 from skillbench.trigger.evalset import EvalQuery
@@ -71,13 +72,13 @@ def test_validation_report_and_header() -> None:
 
 def test_behavior_summaries(tmp_path: Path) -> None:
     skill, _space = standard_workspace(tmp_path)
-    summary = grade_workspace_sync(skill, backend="local")
+    summary = grade_workspace_sync(skill, GradeOptions(backend="local"))
     _short(summary, "grader local", "8 run(s)", "UNGRADED")
     assert "case-one" in summary._repr_html_() and "pass rate" in summary._repr_html_()
     bench = build_benchmark(skill)
     _short(bench, "demo-skill", "with_skill − baseline")
     assert "with_skill" in bench._repr_html_()
-    run = compare_sync(skill, "with_skill", "baseline", backend="local")
+    run = compare_sync(skill, "with_skill", "baseline", CompareOptions(backend="local"))
     _short(run, "with_skill vs baseline", "sign test p")
     _short(run.summary, "case win(s)")
     assert "Blind A/B comparison" in run._repr_html_()
@@ -100,8 +101,9 @@ def test_loop_summary_and_result(tmp_path: Path) -> None:
         ("evaluate_skill_sync", {"backend", "catalog_dir", "runs", "threshold", "seed"}),
         ("evaluate_skill", {"runs", "workers", "timeout"}),
         ("improve_skill_sync", {"rounds", "fractions", "adopt_alpha", "runs", "backend"}),
-        ("grade_workspace_sync", {"workspace", "backend", "force"}),
-        ("compare_sync", {"config_a", "workspace", "seed"}),
+        ("grade_workspace_sync", {"workspace", "backend", "force", "dialect", "cache_path"}),
+        ("compare_sync", {"config_a", "workspace", "seed", "dialect", "max_cost"}),
+        ("run_cases", {"workspace", "skill_dir", "runs", "configs", "backend", "max_copy"}),
         ("run_agreement_sync", {"backend_a", "runs", "seed"}),
         ("write_benchmark", {"workspace", "baseline", "candidate"}),
     ],

@@ -15,7 +15,6 @@ from skillbench.backends.registry import backend_spec, open_cache, resolve_backe
 from skillbench.behavior.analyze import AnalysisResult
 from skillbench.behavior.analyze import analyze as run_analyzer
 from skillbench.behavior.compare import (
-    WRITING_SKILLS,
     Comparator,
     CompareSummary,
     ProgressFn,
@@ -24,6 +23,7 @@ from skillbench.behavior.compare import (
     plan_compare,
     summary_path,
 )
+from skillbench.behavior.options import CompareOptions
 from skillbench.behavior.workspace import Workspace
 from skillbench.cost.budget import Budget, meter_text_model, metered_text_model
 from skillbench.cost.limit import workflow_budget
@@ -31,6 +31,8 @@ from skillbench.cost.plan import CostPlan, planning_cache
 from skillbench.cost.prices import price_table_date
 from skillbench.errors import InputError
 from skillbench.io import write_json
+
+DEFAULT_COMPARE_OPTIONS = CompareOptions()
 
 
 @dataclass
@@ -52,55 +54,39 @@ async def compare(
     skill_dir: str | Path,
     config_a: str,
     config_b: str,
+    options: CompareOptions = DEFAULT_COMPARE_OPTIONS,
     *,
     workspace: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    dialect: str = WRITING_SKILLS,
-    seed: int = 0,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
-    workers: int = 4,
-    progress: ProgressFn | None = None,
-    analyze: bool = True,
     text_model: TextModel | None = None,
+    progress: ProgressFn | None = None,
     budget: Budget | None = None,
-    max_cost: float | None = None,
 ) -> CompareRun:
     """Everything the CLI and the notebook do: resolve the backend (local → the proxy), judge
-    behind the call cache, write the files, then run the analyzer (`analyze=False` skips it).
+    behind the call cache, write the files, then run the analyzer (`options.analyze=False` skips it).
     `text_model` replaces the backend's model (tests, plugins). `budget` (a fresh, uncapped one
     when None) meters the judge's and the analyzer's answers — calls, and call-cache hits at no
     cost — which the summary's `cost` states; once the spend reaches its cap, pairs not yet
     judged are skipped ("not judged: stopped at the cost cap") and the analyzer is not run.
-    `max_cost` (USD): refuse to start (CostCapError) when the plan's estimate exceeds it, then
-    cap the spend (see `cost.limit`); inside a `cost_limit`, its budget is used."""
+    `options.max_cost` (USD): refuse to start (CostCapError) when the plan's estimate exceeds it,
+    then cap the spend (see `cost.limit`); inside a `cost_limit`, its budget is used."""
+    model, dialect, seed = options.model, options.dialect, options.seed
     space = _workspace(skill_dir, workspace)
     cases = case_specs(skill_dir)
-    name = resolve_backend_name(backend) if text_model is None else text_model.name
+    name = resolve_backend_name(options.backend) if text_model is None else text_model.name
 
     def plan() -> CostPlan:
         return plan_compare_run(
-            skill_dir,
-            config_a,
-            config_b,
-            workspace=workspace,
-            backend=name,
-            model=model,
-            dialect=dialect,
-            seed=seed,
-            use_cache=use_cache,
-            cache_path=cache_path,
+            skill_dir, config_a, config_b, options.but(backend=name), workspace=workspace
         )
 
-    budget = workflow_budget(budget=budget, max_cost=max_cost, plan=plan)
+    budget = workflow_budget(budget=budget, max_cost=options.max_cost, plan=plan)
     mark = budget.meter.snapshot()
     cache = None
     judge: TextModel | None = None
     if text_model is not None:
         judge = meter_text_model(text_model, budget)
     elif not backend_spec(name).offline:
-        cache = open_cache(cache_path, enabled=use_cache)
+        cache = open_cache(options.cache_path, enabled=options.use_cache)
         judge = metered_text_model(name, model=model, cache=cache, budget=budget)
     comparator = Comparator(
         workspace=space,
@@ -115,9 +101,9 @@ async def compare(
         budget=budget,
     )
     try:
-        summary = await compare_workspace(comparator, workers=workers, progress=progress)
+        summary = await compare_workspace(comparator, workers=options.workers, progress=progress)
         result = None
-        if analyze and not budget.stopped:
+        if options.analyze and not budget.stopped:
             result = await run_analyzer(space, summary, cases, model=judge, dialect=dialect)
             if result.analyzer == "model":  # the summary's cost now counts the analyzer's call
                 summary.cost = budget.block(as_of=price_table_date(), since=mark)
@@ -147,29 +133,25 @@ def plan_compare_run(
     skill_dir: str | Path,
     config_a: str,
     config_b: str,
+    options: CompareOptions,
     *,
     workspace: str | Path | None = None,
-    backend: str,
-    model: str | None = None,
-    dialect: str = WRITING_SKILLS,
-    seed: int = 0,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
 ) -> CostPlan:
     """The plan of `compare` with these options (`compare.plan_compare` over the comparator
-    `compare` builds; the call cache as it is, never created); no model call."""
+    `compare` builds; the call cache as it is, never created); no model call. `options.backend`
+    is the resolved backend name."""
     comparator = Comparator(
         workspace=Workspace.for_skill(skill_dir, workspace),
         cases=case_specs(skill_dir),
         config_a=config_a,
         config_b=config_b,
         judge=None,
-        backend=backend,
-        model=model,
-        dialect=dialect,
-        seed=seed,
+        backend=str(options.backend),
+        model=options.model,
+        dialect=options.dialect,
+        seed=options.seed,
     )
-    with planning_cache(cache_path, enabled=use_cache) as cache:
+    with planning_cache(options.cache_path, enabled=options.use_cache) as cache:
         return plan_compare(comparator, cache=cache)
 
 

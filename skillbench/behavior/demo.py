@@ -12,11 +12,12 @@ def sample_workspace(skill_dir: str | Path, workspace: str | Path | None = None)
     if workspace is not None:
         return Path(workspace)
     from skillbench.backends.scratch import scratch_until_exit
+    from skillbench.behavior.options import RunOptions
     from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     root = scratch_until_exit("report") / "workspace"
     init_workspace(skill_dir, workspace=root)
     evals = read_evals(Path(skill_dir) / "evals" / "evals.json")
-    run_cases(Workspace(root), evals, skill_dir=skill_dir, backend="local")
+    run_cases(Workspace(root), evals, RunOptions(backend="local"), skill_dir=skill_dir)
     return root

@@ -33,6 +33,7 @@ from skillbench.behavior.grade_stored import (
     stored_grading,
     stored_items,
 )
+from skillbench.behavior.options import GradeOptions
 from skillbench.behavior.records import ExpectationCheck, expectation_checks
 from skillbench.behavior.workspace import StoredRun, Workspace, evals_path, read_evals
 from skillbench.cost import notes
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from skillbench.backends.cache import CallCache
 
 Dialect = Literal["all", "skill-creator", "writing-skills"]
-DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
+DEFAULT_GRADE_OPTIONS = GradeOptions()
 # Seed 002 needs a 1–5 score per criterion: a machine check gets these placeholders, marked
 # `score_source: "check"` in the file; they are never averaged as judgements (history counts
 # model scores only).
@@ -317,23 +318,18 @@ def _text_model(
 
 async def grade_workspace(
     skill_dir: str | Path,
+    options: GradeOptions = DEFAULT_GRADE_OPTIONS,
     *,
     workspace: str | Path | None = None,
-    backend: str | None = None,
-    model: str | None = None,
-    dialect: str = "all",
-    configs: list[str] | None = None,
-    use_cache: bool = True,
-    cache_path: str | Path | None = None,
     text_model: TextModel | None = None,
     progress: ProgressFn | None = None,
     budget: Budget | None = None,
-    force: bool = False,
-    max_cost: float | None = None,
 ) -> GradeSummary:
-    """Grade every run of the workspace and write the gradings of `dialect` (all by default).
+    """Grade every run of the workspace and write the gradings of `options.dialect` (all by
+    default).
 
-    A run's grading made by another grader (backend or model) is never replaced unless `force`:
+    A run's grading made by another grader (backend or model) is never replaced unless
+    `options.force`:
     an InputError names the file and both graders before anything is graded.
 
     `text_model` (tests, notebooks) replaces the backend's model; `backend="local"` (the
@@ -341,7 +337,7 @@ async def grade_workspace(
     metered by `budget` (a fresh, uncapped one when None) — calls, and call-cache hits at no
     cost — and `summary.cost` states them. Once the spend reaches the budget's cap, the runs not
     yet graded are left alone (not written; `summary.stopped_at_cap` counts them; a re-run
-    resumes from the cache). `max_cost` (USD): refuse to start (CostCapError) when the plan's
+    resumes from the cache). `options.max_cost` (USD): refuse to start (CostCapError) when the plan's
     estimate exceeds it, then cap the spend (see `cost.limit`); inside a `cost_limit`, its
     budget is used.
     """
@@ -351,10 +347,8 @@ async def grade_workspace(
     from skillbench.cost.plan import planning_cache
     from skillbench.cost.prices import price_table_date
 
-    if dialect not in DIALECTS:
-        raise InputError(
-            f"unknown dialect {dialect!r}; choose {', '.join(DIALECTS)}", path="--dialect"
-        )
+    backend, model, dialect = options.backend, options.model, options.dialect
+    use_cache, cache_path = options.use_cache, options.cache_path
     space = Workspace.for_skill(skill_dir, workspace)
     if not space.runs_dir.is_dir():
         raise InputError("workspace has no runs/ (execute the cases first)", path=space.runs_dir)
@@ -370,7 +364,7 @@ async def grade_workspace(
                 cache=planning,
             )
 
-    budget = workflow_budget(budget=budget, max_cost=max_cost, plan=plan)
+    budget = workflow_budget(budget=budget, max_cost=options.max_cost, plan=plan)
     mark = budget.meter.snapshot()
     cache = None
     chosen: TextModel | None
@@ -381,9 +375,9 @@ async def grade_workspace(
         )
     else:
         name, chosen, cache = _text_model(backend, model, use_cache, cache_path, budget)
-    runs = [r for config in (configs or space.configs()) for r in space.iter_runs(config)]
+    runs = [r for config in (options.configs or space.configs()) for r in space.iter_runs(config)]
     summary = GradeSummary(space, name, getattr(chosen, "model", None) if chosen else None, [])
-    if not force:
+    if not options.force:
         wanted = {key for key, case in cases.cases.items() if case.expectations}
         check_replacing(
             [r for r in runs if r.record.case_id in wanted],

@@ -4,15 +4,12 @@ the recorded samples replayed)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
-from skillbench import limits
 from skillbench.backends.cache import CallCache
 from skillbench.backends.placement import place_executor
 from skillbench.behavior.cost import plan_run
 from skillbench.behavior.execute import (
-    DEFAULT_CONFIGS,
     Progress,
     RunBatch,
     check_folder_name,
@@ -23,41 +20,36 @@ from skillbench.behavior.execute import (
     replays_samples,
     samples_source,
 )
-from skillbench.behavior.executors import DEFAULT_MAX_COPY, Executor, make_executor
+from skillbench.behavior.executors import Executor, make_executor
+from skillbench.behavior.options import RunOptions
 from skillbench.behavior.workspace import EvalsFile, Workspace
 from skillbench.cost.budget import Budget
 from skillbench.cost.limit import active_budget, workflow_budget
 from skillbench.cost.plan import CostPlan
 
+DEFAULT_RUN_OPTIONS = RunOptions()
+
 
 def run_cases(
     workspace: Workspace,
     evals: EvalsFile,
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
     *,
     skill_dir: str | Path,
-    configs: Sequence[str] = DEFAULT_CONFIGS,
-    runs: int = 3,
-    backend: str = "local",
-    model: str | None = None,
-    workers: int = 2,
-    timeout: float | None = None,
     cache: CallCache | None = None,
     executor: Executor | None = None,
-    samples_dir: str | Path | None = None,
     progress: Progress | None = None,
     budget: Budget | None = None,
-    max_copy: int = DEFAULT_MAX_COPY,
-    max_cost: float | None = None,
 ) -> RunBatch:
-    """Run every case `runs` times per configuration; returns the records (a RunBatch).
+    """Run every case `options.runs` times per configuration; returns the records (a RunBatch).
     `budget` meters the runs and stops starting new ones at its cap (see `execute_tasks`);
-    without one, `max_cost` caps them — a plan whose estimate exceeds it is refused before any
+    without one, `options.max_cost` caps them — a plan whose estimate exceeds it is refused before any
     run (CostCapError) — else the active `cost_limit` does.
-    `max_copy` bounds the bytes a claude-code session's project receives (what would pass it
+    `options.max_copy` bounds the bytes a claude-code session's project receives (what would pass it
     is left out, named in the batch's notes).
 
     `executor` overrides the backend's (tests, custom harnesses). With a backend whose spec
-    replays samples (`local`), the recorded samples of `samples_dir` (default
+    replays samples (`local`), the recorded samples of `options.samples_dir` (default
     `data/runs/<folder name>/`) are replayed.
     Blocking; safe inside a running Jupyter kernel.
     """
@@ -66,13 +58,12 @@ def run_cases(
 
     folder = Path(skill_dir)
     check_folder_name(folder_name_of(folder), folder)
-    limits.check_int(runs, "--runs", 1, limits.MAX_RUNS)
-    limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
-    limits.check_timeout(timeout)
+    configs, runs, backend, model = options.configs, options.runs, options.backend, options.model
+    workers, timeout = options.workers, options.timeout
     batch = RunBatch()
     tasks = plan_tasks(workspace, evals, folder, list(configs), runs, batch)
     if executor is None and replays_samples(backend):
-        source = samples_source(folder, samples_dir)
+        source = samples_source(folder, options.samples_dir)
         return replay_samples(workspace, tasks, source, batch, progress)
 
     def plan() -> CostPlan:
@@ -87,10 +78,12 @@ def run_cases(
             cache=cache,
         )
 
-    if budget is None and (max_cost is not None or active_budget() is not None):
-        budget = workflow_budget(budget=None, max_cost=max_cost, plan=plan)
+    if budget is None and (options.max_cost is not None or active_budget() is not None):
+        budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
     chosen = executor or place_executor(
-        make_executor(backend, model=model, timeout=timeout, workers=workers, max_copy=max_copy),
+        make_executor(
+            backend, model=model, timeout=timeout, workers=workers, max_copy=options.max_copy
+        ),
         backend_spec(backend).sessions,  # on a cluster under --cluster
     )
     started = time.monotonic()

@@ -8,7 +8,7 @@ from typing import Any
 from skillbench.behavior.compare import CompareSummary
 from skillbench.behavior.grade_records import GradeSummary
 from skillbench.behavior.workspace import Workspace
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas.cost import CostBlock
 
@@ -87,18 +87,20 @@ def grading_header(
     return make_header(
         "Grading report",
         grading_verdict(summary),
-        skill=skill_name(skill),
-        eval_set=eval_set,
-        backend=summary.backend,
-        harness="machine checks, then one model judgement per remaining expectation",
-        model=summary.model,
-        runs=f"{runs} graded run(s)",
-        skill_dir=skill,
-        recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
-        proxy=None
-        if model_grader(summary.backend)
-        else "no model grader: what checks cannot decide is UNGRADED",
-        cost=summary.cost,
+        HeaderInputs(
+            skill=skill_name(skill),
+            eval_set=eval_set,
+            backend=summary.backend,
+            harness="machine checks, then one model judgement per remaining expectation",
+            model=summary.model,
+            runs=f"{runs} graded run(s)",
+            skill_dir=skill,
+            recorded=SAMPLE_RUNS if recorded or workspace_is_recorded(summary.workspace) else None,
+            proxy=None
+            if model_grader(summary.backend)
+            else "no model grader: what checks cannot decide is UNGRADED",
+            cost=summary.cost,
+        ),
     )
 
 
@@ -165,14 +167,16 @@ def benchmark_header(
     return make_header(
         "Benchmark",
         benchmark_verdict(doc),
-        skill=meta.skill_name,
-        backend=backend,
-        harness="graded behavior runs, paired by case",
-        model=meta.executor_model or model,
-        runs=f"{meta.runs_per_configuration} per case and configuration",
-        skill_dir=meta.skill_path,
-        recorded=SAMPLE_RUNS if recorded else None,
-        cost=cost,
+        HeaderInputs(
+            skill=meta.skill_name,
+            backend=backend,
+            harness="graded behavior runs, paired by case",
+            model=meta.executor_model or model,
+            runs=f"{meta.runs_per_configuration} per case and configuration",
+            skill_dir=meta.skill_path,
+            recorded=SAMPLE_RUNS if recorded else None,
+            cost=cost,
+        ),
     )
 
 
@@ -204,13 +208,15 @@ def compare_header(
     return make_header(
         "Blind A/B comparison",
         compare_verdict(summary),
-        skill=skill_name(skill),
-        backend=summary.backend,
-        harness=f"{summary.judge} judge, both orders, seed {summary.seed}",
-        model=summary.model,
-        runs=None if runs is None else f"{runs} per case and configuration",
-        skill_dir=skill,
-        recorded=SAMPLE_RUNS if recorded else None,
-        proxy=summary.note,  # set only when the deterministic proxy judged (`summary.judge`)
-        cost=summary.cost,
+        HeaderInputs(
+            skill=skill_name(skill),
+            backend=summary.backend,
+            harness=f"{summary.judge} judge, both orders, seed {summary.seed}",
+            model=summary.model,
+            runs=None if runs is None else f"{runs} per case and configuration",
+            skill_dir=skill,
+            recorded=SAMPLE_RUNS if recorded else None,
+            proxy=summary.note,
+            cost=summary.cost,
+        ),
     )

@@ -91,23 +91,30 @@ def run(args: argparse.Namespace) -> int:
     """Run the comparison (and the analyzer) described by the arguments; returns the exit code."""
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.compare_run import compare_sync, plan_compare_run
+    from skillbench.behavior.options import CompareOptions
     from skillbench.io import dumps_json
 
     cap = common.max_cost(args)
     backend = resolve_backend_name(args.backend)
+    options = CompareOptions(
+        backend=args.backend,
+        model=args.model,
+        dialect=args.dialect,
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        workers=args.workers,
+        analyze=not args.no_analyze,
+        max_cost=cap,
+    )
     if args.dry_run:
         common.check_plan(
             plan_compare_run(
                 args.skill_dir,
                 args.a,
                 args.b,
+                options.but(backend=backend),
                 workspace=args.workspace,
-                backend=backend,
-                model=args.model,
-                dialect=args.dialect,
-                seed=args.seed,
-                use_cache=not args.no_cache,
-                cache_path=args.cache,
             ),
             cap,
             dry_run=True,
@@ -119,17 +126,9 @@ def run(args: argparse.Namespace) -> int:
             args.skill_dir,
             args.a,
             args.b,
+            options,
             workspace=args.workspace,
-            backend=args.backend,
-            model=args.model,
-            dialect=args.dialect,
-            seed=args.seed,
-            use_cache=not args.no_cache,
-            cache_path=args.cache,
-            workers=args.workers,
             progress=on_progress,
-            analyze=not args.no_analyze,
-            max_cost=cap,
         )
     summary = outcome.summary
     if args.json:

@@ -66,10 +66,20 @@ def run_grade(args: argparse.Namespace) -> int:
 
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.grade import grade_workspace_sync, plan_grade
+    from skillbench.behavior.options import GradeOptions
     from skillbench.cost.plan import planning_cache
 
     cap = common.max_cost(args)
     common.check_ci_options(args)
+    options = GradeOptions(
+        backend=args.backend,
+        model=args.model,
+        dialect=args.dialect,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        force=args.force,
+        max_cost=cap,
+    )
     if args.dry_run:
         with planning_cache(args.cache, enabled=not args.no_cache) as cache:
             plan = plan_grade(
@@ -84,16 +94,7 @@ def run_grade(args: argparse.Namespace) -> int:
     err = common.stderr_console()
     with common.progress_bar(err, "grading runs") as on_progress:
         summary = grade_workspace_sync(
-            args.skill_dir,
-            workspace=args.workspace,
-            backend=args.backend,
-            model=args.model,
-            dialect=args.dialect,
-            use_cache=not args.no_cache,
-            cache_path=args.cache,
-            progress=on_progress,
-            max_cost=cap,
-            force=args.force,
+            args.skill_dir, options, workspace=args.workspace, progress=on_progress
         )
     table = Table(title=f"grading ({summary.backend})", title_justify="left")
     for column in ("config", "case", "run", "passed", "graded", "ungraded", "pass rate"):

@@ -75,6 +75,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs
+    from skillbench.behavior.options import RunOptions
     from skillbench.behavior.run import run_cases
     from skillbench.behavior.workspace import (
         Workspace,
@@ -112,6 +113,17 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             samples_dir=args.samples,
         )
     cap = common.max_cost(args)
+    options = RunOptions(
+        configs=configs,
+        runs=args.runs,
+        backend=backend,
+        model=args.model,
+        workers=args.workers,
+        timeout=args.timeout,
+        samples_dir=args.samples,
+        max_copy=args.max_copy,
+        max_cost=cap,
+    )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
     if args.dry_run:
         if plan is None:
@@ -144,18 +156,11 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             batch = run_cases(
                 workspace,
                 evals,
+                options.but(workers=workers),
                 skill_dir=args.skill_dir,
-                configs=configs,
-                runs=args.runs,
-                backend=backend,
-                model=args.model,
-                workers=workers,
-                timeout=args.timeout,
                 cache=cache,
-                samples_dir=args.samples,
                 progress=on_progress,
                 budget=budget,
-                max_copy=args.max_copy,
             )
     finally:
         if cache is not None:

@@ -202,6 +202,7 @@ class BehaviorGate:
         `text_model` (the grader) replace the backend's (tests, plugins)."""
         from skillbench.backends.registry import backend_spec, open_cache, resolve_backend_name
         from skillbench.behavior.grade import grade_workspace_sync
+        from skillbench.behavior.options import GradeOptions, RunOptions
         from skillbench.behavior.run import run_cases
         from skillbench.behavior.workspace import init_workspace
         from skillbench.cost.limit import workflow_budget
@@ -238,19 +239,25 @@ class BehaviorGate:
             for side in sides:
                 init_workspace(side.folder, side.workspace.root)
                 chosen: Executor | None = None if executor is None else executor(side.label)
+                run_options = RunOptions(
+                    configs=[CONFIG], runs=self.runs, backend=backend, model=o.model,
+                    workers=o.workers or 2, timeout=o.timeout,
+                )  # fmt: skip
                 batch = run_cases(
-                    side.workspace, self.evals, skill_dir=side.folder, configs=[CONFIG],
-                    runs=self.runs, backend=backend, model=o.model, workers=o.workers or 2,
-                    timeout=o.timeout, cache=cache, executor=chosen, budget=budget,
+                    side.workspace, self.evals, run_options, skill_dir=side.folder, cache=cache,
+                    executor=chosen, budget=budget,
                 )  # fmt: skip
                 notes.extend(f"{side.label}: {n}" for n in batch.notes if "runs in" not in n)
                 if batch.replayed_samples and SAMPLES_WARNING not in self.warnings:
                     self.warnings.append(SAMPLES_WARNING)
                 if batch.missing:
                     notes.append(f"{side.label}: {len(batch.missing)} run(s) without a sample")
+                grade_options = GradeOptions(
+                    backend=backend, model=o.model, configs=[CONFIG], use_cache=o.use_cache,
+                    cache_path=o.cache_path,
+                )  # fmt: skip
                 graded = grade_workspace_sync(
-                    side.folder, workspace=side.workspace.root, backend=backend, model=o.model,
-                    configs=[CONFIG], use_cache=o.use_cache, cache_path=o.cache_path,
+                    side.folder, grade_options, workspace=side.workspace.root,
                     text_model=text_model, budget=budget,
                 )  # fmt: skip
                 notes.extend(f"{side.label}: {n}" for n in graded.notes if "no expectations" in n)
@@ -275,7 +282,7 @@ def build_behavior(
 ) -> GateReport:
     """The behavior gate's document: per case, run k of the base paired with run k of the
     head; the pooled exact McNemar test and each case's own (Holm), as the trigger gate."""
-    from skillbench.reports.header import Verdict, make_header
+    from skillbench.reports.header import HeaderInputs, Verdict, make_header
     from skillbench.stats import mcnemar_exact
 
     o = gate.options
@@ -324,8 +331,10 @@ def build_behavior(
     failures = [f"regressed: {q.query}" for q in report.regressed_queries]
     header = make_header(
         f"Gate (behavior): {report.skill_name}", Verdict(ok, line, failures),
-        skill=report.skill_name, eval_set=gate.evals_file, backend=o.backend, model=o.model,
-        runs=f"{gate.runs} per case per side (with_skill)", cost=cost, skill_dir=gate.skill_dir,
+        HeaderInputs(
+            skill=report.skill_name, eval_set=gate.evals_file, backend=o.backend, model=o.model,
+            runs=f"{gate.runs} per case per side (with_skill)", cost=cost, skill_dir=gate.skill_dir,
+        ),
     )  # fmt: skip
     report.header = header.model_dump(mode="json", exclude_none=True)
     return report

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillbench.improve.overfit import Labelled, as_labelled, chosen_iteration, verdict
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.loop import LoopIteration, LoopSummary
 from skillbench.schemas.trigger import CatalogInfo
 
@@ -68,15 +68,19 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
     return make_header(
         "Improve a skill description",
         improve_verdict(summary),
-        skill=summary.skill_name,
-        eval_set=eval_set or (settings.evals_file if settings else None),
-        backend=settings.backend if settings else None,
-        harness=f"proposer {settings.proposer}" if settings and settings.proposer else None,
-        model=settings.model if settings else None,
-        runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)" if settings else None,
-        proxy=DEMO_PROPOSER if heuristic else None,
-        cost=summary.cost,
-        catalog=loop_catalog(summary),
+        HeaderInputs(
+            skill=summary.skill_name,
+            eval_set=eval_set or (settings.evals_file if settings else None),
+            backend=settings.backend if settings else None,
+            harness=f"proposer {settings.proposer}" if settings and settings.proposer else None,
+            model=settings.model if settings else None,
+            runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)"
+            if settings
+            else None,
+            proxy=DEMO_PROPOSER if heuristic else None,
+            cost=summary.cost,
+            catalog=loop_catalog(summary),
+        ),
     )
 
 
@@ -113,10 +117,12 @@ def overfitting_header(summaries: Sequence[LoopSummary | Labelled]) -> ReportHea
     return make_header(
         "Overfitting analysis of improvement loops",
         overfitting_verdict(summaries),
-        skill=", ".join(s.skill_name for _, s in labelled) or None,
-        backend=settings.backend if settings else None,
-        model=settings.model if settings else None,
-        runs=f"{settings.runs} per query" if settings else None,
-        proxy=DEMO_PROPOSER if settings and settings.proposer_is_heuristic else None,
-        catalog=loop_catalog(first) if first else None,
+        HeaderInputs(
+            skill=", ".join(s.skill_name for _, s in labelled) or None,
+            backend=settings.backend if settings else None,
+            model=settings.model if settings else None,
+            runs=f"{settings.runs} per query" if settings else None,
+            proxy=DEMO_PROPOSER if settings and settings.proposer_is_heuristic else None,
+            catalog=loop_catalog(first) if first else None,
+        ),
     )

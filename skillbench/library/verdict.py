@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from skillbench.library.document import LibraryReport
 from skillbench.library.listing import hidden_line
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.trigger import CatalogInfo
 
 MAX_PAIRS_IN_VERDICT = 3
@@ -102,14 +102,16 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
     return make_header(
         title,
         library_verdict(report),
-        backend=backend.name,
-        harness=harness,
-        model=backend.model,
-        cli_version=backend.versions.get("claude_code"),
-        listing=listing,
-        runs=runs,
-        cost=report.cost,
-        catalog=catalog,
-        skill_dir=report.library,
-        proxy=(backend.notes or "offline proxy, not Claude") if backend.is_proxy else None,
+        HeaderInputs(
+            backend=backend.name,
+            harness=harness,
+            model=backend.model,
+            cli_version=backend.versions.get("claude_code"),
+            listing=listing,
+            runs=runs,
+            cost=report.cost,
+            catalog=catalog,
+            skill_dir=report.library,
+            proxy=(backend.notes or "offline proxy, not Claude") if backend.is_proxy else None,
+        ),
     )

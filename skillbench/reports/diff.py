@@ -16,7 +16,7 @@ from typing import Any, Literal
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import read_json
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.skill_creator import SCBenchmark
 from skillbench.schemas.trigger import CatalogInfo, TriggerReport
 from skillbench.stats import mcnemar_exact
@@ -309,12 +309,14 @@ def diff_header(diff: ReportDiff) -> ReportHeader:
     return make_header(
         f"Report diff ({diff.kind}): A = {diff.a.path}, B = {diff.b.path}",
         verdict,
-        skill=diff.a.name if diff.a.name == diff.b.name else f"{diff.a.name} vs {diff.b.name}",
-        backend=diff.b.backend,
-        model=diff.b.model,
-        harness=diff.b.harness,
-        catalog=diff.b.catalog,
-        runs=diff.b.runs if diff.a.runs == diff.b.runs else f"A {diff.a.runs}, B {diff.b.runs}",
+        HeaderInputs(
+            skill=diff.a.name if diff.a.name == diff.b.name else f"{diff.a.name} vs {diff.b.name}",
+            backend=diff.b.backend,
+            model=diff.b.model,
+            harness=diff.b.harness,
+            catalog=diff.b.catalog,
+            runs=diff.b.runs if diff.a.runs == diff.b.runs else f"A {diff.a.runs}, B {diff.b.runs}",
+        ),
     )
 
 

@@ -102,41 +102,57 @@ def catalog_text(info: CatalogInfo) -> str:
     return f"{info.source}: {count} skill{'' if count == 1 else 's'}{digest}"
 
 
-def make_header(
-    title: str,
-    verdict: Verdict,
-    *,
-    skill: str | None = None,
-    eval_set: str | Path | None = None,
-    backend: str | None = None,
-    harness: str | None = None,
-    model: str | None = None,
-    cli_version: str | None = None,
-    listing: str | None = None,
-    runs: str | int | None = None,
-    recorded: str | None = None,
-    proxy: str | None = None,
-    cost: CostBlock | None = None,
-    catalog: CatalogInfo | None = None,
-    skill_dir: str | Path | None = None,
-) -> ReportHeader:
+@dataclass(frozen=True, kw_only=True)
+class HeaderInputs:
+    """What a report's header states about its inputs and how they were measured (every field
+    optional; a None is left out of the header)."""
+
+    skill: str | None = None
+    """The skill's name or folder."""
+    eval_set: str | Path | None = None
+    """The eval set's file (its sha256 is stamped)."""
+    skill_dir: str | Path | None = None
+    """The skill's folder: its repository's commit is stamped."""
+    catalog: CatalogInfo | None = None
+    """The competing catalog (source, count, digest)."""
+    backend: str | None = None
+    harness: str | None = None
+    model: str | None = None
+    cli_version: str | None = None
+    """The Claude Code CLI's version (claude-code backend)."""
+    listing: str | None = None
+    """How the skill listing was built (trigger evals)."""
+    runs: str | int | None = None
+    recorded: str | None = None
+    """Set when the report shows recorded (sample) data: what it is."""
+    proxy: str | None = None
+    """Set when the backend is a proxy for the real thing: what it stands in for."""
+    cost: CostBlock | None = None
+
+
+NO_INPUTS = HeaderInputs()
+
+
+def make_header(title: str, verdict: Verdict, inputs: HeaderInputs = NO_INPUTS) -> ReportHeader:
     """A header stamped with now (UTC), skillbench's version and commit, the skill
-    repository's commit (when `skill_dir` is given) and the eval set's hash."""
+    repository's commit (when `inputs.skill_dir` is given) and the eval set's hash."""
+    i = inputs
+    eval_set, catalog, cost, runs = i.eval_set, i.catalog, i.cost, i.runs
     commit, dirty = commit_state()
-    skill_commit, skill_dirty = skill_commit_state(skill_dir)
+    skill_commit, skill_dirty = skill_commit_state(i.skill_dir)
     return ReportHeader(
         title=title,
         verdict=verdict.line,
         ok=verdict.ok,
         failures=list(verdict.failures),
-        skill=skill,
+        skill=i.skill,
         eval_set=None if eval_set is None else str(eval_set),
         eval_set_sha256=file_sha256(eval_set) if eval_set is not None else None,
-        backend=backend,
-        harness=harness,
-        model=model,
-        cli_version=cli_version,
-        listing=listing,
+        backend=i.backend,
+        harness=i.harness,
+        model=i.model,
+        cli_version=i.cli_version,
+        listing=i.listing,
         catalog=catalog_text(catalog) if catalog is not None else None,
         catalog_sha256=catalog.sha256 if catalog is not None else None,
         runs=None if runs is None else str(runs),
@@ -146,8 +162,8 @@ def make_header(
         tool_version=__version__,
         commit=commit,
         dirty=dirty,
-        recorded=recorded,
-        proxy=proxy,
+        recorded=i.recorded,
+        proxy=i.proxy,
         cost=cost_summary(cost) if cost is not None else None,
         cost_detail=cost,
     )

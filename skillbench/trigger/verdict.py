@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.trigger import TriggerReport, TriggerResult
 
 
@@ -114,21 +114,23 @@ def trigger_header(
     header = make_header(
         title,
         trigger_verdict(report),
-        skill=report.skill_name,
-        eval_set=source,
-        backend=backend.name if backend else None,
-        harness=harness,
-        model=model_of(report),
-        cli_version=cli_version,
-        listing=listing,
-        runs=runs,
-        recorded=recorded,
-        cost=report.cost,
-        catalog=report.catalog,
-        skill_dir=skill_dir,
-        proxy=backend.notes or "offline proxy, not Claude"
-        if backend and backend.is_proxy
-        else None,
+        HeaderInputs(
+            skill=report.skill_name,
+            eval_set=source,
+            backend=backend.name if backend else None,
+            harness=harness,
+            model=model_of(report),
+            cli_version=cli_version,
+            listing=listing,
+            runs=runs,
+            recorded=recorded,
+            cost=report.cost,
+            catalog=report.catalog,
+            skill_dir=skill_dir,
+            proxy=backend.notes or "offline proxy, not Claude"
+            if backend and backend.is_proxy
+            else None,
+        ),
     )
     if header.eval_set_sha256 is None and config is not None and config.evals_sha256:
         header = header.model_copy(update={"eval_set_sha256": config.evals_sha256})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillbench.reports.header import ReportHeader, Verdict, make_header
+from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.validation import ValidationReport
 from skillbench.validate.rules import _skill_label
 
@@ -40,8 +40,10 @@ def validate_header(
     return make_header(
         "Validate a skill library",
         validate_verdict(reports, root=library),
-        skill=f"{len(reports)} skills under {library}",
-        backend=None,
-        harness=f"rules of the {profile} profile (no model)",
-        skill_dir=library,
+        HeaderInputs(
+            skill=f"{len(reports)} skills under {library}",
+            backend=None,
+            harness=f"rules of the {profile} profile (no model)",
+            skill_dir=library,
+        ),
     )

@@ -9,6 +9,7 @@ from compare_fakes import FakeJudge, make_workspace
 
 from skillbench.behavior.analyze import DETERMINISTIC_NOTE, grouped_findings
 from skillbench.behavior.compare_run import compare
+from skillbench.behavior.options import CompareOptions
 from skillbench.behavior.workspace import Workspace
 from skillbench.schemas import load
 
@@ -19,7 +20,7 @@ async def test_model_analysis_loads_in_its_dialect_with_pinned_labels(
 ) -> None:
     skill = make_workspace(tmp_path, runs=1)
     judge = FakeJudge("content", dialect)
-    outcome = await compare(skill, "v0", "v1", text_model=judge, dialect=dialect)
+    outcome = await compare(skill, "v0", "v1", CompareOptions(dialect=dialect), text_model=judge)
     assert outcome.analysis is not None and outcome.analysis.analyzer == "model"
     loaded = load(Workspace.for_skill(skill).analysis_path)
     assert (loaded.kind, loaded.dialect) == ("analysis", dialect)
@@ -45,7 +46,7 @@ async def test_local_analysis_is_deterministic_and_suggests_nothing(
     tmp_path: Path, dialect: str
 ) -> None:
     skill = make_workspace(tmp_path, runs=2)
-    outcome = await compare(skill, "v1", "v0", backend="local", dialect=dialect)
+    outcome = await compare(skill, "v1", "v0", CompareOptions(backend="local", dialect=dialect))
     assert outcome.analysis is not None and outcome.analysis.analyzer == "deterministic"
     loaded = load(Workspace.for_skill(skill).analysis_path)
     assert loaded.dialect == dialect
@@ -83,7 +84,9 @@ async def test_baseline_side_is_labelled_as_no_skill(tmp_path: Path) -> None:
             text.replace('"version": 0', '"version": null').replace('"v0"', '"baseline"'),
             encoding="utf-8",
         )
-    outcome = await compare(skill, "v1", "baseline", backend="local", dialect="skill-creator")
+    outcome = await compare(
+        skill, "v1", "baseline", CompareOptions(backend="local", dialect="skill-creator")
+    )
     assert outcome.summary.history is None  # not a version-vs-parent comparison
     data = load(space.analysis_path).model.to_json_dict()
     assert data["comparison_summary"]["loser_skill"] == "(no skill)"

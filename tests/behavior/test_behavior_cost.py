@@ -16,6 +16,7 @@ from skillbench.backends.base import CallUsage, TextRequest, TextResponse
 from skillbench.backends.cache import CallCache
 from skillbench.behavior.cost import plan_run
 from skillbench.behavior.executors import TextModelExecutor
+from skillbench.behavior.options import CompareOptions, GradeOptions, RunOptions
 from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import init_workspace, read_evals
 from skillbench.cli import main
@@ -91,7 +92,12 @@ def _plan_after_one_cached_run(skill: Path, tmp_path: Path, model: PricedModel) 
     evals = read_evals(skill / "evals" / "evals.json")
     with CallCache(tmp_path / "c.sqlite") as cache:
         run_cases(
-            space, evals, skill_dir=skill, runs=1, cache=cache, executor=TextModelExecutor(model)
+            space,
+            evals,
+            RunOptions(runs=1),
+            skill_dir=skill,
+            cache=cache,
+            executor=TextModelExecutor(model),
         )
         return plan_run(
             space, evals, skill_dir=skill, configs=["with_skill", "baseline"], runs=2,
@@ -131,20 +137,14 @@ def test_runs_stop_at_the_cap_and_resume_from_the_cache(skill: Path, tmp_path: P
     model = PricedModel()
     with CallCache(tmp_path / "c.sqlite") as cache:
         budget = Budget(0.015)
-        batch = run_cases(
-            space, evals, skill_dir=skill, runs=3, cache=cache, workers=1,
-            executor=TextModelExecutor(model), budget=budget,
-        )  # fmt: skip
+        batch = run_cases(space, evals, RunOptions(runs=3, workers=1), skill_dir=skill, cache=cache, executor=TextModelExecutor(model), budget=budget)  # fmt: skip
         assert batch.calls == 2 and batch.refused == 4 and len(batch) == 2
         block = budget.block(as_of=None)
         assert block.stopped_at_cap and block.calls == 2 and block.dollars == pytest.approx(0.02)
         written = sorted(p.parent.name for p in space.runs_dir.rglob("run.json"))
         assert len(written) == 2
         more = Budget(1.0)
-        again = run_cases(
-            space, evals, skill_dir=skill, runs=3, cache=cache, workers=1,
-            executor=TextModelExecutor(model), budget=more,
-        )  # fmt: skip
+        again = run_cases(space, evals, RunOptions(runs=3, workers=1), skill_dir=skill, cache=cache, executor=TextModelExecutor(model), budget=more)  # fmt: skip
     assert again.hits == 2 and again.calls == 4 and again.refused == 0
     assert more.block(as_of=None).cache_hits == 2
 
@@ -211,7 +211,9 @@ async def test_grading_stops_at_the_cap_and_the_rest_is_left_alone(tmp_path: Pat
         skill, _space = standard_workspace(tmp_path)
         budget = Budget(0.025)
         summary = await grade_workspace(
-            skill, backend="priced-grader", cache_path=tmp_path / "c.sqlite", budget=budget
+            skill,
+            GradeOptions(backend="priced-grader", cache_path=tmp_path / "c.sqlite"),
+            budget=budget,
         )
     finally:
         registry.unregister("priced-grader")
@@ -233,16 +235,16 @@ def test_benchmark_states_the_cost_of_the_recorded_runs(skill: Path, tmp_path: P
         run_cases(
             space,
             evals,
+            RunOptions(runs=1),
             skill_dir=skill,
-            runs=1,
             cache=cache,
             executor=TextModelExecutor(PricedModel()),
         )
         run_cases(
             space,
             evals,
+            RunOptions(runs=2),
             skill_dir=skill,
-            runs=2,
             cache=cache,
             executor=TextModelExecutor(PricedModel()),
         )
@@ -253,7 +255,9 @@ def test_benchmark_states_the_cost_of_the_recorded_runs(skill: Path, tmp_path: P
     assert block.dollars == pytest.approx((200 * 3.0 + 40 * 15.0) / 1e6)  # claude-sonnet-4-5
     from skillbench.behavior.grade import grade_workspace_sync
 
-    grade_workspace_sync(skill, backend="local")  # machine checks only: writes grading.json
+    grade_workspace_sync(
+        skill, GradeOptions(backend="local")
+    )  # machine checks only: writes grading.json
     extra = build_benchmark(skill).model_extra or {}
     assert extra["cost"]["calls"] == 2 and extra["cost"]["price_table_as_of"]
 
@@ -297,12 +301,12 @@ def test_regrading_unchanged_runs_costs_nothing_and_counts_cache_hits(
 
     skill, _space = standard_workspace(tmp_path)
     where = tmp_path / "c.sqlite"
-    first = grade_workspace_sync(skill, backend="priced-grader", cache_path=where)
+    first = grade_workspace_sync(skill, GradeOptions(backend="priced-grader", cache_path=where))
     assert first.cost is not None  # no Budget passed: the library meters anyway
     calls, n = first.cost.calls, first.cost.calls + first.cost.cache_hits
     assert calls > 0 and first.cost.dollars == pytest.approx(0.01 * calls)
     assert first.cost.price_table_as_of and first.cost.lines[0].purpose == "grade"
-    again = grade_workspace_sync(skill, backend="priced-grader", cache_path=where)
+    again = grade_workspace_sync(skill, GradeOptions(backend="priced-grader", cache_path=where))
     assert again.cost is not None
     assert (again.cost.calls, again.cost.cache_hits, again.cost.cache_hit_share) == (0, n, 1.0)
     assert again.cost.dollars == 0.0 and again.cost.tokens.input_tokens == 0
@@ -333,21 +337,24 @@ def test_compare_summary_states_the_cost_and_a_rerun_is_all_cache_hits(
 
     skill = make_workspace(tmp_path, runs=1)
     where = tmp_path / "c.sqlite"
-    options: dict[str, Any] = {"backend": "priced-judge", "cache_path": where}
-    first = compare_sync(skill, "v1", "v0", **options).summary
+    options = CompareOptions(backend="priced-judge", cache_path=where)
+    first = compare_sync(skill, "v1", "v0", options).summary
     pairs = first.judged
     assert pairs == 3 and first.cost is not None
     by_purpose = {line.purpose: line.calls for line in first.cost.lines}
     assert by_purpose == {"compare": 2 * pairs, "analyze": 1}  # the analyzer's call counts too
     assert first.cost.dollars == pytest.approx(0.01 * (2 * pairs + 1))
-    again = compare_sync(skill, "v1", "v0", **options).summary
+    again = compare_sync(skill, "v1", "v0", options).summary
     assert again.cost is not None
     assert (again.cost.calls, again.cost.cache_hits, again.cost.dollars) == (0, 2 * pairs + 1, 0.0)
     stored = read_summary(summary_path(Workspace.for_skill(skill), "v1", "v0"))
     assert stored.cost == again.cost  # the persisted summary carries the block
     assert compare_header(again, skill=skill, recorded=False).cost == cost_summary(again.cost)
     plan = plan_compare_run(
-        skill, "v1", "v0", backend="priced-judge", dialect="writing-skills", cache_path=where
+        skill,
+        "v1",
+        "v0",
+        CompareOptions(backend="priced-judge", dialect="writing-skills", cache_path=where),
     )
     assert (plan.estimate.calls, plan.estimate.cache_hits) == (0, 2 * pairs)
 
@@ -357,7 +364,9 @@ def test_local_grading_and_comparison_state_a_zero_cost(tmp_path: Path) -> None:
     from skillbench.behavior.grade import grade_workspace_sync
 
     skill = make_workspace(tmp_path, runs=1)
-    graded = grade_workspace_sync(skill, backend="local")
-    compared = compare_sync(skill, "v1", "v0", backend="local", use_cache=False).summary
+    graded = grade_workspace_sync(skill, GradeOptions(backend="local"))
+    compared = compare_sync(
+        skill, "v1", "v0", CompareOptions(backend="local", use_cache=False)
+    ).summary
     for cost in (graded.cost, compared.cost):
         assert cost is not None and (cost.calls, cost.cache_hits, cost.dollars) == (0, 0, 0.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from compare_fakes import GOOD, FakeJudge, make_workspace, sections
@@ -15,16 +16,16 @@ from skillbench.behavior.compare import (
     summary_path,
 )
 from skillbench.behavior.compare_run import compare
+from skillbench.behavior.options import CompareOptions
 from skillbench.behavior.workspace import Workspace, read_history
 from skillbench.errors import InputError
 from skillbench.schemas import load
 from skillbench.stats import binomial_test, wilson_interval
 
 
-async def _run(skill: Path, judge: FakeJudge | None, dialect: str = "writing-skills", **kw: object):
-    return await compare(
-        skill, "v1", "v0", text_model=judge, dialect=dialect, seed=7, analyze=False, **kw
-    )
+async def _run(skill: Path, judge: FakeJudge | None, dialect: str = "writing-skills", **kw: Any):
+    options = CompareOptions(dialect=dialect, seed=7, analyze=False)
+    return await compare(skill, "v1", "v0", options, text_model=judge, **kw)
 
 
 async def test_consistent_judge_picks_the_better_version_in_both_orders(tmp_path: Path) -> None:
@@ -147,7 +148,9 @@ async def test_history_records_tie_and_keeps_the_best(tmp_path: Path) -> None:
 
 async def test_local_backend_is_a_labelled_deterministic_proxy(tmp_path: Path) -> None:
     skill = make_workspace(tmp_path)
-    summary = (await compare(skill, "v0", "v1", backend="local", analyze=False)).summary
+    summary = (
+        await compare(skill, "v0", "v1", CompareOptions(backend="local", analyze=False))
+    ).summary
     assert summary.judge == "deterministic-proxy"
     assert summary.note is not None and "not a model judgement" in summary.note
     assert (summary.wins, summary.losses, summary.ties) == (0, 6, 0)
@@ -172,7 +175,9 @@ async def test_proxy_without_checks_says_tie(tmp_path: Path) -> None:
         for expectation in case["expectations"]:
             expectation.pop("check", None)
     evals.write_text(json.dumps(data), encoding="utf-8")
-    summary = (await compare(skill, "v1", "v0", backend="local", analyze=False)).summary
+    summary = (
+        await compare(skill, "v1", "v0", CompareOptions(backend="local", analyze=False))
+    ).summary
     assert (summary.wins, summary.losses, summary.ties) == (0, 0, 3)
     record = summary.pair_results[0].record
     assert record is not None
@@ -212,13 +217,13 @@ async def test_bad_reply_is_an_error_not_a_verdict(tmp_path: Path) -> None:
 async def test_bad_input_raises_input_error(tmp_path: Path) -> None:
     skill = make_workspace(tmp_path, runs=1)
     with pytest.raises(InputError, match="same configuration"):
-        await compare(skill, "v1", "v1", backend="local")
+        await compare(skill, "v1", "v1", CompareOptions(backend="local"))
     with pytest.raises(InputError, match="no runs of configuration 'v5'"):
-        await compare(skill, "v1", "v5", backend="local")
+        await compare(skill, "v1", "v5", CompareOptions(backend="local"))
     with pytest.raises(InputError, match="unknown configuration"):
-        await compare(skill, "v1", "latest", backend="local")
+        await compare(skill, "v1", "latest", CompareOptions(backend="local"))
     with pytest.raises(InputError, match="dialect"):
-        await compare(skill, "v1", "v0", backend="local", dialect="other")
+        await compare(skill, "v1", "v0", CompareOptions(backend="local", dialect="other"))
 
 
 def test_summary_model_roundtrips() -> None:

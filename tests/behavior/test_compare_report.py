@@ -15,11 +15,14 @@ from skillbench.behavior.compare_report import (
     verdicts_frame,
 )
 from skillbench.behavior.compare_run import compare
+from skillbench.behavior.options import CompareOptions
 
 
 async def test_frames_and_figure_follow_the_summary(tmp_path: Path) -> None:
     skill = make_workspace(tmp_path, runs=2)
-    outcome = await compare(skill, "v1", "v0", text_model=FakeJudge("always-a"), analyze=False)
+    outcome = await compare(
+        skill, "v1", "v0", CompareOptions(analyze=False), text_model=FakeJudge("always-a")
+    )
     summary = outcome.summary
     verdicts = verdicts_frame(summary)
     assert len(verdicts) == 6

@@ -13,6 +13,7 @@ import pytest
 from skillbench.backends.base import CallUsage, TextRequest, TextResponse
 from skillbench.backends.cache import CallCache
 from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor
+from skillbench.behavior.options import RunOptions
 from skillbench.behavior.records import read_run_record
 from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
@@ -109,7 +110,7 @@ def test_local_backend_replays_recorded_samples(skill: Path, tmp_path: Path) -> 
     space = Workspace(tmp_path / "ws")
     init_workspace(skill, space.root)
     evals = read_evals(skill / "evals" / "evals.json")
-    batch = run_cases(space, evals, skill_dir=skill, runs=3, backend="local")
+    batch = run_cases(space, evals, RunOptions(runs=3, backend="local"), skill_dir=skill)
     assert len(batch) == 18 and batch.replayed_samples and batch.missing == []
     assert all(r.is_sample and r.note for r in batch)
     runs = space.iter_runs()
@@ -119,7 +120,9 @@ def test_local_backend_replays_recorded_samples(skill: Path, tmp_path: Path) -> 
     assert load(one / "outputs" / "metrics.json").kind == "metrics"
     assert load(one / "timing.json").kind == "timing"
     assert (one / "transcript.md").read_text().startswith("# Transcript")
-    more = run_cases(space, evals, skill_dir=skill, runs=4, configs=["baseline"], backend="local")
+    more = run_cases(
+        space, evals, RunOptions(runs=4, configs=["baseline"], backend="local"), skill_dir=skill
+    )
     assert len(more) == 9 and len(more.missing) == 3
 
 
@@ -131,8 +134,8 @@ def test_anthropic_executor_and_zero_call_rerun(skill: Path, tmp_path: Path) -> 
         batch = run_cases(
             space,
             evals,
+            RunOptions(runs=2),
             skill_dir=skill,
-            runs=2,
             cache=cache,
             executor=TextModelExecutor(model),
         )
@@ -153,8 +156,8 @@ def test_anthropic_executor_and_zero_call_rerun(skill: Path, tmp_path: Path) -> 
         again = run_cases(
             space,
             evals,
+            RunOptions(runs=2),
             skill_dir=skill,
-            runs=2,
             cache=cache,
             executor=TextModelExecutor(model),
         )
@@ -169,9 +172,8 @@ def test_failed_call_is_an_error_run_and_not_cached(skill: Path, tmp_path: Path)
         batch = run_cases(
             space,
             evals,
+            RunOptions(runs=1, configs=["baseline"]),
             skill_dir=skill,
-            runs=1,
-            configs=["baseline"],
             cache=cache,
             executor=TextModelExecutor(FakeTextModel(fail=True)),
         )
@@ -179,9 +181,8 @@ def test_failed_call_is_an_error_run_and_not_cached(skill: Path, tmp_path: Path)
         ok = run_cases(
             space,
             evals,
+            RunOptions(runs=1, configs=["baseline"]),
             skill_dir=skill,
-            runs=1,
-            configs=["baseline"],
             cache=cache,
             executor=TextModelExecutor(FakeTextModel()),
         )
@@ -212,9 +213,8 @@ def test_claude_code_executor_computes_metrics_from_events(
         batch = run_cases(
             space,
             evals,
+            RunOptions(runs=1, configs=["with_skill"]),
             skill_dir=skill,
-            runs=1,
-            configs=["with_skill"],
             cache=cache,
             executor=_agent(tmp_path, monkeypatch, "csv-cleanup"),
         )
@@ -242,9 +242,8 @@ def test_claude_code_executor_computes_metrics_from_events(
         again = run_cases(
             space,
             evals,
+            RunOptions(runs=1, configs=["with_skill"]),
             skill_dir=skill,
-            runs=1,
-            configs=["with_skill"],
             cache=cache,
             executor=_agent(tmp_path, monkeypatch, "csv-cleanup"),
         )
@@ -261,9 +260,8 @@ def test_claude_code_baseline_has_no_skill_and_errors_are_reported(
     batch = run_cases(
         space,
         evals,
+        RunOptions(runs=1, configs=["baseline"]),
         skill_dir=skill,
-        runs=1,
-        configs=["baseline"],
         executor=_agent(tmp_path, monkeypatch, ""),
     )
     assert batch[0].status == "ok", batch[0].error
@@ -271,7 +269,7 @@ def test_claude_code_baseline_has_no_skill_and_errors_are_reported(
     executor = _agent(tmp_path, monkeypatch, "")
     executor.extra_env["FAKE_AGENT_SCENARIO"] = "error"
     failed = run_cases(
-        space, evals, skill_dir=skill, runs=1, configs=["baseline"], executor=executor
+        space, evals, RunOptions(runs=1, configs=["baseline"]), skill_dir=skill, executor=executor
     )
     assert failed[0].status == "error" and "is_error" in (failed[0].error or "")
 
@@ -287,16 +285,21 @@ def test_version_configs_use_snapshots(skill: Path, tmp_path: Path) -> None:
     batch = run_cases(
         space,
         evals,
+        RunOptions(runs=1, configs=["v0", "v1"]),
         skill_dir=skill,
-        runs=1,
-        configs=["v0", "v1"],
         executor=TextModelExecutor(model),
     )
     assert [r.version for r in batch] == [0, 1]
     marked = [req for req in model.requests if "VERSION-ONE-MARKER" in req.system]
     assert len(model.requests) == 2 and len(marked) == 1
     with pytest.raises(InputError, match="v7"):
-        run_cases(space, evals, skill_dir=skill, configs=["v7"], executor=TextModelExecutor(model))
+        run_cases(
+            space,
+            evals,
+            RunOptions(configs=["v7"]),
+            skill_dir=skill,
+            executor=TextModelExecutor(model),
+        )
 
 
 def test_cli_run_local_replay(
@@ -352,7 +355,7 @@ def test_shipped_samples_cannot_pass_for_real_runs(skill: Path, tmp_path: Path) 
     space = Workspace(tmp_path / "ws")
     init_workspace(skill, space.root)
     evals = read_evals(skill / "evals" / "evals.json")
-    batch = run_cases(space, evals, skill_dir=skill, runs=1, backend="local")
+    batch = run_cases(space, evals, RunOptions(runs=1, backend="local"), skill_dir=skill)
     assert len(batch) == 6 and {r.backend for r in batch} == {"local-sample"}
     assert all(load(r.run_json).kind == "run-record" for r in space.iter_runs())
 
@@ -373,7 +376,9 @@ def test_replayed_samples_pass_the_redactor(
     space = Workspace(tmp_path / "ws")
     init_workspace(skill, space.root)
     evals = read_evals(skill / "evals" / "evals.json")
-    run_cases(space, evals, skill_dir=skill, runs=1, backend="local", samples_dir=samples)
+    run_cases(
+        space, evals, RunOptions(runs=1, backend="local", samples_dir=samples), skill_dir=skill
+    )
     copied = space.run_dir("with_skill", "dedupe-crm-export", 1)
     assert (copied / "outputs" / "leak.md").read_text() == "key [REDACTED] token [REDACTED]\n"
     assert not (copied / "outputs" / "leak.bin").exists()
@@ -401,9 +406,8 @@ def test_a_case_prompt_is_never_an_argument(
     batch = run_cases(
         space,
         evals,
+        RunOptions(runs=1, configs=["with_skill"]),
         skill_dir=skill,
-        runs=1,
-        configs=["with_skill"],
         executor=_agent(tmp_path, monkeypatch, "csv-cleanup"),
     )
     assert [r.status for r in batch] == ["ok"], batch[0].error

@@ -23,6 +23,7 @@ from grade_fixtures import (
 from skillbench.backends.base import TextRequest, TextResponse
 from skillbench.backends.cache import CachingTextModel, CallCache
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.behavior.options import GradeOptions
 from skillbench.behavior.workspace import Workspace
 from skillbench.errors import InputError
 from skillbench.schemas import load
@@ -37,7 +38,7 @@ def _by_run(summary: Any) -> dict[tuple[str, str, int], Any]:
 
 def test_local_grades_checks_and_leaves_the_rest_ungraded(tmp_path: Path) -> None:
     skill, _space = standard_workspace(tmp_path)
-    summary = grade_workspace_sync(skill, backend="local")
+    summary = grade_workspace_sync(skill, GradeOptions(backend="local"))
     runs = _by_run(summary)
     good = runs[("with_skill", "case-one", 1)]
     assert [i.method for i in good.items] == ["check", "check", "ungraded"]
@@ -122,7 +123,7 @@ def test_unverifiable_quote_is_marked(tmp_path: Path) -> None:
 def test_invalid_json_retried_once_then_ungraded(tmp_path: Path) -> None:
     skill, _space = standard_workspace(tmp_path)
     fake = FakeTextModel(["this is not json"])
-    summary = grade_workspace_sync(skill, text_model=fake, configs=["with_skill"])
+    summary = grade_workspace_sync(skill, GradeOptions(configs=["with_skill"]), text_model=fake)
     run = _by_run(summary)[("with_skill", "case-one", 1)]
     assert run.items[2].method == "ungraded" and run.items[2].passed is None
     assert "invalid twice" in (run.grader_note or "")
@@ -168,10 +169,10 @@ def test_structured_path_goes_through_the_cache(tmp_path: Path) -> None:
 
 def test_dialect_option_limits_outputs(tmp_path: Path) -> None:
     skill, space = standard_workspace(tmp_path)
-    grade_workspace_sync(skill, dialect="skill-creator")
+    grade_workspace_sync(skill, GradeOptions(dialect="skill-creator"))
     assert not space.grading_dir.exists() or not any(space.grading_dir.iterdir())
     with pytest.raises(InputError):
-        grade_workspace_sync(skill, dialect="bogus")
+        grade_workspace_sync(skill, GradeOptions(dialect="bogus"))
 
 
 def test_missing_evals_and_runs_are_input_errors(tmp_path: Path) -> None:
@@ -197,7 +198,7 @@ def test_conventions_from_validator_and_model(tmp_path: Path) -> None:
         ]
         return json.dumps(data)
 
-    grade_workspace_sync(skill, text_model=FakeTextModel(reply), configs=["v1"])
+    grade_workspace_sync(skill, GradeOptions(configs=["v1"]), text_model=FakeTextModel(reply))
     data = json.loads((space.grading_dir / "case-two_v1_run1.json").read_text())
     conv = data["convention_compliance"]
     assert (
@@ -205,7 +206,9 @@ def test_conventions_from_validator_and_model(tmp_path: Path) -> None:
     )
     assert conv["description_field"]["details"].startswith("validator:")
     assert conv["type_alignment"] == {"passed": False, "details": "model: no table"}
-    grade_workspace_sync(skill, configs=["v1"], force=True)  # local (replacing the model's)
+    grade_workspace_sync(
+        skill, GradeOptions(configs=["v1"], force=True)
+    )  # local (replacing the model's)
     data = json.loads((space.grading_dir / "case-two_v1_run1.json").read_text())
     assert "convention_compliance" not in data
     assert set(data["convention_compliance_ungraded"]) == {
@@ -233,10 +236,14 @@ def test_evidence_is_escaped_in_the_report_table(tmp_path: Path) -> None:
     def reply(request: TextRequest) -> str:
         return json.dumps(grader_reply(asked_ids(request.prompt), quote="</script><b>x</b>"))
 
-    summary = grade_workspace_sync(skill, text_model=FakeTextModel(reply), configs=["v1"])
+    summary = grade_workspace_sync(
+        skill, GradeOptions(configs=["v1"]), text_model=FakeTextModel(reply)
+    )
     html = table_html(expectations_frame(summary))
     assert "</script>" not in html and "&lt;/script&gt;" in html
-    rates = pass_rate_frame(grade_workspace_sync(skill, force=True))  # local replaces v1's
+    rates = pass_rate_frame(
+        grade_workspace_sync(skill, GradeOptions(force=True))
+    )  # local replaces v1's
     row = rates[(rates["case"] == "case-one") & (rates["config"] == "with_skill")].iloc[0]
     assert (row["passed"], row["graded"], row["ungraded"], row["pass rate (graded)"]) == (
         4,
@@ -277,7 +284,7 @@ def test_a_regex_over_its_time_bound_is_ungraded_not_failed(
     for summary_md in tmp_path.rglob("summary.md"):
         summary_md.write_text("a" * 60 + "!")
     monkeypatch.setattr(checks, "REGEX_TIMEOUT_SECONDS", 0.2)
-    summary = grade_workspace_sync(skill, backend="local")
+    summary = grade_workspace_sync(skill, GradeOptions(backend="local"))
     good = _by_run(summary)[("with_skill", "case-one", 1)]
     assert [i.method for i in good.items] == ["check", "ungraded", "ungraded"]
     assert "timed out after 0.2 s" in good.items[1].evidence
@@ -296,7 +303,7 @@ def test_draft_cases_without_expectations_are_noted_not_graded(tmp_path: Path) -
     space = Workspace.for_skill(skill)
     make_run(space, RunSpec("with_skill", "draft", 1, final_text="done"))
     make_run(space, RunSpec("with_skill", "ready", 1, final_text="done"))
-    summary = grade_workspace_sync(skill, backend="local")
+    summary = grade_workspace_sync(skill, GradeOptions(backend="local"))
     assert [r.run.record.case_id for r in summary.runs] == ["ready"]
     assert [i.text for i in summary.runs[0].items] == ["The reply says done"]
     assert any("'draft' has no expectations yet" in note for note in summary.notes)

@@ -10,6 +10,7 @@ import pytest
 from grade_fixtures import FakeTextModel, auto_reply, standard_workspace
 
 from skillbench.behavior.grade import grade_workspace_sync, read_gradings
+from skillbench.behavior.options import GradeOptions
 from skillbench.cli import main
 from skillbench.errors import InputError
 
@@ -27,7 +28,7 @@ def test_local_grading_refuses_to_replace_a_model_grading(tmp_path: Path) -> Non
     grade_workspace_sync(skill, text_model=FakeTextModel(auto_reply))
     before = _gradings(space.root)
     with pytest.raises(InputError) as caught:
-        grade_workspace_sync(skill, backend="local")
+        grade_workspace_sync(skill, GradeOptions(backend="local"))
     message = str(caught.value)
     assert "grading.json" in message
     assert "fake (fake-grader)" in message and "local" in message and "force" in message
@@ -38,9 +39,9 @@ def test_force_replaces_and_the_same_grader_regrades_freely(tmp_path: Path) -> N
     skill, _space = standard_workspace(tmp_path)
     grade_workspace_sync(skill, text_model=FakeTextModel(auto_reply))
     grade_workspace_sync(skill, text_model=FakeTextModel(auto_reply))  # same grader: fine
-    summary = grade_workspace_sync(skill, backend="local", force=True)
+    summary = grade_workspace_sync(skill, GradeOptions(backend="local", force=True))
     assert summary.backend == "local"
-    grade_workspace_sync(skill, backend="local")  # now local's own gradings: fine
+    grade_workspace_sync(skill, GradeOptions(backend="local"))  # now local's own gradings: fine
 
 
 def test_cli_grade_refuses_with_exit_2_and_force_replaces(

@@ -16,6 +16,7 @@ import pytest
 
 from skillbench.behavior.execute import check_run_inputs, skill_source
 from skillbench.behavior.executors import ClaudeCodeExecutor, RunTask
+from skillbench.behavior.options import RunOptions
 from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 from skillbench.cli import main
@@ -117,8 +118,8 @@ def test_an_input_file_may_not_configure_the_session(
         run_cases(
             Workspace(ws),
             read_evals(evals),
+            RunOptions(configs=["baseline"]),
             skill_dir=skill,
-            configs=["baseline"],
             executor=ClaudeCodeExecutor(claude_bin=FAKE_AGENT),
         )
     assert not ws.exists()

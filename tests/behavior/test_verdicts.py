@@ -9,6 +9,7 @@ import pytest
 from skillbench.behavior.benchmark import build_benchmark
 from skillbench.behavior.demo import sample_workspace
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.behavior.options import GradeOptions
 from skillbench.behavior.verdicts import (
     SAMPLE_RUNS,
     benchmark_header,
@@ -24,7 +25,7 @@ SKILL = Path(__file__).resolve().parents[2] / "data" / "skills" / "csv-cleanup"
 @pytest.fixture(scope="module")
 def graded() -> tuple[Path, object]:
     space = sample_workspace(SKILL)
-    return space, grade_workspace_sync(SKILL, workspace=space, backend="local")
+    return space, grade_workspace_sync(SKILL, GradeOptions(backend="local"), workspace=space)
 
 
 def test_grading_verdict_splits_configurations_and_lists_the_skills_failures_first(

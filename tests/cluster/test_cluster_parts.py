@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from cluster_fakes import MockMessagesAPI
 
+from skillbench.behavior.options import RunOptions
 from skillbench.cli import main
 from skillbench.cluster.connect import cluster_choice, connect
 from skillbench.cluster.limiter import SharedLimiter
@@ -371,7 +372,10 @@ def test_run_cases_hands_a_session_backends_executor_to_the_placer(
     workspace = Workspace.for_skill(skill)
     with placement.placed(Placer()):
         batch = run_cases(
-            workspace, read_evals(evals_path(skill)), skill_dir=skill, runs=2, backend="claude-code"
+            workspace,
+            read_evals(evals_path(skill)),
+            RunOptions(runs=2, backend="claude-code"),
+            skill_dir=skill,
         )
     assert len(made) == 1 and made[0].runs == 4 == len(batch)
     assert all(r.status == "ok" for r in batch)

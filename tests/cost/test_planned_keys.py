@@ -26,6 +26,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     cache_key,
 )
+from skillbench.behavior.options import CompareOptions, GradeOptions, RunOptions
 from skillbench.cost.estimate import register_estimator, unregister_estimator
 from skillbench.schemas.cost import TokenCounts
 
@@ -133,11 +134,11 @@ def test_run_plans_the_tasks_it_sends(keys_backend: str, tmp_path: Path) -> None
     shutil.copytree(SKILL, skill)
     evals = read_evals(skill / "evals" / "evals.json")
     space = Workspace.for_skill(skill)
-    options: dict[str, Any] = {"configs": ["with_skill", "baseline"], "runs": 1}
-    plan_run(space, evals, skill_dir=skill, backend=keys_backend, **options)
+    options = RunOptions(configs=["with_skill", "baseline"], runs=1, backend=keys_backend)
+    plan_run(space, evals, skill_dir=skill, configs=options.configs, runs=1, backend=keys_backend)
     init_workspace(skill)
     executor = TextModelExecutor(registry.get_text_model(keys_backend))
-    run_cases(space, evals, skill_dir=skill, executor=executor, **options)
+    run_cases(space, evals, options.but(backend="local"), skill_dir=skill, executor=executor)
     assert planned and keys(planned) == keys(sent)
 
 
@@ -146,7 +147,7 @@ def test_grade_plans_the_grader_requests_it_sends(keys_backend: str, tmp_path: P
 
     skill, _space = standard_workspace(tmp_path)
     plan_grade(skill, backend=keys_backend)
-    grade_workspace_sync(skill, backend=keys_backend, use_cache=False)
+    grade_workspace_sync(skill, GradeOptions(backend=keys_backend, use_cache=False))
     assert planned and keys(planned) == keys(sent)
 
 
@@ -154,9 +155,9 @@ def test_compare_plans_both_orders_it_sends(keys_backend: str, tmp_path: Path) -
     from skillbench.behavior.compare_run import compare_sync, plan_compare_run
 
     skill = make_workspace(tmp_path, runs=1)
-    options: dict[str, Any] = {"backend": keys_backend, "use_cache": False}
-    plan_compare_run(skill, "v1", "v0", **options)
-    compare_sync(skill, "v1", "v0", analyze=False, **options)
+    options = CompareOptions(backend=keys_backend, use_cache=False)
+    plan_compare_run(skill, "v1", "v0", options)
+    compare_sync(skill, "v1", "v0", options.but(analyze=False))
     assert planned and keys(planned) == keys(sent)
 
 
@@ -173,10 +174,12 @@ def test_a_scoped_cost_limit_caps_a_grading_in_the_library(
     estimate = plan_grade(skill, backend=keys_backend).estimate
     assert estimate.calls > 1
     with pytest.raises(CostCapError, match="exceeds the cap"):
-        grade_workspace_sync(skill, backend=keys_backend, use_cache=False, max_cost=0.0015)
+        grade_workspace_sync(
+            skill, GradeOptions(backend=keys_backend, use_cache=False, max_cost=0.0015)
+        )
     assert sent == []
     with cost_limit(0.0015) as budget:  # a scoped cap: the spend stops at it
-        summary = grade_workspace_sync(skill, backend=keys_backend, use_cache=False)
+        summary = grade_workspace_sync(skill, GradeOptions(backend=keys_backend, use_cache=False))
     assert summary.stopped_at_cap > 0 and budget.stopped
     assert json.dumps(summary.cost.model_dump() if summary.cost else {})  # a cost block stated
 
@@ -218,7 +221,9 @@ def test_run_cases_refuses_over_the_cap_in_the_library(keys_backend: str, tmp_pa
     init_workspace(skill)
     space = Workspace.for_skill(skill)
     with pytest.raises(CostCapError):
-        run_cases(space, evals, skill_dir=skill, backend=keys_backend, runs=1, max_cost=1e-9)
+        run_cases(
+            space, evals, RunOptions(backend=keys_backend, runs=1, max_cost=1e-9), skill_dir=skill
+        )
     assert sent == []
 
 

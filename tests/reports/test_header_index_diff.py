@@ -14,7 +14,7 @@ from skillbench.cli import main
 from skillbench.errors import InputError
 from skillbench.io import dumps_json, write_json
 from skillbench.reports.diff import diff_documents, diff_header, diff_reports
-from skillbench.reports.header import Verdict, header_html, header_lines, make_header
+from skillbench.reports.header import HeaderInputs, Verdict, header_html, header_lines, make_header
 from skillbench.reports.index import update_latest, write_index
 from skillbench.reports.manifest import GitState, Manifest, software_versions
 from skillbench.reports.notebook import failures_first, table_html
@@ -76,7 +76,9 @@ async def test_header_carries_provenance_and_renders_escaped() -> None:
 def test_eval_set_hash_and_recorded_label(tmp_path: Path) -> None:
     evals = tmp_path / "e.json"
     evals.write_text("[]", encoding="utf-8")
-    header = make_header("T", Verdict(ok=None, line="n/a"), eval_set=evals, recorded="SAMPLE runs")
+    header = make_header(
+        "T", Verdict(ok=None, line="n/a"), HeaderInputs(eval_set=evals, recorded="SAMPLE runs")
+    )
     assert (
         header.eval_set_sha256 == "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
     )

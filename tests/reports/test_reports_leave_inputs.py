@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from skillbench.behavior.options import GradeOptions, RunOptions
 from skillbench.improve.options import ImproveOptions
 from skillbench.reports.runner import available_notebooks, run_notebook
 from skillbench.trigger.options import TriggerOptions
@@ -47,9 +48,8 @@ def _model_graded_workspace(skill: Path, space: Path) -> None:
     from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 
     init_workspace(skill, workspace=space)
-    run_cases(Workspace(space), read_evals(skill / "evals" / "evals.json"), skill_dir=skill,
-              backend="local")  # fmt: skip
-    grade_workspace_sync(skill, workspace=space, backend="local")
+    run_cases(Workspace(space), read_evals(skill / "evals" / "evals.json"), RunOptions(backend="local"), skill_dir=skill)  # fmt: skip
+    grade_workspace_sync(skill, GradeOptions(backend="local"), workspace=space)
     for grading in space.rglob("grading.json"):
         data = json.loads(grading.read_text(encoding="utf-8"))
         data["grader"] = OTHER_GRADER

@@ -12,6 +12,7 @@ from skillbench.behavior.benchmark import write_benchmark
 from skillbench.behavior.compare_run import compare_sync
 from skillbench.behavior.demo import sample_workspace
 from skillbench.behavior.grade import grade_workspace_sync
+from skillbench.behavior.options import CompareOptions, GradeOptions
 from skillbench.improve.options import ImproveOptions
 from skillbench.improve.run import improve_skill_sync
 from skillbench.io import write_json
@@ -28,9 +29,9 @@ SKILL = DATA / "skills" / "csv-cleanup"
 
 def test_every_written_file_checks_without_warnings(tmp_path: Path) -> None:
     space = sample_workspace(SKILL)  # a new temporary workspace of replayed SAMPLE runs
-    grade_workspace_sync(SKILL, workspace=space, backend="local")
+    grade_workspace_sync(SKILL, GradeOptions(backend="local"), workspace=space)
     write_benchmark(SKILL, workspace=space)
-    compare_sync(SKILL, "with_skill", "baseline", workspace=space, backend="local")
+    compare_sync(SKILL, "with_skill", "baseline", CompareOptions(backend="local"), workspace=space)
     improve_skill_sync(
         DATA / "skills" / "sql-query-reviewer",
         DATA / "evals" / "sql-query-reviewer.trigger.json",

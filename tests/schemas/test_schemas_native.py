@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from skillbench.behavior.compare_run import compare_sync
+from skillbench.behavior.options import CompareOptions, RunOptions
 from skillbench.behavior.run import run_cases
 from skillbench.behavior.workspace import Workspace, init_workspace, read_evals
 from skillbench.schemas import check, detect, load
@@ -20,8 +21,14 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ws") / "workspace"
     init_workspace(SKILL, workspace=root)
     evals = read_evals(SKILL / "evals" / "evals.json")
-    run_cases(Workspace(root), evals, skill_dir=SKILL, backend="local")
-    compare_sync(SKILL, "with_skill", "baseline", workspace=root, backend="local", use_cache=False)
+    run_cases(Workspace(root), evals, RunOptions(backend="local"), skill_dir=SKILL)
+    compare_sync(
+        SKILL,
+        "with_skill",
+        "baseline",
+        CompareOptions(backend="local", use_cache=False),
+        workspace=root,
+    )
     return root
 
 

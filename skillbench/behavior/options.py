@@ -1,0 +1,134 @@
+"""The options of the behavior workflows, each declared once: `RunOptions` (`run_cases`),
+`GradeOptions` (`grade_workspace`), `CompareOptions` (`compare`). What they share (backend,
+model, the cost cap; the call cache for the two that ask a model) lives in their bases.
+
+All are frozen: derive a variant with `.but(...)` (`dataclasses.replace`, checked again). The
+options are checked when the object is built, so a bad value is an `InputError` naming its CLI
+flag before any file is read or any call is made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+from skillbench import limits
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
+from skillbench.behavior.execute import DEFAULT_CONFIGS
+from skillbench.errors import InputError
+from skillbench.schemas.registry import WRITING_SKILLS
+
+DIALECTS: tuple[str, ...] = ("all", "skill-creator", "writing-skills")
+"""What `grade --dialect` writes: both dialects' gradings, or one."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BehaviorOptions:
+    """What every behavior workflow takes: which backend and model, and what it may spend."""
+
+    backend: str | None = None
+    """Backend name (`local`, `anthropic`, `claude-code`, a plugin's); None means
+    `$SKILLBENCH_BACKEND`, else `local`."""
+    model: str | None = None
+    """Model name for the backend (None: its default)."""
+    max_cost: float | None = None
+    """USD: refuse to start when the plan's estimate exceeds it, then stop starting calls once
+    spent (see `cost.limit`); None: the active `cost_limit`'s cap, if any."""
+
+    def __post_init__(self) -> None:
+        cap = self.max_cost
+        if cap is not None and not (
+            isinstance(cap, int | float)
+            and not isinstance(cap, bool)
+            and math.isfinite(cap)
+            and cap >= 0
+        ):  # 0 is a cap too: nothing may be spent
+            raise InputError(
+                f"must be a finite number of US dollars >= 0, got {cap!r}", path="--max-cost"
+            )
+
+    def but(self, **changes: Any) -> Self:
+        """A copy with `changes` applied (`dataclasses.replace`; checked again)."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CachedOptions(BehaviorOptions):
+    """A workflow whose model answers go through the call cache (grading, comparing)."""
+
+    use_cache: bool = True
+    """Serve repeated calls from the call cache (a re-run makes zero calls)."""
+    cache_path: str | Path | None = None
+    """The call cache's file (None: the default location)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions(BehaviorOptions):
+    """How `run_cases` executes the eval cases: which configurations, how many runs, how
+    concurrently."""
+
+    backend: str = "local"
+    """Backend name; `local` replays the recorded sample runs."""
+    configs: Sequence[str] = DEFAULT_CONFIGS
+    """The configurations to run each case in (`with_skill`, `baseline`, `v<N>`, …)."""
+    runs: int = 3
+    """Runs per case and configuration."""
+    workers: int = 2
+    """Concurrent runs."""
+    timeout: float | None = None
+    """Seconds one run may take (None: the backend's own per-session limit)."""
+    samples_dir: str | Path | None = None
+    """Recorded samples replayed by an offline backend (None: `data/runs/<folder name>/`)."""
+    max_copy: int = DEFAULT_MAX_COPY
+    """Bytes a claude-code session's project may receive (what would pass it is left out)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "configs", tuple(self.configs))
+        limits.check_int(self.runs, "--runs", 1, limits.MAX_RUNS)
+        limits.check_int(self.workers, "--workers", 1, limits.MAX_WORKERS)
+        limits.check_timeout(self.timeout)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradeOptions(CachedOptions):
+    """How `grade_workspace` grades the workspace's runs."""
+
+    dialect: str = "all"
+    """The gradings written: `all`, `skill-creator` or `writing-skills`."""
+    configs: Sequence[str] | None = None
+    """The configurations graded (None: every one in the workspace)."""
+    force: bool = False
+    """Replace gradings made by another grader (backend or model)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.configs is not None:
+            object.__setattr__(self, "configs", tuple(self.configs))
+        if self.dialect not in DIALECTS:
+            raise InputError(
+                f"unknown dialect {self.dialect!r}; choose {', '.join(DIALECTS)}", path="--dialect"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareOptions(CachedOptions):
+    """How `compare` judges two configurations blind and analyses the result."""
+
+    dialect: str = WRITING_SKILLS
+    """The shape of the comparison and analysis files (`writing-skills` or `skill-creator`)."""
+    seed: int = 0
+    """Seed of the A/B order."""
+    workers: int = 4
+    """Pairs judged at once."""
+    analyze: bool = True
+    """Run the analyzer after the comparison."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        limits.check_int(self.seed, "--seed", 0, limits.MAX_SEED)
+        limits.check_int(self.workers, "--workers", 1, limits.MAX_WORKERS)
