@@ -10,7 +10,6 @@ flag before any file is read or any call is made.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, Self
 from skillbench import limits
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.execute import DEFAULT_CONFIGS
+from skillbench.cost.budget import parse_max_cost
 from skillbench.errors import InputError
 from skillbench.schemas.registry import WRITING_SKILLS
 
@@ -40,16 +40,9 @@ class BehaviorOptions:
     spent (see `cost.limit`); None: the active `cost_limit`'s cap, if any."""
 
     def __post_init__(self) -> None:
-        cap = self.max_cost
-        if cap is not None and not (
-            isinstance(cap, int | float)
-            and not isinstance(cap, bool)
-            and math.isfinite(cap)
-            and cap >= 0
-        ):  # 0 is a cap too: nothing may be spent
-            raise InputError(
-                f"must be a finite number of US dollars >= 0, got {cap!r}", path="--max-cost"
-            )
+        """The cap is checked as `--max-cost` is everywhere (`cost.budget.parse_max_cost`: a
+        positive, finite number of dollars; "0.5" from papermill or YAML is read as 0.5)."""
+        object.__setattr__(self, "max_cost", parse_max_cost(self.max_cost, env=False))
 
     def but(self, **changes: Any) -> Self:
         """A copy with `changes` applied (`dataclasses.replace`; checked again)."""

@@ -158,11 +158,36 @@ class Budget:
         self.refused = 0  # calls not started because of the cap
         self.halted = False  # a workflow stopped early because of the cap
         self._lock = threading.Lock()
+        self._in_flight = 0  # calls started, not yet recorded
+        self._made = 0  # calls recorded that were made (not cache hits)
 
     def allows(self) -> bool:
-        """Whether a new call may start."""
-        own = self.cap_usd is None or self.meter.spent < self.cap_usd
+        """Whether a new call may start: the spend plus what the calls in flight are expected
+        to cost (each the mean of the calls made so far) is still under the cap — so calls
+        running side by side cannot all start at once and carry the spend far past it."""
+        own = True
+        if self.cap_usd is not None:
+            with self._lock:
+                spent = self.meter.spent
+                ahead = self._in_flight * (spent / self._made if self._made else 0.0)
+            own = spent + ahead < self.cap_usd
         return own and (self.parent is None or self.parent.allows())
+
+    def started(self, count: int = 1) -> None:
+        """Count `count` calls starting (here and in the enclosing limits)."""
+        with self._lock:
+            self._in_flight += count
+        if self.parent is not None:
+            self.parent.started(count)
+
+    def finished(self, count: int = 1, *, made: int = 0) -> None:
+        """Count `count` started calls as recorded, `made` of them real calls (not cache
+        hits); record their spend in the meter first."""
+        with self._lock:
+            self._in_flight -= count
+            self._made += made
+        if self.parent is not None:
+            self.parent.finished(count, made=made)
 
     @property
     def stopped(self) -> bool:
@@ -236,7 +261,14 @@ class MeteredJudge:
         """The answer, metered; past the cap only what the cache holds."""
         if not self.budget.allows() and not self._cached_only(request):
             return self._refused()
-        return self._record(await self.inner.judge(request))
+        self.budget.started()
+        made = 0
+        try:
+            outcome = self._record(await self.inner.judge(request))
+            made = 0 if outcome.cached else 1
+        finally:
+            self.budget.finished(made=made)
+        return outcome
 
     async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
         """Many requests (the wrapped judge's `judge_many` when it has one); past the cap,
@@ -248,12 +280,18 @@ class MeteredJudge:
         results: list[TriggerOutcome | None] = [None] * len(requests)
         many = getattr(self.inner, "judge_many", None)
         chosen = [requests[i] for i in allowed]
-        if many is not None:
-            outcomes = list(await many(chosen)) if chosen else []
-        else:
-            outcomes = [await self.inner.judge(r) for r in chosen]
-        for i, outcome in zip(allowed, outcomes, strict=True):
-            results[i] = self._record(outcome)
+        self.budget.started(len(chosen))
+        made = 0
+        try:
+            if many is not None:
+                outcomes = list(await many(chosen)) if chosen else []
+            else:
+                outcomes = [await self.inner.judge(r) for r in chosen]
+            for i, outcome in zip(allowed, outcomes, strict=True):
+                results[i] = self._record(outcome)
+                made += 0 if outcome.cached else 1
+        finally:
+            self.budget.finished(len(chosen), made=made)
         return [r if r is not None else self._refused() for r in results]
 
     async def aclose(self) -> None:
@@ -306,15 +344,21 @@ class MeteredTextModel:
             call.close()  # never started: no "coroutine was never awaited" warning
             self.budget.refuse()
             raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
-        response = await call
-        self.budget.meter.record(
-            self.name,
-            self.model,
-            request.purpose or "text",
-            response.usage,
-            cached=response.cached,
-            priced=self.priced,
-        )
+        self.budget.started()
+        made = 0
+        try:
+            response = await call
+            self.budget.meter.record(
+                self.name,
+                self.model,
+                request.purpose or "text",
+                response.usage,
+                cached=response.cached,
+                priced=self.priced,
+            )
+            made = 0 if response.cached else 1
+        finally:
+            self.budget.finished(made=made)
         return response
 
     async def aclose(self) -> None:

@@ -275,3 +275,21 @@ def test_trigger_options_max_cost_as_text_runs(monkeypatch: pytest.MonkeyPatch) 
         "data/skills/csv-cleanup", "data/evals/csv-cleanup.trigger.json", options
     )
     assert not any("cost cap" in w for w in report.warnings or [])
+
+
+async def test_calls_in_flight_count_against_the_cap() -> None:
+    """Four calls side by side at $0.001 each under a $0.0105 cap: a call starts only while the
+    spend plus what the calls in flight will cost stays under the cap, so about 11 calls are
+    made, not 14 (the spend reaching the cap while three more were still running)."""
+    inner, budget = ScriptedJudge({}, delay=0.01), Budget(0.0105)
+    judge = MeteredJudge(inner, budget)
+    slots = asyncio.Semaphore(4)
+
+    async def one(index: int) -> TriggerOutcome:
+        async with slots:
+            return await judge.judge(request(f"q{index}"))
+
+    outcomes = await asyncio.gather(*(one(i) for i in range(40)))
+    made = len(inner.requests)
+    assert made <= 11 and budget.meter.spent <= 0.0105 + 0.001  # at most one call past it
+    assert sum(o.error is not None for o in outcomes) == 40 - made and budget.stopped
