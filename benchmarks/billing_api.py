@@ -201,6 +201,7 @@ class BillingServer(ThreadingHTTPServer):
     """The fake on 127.0.0.1 (ephemeral port), served from a background thread."""
 
     daemon_threads = True
+    request_queue_size = 256  # the listen backlog: 5 by default resets clients under a burst
 
     def __init__(self, target: str | None = None) -> None:
         super().__init__(("127.0.0.1", 0), BillingHandler)
