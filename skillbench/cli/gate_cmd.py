@@ -117,6 +117,7 @@ def register(subparsers: Any) -> None:
         "--junit", metavar="FILE", help="also write JUnit XML: the gate and one case per query"
     )
     common.add_cost_options(p)
+    common.add_cluster_options(p)
     p.set_defaults(func=run)
 
 
@@ -196,7 +197,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK if aa.ok else EXIT_FAILED
     from skillbench.gate.run import run_gate
 
-    with common.progress_bar(err, "gate: base and head") as on_progress:
+    with (
+        common.cluster(args, args.backend),  # claude-code sessions on Ray (docs/cluster.md)
+        common.progress_bar(err, "gate: base and head") as on_progress,
+    ):
         options.progress = on_progress
         report = run_sync(lambda: run_gate(args.skill_dir, args.evals, options, base_ref=args.base))
     return emit(args, report, out)
@@ -223,7 +227,9 @@ def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
     gate = BehaviorGate(args.skill_dir, options, out, evals=args.evals, base_ref=args.base)
     err = common.stderr_console()
     err.print(common.safe(f"behavior gate: base and head run in {out / 'behavior'}"), markup=False)
-    return emit(args, gate.run(), out)
+    with common.cluster(args, args.backend):  # sessions on Ray: run_cases places them there
+        report = gate.run()
+    return emit(args, report, out)
 
 
 def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
