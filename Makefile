@@ -56,8 +56,9 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# one worker per core, a test file's tests on one worker (module fixtures start servers, clusters)
 pytest: install agents
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
 
 test: lint typecheck pytest
 
