@@ -50,7 +50,7 @@ from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
 from skillbench.trigger.evalset import EvalQuery
-from skillbench.trigger.listing import BUDGET_ENV
+from skillbench.trigger.listing import BUDGET_ENV, DEFAULT_MODEL
 from skillbench.trigger.options import DEFAULT_OPTIONS, TriggerOptions
 from skillbench.trigger.report import QueryTally
 from skillbench.trigger.run import (
@@ -59,12 +59,12 @@ from skillbench.trigger.run import (
     backend_info,
     backend_workers,
     harness_info,
+    listing_model,
 )
 from skillbench.version import __version__
 
 Runs = int | Literal["auto"]
 ProgressCallback = Callable[[int, int], None]
-DEFAULT_MODEL = "claude-haiku-4-5"
 PURPOSE = "library"
 """The purpose of the library's cost line, in the plan and in the report."""
 PROXY_LISTING_NOTE = (
@@ -179,15 +179,6 @@ def check_budget_applies(budget: int | None, applies: bool, harness: str | None)
             "the replay harness, the claude-code backend or an offline proxy",
             path="--budget",
         )
-
-
-def listing_model(judge: object) -> str:
-    """The Claude model whose listing budget applies: the judge's, or for a proxy (which has
-    none, or an embedding model) Claude Code's default `DEFAULT_MODEL`."""
-    inner = _innermost(judge)
-    if getattr(inner, "is_proxy", False):
-        return DEFAULT_MODEL
-    return str(getattr(inner, "model", None) or DEFAULT_MODEL)
 
 
 def library_requests(

@@ -46,6 +46,9 @@ LISTING_MARKER = "The following skills are available for use with the Skill tool
 BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
 ENTRY_CAP = 1536
 BUDGET_FRACTION = 0.01
+#: The model whose budget an estimate uses when the judge names no Claude model (a proxy, or the
+#: CLI's default before it reported one): the anthropic backend's default, haiku-4-5 (8,000).
+DEFAULT_MODEL = "claude-haiku-4-5"
 #: Models Claude Code 2.1.197 counts at 4 bytes per token (all others: 3).
 FOUR_BYTE_MODELS = frozenset(
     {

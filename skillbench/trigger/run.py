@@ -503,6 +503,20 @@ def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
     return None
 
 
+def listing_model(judge: object) -> str:
+    """The Claude model whose listing budget applies to `judge` (`listing.cli_budget`), the one
+    choice every command makes the same way: the judge's model, else the one the CLI reported
+    running, else `listing.DEFAULT_MODEL`; a proxy has no Claude model (its `model` is an
+    embedding model's name), so `DEFAULT_MODEL`."""
+    from skillbench.trigger.listing import DEFAULT_MODEL
+
+    inner = _innermost(judge)
+    if getattr(inner, "is_proxy", False):
+        return DEFAULT_MODEL
+    reported = getattr(inner, "reported_models", None) or [None]
+    return str(getattr(inner, "model", None) or reported[0] or DEFAULT_MODEL)
+
+
 def listing_info(
     judge: TriggerJudge, target: SkillEntry, catalog: tuple[SkillEntry, ...]
 ) -> tuple[ListingInfo | None, str | None]:
@@ -516,8 +530,7 @@ def listing_info(
     if callable(own):  # a judge that reads its own request (the agent backends)
         found: tuple[ListingInfo | None, str | None] = own(target, catalog)
         return found
-    reported = getattr(inner, "reported_models", None) or [None]
-    model = str(getattr(inner, "model", None) or reported[0] or "claude-haiku-4-5")
+    model = listing_model(judge)
     harness = getattr(inner, "harness", None)
     if harness == "replay":
         try:

@@ -3,8 +3,12 @@ the what-if at other budgets, the per-skill cut that lists every skill in full."
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 from skillbench.backends.base import SkillEntry
 from skillbench.library.discover import load_library
@@ -78,3 +82,27 @@ def test_a_proxy_sees_each_skill_as_listed() -> None:
     shown = {e.name: e.description for e in as_listed(library.entries, listing)}
     assert shown["testsmith"] == ""
     assert shown["sql-formatter"].startswith("Formats SQL queries")
+
+
+def test_trigger_header_and_library_view_state_the_same_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One skill set, the local proxy (its `model` is an embedding model's name): the trigger
+    report's header and the library view state the same listing budget, haiku-4-5's 8,000."""
+    from skillbench.cli import main
+
+    monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
+    library = tmp_path / "library"
+    for name in ("testsmith", "changelog-writer", "csv-profiler"):
+        shutil.copytree(SAMPLE / name, library / name)
+    trigger_out, library_out = tmp_path / "trigger.json", tmp_path / "library.json"
+    common = ["--backend", "local", "--runs", "1", "--no-cache"]
+    evals = str(library / "testsmith" / "evals" / "trigger.json")
+    main(["trigger", str(library / "testsmith"), "--evals", evals, "--catalog", str(library),
+          *common, "--out", str(trigger_out)])  # fmt: skip
+    header = capsys.readouterr().out
+    main(["library", str(library), *common, "--out", str(library_out)])
+    view = capsys.readouterr().out
+    stated = json.loads(trigger_out.read_text())["listing"]["budget_chars"]
+    assert stated == json.loads(library_out.read_text())["listing"]["budget_chars"] == 8000
+    assert "budget 8,000 characters" in header and "budget 8,000 characters" in view
