@@ -93,19 +93,9 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(models) - {a.lower() for a in agents})
     if unknown:
         raise InputError(f"names an agent not in --agents: {', '.join(unknown)}", path="--model")
-    from skillbench.trigger.options import TriggerOptions
+    from skillbench.cli.trigger_cmd import trigger_options
 
-    options = TriggerOptions(
-        runs=args.runs,
-        threshold=args.threshold,
-        confidence=args.confidence,
-        workers=args.workers,
-        seed=args.seed,
-        timeout=args.timeout,
-        catalog_dir=common.catalog_dir(args.catalog),
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-    )
+    options = trigger_options(args, model=None)  # --model here is AGENT=MODEL, per agent
     report = run_agents_sync(args.skill_dir, args.evals, options, agents=agents, models=models)
     if args.out:
         write_json(args.out, report)

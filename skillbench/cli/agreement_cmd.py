@@ -81,13 +81,13 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run both backends, compare, print or save; returns the exit code."""
     from skillbench.backends.registry import resolve_backend_name
+    from skillbench.cli.trigger_cmd import trigger_options
     from skillbench.io import dumps_json, write_json
     from skillbench.trigger.agreement import (
         AgreementOptions,
         agreement_lines,
         run_agreement_sync,
     )
-    from skillbench.trigger.options import TriggerOptions
 
     common.apply_agent(args, "a")
     common.apply_agent(args, "b")
@@ -96,17 +96,8 @@ def run(args: argparse.Namespace) -> int:
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
     project = _project_options(args)
-    trigger = TriggerOptions(
-        model=args.model,
-        runs=args.runs,
-        threshold=args.threshold,
-        confidence=args.confidence,
-        seed=args.seed,
-        workers=args.workers,
-        catalog_dir=common.catalog_dir(args.catalog),
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-    )
+    # --project goes to the side(s) with the replay harness (`_project_options`), not to both
+    trigger = trigger_options(args, project=None)
     options = AgreementOptions(
         trigger=trigger,
         backend_a=args.backend_a,

@@ -114,24 +114,10 @@ def run(args: argparse.Namespace) -> int:
     common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
+    from skillbench.cli.trigger_cmd import trigger_options
     from skillbench.improve.options import ImproveOptions
-    from skillbench.trigger.options import TriggerOptions
 
-    trigger = TriggerOptions(
-        backend=args.backend,
-        model=args.model,
-        harness=args.harness,
-        cache_before_query=args.cache_before_query,
-        project=args.project,
-        runs=args.runs,
-        threshold=args.threshold,
-        seed=args.seed,
-        workers=args.workers,
-        catalog_dir=common.catalog_dir(args.catalog),
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-        max_cost=common.max_cost(args),
-    )
+    trigger = trigger_options(args)
     options = ImproveOptions(
         trigger=trigger,
         rounds=args.rounds,

@@ -146,31 +146,30 @@ def cluster_workers(options: TriggerOptions, cluster: Any) -> TriggerOptions:
     return options.but(workers=cluster.workers(options.workers or 1))
 
 
-def trigger_options(args: argparse.Namespace) -> TriggerOptions:
-    """The `TriggerOptions` of the parsed flags (`--auth login` checked here: exit 2)."""
+#: `TriggerOptions` fields read from the flag of the same name, when the command has that flag.
+SAME_NAME_FLAGS = (
+    "backend", "model", "harness", "cache_before_query", "project", "batch", "escalate", "runs",
+    "max_runs", "confidence", "threshold", "seed", "workers", "timeout",
+)  # fmt: skip
+
+
+def trigger_options(args: argparse.Namespace, **fields: Any) -> TriggerOptions:
+    """The one `TriggerOptions` builder of every command that runs trigger evals (`trigger`,
+    `library`, `improve`, `agents`, `agreement`): each option from its flag when the command
+    has that flag (else `TriggerOptions`' default), `--auth login` checked here (exit 2); then
+    `fields`, a command's own differences (e.g. `agents`' `--model AGENT=MODEL` is no model)."""
     from skillbench.trigger.options import TriggerOptions
 
-    return TriggerOptions(
-        backend=args.backend,
-        model=args.model,
-        harness=args.harness,
-        cache_before_query=args.cache_before_query,
-        project=args.project,
-        batch=args.batch,
-        backend_options=_auth_options(args) or None,
-        escalate=args.escalate,
-        runs=args.runs,
-        max_runs=args.max_runs,
-        confidence=args.confidence,
-        threshold=args.threshold,
-        seed=args.seed,
-        workers=args.workers,
-        timeout=args.timeout,
-        catalog_dir=common.catalog_dir(args.catalog),
-        use_cache=not args.no_cache,
-        cache_path=args.cache,
-        max_cost=common.max_cost(args),
-    )
+    found: dict[str, Any] = {n: getattr(args, n) for n in SAME_NAME_FLAGS if hasattr(args, n)}
+    if hasattr(args, "catalog"):
+        found["catalog_dir"] = common.catalog_dir(args.catalog)
+    if hasattr(args, "no_cache"):
+        found.update(use_cache=not args.no_cache, cache_path=args.cache)
+    if hasattr(args, "max_cost"):
+        found["max_cost"] = common.max_cost(args)
+    if hasattr(args, "auth"):
+        found["backend_options"] = _auth_options(args) or None
+    return TriggerOptions(**{**found, **fields})
 
 
 def _dry_run(args: argparse.Namespace, options: TriggerOptions) -> int:
