@@ -142,6 +142,22 @@ class BackendSpec:
         return load_target(target, self.name) if isinstance(target, str) else target
 
 
+def cli_install_hint(
+    package: str, binary: str, bin_variable: str, make_target: str, *, working_dir: bool = False
+) -> str:
+    """How to get a missing agent CLI, for every agent in the same order: npm first (what a pip
+    user has), `make <target>` for a clone of skillbench, then the variable naming a binary.
+    `working_dir`: the backend also finds `.tools/node_modules/.bin/` of the working folder."""
+    local = (
+        f" or `npm install --prefix .tools {package}` in the working folder" if working_dir else ""
+    )
+    return (
+        f"install the pinned CLI with npm: `npm install -g {package}` (puts `{binary}` on "
+        f"PATH){local}; in a clone of skillbench, `make {make_target}`; or set {bin_variable} "
+        f"to a `{binary}` executable"
+    )
+
+
 def load_target(target: str, backend: str) -> Any:
     """Import `"module:attribute"`; BackendError naming `backend` when it cannot be loaded."""
     module_name, _, attribute = target.partition(":")

@@ -23,6 +23,7 @@ from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.anthropic.limiter import Failure
 from skillbench.backends.base import CallUsage
 from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.spec import cli_install_hint
 from skillbench.errors import BackendError
 
 #: The query the capture sends; replaced by each eval query.
@@ -134,9 +135,8 @@ class Agent:
 
     def install_hint(self) -> str:
         """What to run when the CLI is missing."""
-        return (
-            f"run `make agents` (or `npm install --prefix .tools {self.package}`), put "
-            f"`{self.binary}` on PATH or set {self.bin_variable}"
+        return cli_install_hint(
+            self.package, self.binary, self.bin_variable, "agents", working_dir=True
         )
 
     def version_call(self, binary: Path) -> tuple[str, ...]:

@@ -63,6 +63,7 @@ from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTING
     request_settings,
 )
 from skillbench.backends.claude_cli.install import cli_name, install_skills, skill_md_bytes
+from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
@@ -124,9 +125,8 @@ _MONTHS = (
 )
 _MONTH = re.compile(r"(The current month is )(" + "|".join(_MONTHS) + r") (\d{4})\.")
 _INSTALL_HINT = (
-    "the replay harness needs the Claude Code CLI to capture its request: run `make claude` "
-    "(or `npm install --prefix .tools @anthropic-ai/claude-code@2.1.197`), put `claude` on PATH "
-    "or set SKILLBENCH_CLAUDE_BIN; or choose --harness minimal (an imitation, not Claude Code's "
+    "the replay harness needs the Claude Code CLI to capture its request: "
+    f"{CLAUDE_INSTALL_HINT}; or choose --harness minimal (an imitation, not Claude Code's "
     "request)"
 )
 

@@ -70,6 +70,7 @@ from skillbench.backends.claude_cli.login import (
     find_login,
     install_login,
 )
+from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
 from skillbench.backends.claude_cli.stream_json import (
     Session,
     StreamParser,
@@ -121,10 +122,7 @@ def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path
     on_path = shutil.which("claude")
     if on_path:
         return Path(on_path)
-    raise BackendError(
-        "claude CLI not found: run `make claude` (installs the pinned CLI under .tools/), "
-        f"put `claude` on PATH, or set {BIN_ENV}"
-    )
+    raise BackendError(f"claude CLI not found: {CLAUDE_INSTALL_HINT}")
 
 
 def redact(text: str, secrets: Sequence[str]) -> str:

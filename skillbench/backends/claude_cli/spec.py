@@ -1,6 +1,11 @@
 """The `claude-code` backend's spec: the real Claude Code CLI, one session per call."""
 
-from skillbench.backends.spec import AGENT_SESSION, CLAUDE_SESSION, BackendSpec
+from skillbench.backends.spec import AGENT_SESSION, CLAUDE_SESSION, BackendSpec, cli_install_hint
+
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1.197"
+"""The pinned npm package (`make claude` installs it under a clone's `.tools/`)."""
+CLAUDE_INSTALL_HINT = cli_install_hint(CLAUDE_PACKAGE, "claude", "SKILLBENCH_CLAUDE_BIN", "claude")
+"""What to do when no `claude` is found (the claude-code backend and the replay harness)."""
 
 CLAUDE_CODE = BackendSpec(
     name="claude-code",
@@ -12,7 +17,7 @@ CLAUDE_CODE = BackendSpec(
     harness_label="Claude Code CLI, print mode (stream-json)",
     default_workers=4,  # CLI processes: each a Node process of a few hundred MB
     cli="claude",
-    cli_install="make claude",
+    cli_install=CLAUDE_INSTALL_HINT,
     sessions=True,
     aliases=("claude_code", "claudecode"),
 )

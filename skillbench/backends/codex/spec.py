@@ -2,7 +2,7 @@
 Responses API (`backends/codex/`; the module names only strings, so listing backends imports
 nothing)."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import BackendSpec, cli_install_hint
 
 CODEX_SPEC = BackendSpec(
     name="codex",
@@ -24,5 +24,7 @@ CODEX_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
-    cli_install="make agents (npm install --prefix .tools @openai/codex@0.169.0)",
+    cli_install=cli_install_hint(
+        "@openai/codex@0.169.0", "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
+    ),
 )

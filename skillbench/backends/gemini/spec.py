@@ -1,7 +1,7 @@
 """The `gemini` backend's spec: Gemini CLI's own first request replayed through google-genai
 (`backends/gemini/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import BackendSpec, cli_install_hint
 
 GEMINI_SPEC = BackendSpec(
     name="gemini",
@@ -15,5 +15,7 @@ GEMINI_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
-    cli_install="make agents (npm install --prefix .tools @google/gemini-cli@0.61.0)",
+    cli_install=cli_install_hint(
+        "@google/gemini-cli@0.61.0", "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
+    ),
 )

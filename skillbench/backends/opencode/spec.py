@@ -1,7 +1,7 @@
 """The `opencode` backend's spec: opencode's own request replayed through the anthropic SDK
 (`backends/opencode/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec
+from skillbench.backends.spec import BackendSpec, cli_install_hint
 
 OPENCODE_SPEC = BackendSpec(
     name="opencode",
@@ -17,5 +17,7 @@ OPENCODE_SPEC = BackendSpec(
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
-    cli_install="make agents (npm install --prefix .tools opencode-ai@1.18.33)",
+    cli_install=cli_install_hint(
+        "opencode-ai@1.18.33", "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
+    ),
 )
