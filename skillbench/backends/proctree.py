@@ -19,6 +19,7 @@ own) that kills every watched group when skillbench's end of its pipe closes —
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import functools
@@ -123,6 +124,9 @@ def kill_tree(root: int) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+REAPER_EXIT_WAIT = 5.0
+"""Seconds the exit waits for the reaper to finish its kills (it only sends signals)."""
+
 _REAPER_CODE = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -154,6 +158,8 @@ class _Reaper:
             if self._proc is None or self._owner != os.getpid() or self._proc.poll() is not None:
                 if line.startswith("-"):
                     return
+                if self._proc is not None and self._owner == os.getpid() and self._proc.stdin:
+                    self._proc.stdin.close()  # a reaper that died: its pipe is not left open
                 try:
                     self._proc = subprocess.Popen(
                         [sys.executable, "-I", "-c", _REAPER_CODE],
@@ -165,11 +171,29 @@ class _Reaper:
                 except OSError:
                     self._proc = None
                     return
+                if not self._owner:
+                    atexit.register(self.close)
                 self._owner = os.getpid()
             assert self._proc.stdin is not None
             with contextlib.suppress(OSError, ValueError):
                 self._proc.stdin.write(line.encode() + b"\n")
                 self._proc.stdin.flush()
+
+    def close(self) -> None:
+        """At exit: close the pipe (the reaper kills the groups still watched, as it would when
+        the pipe closes with the process) and reap it, so no running `Popen` and no open pipe
+        are left for the interpreter to warn about (`ResourceWarning` at exit)."""
+        with self._lock:
+            if self._owner != os.getpid():
+                return  # a forked child's copy: the reaper is its parent's
+            proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if proc.stdin is not None:
+                proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=REAPER_EXIT_WAIT)
 
 
 _REAPER = _Reaper()

@@ -39,6 +39,7 @@ def test_tree_found_and_killed_without_touching_the_caller() -> None:
     assert tree[in_group] == root.pid and tree[detached] == detached
     kill_tree(root.pid)
     root.wait(timeout=10)
+    root.stdout.close()
     deadline = time.monotonic() + 10
     while not (_gone(in_group) and _gone(detached)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -54,3 +55,31 @@ def test_a_childless_process_has_no_descendants() -> None:
     finally:
         lone.kill()
         lone.wait()
+
+
+WATCHER = """
+import subprocess, sys
+from skillbench.backends.proctree import watch
+sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                           start_new_session=True)
+watch(sleeper.pid)
+print(sleeper.pid, flush=True)
+sleeper.returncode = 0  # this script's own handle: no warning of its own at exit
+"""
+
+
+def test_the_reaper_kills_what_is_watched_at_exit_and_leaves_no_resource_warning() -> None:
+    """A normal exit with a group still watched: the reaper ends it, as before, and the
+    interpreter has no running reaper `Popen` nor open pipe to warn about (`-X dev`)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", WATCHER],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    )  # fmt: skip
+    sleeper = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while not _gone(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(sleeper), "the watched group outlived the process"
+    assert "ResourceWarning" not in done.stderr, done.stderr

@@ -130,6 +130,8 @@ def test_kill_9_of_skillbench_ends_the_session_and_the_next_start_sweeps(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()  # else: ResourceWarning, unclosed file (the pipe nobody read)
         kill_recorded(record)
 
 
