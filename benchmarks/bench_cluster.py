@@ -11,7 +11,14 @@ per session through the node's proxy (a loopback stand-in of the API answering i
 - the driver's peak resident memory (target ≤ 300 MB): `ru_maxrss` of the driver process;
 - the worker node killed (SIGKILL of its process group) once half the runs are written: 200 run
   folders, 200 cache entries (none twice), every run ok; the sessions Ray retried are counted;
-- API calls in flight as the API saw them, never above `--cluster-calls`.
+- API calls in flight as the API saw them, never above `--cluster-calls`;
+- the CPU the machine spent during the clean run (`/proc/stat`, all processes: run it on a quiet
+  machine) and the CPU floor, that time over the cores: a span near the floor is bound by this
+  machine's cores, not by the scheduling.
+
+The fake CLI runs on this interpreter without `site` (`-S`), not through `/usr/bin/env python3`
+(pyenv's shim starts three bash scripts per call): a paced session's own CPU is the fake's, not
+what is measured, and the shim tripled it.
 
 Writes benchmarks/results/cluster.json; exits 1 if a target is missed; skipped (exit 0, said)
 without the `ray` extra.
@@ -51,6 +58,21 @@ sys.exit(code)
 """
 
 
+def light_fake(folder: Path) -> Path:
+    """The fake agent CLI with this interpreter (without `site`) as its interpreter."""
+    body = FAKE.read_text(encoding="utf-8").split("\n", 1)[1]
+    fake = folder / "claude"
+    fake.write_text(f"#!{sys.executable} -S\n{body}", encoding="utf-8")
+    fake.chmod(0o755)
+    return fake
+
+
+def cpu_busy_seconds() -> float:
+    """CPU seconds the machine has spent busy since boot, all cores (`/proc/stat`)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def make_skill(root: Path) -> Path:
     skill = root / "paced"
     (skill / "evals").mkdir(parents=True)
@@ -60,7 +82,9 @@ def make_skill(root: Path) -> Path:
     return skill
 
 
-def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -> dict[str, Any]:
+def drive(
+    root: Path, address: str, api_url: str, runs: int, fake: Path, kill: Any = None
+) -> dict[str, Any]:
     """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled."""
     root.mkdir()
     skill = make_skill(root)
@@ -68,7 +92,7 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SKILLBENCH_"))}
     env.update(
         PYTHONPATH=str(ROOT),
-        SKILLBENCH_CLAUDE_BIN=str(FAKE),
+        SKILLBENCH_CLAUDE_BIN=str(fake),
         ANTHROPIC_BASE_URL=api_url,
         RAY_ADDRESS=address,
         RAY_USAGE_STATS_ENABLED="0",
@@ -93,7 +117,9 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
                 time.sleep(0.2)
 
         threading.Thread(target=watch, daemon=True).start()
+    busy = cpu_busy_seconds()
     _, err = proc.communicate(timeout=3600)
+    busy = cpu_busy_seconds() - busy
     driver = json.loads(err.split("DRIVER ", 1)[1].splitlines()[0]) if "DRIVER " in err else {}
     span = None
     for line in err.splitlines():
@@ -109,6 +135,7 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
         "runs_written": len(records),
         "runs_ok": sum(1 for r in records if r["status"] == "ok"),
         "cache_entries": cached,
+        "cpu_busy_s": round(busy, 1),
         "tail": err[-1500:] if proc.returncode else "",
     }
 
@@ -143,7 +170,8 @@ def main() -> int:
         local_cluster((SLOTS, SLOTS), env) as cluster,
     ):
         figures["cluster_start_s"] = round(time.monotonic() - started, 1)
-        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs)
+        fake = light_fake(Path(tmp))
+        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs, fake)
         figures["clean"] = clean
         figures["api_peak_clean"] = api.peak
         api.peak = 0
@@ -156,7 +184,7 @@ def main() -> int:
             return False
 
         before = len(list(record.glob("call-*.json")))
-        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
+        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, fake, kill)
         figures["killed"] = killed
         figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
         figures["api_peak_killed"] = api.peak
@@ -164,6 +192,11 @@ def main() -> int:
     clean_span = figures["clean"]["span_s"]
     figures["ideal_s"] = ideal
     figures["span_over_ideal"] = round(clean_span / ideal, 3) if clean_span else None
+    cores = len(os.sched_getaffinity(0))
+    figures["cores"] = cores
+    figures["cpu_floor_s"] = round(figures["clean"]["cpu_busy_s"] / cores, 1)
+    if clean_span:
+        figures["span_over_cpu_floor"] = round(clean_span / figures["cpu_floor_s"], 3)
     targets = {
         "span_over_ideal_le_1.2": bool(clean_span) and clean_span / ideal <= 1.2,
         "driver_peak_le_300MB": 0 < figures["clean"]["driver_maxrss_mb"] <= 300,
