@@ -11,12 +11,22 @@ per session through the node's proxy (a loopback stand-in of the API answering i
 - the driver's peak resident memory (target ≤ 300 MB): `ru_maxrss` of the driver process;
 - the worker node killed (SIGKILL of its process group) once half the runs are written: 200 run
   folders, 200 cache entries (none twice), every run ok; the sessions Ray retried are counted;
-- API calls in flight as the API saw them, never above `--cluster-calls`.
+- API calls in flight as the API saw them, never above `--cluster-calls`;
+- the CPU the machine spent during the clean run (`/proc/stat`, all processes: run it on a quiet
+  machine) and the CPU floor, that time over the cores: a span near the floor is bound by this
+  machine's cores, not by the scheduling.
+
+The fake CLI runs on this interpreter without `site` (`-S`), not through `/usr/bin/env python3`
+(pyenv's shim starts three bash scripts per call): a paced session's own CPU is the fake's, not
+what is measured, and the shim tripled it.
 
 Writes benchmarks/results/cluster.json; exits 1 if a target is missed; skipped (exit 0, said)
 without the `ray` extra.
 
-    .venv/bin/python benchmarks/bench_cluster.py [--sessions 200]
+    .venv/bin/python benchmarks/bench_cluster.py [--sessions 200] [--session-seconds 1]
+
+`--session-seconds 4` (written to results/cluster-4s.json) shows what the span is when the
+sessions' own CPU no longer fills the cores: the same work, paced four times slower.
 """
 
 from __future__ import annotations
@@ -51,6 +61,21 @@ sys.exit(code)
 """
 
 
+def light_fake(folder: Path) -> Path:
+    """The fake agent CLI with this interpreter (without `site`) as its interpreter."""
+    body = FAKE.read_text(encoding="utf-8").split("\n", 1)[1]
+    fake = folder / "claude"
+    fake.write_text(f"#!{sys.executable} -S\n{body}", encoding="utf-8")
+    fake.chmod(0o755)
+    return fake
+
+
+def cpu_busy_seconds() -> float:
+    """CPU seconds the machine has spent busy since boot, all cores (`/proc/stat`)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def make_skill(root: Path) -> Path:
     skill = root / "paced"
     (skill / "evals").mkdir(parents=True)
@@ -60,7 +85,9 @@ def make_skill(root: Path) -> Path:
     return skill
 
 
-def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -> dict[str, Any]:
+def drive(
+    root: Path, address: str, api_url: str, runs: int, fake: Path, kill: Any = None
+) -> dict[str, Any]:
     """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled."""
     root.mkdir()
     skill = make_skill(root)
@@ -68,7 +95,7 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SKILLBENCH_"))}
     env.update(
         PYTHONPATH=str(ROOT),
-        SKILLBENCH_CLAUDE_BIN=str(FAKE),
+        SKILLBENCH_CLAUDE_BIN=str(fake),
         ANTHROPIC_BASE_URL=api_url,
         RAY_ADDRESS=address,
         RAY_USAGE_STATS_ENABLED="0",
@@ -93,7 +120,9 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
                 time.sleep(0.2)
 
         threading.Thread(target=watch, daemon=True).start()
+    busy = cpu_busy_seconds()
     _, err = proc.communicate(timeout=3600)
+    busy = cpu_busy_seconds() - busy
     driver = json.loads(err.split("DRIVER ", 1)[1].splitlines()[0]) if "DRIVER " in err else {}
     span = None
     for line in err.splitlines():
@@ -109,6 +138,7 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
         "runs_written": len(records),
         "runs_ok": sum(1 for r in records if r["status"] == "ok"),
         "cache_entries": cached,
+        "cpu_busy_s": round(busy, 1),
         "tail": err[-1500:] if proc.returncode else "",
     }
 
@@ -116,6 +146,7 @@ def drive(root: Path, address: str, api_url: str, runs: int, kill: Any = None) -
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--session-seconds", type=float, default=SESSION_SECONDS)
     opts = parser.parse_args()
     try:
         import ray  # noqa: F401
@@ -130,11 +161,12 @@ def main() -> int:
     node_env = {
         "FAKE_AGENT_SKILL": "*",
         "FAKE_AGENT_API_CALLS": "1",
-        "FAKE_AGENT_SLEEP": str(SESSION_SECONDS),
+        "FAKE_AGENT_SLEEP": str(opts.session_seconds),
         "FAKE_AGENT_RECORD": str(record),
     }
     figures: dict[str, Any] = {"sessions": 2 * runs, "slots": 2 * SLOTS, "calls_limit": CALLS}
-    ideal = 2 * runs / (2 * SLOTS) * SESSION_SECONDS
+    ideal = 2 * runs / (2 * SLOTS) * opts.session_seconds
+    figures["session_seconds"] = opts.session_seconds
     started = time.monotonic()
     env = {"head": node_env, "worker1": node_env}
     with (
@@ -143,7 +175,8 @@ def main() -> int:
         local_cluster((SLOTS, SLOTS), env) as cluster,
     ):
         figures["cluster_start_s"] = round(time.monotonic() - started, 1)
-        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs)
+        fake = light_fake(Path(tmp))
+        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs, fake)
         figures["clean"] = clean
         figures["api_peak_clean"] = api.peak
         api.peak = 0
@@ -156,7 +189,7 @@ def main() -> int:
             return False
 
         before = len(list(record.glob("call-*.json")))
-        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, kill)
+        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, fake, kill)
         figures["killed"] = killed
         figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
         figures["api_peak_killed"] = api.peak
@@ -164,6 +197,11 @@ def main() -> int:
     clean_span = figures["clean"]["span_s"]
     figures["ideal_s"] = ideal
     figures["span_over_ideal"] = round(clean_span / ideal, 3) if clean_span else None
+    cores = len(os.sched_getaffinity(0))
+    figures["cores"] = cores
+    figures["cpu_floor_s"] = round(figures["clean"]["cpu_busy_s"] / cores, 1)
+    if clean_span:
+        figures["span_over_cpu_floor"] = round(clean_span / figures["cpu_floor_s"], 3)
     targets = {
         "span_over_ideal_le_1.2": bool(clean_span) and clean_span / ideal <= 1.2,
         "driver_peak_le_300MB": 0 < figures["clean"]["driver_maxrss_mb"] <= 300,
@@ -175,8 +213,11 @@ def main() -> int:
     }
     figures["targets"] = targets
     figures["load_average"] = os.getloadavg()
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
+    results = RESULTS
+    if opts.session_seconds != SESSION_SECONDS:
+        results = RESULTS.with_name(f"cluster-{opts.session_seconds:g}s.json")
+    results.parent.mkdir(exist_ok=True)
+    results.write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
     return 0 if all(targets.values()) else 1
 

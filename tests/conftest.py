@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,5 +23,9 @@ def _private_caches(
     # skillbench never adds it (the user's own setting, part of the template key), so both
     # sides of every request comparison see it alike.
     monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    # the fake CLIs (`#!/usr/bin/env python3`) find this interpreter first, as in an activated
+    # venv: pyenv's shim would start three bash scripts at every fake session
+    here = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([here, os.environ.get("PATH", "")]))
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("SKILLBENCH_CACHE", str(folder / "skillbench" / "cache.sqlite"))

@@ -78,8 +78,9 @@ def child_options() -> dict[str, Any]:
 
 def _stat(pid: str) -> tuple[int, int] | None:
     """(parent pid, process group) of a /proc entry, None when it is gone or unreadable."""
-    try:
-        text = (PROC / pid / "stat").read_text()
+    try:  # plain strings, not pathlib: every process on the machine is read at each session's end
+        with open(f"{PROC}/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return None
     fields = text.rsplit(")", 1)[-1].split()

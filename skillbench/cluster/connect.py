@@ -125,10 +125,12 @@ class ClusterSession:
         return RayExecutor(executor, self)
 
     def workers(self, asked: int) -> int:
-        """Runs in flight from the driver: enough to fill every slot (the cap of MAX_WORKERS)."""
+        """Runs in flight from the driver: every slot filled and one more per slot queued at
+        Ray's scheduler, so a slot that frees starts its next session without a round trip to
+        the driver (the cap of MAX_WORKERS)."""
         from skillbench.limits import MAX_WORKERS
 
-        return min(MAX_WORKERS, max(asked, self.slots))
+        return min(MAX_WORKERS, max(asked, 2 * self.slots))
 
     def stats(self) -> dict[str, Any]:
         """The limiter's figures: window, peak of calls in flight, grants, 429/529 seen."""

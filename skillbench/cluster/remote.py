@@ -28,6 +28,7 @@ from skillbench.errors import BackendError
 SLOT = "agent_slot"
 MAX_RETRIES = 3  # system failures (a node or worker died) only: a session's own error is a result
 _node_cli: dict[str, str] = {}
+_node_proxies: dict[tuple[str, str], tuple[Any, str]] = {}
 _scratch: list[Path] = []
 
 
@@ -122,12 +123,10 @@ def run_session(
     (or outcome) and the runner's notes."""
     import ray
 
-    from skillbench.cluster.proxy import node_proxy
-
     node = ray.get_runtime_context().get_node_id()
-    proxy = node_proxy(place["run"], node, place["limiter"], place["upstream"])
+    proxy, url = _proxy_of(place, node)
     local = node_runner(runner, version)
-    local.extra_env["ANTHROPIC_BASE_URL"] = ray.get(proxy.url.remote())
+    local.extra_env["ANTHROPIC_BASE_URL"] = url
 
     async def go() -> Any:
         try:
@@ -142,8 +141,24 @@ def run_session(
         try:  # a session that failed because its node is dying is not the session's failure
             ray.get(proxy.url.remote(), timeout=30)
         except Exception:
+            _node_proxies.pop((place["run"], node), None)  # a retry here makes a new one
             raise ProxyLost(f"the proxy of node {node[:12]} died during the session") from None
     return result, list(getattr(local, "notes", []))
+
+
+def _proxy_of(place: dict[str, Any], node: str) -> tuple[Any, str]:
+    """This node's proxy in this run and its URL, looked up once per worker process (a named
+    actor lookup and a call to it at every session cost CPU that paced sessions lack)."""
+    import ray
+
+    from skillbench.cluster.proxy import node_proxy
+
+    key = (place["run"], node)
+    found = _node_proxies.get(key)
+    if found is None:
+        proxy = node_proxy(place["run"], node, place["limiter"], place["upstream"])
+        found = _node_proxies[key] = (proxy, ray.get(proxy.url.remote()))
+    return found
 
 
 def _failed(result: Any) -> bool:

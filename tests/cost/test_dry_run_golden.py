@@ -56,9 +56,7 @@ for _name in ("run_anthropic", "grade_anthropic"):
 CASES.pop("compare_anthropic")
 
 
-TOKENS = re.compile(
-    r"tokens: input (\d+), cache writes (\d+), cache reads (\d+), output (\d+)"
-)
+TOKENS = re.compile(r"tokens: input (\d+), cache writes (\d+), cache reads (\d+), output (\d+)")
 DOLLARS = re.compile(r"\$(\d+\.\d{4})")
 
 
