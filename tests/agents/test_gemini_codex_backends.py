@@ -26,6 +26,7 @@ from skillbench.errors import BackendError
 
 SPECS = {"gemini": GEMINI_SPEC, "codex": CODEX_SPEC}
 BIN_VARIABLE = {"gemini": "SKILLBENCH_GEMINI_BIN", "codex": "SKILLBENCH_CODEX_BIN"}
+PACKAGE = {"gemini": "@google/gemini-cli@0.61.0", "codex": "@openai/codex@0.169.0"}
 TARGET = SkillEntry("csv-cleanup", "Clean CSV files: duplicates, delimiters, encodings.")
 CATALOG = (SkillEntry("sql-query-reviewer", "Review SQL queries for bugs and performance."),)
 
@@ -63,7 +64,7 @@ def skill_and_evals(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Pa
 
 
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
-def test_missing_cli_is_exit_2_naming_make_agents(
+def test_missing_cli_is_exit_2_naming_npm_then_make_agents(
     agent: str,
     skill_and_evals: tuple[Path, Path],
     monkeypatch: pytest.MonkeyPatch,
@@ -73,9 +74,13 @@ def test_missing_cli_is_exit_2_naming_make_agents(
     monkeypatch.setenv(str(SPECS[agent].key_variable), "dummy-offline")
     monkeypatch.setenv(BIN_VARIABLE[agent], str(skill / f"no-such-{agent}"))
     monkeypatch.setenv("PATH", str(skill))  # nor on PATH
+    monkeypatch.setenv("COLUMNS", "400")  # the message on one line: its parts are found whole
     code = main(["trigger", str(skill), "--evals", str(evals), "--agent", agent])
     assert code == 2
-    assert "make agents" in capsys.readouterr().err
+    err = " ".join(capsys.readouterr().err.split())
+    parts = (f"npm install -g {PACKAGE[agent]}", "make agents", BIN_VARIABLE[agent])
+    places = [err.find(part) for part in parts]
+    assert -1 not in places and places == sorted(places), err  # what a pip user can run first
 
 
 @pytest.mark.parametrize("agent", ["gemini", "codex"])
