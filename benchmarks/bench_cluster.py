@@ -12,6 +12,8 @@ per session through the node's proxy (a loopback stand-in of the API answering i
 - the worker node killed (SIGKILL of its process group) once half the runs are written: 200 run
   folders, 200 cache entries (none twice), every run ok; the sessions Ray retried are counted;
 - API calls in flight as the API saw them, never above `--cluster-calls`;
+- the same 200 sessions on this machine alone (`--workers 8`, no Ray): what the machine's two
+  cores make of the sessions themselves, the reference for what the cluster adds;
 - the CPU the machine spent during the clean run (`/proc/stat`, all processes: run it on a quiet
   machine) and the CPU floor, that time over the cores: a span near the floor is bound by this
   machine's cores, not by the scheduling.
@@ -86,9 +88,17 @@ def make_skill(root: Path) -> Path:
 
 
 def drive(
-    root: Path, address: str, api_url: str, runs: int, fake: Path, kill: Any = None
+    root: Path,
+    address: str | None,
+    api_url: str,
+    runs: int,
+    fake: Path,
+    kill: Any = None,
+    sessions: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled."""
+    """One `skillbench run --cluster ray` in a child process; `kill(written)` is polled. Without
+    an address: the same run on this machine alone (`--workers` = the slots), the sessions'
+    environment given."""
     root.mkdir()
     skill = make_skill(root)
     cache = root / "cache.sqlite"
@@ -97,11 +107,16 @@ def drive(
         PYTHONPATH=str(ROOT),
         SKILLBENCH_CLAUDE_BIN=str(fake),
         ANTHROPIC_BASE_URL=api_url,
-        RAY_ADDRESS=address,
         RAY_USAGE_STATS_ENABLED="0",
     )
     args = ["run", str(skill), "--backend", "claude-code", "--runs", str(runs)]
-    args += ["--cache", str(cache), "--cluster", "ray", "--cluster-calls", str(CALLS)]
+    args += ["--cache", str(cache)]
+    if address is None:
+        env.update(sessions or {})
+        args += ["--workers", str(2 * SLOTS)]
+    else:
+        env["RAY_ADDRESS"] = address
+        args += ["--cluster", "ray", "--cluster-calls", str(CALLS)]
     proc = subprocess.Popen(
         [sys.executable, "-c", DRIVER, *args],
         env=env,
@@ -143,6 +158,32 @@ def drive(
     }
 
 
+def _on_the_cluster(
+    cluster: Any, api: Any, tmp: Path, runs: int, fake: Path, record: Path
+) -> dict[str, Any]:
+    """The clean run, then the run whose worker node is killed at half way."""
+    from local_ray import non_loopback
+
+    figures: dict[str, Any] = {}
+    figures["clean"] = drive(tmp / "clean", cluster.address, api.url, runs, fake)
+    figures["api_peak_clean"] = api.peak
+    api.peak = 0
+    total = 2 * runs
+
+    def kill(written: int) -> bool:
+        if written >= total // 2:
+            cluster.nodes[1].kill()
+            return True
+        return False
+
+    before = len(list(record.glob("call-*.json")))
+    figures["killed"] = drive(tmp / "killed", cluster.address, api.url, runs, fake, kill)
+    figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
+    figures["api_peak_killed"] = api.peak
+    figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=200)
@@ -154,7 +195,7 @@ def main() -> int:
         print("skipped: needs the ray extra (pip install 'skillbench[ray]')")
         return 0
     from cluster_fakes import MockMessagesAPI
-    from local_ray import local_cluster, non_loopback
+    from local_ray import local_cluster
 
     runs = opts.sessions // 2
     record = Path(tempfile.mkdtemp(prefix="sb-bench-sessions-"))
@@ -167,41 +208,31 @@ def main() -> int:
     figures: dict[str, Any] = {"sessions": 2 * runs, "slots": 2 * SLOTS, "calls_limit": CALLS}
     ideal = 2 * runs / (2 * SLOTS) * opts.session_seconds
     figures["session_seconds"] = opts.session_seconds
-    started = time.monotonic()
     env = {"head": node_env, "worker1": node_env}
     with (
         tempfile.TemporaryDirectory(prefix="sb-bench-cluster-") as tmp,
         MockMessagesAPI(delay=0.05) as api,
-        local_cluster((SLOTS, SLOTS), env) as cluster,
     ):
-        figures["cluster_start_s"] = round(time.monotonic() - started, 1)
         fake = light_fake(Path(tmp))
-        clean = drive(Path(tmp) / "clean", cluster.address, api.url, runs, fake)
-        figures["clean"] = clean
-        figures["api_peak_clean"] = api.peak
+        alone = drive(Path(tmp) / "alone", None, api.url, runs, fake, sessions=node_env)
+        figures["this_machine_alone"] = alone
         api.peak = 0
-        total = 2 * runs
-
-        def kill(written: int) -> bool:
-            if written >= total // 2:
-                cluster.nodes[1].kill()
-                return True
-            return False
-
-        before = len(list(record.glob("call-*.json")))
-        killed = drive(Path(tmp) / "killed", cluster.address, api.url, runs, fake, kill)
-        figures["killed"] = killed
-        figures["sessions_started_killed_run"] = len(list(record.glob("call-*.json"))) - before
-        figures["api_peak_killed"] = api.peak
-        figures["non_loopback_sockets"] = len(non_loopback(cluster.connections()))
+        started = time.monotonic()
+        with local_cluster((SLOTS, SLOTS), env) as cluster:
+            figures["cluster_start_s"] = round(time.monotonic() - started, 1)
+            figures.update(_on_the_cluster(cluster, api, Path(tmp), runs, fake, record))
     clean_span = figures["clean"]["span_s"]
     figures["ideal_s"] = ideal
     figures["span_over_ideal"] = round(clean_span / ideal, 3) if clean_span else None
+    alone_span = figures["this_machine_alone"]["span_s"]
+    if clean_span and alone_span:
+        figures["span_over_this_machine_alone"] = round(clean_span / alone_span, 3)
     cores = len(os.sched_getaffinity(0))
     figures["cores"] = cores
     figures["cpu_floor_s"] = round(figures["clean"]["cpu_busy_s"] / cores, 1)
     if clean_span:
         figures["span_over_cpu_floor"] = round(clean_span / figures["cpu_floor_s"], 3)
+    total = 2 * runs
     targets = {
         "span_over_ideal_le_1.2": bool(clean_span) and clean_span / ideal <= 1.2,
         "driver_peak_le_300MB": 0 < figures["clean"]["driver_maxrss_mb"] <= 300,
