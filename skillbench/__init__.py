@@ -80,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "load_summaries": "skillbench.improve.overfit",
     "rounds_frame": "skillbench.improve.overfit",
     "split_frame": "skillbench.improve.overfit",
+    "steals_frame": "skillbench.improve.overfit",
     "verdict_frame": "skillbench.improve.overfit",
     "warnings_frame": "skillbench.improve.overfit",
     "gap_figure": "skillbench.improve.plots",
@@ -232,6 +233,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "skill_listing_frame",
     "split_frame",
     "split_rates_figure",
+    "steals_frame",
     "summary_frame",
     "trigger_header",
     "trigger_rates_figure",
@@ -303,6 +305,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         load_summaries,
         rounds_frame,
         split_frame,
+        steals_frame,
         verdict_frame,
         warnings_frame,
     )

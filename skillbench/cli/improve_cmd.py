@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         args.skill_dir, args.evals, options, out=out, apply=args.apply, progress=_print_event
     )
     _print_result(result, out)
-    steals = getattr(result.summary, "neighbour_steals", None)
+    steals = result.summary.neighbour_steals
     if steals is not None:
         from skillbench.library.neighbours import steal_lines
 

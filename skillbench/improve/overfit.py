@@ -131,6 +131,26 @@ def gap_frame(summaries: LoopSummary | Labelled | Sequence[LoopSummary | Labelle
     return pd.DataFrame(rows, columns=[*columns, "errors", "is_best"])
 
 
+def steals_frame(summary: LoopSummary) -> pd.DataFrame:
+    """`improve --library`: one row per round and stolen neighbour query (which skill it belongs
+    to, fired/runs); a round that stole none has one row with no query. Empty without a library."""
+    rows: list[dict[str, object]] = []
+    for entry in summary.neighbour_steals or []:
+        if not entry.stolen:
+            rows.append({"round": entry.round, "stolen": 0})
+        for steal in entry.stolen:
+            rows.append(
+                {
+                    "round": entry.round,
+                    "stolen": len(entry.stolen),
+                    "neighbour": steal.neighbour,
+                    "query": steal.query,
+                    "fired": f"{steal.triggers}/{steal.runs}",
+                }
+            )
+    return pd.DataFrame(rows, columns=["round", "stolen", "neighbour", "query", "fired"])
+
+
 def _counts(it: LoopIteration, split: str) -> tuple[int, int | None]:
     total = getattr(it, f"{split}_total")
     if total is None:

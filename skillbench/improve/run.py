@@ -254,7 +254,7 @@ async def improve_skill(
     if options.library_dir is not None:
         from skillbench.library.neighbours import neighbour_steals
 
-        result.summary.neighbour_steals = neighbour_steals(result.reports)  # type: ignore[attr-defined]
+        result.summary.neighbour_steals = neighbour_steals(result.reports)
     if out is not None:
         write_loop_outputs(result, out)
     if apply:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skillbench.library.discover import load_library
+from skillbench.schemas.loop import NeighbourSteal, RoundSteals
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
 
@@ -41,33 +42,29 @@ def neighbour_of(query: EvalQuery | str, family: str | None = None) -> str | Non
     return fam[len(NEIGHBOUR) :] if fam and fam.startswith(NEIGHBOUR) else None
 
 
-def neighbour_steals(reports: Sequence[TriggerReport]) -> list[dict[str, object]]:
+def neighbour_steals(reports: Sequence[TriggerReport]) -> list[RoundSteals]:
     """Per round: the neighbour queries that fired the target, with the neighbour and the runs."""
-    rounds = []
-    for number, report in enumerate(reports, start=1):
-        stolen = [
-            {
-                "neighbour": neighbour_of(r.query, r.family),
-                "query": r.query,
-                "triggers": r.triggers,
-                "runs": r.runs,
-            }
-            for r in report.results
-            if neighbour_of(r.query, r.family) and r.triggers
-        ]
-        rounds.append({"round": number, "stolen": stolen})
-    return rounds
+    return [
+        RoundSteals(
+            round=number,
+            stolen=[
+                NeighbourSteal(neighbour=owner, query=r.query, triggers=r.triggers, runs=r.runs)
+                for r in report.results
+                if (owner := neighbour_of(r.query, r.family)) and r.triggers
+            ],
+        )
+        for number, report in enumerate(reports, start=1)
+    ]
 
 
-def steal_lines(rounds: Sequence[dict[str, object]]) -> list[str]:
+def steal_lines(rounds: Sequence[RoundSteals]) -> list[str]:
     """`round 2: 3 neighbour queries fired the target: release-announcer 'announce …' 2/3`."""
     lines = []
     for entry in rounds:
-        stolen = entry["stolen"]
-        assert isinstance(stolen, list)
-        head = f"round {entry['round']}: {len(stolen)} neighbour quer{'y' if len(stolen) == 1 else 'ies'} fired the target"
-        lines.append(head)
+        count = len(entry.stolen)
+        noun = "query" if count == 1 else "queries"
+        lines.append(f"round {entry.round}: {count} neighbour {noun} fired the target")
         lines.extend(
-            f"  {s['neighbour']}: {s['query']!r} {s['triggers']}/{s['runs']}" for s in stolen[:10]
+            f"  {s.neighbour}: {s.query!r} {s.triggers}/{s.runs}" for s in entry.stolen[:10]
         )
     return lines

@@ -209,6 +209,22 @@ class LoopProposalFailure(Doc):
     error: str
 
 
+class NeighbourSteal(Doc):
+    """A neighbour's should-trigger query that fired the target in a round (`improve --library`)."""
+
+    neighbour: str = Field(description="the library skill the query belongs to")
+    query: str
+    triggers: Count
+    runs: Count
+
+
+class RoundSteals(Doc):
+    """One round's stolen neighbour queries (empty: the round's description stole none)."""
+
+    round: Count
+    stolen: list[NeighbourSteal] = Field(default_factory=list)
+
+
 class LoopSummary(Doc):
     """`run_loop.py --output-dir` summary."""
 
@@ -232,6 +248,11 @@ class LoopSummary(Doc):
     )
     proposal_failures: list[LoopProposalFailure] | None = Field(
         default=None, description="improver calls that gave no usable reply (skillbench)"
+    )
+    neighbour_steals: list[RoundSteals] | None = Field(
+        default=None,
+        description="improve --library: per round, the other skills' queries that fired the "
+        "target (skillbench)",
     )
 
     def __repr__(self) -> str:

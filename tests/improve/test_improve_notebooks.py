@@ -30,6 +30,31 @@ def test_improve_description_notebook(tmp_path: Path) -> None:
     assert "Round 1 (original)" in html
 
 
+def test_improve_description_notebook_shows_a_librarys_stolen_queries(tmp_path: Path) -> None:
+    skill = "data/library/changelog-writer"
+    result = run_notebook(
+        "improve_description",
+        {
+            "skill_dir": skill,
+            "evals": f"{skill}/evals/trigger.json",
+            "library_dir": "data/library",
+            "backend": "lexical",
+            "rounds": 2,
+            "runs": 1,
+            "use_cache": False,
+        },
+        out_root=tmp_path / "reports",
+    )
+    assert result.ok, result.manifest.error
+    summary = json.loads((result.folder / "loop" / "loop_summary.json").read_text("utf-8"))
+    rounds = summary["neighbour_steals"]
+    assert [r["round"] for r in rounds] == list(range(1, len(summary["iterations"]) + 1))
+    html = result.html.read_text(encoding="utf-8") if result.html else ""
+    assert "Neighbour queries each round" in html and "No library given" not in html
+    for stolen in (s for r in rounds for s in r["stolen"]):
+        assert stolen["neighbour"] in html  # every stolen query's skill is in the table
+
+
 def test_overfitting_analysis_notebook(tmp_path: Path) -> None:
     result = run_notebook(
         "overfitting_analysis",

@@ -9,9 +9,11 @@ import shutil
 from pathlib import Path
 
 from skillbench.improve.options import ImproveOptions
+from skillbench.improve.overfit import steals_frame
 from skillbench.improve.proposers import Proposal
 from skillbench.improve.run import improve_skill_sync
 from skillbench.library.neighbours import NEIGHBOUR, neighbour_queries
+from skillbench.schemas.loop import LoopSummary, NeighbourSteal
 from skillbench.trigger.evalset import load_eval_set
 from skillbench.trigger.options import TriggerOptions
 
@@ -62,6 +64,14 @@ def test_a_description_that_steals_from_a_neighbour_loses(tmp_path: Path) -> Non
     stolen_1 = {s["query"] for s in steals[0]["stolen"]}
     assert len(stolen_2) > len(stolen_1)
     assert all(s["neighbour"] == "release-announcer" for s in steals[1]["stolen"])
+    # a declared, typed part of the summary (not an extra key), and the notebook's table of it
+    read = LoopSummary.model_validate_json((out / "loop_summary.json").read_text())
+    assert read.neighbour_steals is not None
+    assert isinstance(read.neighbour_steals[1].stolen[0], NeighbourSteal)
+    assert "neighbour_steals" not in (read.model_extra or {})
+    table = steals_frame(read)
+    assert set(table[table["round"] == 2]["query"]) == stolen_2
+    assert set(table[table["round"] == 2]["neighbour"]) == {"release-announcer"}
     assert result.summary.final_description != GREEDY  # the greedy candidate is not kept
     assert (skill / "SKILL.md").read_text() == (
         SAMPLE / "changelog-writer" / "SKILL.md"
