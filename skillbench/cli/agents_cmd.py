@@ -48,12 +48,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
     )
-    p.add_argument(
-        "--confidence",
-        type=common.float_in(0.5, 0.9999),
-        default=0.95,
-        help="interval confidence (0.95)",
-    )
+    common.add_confidence_option(p)
     common.add_workers_option(p)
     p.add_argument("--seed", type=common.seed_option(), default=0, help="seed (0)")
     p.add_argument(

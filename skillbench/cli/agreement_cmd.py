@@ -59,12 +59,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="verdict threshold (0.5)"
     )
-    p.add_argument(
-        "--confidence",
-        type=common.float_in(0.5, 0.9999),
-        default=0.95,
-        help="interval confidence (0.95)",
-    )
+    common.add_confidence_option(p)
     p.add_argument("--workers", type=common.workers_option(), default=8, help="concurrent runs (8)")
     p.add_argument(
         "--seed", type=common.seed_option(), default=0, help="seed for both backends (0)"

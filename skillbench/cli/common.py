@@ -123,6 +123,16 @@ def add_cache_options(parser: argparse.ArgumentParser, *, cache_help: str = CACH
     parser.add_argument("--cache", metavar="PATH", help=cache_help)
 
 
+def add_confidence_option(parser: argparse.ArgumentParser) -> None:
+    """`--confidence`: the confidence of every interval a trigger-style report states."""
+    parser.add_argument(
+        "--confidence",
+        type=float_in(0.5, 0.9999),
+        default=0.95,
+        help="interval confidence (0.95)",
+    )
+
+
 def add_workers_option(parser: argparse.ArgumentParser) -> None:
     """`--workers N`: calls in flight, handed to the backend (None: the default its spec says)."""
     from skillbench.backends.registry import workers_help
