@@ -39,6 +39,14 @@ def register(subparsers: Any) -> None:
         "behavior eval cases (default: the skill's evals/evals.json)",
     )
     p.add_argument(
+        "--evals-from",
+        choices=("base", "head"),
+        default="base",
+        help="whose eval set grades both sides: base (the file as it is at --base, so a change "
+        "cannot grade itself; what it changed in the eval set is reported) or head (the working "
+        "tree's; the verdict says so) (base)",
+    )
+    p.add_argument(
         "--behavior",
         action="store_true",
         help="gate the skill's behavior instead of its triggering: the eval cases run "
@@ -148,6 +156,7 @@ def _options(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         threshold=args.threshold,
         max_cost=common.max_cost(args),
+        evals_from=args.evals_from,
     )
 
 
@@ -304,6 +313,7 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
     gate = GateRun(args.skill_dir, args.evals, options)
     runs = PILOT_RUNS if options.runs == "planned" else int(options.runs)
     if args.aa:
+        gate.choose_evals(None)
         seed = options.seed
         plan = gate.plan_many(
             [(gate.head, runs, (aa_seed(seed, k, "base"), aa_seed(seed, k, "head")))
@@ -312,6 +322,8 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
     else:
         base = materialise(gate.skill_dir, args.base)
         base_side = None if base.folder is None else _side(base.folder)[0]
+        if base.folder is not None:
+            gate.choose_evals(base)
         plan = gate.plan(base_side, runs, (options.seed, options.seed))
     if options.runs == "planned":
         plan.lines.append(f"  --runs planned: this is the pilot ({PILOT_RUNS} runs); the plan "

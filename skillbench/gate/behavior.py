@@ -34,6 +34,7 @@ from skillbench.gate.report import (
     decide,
     mde_sentence,
     pooled_alpha,
+    query_change,
 )
 from skillbench.gate.run import GateOptions, _head
 
@@ -291,10 +292,9 @@ def build_behavior(
     adjusted = holm_adjusted(rows)
     half = pooled_alpha(o.alpha)
     queries = []
+    compared = sum(1 for row in rows if row.pairs)
     for case, row, p_holm in zip(cases, rows, adjusted, strict=True):
-        change: Any = "unchanged"
-        if p_holm < half and row.regressed != row.improved:
-            change = "regressed" if row.regressed > row.improved else "improved"
+        change, needed = query_change(row, p_holm, o.alpha, queries=compared, power=o.power)
         queries.append(
             GateQuery(
                 query=f"{case.id}: {case.prompt}", should_trigger=True, pairs=row.pairs,
@@ -302,7 +302,7 @@ def build_behavior(
                 head_rate=None if not row.pairs else round(row.head_passed / row.pairs, 4),
                 delta=None if row.delta is None else round(row.delta, 4),
                 regressed_runs=row.regressed, improved_runs=row.improved,
-                p_value=row.p_value, p_holm=p_holm, change=change,
+                p_value=row.p_value, p_holm=p_holm, change=change, runs_needed=needed,
             )
         )  # fmt: skip
     regressed = sum(r.regressed for r in rows)

@@ -225,3 +225,11 @@ def _fewest_pairs(check: Callable[[int], bool], *, limit: int) -> int | None:
         else:
             lo = mid + 1
     return hi
+
+
+def runs_to_flag(rate: float, drop: float, *, alpha: float, power: float) -> int | None:
+    """Runs per side with which one query of base pass rate `rate` whose rate falls by `drop`
+    is flagged by its own exact test at `alpha` with probability `power` (None above
+    MAX_RUNS)."""
+    plan = plan_runs([rate], min(max(drop, _EFFECT_STEP), 1.0), alpha=alpha, power=power)
+    return plan.runs if plan.enough else None

@@ -12,10 +12,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from skillbench.gate.evalsource import EvalSetChange
+from skillbench.gate.pairing import QueryPairs
+from skillbench.gate.power import runs_to_flag
 from skillbench.schemas.common import Doc
 from skillbench.schemas.cost import CostBlock
 
 GateVerdict = Literal["regressed", "improved", "no change detected", "no base"]
+QueryChange = Literal["regressed", "dropped", "unchanged", "rose", "improved", "not compared"]
+"""A query's label: regressed / improved when its own test (Holm, alpha/2) is significant,
+dropped / rose when its rate moved but not significantly, unchanged only when both rates are
+equal, not compared when no run completed on both sides."""
 
 
 class GateSide(Doc):
@@ -46,7 +53,29 @@ class GateQuery(Doc):
     p_holm: float
     base_pass: bool | None = None
     head_pass: bool | None = None
-    change: Literal["regressed", "improved", "unchanged"]
+    change: QueryChange
+    runs_needed: int | None = Field(
+        default=None,
+        description="dropped: runs per side with which a drop this size in this query alone "
+        "would be flagged (its own exact test at alpha/2 over the number of queries, at the "
+        "gate's power); None when not dropped or when even 100 runs would not",
+    )
+
+    @property
+    def detail(self) -> str:
+        """Why this query has its label, with its p-values (and the runs a drop would need)."""
+        rates = f"{_rate(self.base_rate)} → {_rate(self.head_rate)}"
+        tests = f"p = {self.p_value:.3g}, Holm p = {self.p_holm:.3g}"
+        if self.change == "regressed":
+            return f"regressed {rates}, significant on its own test ({tests})"
+        if self.change == "dropped":
+            need = (
+                f"about {self.runs_needed} runs per side would flag a drop this size alone"
+                if self.runs_needed is not None
+                else "even 100 runs per side would not flag a drop this size alone"
+            )
+            return f"dropped {rates}, not significant alone ({tests}); {need}"
+        return f"{self.change} {rates} ({tests})"
 
 
 class QueryLevel(Doc):
@@ -89,6 +118,11 @@ class GateReport(Doc):
     head: GateSide
     queries: list[GateQuery] = Field(default_factory=list)
     cost: CostBlock | None = None
+    eval_set: EvalSetChange | None = Field(
+        default=None,
+        description="the eval set that graded both sides (the base's by default) and what the "
+        "change under test did to it",
+    )
     header: dict[str, Any] | None = None
     warnings: list[str] | None = None
     notes: list[str] | None = None
@@ -98,6 +132,31 @@ class GateReport(Doc):
     def regressed_queries(self) -> list[GateQuery]:
         """Queries whose own paired test shows a drop (Holm-adjusted p < alpha / 2)."""
         return [q for q in self.queries if q.change == "regressed"]
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def query_change(
+    row: QueryPairs, p_holm: float, alpha: float, *, queries: int, power: float
+) -> tuple[QueryChange, int | None]:
+    """A query's label (`QueryChange`) and, for a drop not significant on its own, the runs per
+    side with which a drop of that size would be: the query's own exact test at the strictest
+    Holm level (alpha/2 over `queries`), planned from its base rate (shrunk by half a run)."""
+    if not row.pairs:
+        return "not compared", None
+    if row.base_passed == row.head_passed:
+        return "unchanged", None
+    down = row.head_passed < row.base_passed
+    half = pooled_alpha(alpha)
+    if p_holm < half and row.regressed != row.improved:
+        return ("regressed" if down else "improved"), None
+    if not down:
+        return "rose", None
+    rate = (row.base_passed + 0.5) / (row.pairs + 1)
+    drop = (row.base_passed - row.head_passed) / row.pairs
+    return "dropped", runs_to_flag(rate, drop, alpha=half / max(queries, 1), power=power)
 
 
 def pooled_alpha(alpha: float) -> float:
