@@ -145,7 +145,7 @@ def gate_cases(report: GateReport, evals: str | Path | None) -> list[CiCase]:
                 group=report.skill_name,
                 name=q.query,
                 outcome="failed" if bad else "passed",
-                message=f"{q.detail} over {q.pairs} paired runs" if bad or dropped else "",
+                message=f"{q.pairs} paired runs: {q.detail}" if bad or dropped else "",
                 file=evals,
                 line=_line_in(evals, q.query),
                 warn=dropped,

@@ -268,6 +268,7 @@ def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
 
 
 def _print_text(report: Any) -> None:
+    from skillbench.gate.output import eval_set_lines
     from skillbench.reports.header import ReportHeader, header_lines
     from skillbench.schemas.cost import cost_lines
 
@@ -290,14 +291,11 @@ def _print_text(report: Any) -> None:
         from skillbench.gate.output import query_level_line
 
         lines.append(query_level_line(report))
+    lines.extend(eval_set_lines(report.eval_set, cell=False))
     lines.extend(report.plan or [])
     for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
         if q.delta:
-            lines.append(
-                f"  {q.delta:+.2f}  {q.base_rate:.2f} → {q.head_rate:.2f}  "
-                f"(Holm p {q.p_holm:.3g}{', REGRESSED' if q.change == 'regressed' else ''})  "
-                f"{q.query}"
-            )
+            lines.append(f"  {q.delta:+.2f}  {q.query}: {q.detail}")
     if report.cost is not None:
         lines.extend(cost_lines(report.cost))
     for line in lines:

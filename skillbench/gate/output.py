@@ -13,7 +13,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from skillbench.gate.report import GateQuery, GateReport
+from skillbench.gate.evalsource import EvalSetChange
+from skillbench.gate.report import GateQuery, GateReport, rate_text
 from skillbench.io import atomic_write_text, write_json
 from skillbench.redaction import redact
 from skillbench.schemas.cost import cost_summary
@@ -33,24 +34,31 @@ def md_cell(text: object) -> str:
     return " ".join(value.split())
 
 
-def _rate(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
 def _expect(q: GateQuery, unit: str) -> str:
     if unit == "case":
         return "expectations pass"
     return "trigger" if q.should_trigger else "no trigger"
 
 
+def runs_needed_text(q: GateQuery) -> str:
+    """What a drop not significant alone would need: "about N runs per side" (– otherwise)."""
+    if q.change != "dropped":
+        return "–"
+    return "> 100 runs" if q.runs_needed is None else f"about {q.runs_needed} runs"
+
+
 def _query_rows(queries: Sequence[GateQuery], unit: str = "query") -> list[str]:
-    rows = [f"| {unit} | expect | base | head | Δ | Holm p |", "|---|---|---|---|---|---|"]
+    rows = [
+        f"| {unit} | expect | base | head | Δ | p | Holm p | flagged alone with |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for q in queries[:MAX_LISTED]:
         delta = "–" if q.delta is None else f"{q.delta:+.2f}"
         expect = _expect(q, unit)
         rows.append(
-            f"| {md_cell(q.query)} | {expect} | {_rate(q.base_rate)} | {_rate(q.head_rate)} "
-            f"| {delta} | {q.p_holm:.3g} |"
+            f"| {md_cell(q.query)} | {expect} | {rate_text(q.base_rate)} "
+            f"| {rate_text(q.head_rate)} | {delta} | {q.p_value:.3g} | {q.p_holm:.3g} "
+            f"| {runs_needed_text(q)} |"
         )
     if len(queries) > MAX_LISTED:
         rows.append(f"\n… and {len(queries) - MAX_LISTED} more in the report")
@@ -82,6 +90,22 @@ def query_level_line(report: GateReport) -> str:
     )
 
 
+def eval_set_lines(change: EvalSetChange | None, *, cell: bool = True) -> list[str]:
+    """The eval set that graded both sides, then what the change did to it, one line per kind
+    (at most MAX_LISTED queries each); nothing when no record was made."""
+    if change is None:
+        return []
+    quote = md_cell if cell else str
+    lines = [change.summary()]
+    for kind, queries in (("flipped", change.flipped), ("added", change.added),
+                          ("removed", change.removed)):  # fmt: skip
+        if queries:
+            shown = "; ".join(quote(q) for q in queries[:MAX_LISTED])
+            more = f" … and {len(queries) - MAX_LISTED} more" if len(queries) > MAX_LISTED else ""
+            lines.append(f"{kind} by this change: {shown}{more}")
+    return lines
+
+
 def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str:
     """The PR comment: the verdict first, the regressed queries, the cost, links."""
     icon = {"regressed": "❌", "improved": "✅"}.get(report.verdict, "➖")
@@ -94,7 +118,7 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
             f"base `{md_cell(report.base.ref)}` ({(report.base.commit or '?')[:12]}) vs head "
             f"({(report.head.commit or '?')[:12]}{', uncommitted changes' if report.head.dirty else ''}); "
             f"{report.runs} runs per {one} per side, {report.pairs} paired runs; "
-            f"pass rate {_rate(report.base.pass_rate)} → {_rate(report.head.pass_rate)}"
+            f"pass rate {rate_text(report.base.pass_rate)} → {rate_text(report.head.pass_rate)}"
         )
         if report.query_level is not None:
             lines.append("")
@@ -102,6 +126,9 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
         lines.append("")
         lines.append(f"_{md_cell(report.mde_line)}_")
         lines.append("")
+        found = eval_set_lines(report.eval_set)
+        if found:
+            lines += [f"**Eval set:** {md_cell(found[0])}", *(f"- {x}" for x in found[1:]), ""]
     dropped = sorted((q for q in report.queries if (q.delta or 0) < 0), key=lambda q: q.delta or 0)
     significant = report.regressed_queries
     if significant:
@@ -110,7 +137,8 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
     others = [q for q in dropped if q.change != "regressed"]
     if others:
         title = f"Other {many} that dropped" if significant else f"{many.capitalize()} that dropped"
-        lines += [f"{title} (largest first; none significant on its own):", "",
+        lines += [f"{title} (largest first; none significant on its own: the last column "
+                  "says how many runs per side would flag a drop this size alone):", "",
                   *_query_rows(others, one), ""]  # fmt: skip
     if report.base.description != report.head.description and report.base.description:
         lines += [

@@ -64,7 +64,7 @@ class GateQuery(Doc):
     @property
     def detail(self) -> str:
         """Why this query has its label, with its p-values (and the runs a drop would need)."""
-        rates = f"{_rate(self.base_rate)} → {_rate(self.head_rate)}"
+        rates = f"{rate_text(self.base_rate)} → {rate_text(self.head_rate)}"
         tests = f"p = {self.p_value:.3g}, Holm p = {self.p_holm:.3g}"
         if self.change == "regressed":
             return f"regressed {rates}, significant on its own test ({tests})"
@@ -134,7 +134,8 @@ class GateReport(Doc):
         return [q for q in self.queries if q.change == "regressed"]
 
 
-def _rate(value: float | None) -> str:
+def rate_text(value: float | None) -> str:
+    """A pass rate with 2 decimals, – when there is none."""
     return "–" if value is None else f"{value:.2f}"
 
 
