@@ -25,6 +25,7 @@ from skillbench.cost.budget import Budget
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.gate.baseref import BaseSkill, materialise
+from skillbench.gate.evalsource import HEAD_MARK, EvalSetChange, resolve_behavior_evals
 from skillbench.gate.pairing import RunKey, holm_adjusted, pair_runs
 from skillbench.gate.power import minimum_detectable_effect
 from skillbench.gate.report import (
@@ -176,9 +177,15 @@ class BehaviorGate:
         self.out = Path(out)
         self.head_skill, self.warnings = _side(self.skill_dir)
         self.evals_file = behavior_evals(self.skill_dir, evals)
-        self.evals = _read(self.evals_file)
         self.base: BaseSkill = materialise(self.skill_dir, base_ref)
         self.base_skill = None if self.base.folder is None else _side(self.base.folder)[0]
+        self.eval_set: EvalSetChange | None = None
+        if self.base.folder is not None:  # the base's eval cases grade both sides (a change
+            # cannot grade itself) unless --evals-from head
+            self.evals_file, self.eval_set = resolve_behavior_evals(
+                self.evals_file, self.skill_dir, self.base, evals_from=options.evals_from
+            )
+        self.evals = _read(self.evals_file)
         self.sides: list[BehaviorSide] = []
 
     def prepare(self) -> list[BehaviorSide]:
@@ -317,6 +324,8 @@ def build_behavior(
     verdict, line, ok = decide(
         regressed, improved, p, o.alpha, mde_line, dropped=dropped, rose=rose, unit=CASES
     )
+    if gate.eval_set is not None and gate.eval_set.used == "head":
+        line = f"{line} [{HEAD_MARK}]"
     if not pairs:
         notes.append("no run was graded on both sides: nothing was compared")
     base.pass_rate = round(sum(r.base_passed for r in rows) / pairs, 4) if pairs else None
@@ -326,7 +335,7 @@ def build_behavior(
         ok=ok, alpha=o.alpha, power=o.power, runs=gate.runs, seed=o.seed, pairs=pairs,
         regressed=regressed, improved=improved, p_value=p, mde=mde, mde_line=mde_line,
         base=base, head=head, queries=queries, cost=cost, warnings=gate.warnings or None,
-        notes=notes or None,
+        notes=notes or None, eval_set=gate.eval_set,
     )  # fmt: skip
     failures = [f"regressed: {q.query}" for q in report.regressed_queries]
     header = make_header(
@@ -336,5 +345,7 @@ def build_behavior(
             runs=f"{gate.runs} per case per side (with_skill)", cost=cost, skill_dir=gate.skill_dir,
         ),
     )  # fmt: skip
+    if gate.eval_set is not None and gate.eval_set.used != "outside the repository":
+        header = header.model_copy(update={"eval_set": gate.eval_set.summary()})
     report.header = header.model_dump(mode="json", exclude_none=True)
     return report

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import Field
 
 from skillbench.errors import InputError
+from skillbench.gate.baseref import BaseSkill, repo_root
 from skillbench.gitinfo import run_git
 from skillbench.schemas.common import Doc
 from skillbench.trigger.evalset import EvalQuery
@@ -38,20 +39,24 @@ class EvalSetChange(Doc):
     flipped: list[str] = Field(
         default_factory=list, description="queries in both whose should_trigger differs"
     )
+    edited: list[str] = Field(
+        default_factory=list,
+        description="behavior eval cases in both (by id) whose prompt, files or expectations differ",
+    )
 
     @property
     def changed(self) -> bool:
         """Whether the change under test edited the eval set's queries or labels."""
-        return bool(self.added or self.removed or self.flipped)
+        return bool(self.added or self.removed or self.flipped or self.edited)
 
     def summary(self) -> str:
         """One sentence: which eval set was used and what the change did to it."""
         if self.used == "outside the repository":
             return f"eval set {self.path}: outside the skill's repository, used as it is"
-        counts = (
-            f"{len(self.added)} added, {len(self.removed)} removed, "
+        counts = f"{len(self.added)} added, {len(self.removed)} removed, " + (
+            f"{len(self.edited)} edited" if self.edited else
             f"{len(self.flipped)} with should_trigger flipped"
-        )
+        )  # fmt: skip
         at = f"base {(self.base_commit or '?')[:12]}"
         if self.used == "head":
             what = f"this change edited it ({counts})" if self.changed else "unchanged from base"
@@ -193,3 +198,67 @@ def check_not_vacuous(
                 "queries or runs",
                 path=where,
             )
+
+
+def _raw_cases(text: str) -> dict[str, str]:
+    """Each case of a behavior evals file's text (`cases`, `evals` or a bare list) by id, as
+    canonical JSON: what the file says, every field (checks included)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    items = data if isinstance(data, list) else None
+    if isinstance(data, dict):
+        items = data.get("cases", data.get("evals"))
+    if not isinstance(items, list):
+        return {}
+    return {
+        str(item.get("id", index)): json.dumps(item, sort_keys=True)
+        for index, item in enumerate(items)
+        if isinstance(item, dict)
+    }
+
+
+def compare_cases(base: str, head: str) -> dict[str, list[str]]:
+    """Behavior eval cases added, removed and edited (any field differs), base → head, by id."""
+    on_base, on_head = _raw_cases(base), _raw_cases(head)
+    return {
+        "added": [k for k in on_head if k not in on_base],
+        "removed": [k for k in on_base if k not in on_head],
+        "edited": [k for k, c in on_head.items() if k in on_base and on_base[k] != c],
+    }
+
+
+def resolve_behavior_evals(
+    evals: Path, skill_dir: Path, base: BaseSkill, *, evals_from: EvalsFrom
+) -> tuple[Path, EvalSetChange]:
+    """The behavior eval cases both sides run: the base's file (default; inside the skill
+    folder, the base's own copy with its input files), or the head's with --evals-from head;
+    a file outside the repository as it is. InputError when the base must be used and lacks it."""
+    from skillbench.behavior.workspace import read_evals
+
+    root = repo_root(skill_dir)
+    relative, text = base_text(evals, root, base.commit)
+    if relative is None:
+        return evals, EvalSetChange(path=str(evals), used="outside the repository")
+    if text is None and evals_from == "base":
+        raise InputError(
+            f"does not exist at the base {base.ref} ({base.commit[:12]}): this change adds the "
+            "eval cases it would be graded on; to gate on them anyway, pass --evals-from head "
+            "(the verdict says so)",
+            path=evals,
+        )
+    copy = None if text is None else _scratch_copy(relative, text)
+    if copy is not None and evals_from == "base":
+        read_evals(copy)  # a base that does not read: InputError before any call
+    head_text = evals.read_text(encoding="utf-8", errors="replace")
+    diff = compare_cases(text or "[]", head_text)
+    change = EvalSetChange(path=str(evals), used=evals_from, base_commit=base.commit, **diff)
+    if evals_from == "head" or copy is None:
+        return evals, change
+    inside = _in_repository(evals, skill_dir)
+    if base.folder is not None and inside is not None and (base.folder / inside).is_file():
+        return base.folder / inside, change  # with the base's input files beside it
+    return copy, change

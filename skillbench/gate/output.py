@@ -97,8 +97,8 @@ def eval_set_lines(change: EvalSetChange | None, *, cell: bool = True) -> list[s
         return []
     quote = md_cell if cell else str
     lines = [change.summary()]
-    for kind, queries in (("flipped", change.flipped), ("added", change.added),
-                          ("removed", change.removed)):  # fmt: skip
+    for kind, queries in (("flipped", change.flipped), ("edited", change.edited),
+                          ("added", change.added), ("removed", change.removed)):  # fmt: skip
         if queries:
             shown = "; ".join(quote(q) for q in queries[:MAX_LISTED])
             more = f" … and {len(queries) - MAX_LISTED} more" if len(queries) > MAX_LISTED else ""
