@@ -16,6 +16,12 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
 
 FORMATS = ("text", "json", "markdown", "github")
+#: What the default runs detect (`gate.power.default_runs_power(10)`; a test keeps it true).
+RUNS_POWER = (
+    "10 runs: on 20 queries with a pass rate of 0.9 the gate detects a drop of ≥ 0.12 in every "
+    "query's pass rate with power 0.8 at alpha 0.05; no single query can be flagged on its own "
+    "test below 11 runs"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -66,7 +72,8 @@ def register(subparsers: Any) -> None:
         default=10,
         metavar="N|planned",
         help="runs per query on each side (at most 100), or planned: a pilot of 4, then the runs "
-        "`skillbench plan` gives for --effect at --power (default 10; e.g. --runs planned)",
+        f"`skillbench plan` gives for --effect at --power. {RUNS_POWER} (default 10; e.g. --runs "
+        "planned)",
     )
     p.add_argument(
         "--effect",

@@ -318,7 +318,7 @@ def build_behavior(
     p = mcnemar_exact(regressed, improved)
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
     mde = minimum_detectable_effect(rates, gate.runs, alpha=half, power=o.power) if rates else None
-    mde_line = mde_sentence(mde, gate.runs, len(rates), o.power, unit=CASES)
+    mde_line = mde_sentence(mde, gate.runs, len(rates), o.power, unit=CASES, alpha=half)
     dropped = sum(1 for q in queries if q.change == "regressed")
     rose = sum(1 for q in queries if q.change == "improved")
     verdict, line, ok = decide(

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from skillbench.gate.evalsource import EvalSetChange
 from skillbench.gate.pairing import QueryPairs
-from skillbench.gate.power import runs_to_flag
+from skillbench.gate.power import alone_clause, runs_to_flag
 from skillbench.schemas.common import Doc
 from skillbench.schemas.cost import CostBlock
 
@@ -208,12 +208,19 @@ def mde_sentence(
     queries: int,
     power: float,
     unit: tuple[str, str] = ("query", "queries"),
+    *,
+    alpha: float | None = None,
 ) -> str:
-    """ "this eval can detect a change of ≥ X at this n", never omitted."""
+    """ "this eval can detect a change of ≥ X at this n", never omitted; with `alpha` (the
+    level of each query's own test), also when no single query can be flagged alone."""
     where = f"{runs} runs × {queries} {unit[1]}"
+    alone = "" if alpha is None or not queries else alone_clause(runs, queries, alpha, unit)
     if mde is None:
-        return f"this eval cannot detect even a drop of 1 in every {unit[0]}'s pass rate at {where}"
+        return (
+            f"this eval cannot detect even a drop of 1 in every {unit[0]}'s pass rate at "
+            f"{where}{alone}"
+        )
     return (
         f"this eval can detect a change of ≥ {mde:.3g} in every {unit[0]}'s pass rate at {where} "
-        f"(power {power:g})"
+        f"(power {power:g}){alone}"
     )

@@ -413,7 +413,7 @@ def build_report(
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
     half = pooled_alpha(o.alpha)
     mde = minimum_detectable_effect(rates, runs, alpha=half, power=o.power) if rates else None
-    mde_line = mde_sentence(mde, runs, len(rates), o.power)
+    mde_line = mde_sentence(mde, runs, len(rates), o.power, alpha=half)
     dropped = sum(1 for q in queries if q.change == "regressed")
     rose = sum(1 for q in queries if q.change == "improved")
     verdict, line, ok = decide(

@@ -230,6 +230,7 @@ def test_a_query_that_drops_is_labelled_and_annotated_even_when_not_significant_
     assert dropped["change"] == "dropped" and dropped["p_holm"] >= 0.025
     assert dropped["runs_needed"] is not None and dropped["runs_needed"] > 10
     assert {q["change"] for q in report["queries"] if q["query"] != queries[3]} == {"unchanged"}
+    assert "at 10 runs no single query of 14 can be flagged on its own test" in report["mde_line"]
     line = evals.read_text().splitlines().index(f'  "query": "{queries[3]}",') + 1
     warnings = [x for x in out.splitlines() if x.startswith("::warning")]
     assert len(warnings) == 1 and f"file=evals.json,line={line}" in warnings[0]
