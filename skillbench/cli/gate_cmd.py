@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -167,13 +168,33 @@ def _options(args: argparse.Namespace) -> Any:
     )
 
 
-def default_out() -> Path:
-    """reports/gate/<UTC time>-<6 hex>/ under the working directory."""
+def reports_root(skill_dir: str | Path) -> Path:
+    """Where the gate's reports go by default: `reports/` in the working directory, unless the
+    working directory lies in the git repository holding the skill (the gate never writes
+    into the repository it gates unless asked with --out): then `skillbench/reports` in the
+    user's data folder ($XDG_DATA_HOME, default ~/.local/share)."""
+    import os
+
+    from skillbench.gate.baseref import repo_root
+
+    try:
+        root = repo_root(skill_dir).resolve()
+    except InputError:
+        return Path("reports")  # no repository: nothing to keep clean (the gate refuses later)
+    cwd = Path.cwd().resolve()
+    if cwd != root and root not in cwd.parents:
+        return Path("reports")
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "skillbench" / "reports"
+
+
+def default_out(skill_dir: str | Path) -> Path:
+    """<reports root>/gate/<UTC time>-<6 hex>/ (`reports_root`)."""
     import secrets
     from datetime import UTC, datetime
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("reports") / "gate" / f"{stamp}-{secrets.token_hex(3)}"
+    return reports_root(skill_dir) / "gate" / f"{stamp}-{secrets.token_hex(3)}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,13 +202,18 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.aio import run_sync
     from skillbench.io import check_output
 
-    out = Path(args.out) if args.out else default_out()
+    import time
+
+    from skillbench.reports.manifest import utc_now
+
+    started = (utc_now(), time.monotonic())
+    out = Path(args.out) if args.out else default_out(args.skill_dir)
     check_output(out / "gate_report.json", "--out")
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     options = _options(args)
     if args.behavior:
-        return _behavior(args, options, out)
+        return _behavior(args, options, out, started)
     if args.evals is None:
         raise InputError("is required (or use --behavior)", path="--evals")
     if args.dry_run:
@@ -219,10 +245,12 @@ def run(args: argparse.Namespace) -> int:
     ):
         options.progress = on_progress
         report = run_sync(lambda: run_gate(args.skill_dir, args.evals, options, base_ref=args.base))
-    return emit(args, report, out)
+    return emit(args, report, out, started)
 
 
-def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
+def _behavior(
+    args: argparse.Namespace, options: Any, out: Path, started: tuple[datetime, float]
+) -> int:
     """`--behavior`: the plan (`--dry-run`) or the behavior gate, then `emit`."""
     import tempfile
 
@@ -245,18 +273,33 @@ def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
     err.print(common.safe(f"behavior gate: base and head run in {out / 'behavior'}"), markup=False)
     with common.cluster(args, args.backend):  # sessions on Ray: run_cases places them there
         report = gate.run()
-    return emit(args, report, out)
+    return emit(args, report, out, started)
 
 
-def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
-    """Write the report folder, print in the chosen format, feed GitHub Actions; exit code."""
+def emit(
+    args: argparse.Namespace, report: Any, out: Path, started: tuple[datetime, float]
+) -> int:
+    """Write the report folder (with its manifest; indexed when it is `<root>/gate/<run>`),
+    print in the chosen format, feed GitHub Actions; the exit code."""
+    import time
+
     from skillbench.cli.ci_cases import gate_cases
-    from skillbench.gate.output import append_step_summary, markdown, set_outputs, write_report
+    from skillbench.gate.output import (
+        append_step_summary,
+        index_report,
+        markdown,
+        set_outputs,
+        write_manifest,
+        write_report,
+    )
     from skillbench.io import dumps_json
 
     write_report(report, out)
     comment = markdown(report, report_dir=out)
     common.emit_ci(args, "gate", gate_cases(report, args.evals), title="gate")
+    write_manifest(report, out, parameters=_parameters(args), started=started[0],
+                   wall_seconds=time.monotonic() - started[1])  # fmt: skip
+    index = index_report(out)
     if args.output_format == "json":
         sys.stdout.write(dumps_json(report.to_json_dict()))
     elif args.output_format == "markdown":
@@ -269,9 +312,17 @@ def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
     for warning in report.warnings or []:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     err.print(common.safe(f"report written to {out}"), markup=False)
+    if index is not None:
+        err.print(common.safe(f"reports index: {index}"), markup=False)
     if report.cost is not None and report.cost.stopped_at_cap:
         return EXIT_COST_CAP
     return EXIT_FAILED if report.verdict == "regressed" else EXIT_OK
+
+
+def _parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """The command's options as the manifest records them (plain values only)."""
+    plain = (str, int, float, bool, type(None))
+    return {k: v for k, v in vars(args).items() if isinstance(v, plain)}
 
 
 def _print_text(report: Any) -> None:

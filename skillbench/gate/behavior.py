@@ -346,6 +346,6 @@ def build_behavior(
         ),
     )  # fmt: skip
     if gate.eval_set is not None and gate.eval_set.used != "outside the repository":
-        header = header.model_copy(update={"eval_set": gate.eval_set.summary()})
+        header = header.model_copy(update={"eval_set": gate.eval_set.header_text()})
     report.header = header.model_dump(mode="json", exclude_none=True)
     return report

@@ -49,6 +49,15 @@ class EvalSetChange(Doc):
         """Whether the change under test edited the eval set's queries or labels."""
         return bool(self.added or self.removed or self.flipped or self.edited)
 
+    def header_text(self) -> str:
+        """The eval set as a report header names it: the file and whose version graded."""
+        if self.used == "base":
+            edited = " (this change edited it: not used)" if self.changed else ""
+            return f"{self.path} as at base {(self.base_commit or '?')[:12]}{edited}"
+        if self.used == "head":
+            return f"{self.path} as in the working tree (--evals-from head)"
+        return self.path
+
     def summary(self) -> str:
         """One sentence: which eval set was used and what the change did to it."""
         if self.used == "outside the repository":
@@ -172,13 +181,12 @@ def resolve_evals(
 
 
 def check_not_vacuous(
-    queries: Sequence[EvalQuery], runs: int, alpha: float, *, where: str | Path
+    queries: Sequence[EvalQuery], runs: int, half: float, *, where: str | Path
 ) -> None:
     """InputError ("vacuous eval set", exit 2) when the eval set has no should-trigger query,
     or a class (should / should not trigger) so small that even every one of its queries
     falling from always passing to always failing over `runs` runs could not be significant
-    in the gate's pooled exact test (at alpha/2)."""
-    from skillbench.gate.report import pooled_alpha
+    in the gate's pooled exact test (at `half`, the pooled test's share of alpha)."""
     from skillbench.stats import mcnemar_exact
 
     should = sum(1 for q in queries if q.should_trigger)
@@ -188,7 +196,6 @@ def check_not_vacuous(
             "passes every query; add queries the skill should trigger on",
             path=where,
         )
-    half = pooled_alpha(alpha)
     for label, count in (("should-trigger", should), ("should-not-trigger", len(queries) - should)):
         if count and mcnemar_exact(count * runs, 0) >= half:
             raise InputError(

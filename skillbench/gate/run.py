@@ -40,7 +40,7 @@ from skillbench.gate.report import (
     pooled_alpha,
     query_change,
 )
-from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
 
@@ -145,7 +145,7 @@ class GateRun:
             if chosen.change.used == "base":
                 where = f"{self.evals} as at the base {base.ref} ({base.commit[:12]})"
         runs = MAX_RUNS if o.runs == "planned" else int(o.runs)
-        check_not_vacuous(self.queries, runs, o.alpha, where=where)
+        check_not_vacuous(self.queries, runs, pooled_alpha(o.alpha), where=where)
 
     def _plan(self, side: _Side, runs: int, seed: int) -> CostPlan:
         from skillbench.trigger.cost import plan_trigger
@@ -351,6 +351,9 @@ async def run_gate(
         report.cost.notes = [*(report.cost.notes or []), PILOT_NOTE]
     if budget.cap_usd is not None and report.cost is not None:
         report.cost.cap_usd = budget.cap_usd
+    if report.header is not None and report.cost is not None:  # both sides' (and the pilot's)
+        report.header["cost"] = cost_summary(report.cost)
+        report.header["cost_detail"] = report.cost.model_dump(mode="json", exclude_none=True)
     return report
 
 
@@ -459,5 +462,5 @@ def gate_header(report: GateReport, head: TriggerReport, skill_dir: Path) -> Any
         "runs": f"{report.runs} per query per side ({report.runs_mode})",
     }
     if report.eval_set is not None and report.eval_set.used != "outside the repository":
-        update["eval_set"] = report.eval_set.summary()
+        update["eval_set"] = report.eval_set.header_text()
     return header.model_copy(update=update)

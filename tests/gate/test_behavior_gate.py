@@ -217,7 +217,7 @@ def test_a_change_that_rewrites_its_eval_cases_is_graded_on_the_bases(
     doc = report(tmp_path / "out")
     assert doc["eval_set"]["used"] == "base"
     assert doc["eval_set"]["edited"] == [f"c{i}" for i in range(6)]
-    assert "6 edited" in doc["header"]["eval_set"]
+    assert "this change edited it" in doc["header"]["eval_set"]
     capsys.readouterr()
     assert main(args(skill, tmp_path / "head", "--evals-from", "head")) == 0
     doc = report(tmp_path / "head")
