@@ -199,11 +199,10 @@ def default_out(skill_dir: str | Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Run the gate (or the A/A calibration) described by the parsed arguments."""
-    from skillbench.aio import run_sync
-    from skillbench.io import check_output
-
     import time
 
+    from skillbench.aio import run_sync
+    from skillbench.io import check_output
     from skillbench.reports.manifest import utc_now
 
     started = (utc_now(), time.monotonic())
@@ -276,9 +275,7 @@ def _behavior(
     return emit(args, report, out, started)
 
 
-def emit(
-    args: argparse.Namespace, report: Any, out: Path, started: tuple[datetime, float]
-) -> int:
+def emit(args: argparse.Namespace, report: Any, out: Path, started: tuple[datetime, float]) -> int:
     """Write the report folder (with its manifest; indexed when it is `<root>/gate/<run>`),
     print in the chosen format, feed GitHub Actions; the exit code."""
     import time

@@ -152,8 +152,8 @@ def resolve_evals(
     """The eval set that grades both sides, the base's (default) or the head's, and what the
     change did to it. No repository (`root` None, an A/A calibration) or a file outside it:
     the file as it is. InputError when the base must be used and did not have the file."""
-    relative, text = (None, None) if root is None or commit is None else base_text(
-        evals, root, commit
+    relative, text = (
+        (None, None) if root is None or commit is None else base_text(evals, root, commit)
     )
     if relative is None or commit is None:
         change = EvalSetChange(path=str(evals), used="outside the repository")

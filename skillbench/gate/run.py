@@ -19,12 +19,11 @@ from typing import Any, Literal
 
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
-from skillbench.limits import MAX_RUNS
 from skillbench.gate.baseref import BaseSkill, head_state, materialise, repo_root
 from skillbench.gate.evalsource import (
     HEAD_MARK,
-    EvalsFrom,
     EvalSetChange,
+    EvalsFrom,
     check_not_vacuous,
     resolve_evals,
 )
@@ -40,6 +39,7 @@ from skillbench.gate.report import (
     pooled_alpha,
     query_change,
 )
+from skillbench.limits import MAX_RUNS
 from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
