@@ -346,7 +346,10 @@ def _print_text(report: Any) -> None:
         from skillbench.gate.output import query_level_line
 
         lines.append(query_level_line(report))
-    lines.extend(eval_set_lines(report.eval_set, cell=False))
+    lines.extend(
+        f"eval set: {line}" if i == 0 else f"  {line}"
+        for i, line in enumerate(eval_set_lines(report.eval_set, cell=False))
+    )
     lines.extend(report.plan or [])
     for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
         if q.delta:

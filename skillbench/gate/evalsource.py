@@ -61,7 +61,7 @@ class EvalSetChange(Doc):
     def summary(self) -> str:
         """One sentence: which eval set was used and what the change did to it."""
         if self.used == "outside the repository":
-            return f"eval set {self.path}: outside the skill's repository, used as it is"
+            return f"{self.path}: outside the skill's repository, used as it is"
         counts = f"{len(self.added)} added, {len(self.removed)} removed, " + (
             f"{len(self.edited)} edited" if self.edited else
             f"{len(self.flipped)} with should_trigger flipped"
@@ -69,10 +69,10 @@ class EvalSetChange(Doc):
         at = f"base {(self.base_commit or '?')[:12]}"
         if self.used == "head":
             what = f"this change edited it ({counts})" if self.changed else "unchanged from base"
-            return f"eval set {self.path}: the HEAD's (--evals-from head); {what}"
+            return f"{self.path}: the head's (--evals-from head); {what}"
         if not self.changed:
-            return f"eval set {self.path} as at {at} (unchanged by this change)"
-        return f"eval set {self.path} as at {at}; this change edited it ({counts}), not used"
+            return f"{self.path} as at {at} (unchanged by this change)"
+        return f"{self.path} as at {at}; this change edited it ({counts}), not used"
 
 
 @dataclass(frozen=True)
