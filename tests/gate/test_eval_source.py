@@ -119,6 +119,9 @@ def test_a_vacuous_base_eval_set_exits_2_naming_the_file(
     err = capsys.readouterr().err
     assert "vacuous eval set: no should-trigger query" in err
     assert "trigger.json as at the base main" in err and judge.calls == 0
+    assert main(gate(skill, evals, tmp_path / "r", "--dry-run")) == 2  # refused before a plan
+    assert main(gate(skill, evals, tmp_path / "r", "--aa", "2")) == 2  # and for a calibration
+    assert judge.calls == 0 and not (tmp_path / "r").exists()
 
 
 def test_too_few_queries_per_class_for_the_runs_is_vacuous(
