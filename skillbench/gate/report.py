@@ -190,14 +190,14 @@ def decide(
     if pooled_down or dropped:
         why = [f"{counts} < {half:g}"] if pooled_down else [counts]
         if dropped:
-            why.append(f"{dropped} {unit[dropped != 1]} dropped on its own "
-                       f"test (Holm p < {half:g})")  # fmt: skip
+            why.append(f"{dropped} {unit[dropped != 1]} dropped on "
+                       f"{'its' if dropped == 1 else 'their'} own test (Holm p < {half:g})")  # fmt: skip
         return "regressed", "REGRESSED: " + "; ".join(why), False
     if pooled_up or rose:
         why = [f"{counts} < {half:g}"] if pooled_up else [counts]
         if rose:
-            why.append(f"{rose} {unit[rose != 1]} rose on its own test "
-                       f"(Holm p < {half:g})")  # fmt: skip
+            why.append(f"{rose} {unit[rose != 1]} rose on {'its' if rose == 1 else 'their'} "
+                       f"own test (Holm p < {half:g})")  # fmt: skip
         return "improved", "improved: " + "; ".join(why), True
     return "no change detected", f"no change detected ({counts}); {mde_line}", None
 
