@@ -126,8 +126,9 @@ def benchmark_cases(paired: dict[str, Any], path: str | Path) -> list[CiCase]:
 
 
 def gate_cases(report: GateReport, evals: str | Path | None) -> list[CiCase]:
-    """One case for the gate itself (failed when it regressed), then one per query (failed
-    when its own paired test, Holm-adjusted, shows a drop), pointing at the query in `evals`."""
+    """One case for the gate itself (failed when it regressed), then one per query, pointing at
+    the query in `evals`: failed when its own paired test (Holm) shows a drop, passed with a
+    warning when it dropped without being significant alone."""
     regressed = report.verdict == "regressed"
     cases = [
         CiCase(
@@ -138,18 +139,16 @@ def gate_cases(report: GateReport, evals: str | Path | None) -> list[CiCase]:
         )
     ]
     for q in report.queries:
-        bad = q.change == "regressed"
-        rates = f"{q.base_rate or 0:.2f} → {q.head_rate or 0:.2f}"
+        bad, dropped = q.change == "regressed", q.change == "dropped"
         cases.append(
             CiCase(
                 group=report.skill_name,
                 name=q.query,
                 outcome="failed" if bad else "passed",
-                message=f"pass rate {rates} over {q.pairs} paired runs (Holm p = {q.p_holm:.3g})"
-                if bad
-                else "",
+                message=f"{q.pairs} paired runs: {q.detail}" if bad or dropped else "",
                 file=evals,
                 line=_line_in(evals, q.query),
+                warn=dropped,
             )
         )
     return cases

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,12 @@ from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
 
 FORMATS = ("text", "json", "markdown", "github")
+#: What the default runs detect (`gate.power.default_runs_power(10)`; a test keeps it true).
+RUNS_POWER = (
+    "10 runs: on 20 queries with a pass rate of 0.9 the gate detects a drop of ≥ 0.12 in every "
+    "query's pass rate with power 0.8 at alpha 0.05; no single query can be flagged on its own "
+    "test below 11 runs"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -39,6 +46,14 @@ def register(subparsers: Any) -> None:
         "behavior eval cases (default: the skill's evals/evals.json)",
     )
     p.add_argument(
+        "--evals-from",
+        choices=("base", "head"),
+        default="base",
+        help="whose eval set grades both sides: base (the file as it is at --base, so a change "
+        "cannot grade itself; what it changed in the eval set is reported) or head (the working "
+        "tree's; the verdict says so) (base)",
+    )
+    p.add_argument(
         "--behavior",
         action="store_true",
         help="gate the skill's behavior instead of its triggering: the eval cases run "
@@ -58,7 +73,8 @@ def register(subparsers: Any) -> None:
         default=10,
         metavar="N|planned",
         help="runs per query on each side (at most 100), or planned: a pilot of 4, then the runs "
-        "`skillbench plan` gives for --effect at --power (default 10; e.g. --runs planned)",
+        f"`skillbench plan` gives for --effect at --power. {RUNS_POWER} (default 10; e.g. --runs "
+        "planned)",
     )
     p.add_argument(
         "--effect",
@@ -148,30 +164,55 @@ def _options(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         threshold=args.threshold,
         max_cost=common.max_cost(args),
+        evals_from=args.evals_from,
     )
 
 
-def default_out() -> Path:
-    """reports/gate/<UTC time>-<6 hex>/ under the working directory."""
+def reports_root(skill_dir: str | Path) -> Path:
+    """Where the gate's reports go by default: `reports/` in the working directory, unless the
+    working directory lies in the git repository holding the skill (the gate never writes
+    into the repository it gates unless asked with --out): then `skillbench/reports` in the
+    user's data folder ($XDG_DATA_HOME, default ~/.local/share)."""
+    import os
+
+    from skillbench.gate.baseref import repo_root
+
+    try:
+        root = repo_root(skill_dir).resolve()
+    except InputError:
+        return Path("reports")  # no repository: nothing to keep clean (the gate refuses later)
+    cwd = Path.cwd().resolve()
+    if cwd != root and root not in cwd.parents:
+        return Path("reports")
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "skillbench" / "reports"
+
+
+def default_out(skill_dir: str | Path) -> Path:
+    """<reports root>/gate/<UTC time>-<6 hex>/ (`reports_root`)."""
     import secrets
     from datetime import UTC, datetime
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("reports") / "gate" / f"{stamp}-{secrets.token_hex(3)}"
+    return reports_root(skill_dir) / "gate" / f"{stamp}-{secrets.token_hex(3)}"
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the gate (or the A/A calibration) described by the parsed arguments."""
+    import time
+
     from skillbench.aio import run_sync
     from skillbench.io import check_output
+    from skillbench.reports.manifest import utc_now
 
-    out = Path(args.out) if args.out else default_out()
+    started = (utc_now(), time.monotonic())
+    out = Path(args.out) if args.out else default_out(args.skill_dir)
     check_output(out / "gate_report.json", "--out")
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     options = _options(args)
     if args.behavior:
-        return _behavior(args, options, out)
+        return _behavior(args, options, out, started)
     if args.evals is None:
         raise InputError("is required (or use --behavior)", path="--evals")
     if args.dry_run:
@@ -203,10 +244,12 @@ def run(args: argparse.Namespace) -> int:
     ):
         options.progress = on_progress
         report = run_sync(lambda: run_gate(args.skill_dir, args.evals, options, base_ref=args.base))
-    return emit(args, report, out)
+    return emit(args, report, out, started)
 
 
-def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
+def _behavior(
+    args: argparse.Namespace, options: Any, out: Path, started: tuple[datetime, float]
+) -> int:
     """`--behavior`: the plan (`--dry-run`) or the behavior gate, then `emit`."""
     import tempfile
 
@@ -229,18 +272,31 @@ def _behavior(args: argparse.Namespace, options: Any, out: Path) -> int:
     err.print(common.safe(f"behavior gate: base and head run in {out / 'behavior'}"), markup=False)
     with common.cluster(args, args.backend):  # sessions on Ray: run_cases places them there
         report = gate.run()
-    return emit(args, report, out)
+    return emit(args, report, out, started)
 
 
-def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
-    """Write the report folder, print in the chosen format, feed GitHub Actions; exit code."""
+def emit(args: argparse.Namespace, report: Any, out: Path, started: tuple[datetime, float]) -> int:
+    """Write the report folder (with its manifest; indexed when it is `<root>/gate/<run>`),
+    print in the chosen format, feed GitHub Actions; the exit code."""
+    import time
+
     from skillbench.cli.ci_cases import gate_cases
-    from skillbench.gate.output import append_step_summary, markdown, set_outputs, write_report
+    from skillbench.gate.output import (
+        append_step_summary,
+        index_report,
+        markdown,
+        set_outputs,
+        write_manifest,
+        write_report,
+    )
     from skillbench.io import dumps_json
 
     write_report(report, out)
     comment = markdown(report, report_dir=out)
     common.emit_ci(args, "gate", gate_cases(report, args.evals), title="gate")
+    write_manifest(report, out, parameters=_parameters(args), started=started[0],
+                   wall_seconds=time.monotonic() - started[1])  # fmt: skip
+    index = index_report(out)
     if args.output_format == "json":
         sys.stdout.write(dumps_json(report.to_json_dict()))
     elif args.output_format == "markdown":
@@ -253,12 +309,21 @@ def emit(args: argparse.Namespace, report: Any, out: Path) -> int:
     for warning in report.warnings or []:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     err.print(common.safe(f"report written to {out}"), markup=False)
+    if index is not None:
+        err.print(common.safe(f"reports index: {index}"), markup=False)
     if report.cost is not None and report.cost.stopped_at_cap:
         return EXIT_COST_CAP
     return EXIT_FAILED if report.verdict == "regressed" else EXIT_OK
 
 
+def _parameters(args: argparse.Namespace) -> dict[str, Any]:
+    """The command's options as the manifest records them (plain values only)."""
+    plain = (str, int, float, bool, type(None))
+    return {k: v for k, v in vars(args).items() if isinstance(v, plain)}
+
+
 def _print_text(report: Any) -> None:
+    from skillbench.gate.output import eval_set_lines
     from skillbench.reports.header import ReportHeader, header_lines
     from skillbench.schemas.cost import cost_lines
 
@@ -281,14 +346,14 @@ def _print_text(report: Any) -> None:
         from skillbench.gate.output import query_level_line
 
         lines.append(query_level_line(report))
+    lines.extend(
+        f"eval set: {line}" if i == 0 else f"  {line}"
+        for i, line in enumerate(eval_set_lines(report.eval_set, cell=False))
+    )
     lines.extend(report.plan or [])
     for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
         if q.delta:
-            lines.append(
-                f"  {q.delta:+.2f}  {q.base_rate:.2f} → {q.head_rate:.2f}  "
-                f"(Holm p {q.p_holm:.3g}{', REGRESSED' if q.change == 'regressed' else ''})  "
-                f"{q.query}"
-            )
+            lines.append(f"  {q.delta:+.2f}  {q.query}: {q.detail}")
     if report.cost is not None:
         lines.extend(cost_lines(report.cost))
     for line in lines:
@@ -304,6 +369,7 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
     gate = GateRun(args.skill_dir, args.evals, options)
     runs = PILOT_RUNS if options.runs == "planned" else int(options.runs)
     if args.aa:
+        gate.choose_evals(None)
         seed = options.seed
         plan = gate.plan_many(
             [(gate.head, runs, (aa_seed(seed, k, "base"), aa_seed(seed, k, "head")))
@@ -312,6 +378,8 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
     else:
         base = materialise(gate.skill_dir, args.base)
         base_side = None if base.folder is None else _side(base.folder)[0]
+        if base.folder is not None:
+            gate.choose_evals(base)
         plan = gate.plan(base_side, runs, (options.seed, options.seed))
     if options.runs == "planned":
         plan.lines.append(f"  --runs planned: this is the pilot ({PILOT_RUNS} runs); the plan "

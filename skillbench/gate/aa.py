@@ -56,6 +56,7 @@ async def run_aa(
     if repetitions < 1:
         raise ValueError("repetitions must be >= 1")
     gate = GateRun(skill_dir, evals, options)
+    gate.choose_evals(None)  # base = head: the eval set is not under test; refused when vacuous
     if options.max_cost is not None:  # the cap holds for the whole calibration
         from skillbench.cost.limit import workflow_budget
 

@@ -25,6 +25,7 @@ from skillbench.cost.budget import Budget
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.gate.baseref import BaseSkill, materialise
+from skillbench.gate.evalsource import HEAD_MARK, EvalSetChange, resolve_behavior_evals
 from skillbench.gate.pairing import RunKey, holm_adjusted, pair_runs
 from skillbench.gate.power import minimum_detectable_effect
 from skillbench.gate.report import (
@@ -34,6 +35,7 @@ from skillbench.gate.report import (
     decide,
     mde_sentence,
     pooled_alpha,
+    query_change,
 )
 from skillbench.gate.run import GateOptions, _head
 
@@ -175,9 +177,15 @@ class BehaviorGate:
         self.out = Path(out)
         self.head_skill, self.warnings = _side(self.skill_dir)
         self.evals_file = behavior_evals(self.skill_dir, evals)
-        self.evals = _read(self.evals_file)
         self.base: BaseSkill = materialise(self.skill_dir, base_ref)
         self.base_skill = None if self.base.folder is None else _side(self.base.folder)[0]
+        self.eval_set: EvalSetChange | None = None
+        if self.base.folder is not None:  # the base's eval cases grade both sides (a change
+            # cannot grade itself) unless --evals-from head
+            self.evals_file, self.eval_set = resolve_behavior_evals(
+                self.evals_file, self.skill_dir, self.base, evals_from=options.evals_from
+            )
+        self.evals = _read(self.evals_file)
         self.sides: list[BehaviorSide] = []
 
     def prepare(self) -> list[BehaviorSide]:
@@ -291,10 +299,9 @@ def build_behavior(
     adjusted = holm_adjusted(rows)
     half = pooled_alpha(o.alpha)
     queries = []
+    compared = sum(1 for row in rows if row.pairs)
     for case, row, p_holm in zip(cases, rows, adjusted, strict=True):
-        change: Any = "unchanged"
-        if p_holm < half and row.regressed != row.improved:
-            change = "regressed" if row.regressed > row.improved else "improved"
+        change, needed = query_change(row, p_holm, o.alpha, queries=compared, power=o.power)
         queries.append(
             GateQuery(
                 query=f"{case.id}: {case.prompt}", should_trigger=True, pairs=row.pairs,
@@ -302,7 +309,7 @@ def build_behavior(
                 head_rate=None if not row.pairs else round(row.head_passed / row.pairs, 4),
                 delta=None if row.delta is None else round(row.delta, 4),
                 regressed_runs=row.regressed, improved_runs=row.improved,
-                p_value=row.p_value, p_holm=p_holm, change=change,
+                p_value=row.p_value, p_holm=p_holm, change=change, runs_needed=needed,
             )
         )  # fmt: skip
     regressed = sum(r.regressed for r in rows)
@@ -311,12 +318,14 @@ def build_behavior(
     p = mcnemar_exact(regressed, improved)
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
     mde = minimum_detectable_effect(rates, gate.runs, alpha=half, power=o.power) if rates else None
-    mde_line = mde_sentence(mde, gate.runs, len(rates), o.power, unit=CASES)
+    mde_line = mde_sentence(mde, gate.runs, len(rates), o.power, unit=CASES, alpha=half)
     dropped = sum(1 for q in queries if q.change == "regressed")
     rose = sum(1 for q in queries if q.change == "improved")
     verdict, line, ok = decide(
         regressed, improved, p, o.alpha, mde_line, dropped=dropped, rose=rose, unit=CASES
     )
+    if gate.eval_set is not None and gate.eval_set.used == "head":
+        line = f"{line} [{HEAD_MARK}]"
     if not pairs:
         notes.append("no run was graded on both sides: nothing was compared")
     base.pass_rate = round(sum(r.base_passed for r in rows) / pairs, 4) if pairs else None
@@ -326,7 +335,7 @@ def build_behavior(
         ok=ok, alpha=o.alpha, power=o.power, runs=gate.runs, seed=o.seed, pairs=pairs,
         regressed=regressed, improved=improved, p_value=p, mde=mde, mde_line=mde_line,
         base=base, head=head, queries=queries, cost=cost, warnings=gate.warnings or None,
-        notes=notes or None,
+        notes=notes or None, eval_set=gate.eval_set,
     )  # fmt: skip
     failures = [f"regressed: {q.query}" for q in report.regressed_queries]
     header = make_header(
@@ -336,5 +345,7 @@ def build_behavior(
             runs=f"{gate.runs} per case per side (with_skill)", cost=cost, skill_dir=gate.skill_dir,
         ),
     )  # fmt: skip
+    if gate.eval_set is not None and gate.eval_set.used != "outside the repository":
+        header = header.model_copy(update={"eval_set": gate.eval_set.header_text()})
     report.header = header.model_dump(mode="json", exclude_none=True)
     return report

@@ -225,3 +225,56 @@ def _fewest_pairs(check: Callable[[int], bool], *, limit: int) -> int | None:
         else:
             lo = mid + 1
     return hi
+
+
+def runs_to_flag(rate: float, drop: float, *, alpha: float, power: float) -> int | None:
+    """Runs per side with which one query of base pass rate `rate` whose rate falls by `drop`
+    is flagged by its own exact test at `alpha` with probability `power` (None above
+    MAX_RUNS)."""
+    plan = plan_runs([rate], min(max(drop, _EFFECT_STEP), 1.0), alpha=alpha, power=power)
+    return plan.runs if plan.enough else None
+
+
+def fewest_runs_alone(queries: int, alpha: float) -> int:
+    """The fewest runs per side with which one query's own exact test can be significant at
+    all among `queries` (Holm's strictest level alpha/queries): even with every run regressed,
+    p = 2·0.5ⁿ must fall below it."""
+    level = alpha / max(queries, 1)
+    return max(1, math.floor(math.log2(2 / level)) + 1)
+
+
+def alone_clause(runs: int, queries: int, alpha: float, unit: tuple[str, str]) -> str:
+    """What the runs allow one query's own test (at `alpha`, Holm over `queries`): nothing
+    below `fewest_runs_alone`, said with the smallest p the runs can give."""
+    fewest = fewest_runs_alone(queries, alpha)
+    if runs >= fewest:
+        return ""
+    return (
+        f"; at {runs} runs no single {unit[0]} of {queries} can be flagged on its own test (its "
+        f"smallest exact p, {2 * 0.5**runs:.3g}, cannot pass Holm at {alpha:g}; it needs ≥ "
+        f"{fewest} runs)"
+    )
+
+
+def default_runs_power(
+    runs: int, *, queries: int = 20, rate: float = 0.9, alpha: float = 0.05, power: float = 0.8
+) -> str:
+    """The gate's default runs with what they detect on a typical eval set (`queries` queries
+    passing `rate` of their runs): the sentence `skillbench gate --help` states."""
+    half = alpha / 2  # the pooled test's share (report.pooled_alpha)
+    mde = minimum_detectable_effect([rate] * queries, runs, alpha=half, power=power)
+    detects = (
+        "cannot detect even a drop of 1 in every query's pass rate"
+        if mde is None
+        else f"detects a drop of ≥ {mde:g} in every query's pass rate"
+    )
+    fewest = fewest_runs_alone(queries, half)
+    alone = (
+        f"no single query can be flagged on its own test below {fewest} runs"
+        if runs < fewest
+        else f"a single query can be flagged on its own from {fewest} runs"
+    )
+    return (
+        f"{runs} runs: on {queries} queries with a pass rate of {rate:g} the gate "
+        f"{detects} with power {power:g} at alpha {alpha:g}; {alone}"
+    )

@@ -12,10 +12,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from skillbench.gate.evalsource import EvalSetChange
+from skillbench.gate.pairing import QueryPairs
+from skillbench.gate.power import alone_clause, runs_to_flag
 from skillbench.schemas.common import Doc
 from skillbench.schemas.cost import CostBlock
 
 GateVerdict = Literal["regressed", "improved", "no change detected", "no base"]
+QueryChange = Literal["regressed", "dropped", "unchanged", "rose", "improved", "not compared"]
+"""A query's label: regressed / improved when its own test (Holm, alpha/2) is significant,
+dropped / rose when its rate moved but not significantly, unchanged only when both rates are
+equal, not compared when no run completed on both sides."""
 
 
 class GateSide(Doc):
@@ -46,7 +53,29 @@ class GateQuery(Doc):
     p_holm: float
     base_pass: bool | None = None
     head_pass: bool | None = None
-    change: Literal["regressed", "improved", "unchanged"]
+    change: QueryChange
+    runs_needed: int | None = Field(
+        default=None,
+        description="dropped: runs per side with which a drop this size in this query alone "
+        "would be flagged (its own exact test at alpha/2 over the number of queries, at the "
+        "gate's power); None when not dropped or when even 100 runs would not",
+    )
+
+    @property
+    def detail(self) -> str:
+        """Why this query has its label, with its p-values (and the runs a drop would need)."""
+        rates = f"{rate_text(self.base_rate)} → {rate_text(self.head_rate)}"
+        tests = f"p = {self.p_value:.3g}, Holm p = {self.p_holm:.3g}"
+        if self.change == "regressed":
+            return f"regressed {rates}, significant on its own test ({tests})"
+        if self.change == "dropped":
+            need = (
+                f"about {self.runs_needed} runs per side would flag a drop this size alone"
+                if self.runs_needed is not None
+                else "even 100 runs per side would not flag a drop this size alone"
+            )
+            return f"dropped {rates}, not significant alone ({tests}); {need}"
+        return f"{self.change} {rates} ({tests})"
 
 
 class QueryLevel(Doc):
@@ -89,6 +118,11 @@ class GateReport(Doc):
     head: GateSide
     queries: list[GateQuery] = Field(default_factory=list)
     cost: CostBlock | None = None
+    eval_set: EvalSetChange | None = Field(
+        default=None,
+        description="the eval set that graded both sides (the base's by default) and what the "
+        "change under test did to it",
+    )
     header: dict[str, Any] | None = None
     warnings: list[str] | None = None
     notes: list[str] | None = None
@@ -98,6 +132,32 @@ class GateReport(Doc):
     def regressed_queries(self) -> list[GateQuery]:
         """Queries whose own paired test shows a drop (Holm-adjusted p < alpha / 2)."""
         return [q for q in self.queries if q.change == "regressed"]
+
+
+def rate_text(value: float | None) -> str:
+    """A pass rate with 2 decimals, – when there is none."""
+    return "–" if value is None else f"{value:.2f}"
+
+
+def query_change(
+    row: QueryPairs, p_holm: float, alpha: float, *, queries: int, power: float
+) -> tuple[QueryChange, int | None]:
+    """A query's label (`QueryChange`) and, for a drop not significant on its own, the runs per
+    side with which a drop of that size would be: the query's own exact test at the strictest
+    Holm level (alpha/2 over `queries`), planned from its base rate (shrunk by half a run)."""
+    if not row.pairs:
+        return "not compared", None
+    if row.base_passed == row.head_passed:
+        return "unchanged", None
+    down = row.head_passed < row.base_passed
+    half = pooled_alpha(alpha)
+    if p_holm < half and row.regressed != row.improved:
+        return ("regressed" if down else "improved"), None
+    if not down:
+        return "rose", None
+    rate = (row.base_passed + 0.5) / (row.pairs + 1)
+    drop = (row.base_passed - row.head_passed) / row.pairs
+    return "dropped", runs_to_flag(rate, drop, alpha=half / max(queries, 1), power=power)
 
 
 def pooled_alpha(alpha: float) -> float:
@@ -130,14 +190,14 @@ def decide(
     if pooled_down or dropped:
         why = [f"{counts} < {half:g}"] if pooled_down else [counts]
         if dropped:
-            why.append(f"{dropped} {unit[dropped != 1]} dropped on its own "
-                       f"test (Holm p < {half:g})")  # fmt: skip
+            why.append(f"{dropped} {unit[dropped != 1]} dropped on "
+                       f"{'its' if dropped == 1 else 'their'} own test (Holm p < {half:g})")  # fmt: skip
         return "regressed", "REGRESSED: " + "; ".join(why), False
     if pooled_up or rose:
         why = [f"{counts} < {half:g}"] if pooled_up else [counts]
         if rose:
-            why.append(f"{rose} {unit[rose != 1]} rose on its own test "
-                       f"(Holm p < {half:g})")  # fmt: skip
+            why.append(f"{rose} {unit[rose != 1]} rose on {'its' if rose == 1 else 'their'} "
+                       f"own test (Holm p < {half:g})")  # fmt: skip
         return "improved", "improved: " + "; ".join(why), True
     return "no change detected", f"no change detected ({counts}); {mde_line}", None
 
@@ -148,12 +208,19 @@ def mde_sentence(
     queries: int,
     power: float,
     unit: tuple[str, str] = ("query", "queries"),
+    *,
+    alpha: float | None = None,
 ) -> str:
-    """ "this eval can detect a change of ≥ X at this n", never omitted."""
+    """ "this eval can detect a change of ≥ X at this n", never omitted; with `alpha` (the
+    level of each query's own test), also when no single query can be flagged alone."""
     where = f"{runs} runs × {queries} {unit[1]}"
+    alone = "" if alpha is None or not queries else alone_clause(runs, queries, alpha, unit)
     if mde is None:
-        return f"this eval cannot detect even a drop of 1 in every {unit[0]}'s pass rate at {where}"
+        return (
+            f"this eval cannot detect even a drop of 1 in every {unit[0]}'s pass rate at "
+            f"{where}{alone}"
+        )
     return (
         f"this eval can detect a change of ≥ {mde:.3g} in every {unit[0]}'s pass rate at {where} "
-        f"(power {power:g})"
+        f"(power {power:g}){alone}"
     )

@@ -20,6 +20,13 @@ from typing import Any, Literal
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
 from skillbench.gate.baseref import BaseSkill, head_state, materialise, repo_root
+from skillbench.gate.evalsource import (
+    HEAD_MARK,
+    EvalSetChange,
+    EvalsFrom,
+    check_not_vacuous,
+    resolve_evals,
+)
 from skillbench.gate.pairing import QueryPairs, RecordingJudge, holm_adjusted, pair_runs
 from skillbench.gate.power import minimum_detectable_effect, plan_runs
 from skillbench.gate.report import (
@@ -30,8 +37,10 @@ from skillbench.gate.report import (
     decide,
     mde_sentence,
     pooled_alpha,
+    query_change,
 )
-from skillbench.schemas.cost import CostBlock
+from skillbench.limits import MAX_RUNS
+from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
 
@@ -41,6 +50,7 @@ PILOT_NOTE = (
     "back from the cache (counted again as cache hits)"
 )
 DEFAULT_EFFECT = 0.15
+DEFAULT_RUNS = 10
 
 
 @dataclass
@@ -53,7 +63,7 @@ class GateOptions:
     use_cache: bool = True
     cache_path: str | Path | None = None
     backend_options: dict[str, Any] = field(default_factory=dict)
-    runs: int | Literal["planned"] = 10
+    runs: int | Literal["planned"] = DEFAULT_RUNS
     effect: float = DEFAULT_EFFECT
     affected: float = 1.0
     power: float = 0.8
@@ -63,6 +73,7 @@ class GateOptions:
     timeout: float | None = None
     threshold: float = 0.5
     max_cost: float | None = None
+    evals_from: EvalsFrom = "base"
     budget: Any = None  # a Budget shared by several gates (an A/A calibration's repetitions)
     progress: Any = None
 
@@ -109,10 +120,32 @@ class GateRun:
         self.evals = Path(evals)
         self.options = options
         self.head, self.warnings = _side(self.skill_dir)
-        self.queries: list[EvalQuery] = load_eval_set(evals)
+        self.head_queries: list[EvalQuery] = load_eval_set(evals)
+        self.queries = self.head_queries
+        self.evals_read = self.evals  # the file the queries were read from
+        self.eval_set: EvalSetChange | None = None
         self.catalog, self.catalog_info = resolve_catalog(
             options.catalog_dir, exclude=self.head.name
         )
+
+    def choose_evals(self, base: BaseSkill | None) -> None:
+        """Grade both sides on the base's eval set (or the head's with --evals-from head, or
+        the file as it is outside the repository; `base` None: an A/A calibration, the head's);
+        InputError when it is vacuous (exit 2), before any call."""
+        o = self.options
+        where: str | Path = self.evals
+        if base is not None:
+            chosen = resolve_evals(
+                self.evals, self.head_queries, root=repo_root(self.skill_dir),
+                commit=base.commit, ref=base.ref, evals_from=o.evals_from,
+            )  # fmt: skip
+            self.queries, self.evals_read, self.eval_set = (
+                chosen.queries, chosen.file, chosen.change
+            )  # fmt: skip
+            if chosen.change.used == "base":
+                where = f"{self.evals} as at the base {base.ref} ({base.commit[:12]})"
+        runs = MAX_RUNS if o.runs == "planned" else int(o.runs)
+        check_not_vacuous(self.queries, runs, pooled_alpha(o.alpha), where=where)
 
     def _plan(self, side: _Side, runs: int, seed: int) -> CostPlan:
         from skillbench.trigger.cost import plan_trigger
@@ -170,7 +203,7 @@ class GateRun:
             )  # fmt: skip
             context = EvalContext(
                 body=side.body, catalog=tuple(self.catalog), folder=side.folder,
-                content_hash=side.content_hash, evals_file=self.evals,
+                content_hash=side.content_hash, evals_file=self.evals_read,
                 catalog_info=self.catalog_info,
             )  # fmt: skip
             report = await run_trigger_eval(
@@ -253,6 +286,8 @@ async def run_gate(
     else:
         base = base or materialise(gate.skill_dir, base_ref)
         base_side, warnings = (None, []) if base.folder is None else _side(base.folder)
+        if base.folder is not None:
+            gate.choose_evals(base)
     seeds = _seeds(o.seed, aa)
     first_runs = PILOT_RUNS if o.runs == "planned" else int(o.runs)
     head = GateSide(label="head", ref="working tree", commit=head_commit, dirty=dirty,
@@ -316,6 +351,9 @@ async def run_gate(
         report.cost.notes = [*(report.cost.notes or []), PILOT_NOTE]
     if budget.cap_usd is not None and report.cost is not None:
         report.cost.cap_usd = budget.cap_usd
+    if report.header is not None and report.cost is not None:  # both sides' (and the pilot's)
+        report.header["cost"] = cost_summary(report.cost)
+        report.header["cost_detail"] = report.cost.model_dump(mode="json", exclude_none=True)
     return report
 
 
@@ -354,10 +392,9 @@ def build_report(
     adjusted = holm_adjusted(rows)
     by_query = [{r.query: r for r in rep.results} for rep in reports]
     queries = []
+    compared = sum(1 for row in rows if row.pairs)
     for row, p_holm in zip(rows, adjusted, strict=True):
-        change: Literal["regressed", "improved", "unchanged"] = "unchanged"
-        if p_holm < pooled_alpha(o.alpha) and row.regressed != row.improved:
-            change = "regressed" if row.regressed > row.improved else "improved"
+        change, needed = query_change(row, p_holm, o.alpha, queries=compared, power=o.power)
         b, h = by_query[0].get(row.query), by_query[1].get(row.query)
         queries.append(
             GateQuery(
@@ -369,7 +406,7 @@ def build_report(
                 p_value=row.p_value, p_holm=p_holm,
                 base_pass=None if b is None or not b.runs else b.passed,
                 head_pass=None if h is None or not h.runs else h.passed,
-                change=change,
+                change=change, runs_needed=needed,
             )
         )  # fmt: skip
     regressed = sum(r.regressed for r in rows)
@@ -379,12 +416,14 @@ def build_report(
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
     half = pooled_alpha(o.alpha)
     mde = minimum_detectable_effect(rates, runs, alpha=half, power=o.power) if rates else None
-    mde_line = mde_sentence(mde, runs, len(rates), o.power)
+    mde_line = mde_sentence(mde, runs, len(rates), o.power, alpha=half)
     dropped = sum(1 for q in queries if q.change == "regressed")
     rose = sum(1 for q in queries if q.change == "improved")
     verdict, line, ok = decide(
         regressed, improved, p, o.alpha, mde_line, dropped=dropped, rose=rose
     )
+    if gate.eval_set is not None and gate.eval_set.used == "head":
+        line = f"{line} [{HEAD_MARK}]"
     diff = diff_documents(reports[0], reports[1], labels=("base", "head"), alpha=o.alpha)
     level = QueryLevel(paired=diff.paired, base_passed=diff.a_passed, head_passed=diff.b_passed,
                        regressed=diff.regressed, improved=diff.improved, p_value=diff.p_value)  # fmt: skip
@@ -402,7 +441,7 @@ def build_report(
         runs_mode="planned" if o.runs == "planned" else "fixed", plan=plan, seed=seed,
         pairs=pairs, regressed=regressed, improved=improved, p_value=p, mde=mde,
         mde_line=mde_line, query_level=level, base=base, head=head, queries=queries, cost=cost,
-        warnings=warnings or None, notes=notes or None,
+        warnings=warnings or None, notes=notes or None, eval_set=gate.eval_set,
     )  # fmt: skip
     report.header = gate_header(report, reports[1], gate.skill_dir).model_dump(
         mode="json", exclude_none=True
@@ -416,11 +455,12 @@ def gate_header(report: GateReport, head: TriggerReport, skill_dir: Path) -> Any
 
     header = trigger_header(head, title=f"Gate: {report.skill_name}", skill_dir=skill_dir)
     failures = [f"regressed: {q.query}" for q in report.regressed_queries]
-    return header.model_copy(
-        update={
-            "verdict": report.verdict_line,
-            "ok": report.ok,
-            "failures": failures,
-            "runs": f"{report.runs} per query per side ({report.runs_mode})",
-        }
-    )
+    update: dict[str, Any] = {
+        "verdict": report.verdict_line,
+        "ok": report.ok,
+        "failures": failures,
+        "runs": f"{report.runs} per query per side ({report.runs_mode})",
+    }
+    if report.eval_set is not None and report.eval_set.used != "outside the repository":
+        update["eval_set"] = report.eval_set.header_text()
+    return header.model_copy(update=update)

@@ -28,7 +28,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 class CiCase:
     """One checked item: `group` is its JUnit classname (e.g. the skill, or config/case/run),
     `name` the item; `message` says why it failed, errored or was skipped; `file` and `line`
-    point a GitHub annotation at the input that holds it."""
+    point a GitHub annotation at the input that holds it; `warn` marks a passed case worth a
+    look (a `::warning`, e.g. a drop too small to be significant)."""
 
     group: str
     name: str
@@ -37,6 +38,7 @@ class CiCase:
     file: str | Path | None = None
     line: int | None = None
     seconds: float | None = None
+    warn: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,12 +85,12 @@ def annotation(
 
 
 def github_lines(cases: Sequence[CiCase], *, title: str) -> list[str]:
-    """An `::error` per failed or errored case (`::warning` per skipped one), titled
+    """An `::error` per failed or errored case (`::warning` per skipped or `warn` one), titled
     `title: group`."""
     levels = {"failed": "error", "error": "error", "skipped": "warning"}
     lines = []
     for case in cases:
-        level = levels.get(case.outcome)
+        level = levels.get(case.outcome) or ("warning" if case.warn else None)
         if level is None:
             continue
         text = f"{case.name}: {case.message}" if case.message else case.name

@@ -58,6 +58,13 @@ def update_latest(out_root: str | Path, notebook: str) -> Path | None:
     return link
 
 
+def page_name(manifest: Manifest) -> str:
+    """The page of a report folder: `index.html` (a notebook's), else its first HTML artifact
+    (a CLI report's, e.g. the gate's `gate_report.html`)."""
+    pages = [a.name for a in manifest.artifacts if a.kind == "html" and "/" not in a.name]
+    return INDEX_NAME if not pages or INDEX_NAME in pages else pages[0]
+
+
 def _row(root: Path, folder: Path, manifest: Manifest) -> str:
     esc = html.escape
     rel = folder.relative_to(root).as_posix()
@@ -71,7 +78,7 @@ def _row(root: Path, folder: Path, manifest: Manifest) -> str:
         if header is not None
         else ("failed" if manifest.status == "failed" else "no verdict recorded")
     )
-    link = f'<a href="{esc(rel)}/index.html">{esc(manifest.notebook)}</a>'
+    link = f'<a href="{esc(rel)}/{esc(page_name(manifest))}">{esc(manifest.notebook)}</a>'
     skill = header.skill if header is not None and header.skill else ""
     return (
         f"<tr><td>{esc(mark(ok))}</td><td>{manifest.started_utc:%Y-%m-%d %H:%M:%S}Z</td>"
@@ -85,9 +92,14 @@ def write_index(out_root: str | Path) -> Path:
     root = Path(out_root)
     reports = finished_reports(root)
     rows = "\n".join(_row(root, folder, manifest) for folder, manifest in reports)
-    latest = sorted({m.notebook for _, m in reports})
+    newest: dict[str, Manifest] = {}
+    for _, m in reports:  # newest first: the first of each notebook is its `latest`
+        if m.status == "ok":
+            newest.setdefault(m.notebook, m)
     links = " · ".join(
-        f'<a href="{html.escape(n)}/{LATEST_NAME}/index.html">{html.escape(n)}</a>' for n in latest
+        f'<a href="{html.escape(n)}/{LATEST_NAME}/{html.escape(page_name(newest[n]))}">'
+        f"{html.escape(n)}</a>"
+        for n in sorted(newest)
     )
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>skillbench reports</title>

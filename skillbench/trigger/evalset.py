@@ -43,7 +43,11 @@ def load_eval_set(path: str | Path) -> list[EvalQuery]:
     query; the same text with conflicting ``should_trigger`` is an error. Every problem raises
     InputError naming the file and the JSON path, e.g. ``evals[3].should_trigger``.
     """
-    data = read_json(path)
+    return parse_eval_set(read_json(path), path=path)
+
+
+def parse_eval_set(data: Any, *, path: str | Path) -> list[EvalQuery]:
+    """An eval set's parsed JSON (Format A or B) into unique queries; errors name `path`."""
     items, prefix = _items(data, path)
     return parse_items(items, path=path, prefix=prefix)
 

@@ -32,7 +32,9 @@ QUERIES = [
     {"query": "remove duplicate rows from this csv file", "should_trigger": True},
     {"query": "my csv exports have messy encodings", "should_trigger": True},
     {"query": "what is the capital of France", "should_trigger": False},
-]
+    {"query": "how many ounces are in a pound", "should_trigger": False},
+    {"query": "translate good morning into German", "should_trigger": False},
+]  # 3 runs of one should-not query could detect nothing: a vacuous eval set (exit 2)
 
 
 def parse_outputs(path: Path) -> dict[str, str]:
@@ -178,7 +180,9 @@ def test_the_action_gates_behavior_with_behavior_true(
     repo, base = pr_repo
     evals = ROOT / "data" / "skills" / "csv-cleanup" / "evals"
     shutil.copytree(evals, repo / "skills" / "csv-cleanup" / "evals", dirs_exist_ok=True)
-    inputs = {"skills-path": "skills", "runs": "1", "backend": "local", "behavior": "true"}
+    # the eval cases are new in this change (not at the base): graded on the head's, by opt-in
+    inputs = {"skills-path": "skills", "runs": "1", "backend": "local", "behavior": "true",
+              "args": "--evals-from head"}  # fmt: skip
     with MockAPI() as api:
         result = run_action(repo, tmp_path, inputs, fake_env(tmp_path, base, api))
         assert api.count("route") == 0
@@ -188,6 +192,7 @@ def test_the_action_gates_behavior_with_behavior_true(
     reports = Path(context["steps.gate.outputs.report-dir"]) / "csv-cleanup"
     doc = json.loads((reports / "gate_report.json").read_text(encoding="utf-8"))
     assert doc["kind"] == "behavior" and doc["pairs"] >= 1
+    assert doc["eval_set"]["used"] == "head" and "--evals-from head" in doc["verdict_line"]
     assert not (repo / "skills" / "csv-cleanup-workspace").exists()
 
 

@@ -197,3 +197,28 @@ def test_the_local_backend_replays_the_recorded_samples_on_both_sides(
     assert doc["verdict"] == "no change detected" and doc["pairs"] >= 1
     assert doc["cost"]["lines"] == [] or doc["cost"]["lines"][0]["calls"] == 0
     assert any("REPLAYED RECORDED SAMPLE" in w for w in doc["warnings"])
+
+
+def test_a_change_that_rewrites_its_eval_cases_is_graded_on_the_bases(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The head degrades the skill and loosens every expectation ("contains e": "not yet"
+    passes); both sides run the base's cases, so the gate still says regressed and names the
+    edited cases; --evals-from head grades on the loosened ones and says so."""
+    from skillbench.gate.evalsource import HEAD_MARK
+
+    skill = skill_repo(tmp_path / "repo", GOOD, BAD)
+    path = skill / "evals" / "evals.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for case in data["cases"]:
+        case["expectations"][0]["check"]["value"] = "e"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(args(skill, tmp_path / "out")) == 1
+    doc = report(tmp_path / "out")
+    assert doc["eval_set"]["used"] == "base"
+    assert doc["eval_set"]["edited"] == [f"c{i}" for i in range(6)]
+    assert "this change edited it" in doc["header"]["eval_set"]
+    capsys.readouterr()
+    assert main(args(skill, tmp_path / "head", "--evals-from", "head")) == 0
+    doc = report(tmp_path / "head")
+    assert doc["verdict"] != "regressed" and HEAD_MARK in doc["verdict_line"]

@@ -198,3 +198,42 @@ def test_a_new_skill_has_no_base_and_passes(
     assert main(gate_args(new, evals, tmp_path / "r", "--format", "markdown")) == 0
     out = capsys.readouterr().out
     assert "no base" in out and judge.calls == 0
+
+
+def test_a_query_that_drops_is_labelled_and_annotated_even_when_not_significant_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """14 queries × 10 runs: one query falls from 1.0 to 0.0. Its exact p (2·0.5¹⁰) cannot
+    pass alpha/2 after Holm over 14, so it is "dropped" (not "unchanged"), with its p and the
+    runs that would flag it alone, and annotated as a warning on its own line of the eval set."""
+    queries = [f"tidy csv export number {i}" for i in range(14)]
+    fake = ProbabilityJudge(
+        table_rates({q: 1.0 for q in queries}, {NEW: {queries[3]: 0.0}}), name="gate-drop-fake"
+    )
+    registry.register_judge("gate-drop-fake", lambda **_: fake)
+    monkeypatch.chdir(tmp_path)
+    try:
+        skill = skill_repo(tmp_path / "repo", OLD, NEW)
+        evals = tmp_path / "evals.json"
+        rows = [{"query": q, "should_trigger": True} for q in queries]
+        evals.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        args = ["gate", str(skill), "--evals", str(evals), "--base", "main", "--backend",
+                "gate-drop-fake", "--runs", "10", "--out", str(tmp_path / "r"), "--format",
+                "github"]  # fmt: skip
+        main(args)
+    finally:
+        registry.unregister("gate-drop-fake")
+    out = capsys.readouterr().out
+    report = json.loads((tmp_path / "r" / "gate_report.json").read_text())
+    by_query = {q["query"]: q for q in report["queries"]}
+    dropped = by_query[queries[3]]
+    assert dropped["change"] == "dropped" and dropped["p_holm"] >= 0.025
+    assert dropped["runs_needed"] is not None and dropped["runs_needed"] > 10
+    assert {q["change"] for q in report["queries"] if q["query"] != queries[3]} == {"unchanged"}
+    assert "at 10 runs no single query of 14 can be flagged on its own test" in report["mde_line"]
+    line = evals.read_text().splitlines().index(f'  "query": "{queries[3]}",') + 1
+    warnings = [x for x in out.splitlines() if x.startswith("::warning")]
+    assert len(warnings) == 1 and f"file=evals.json,line={line}" in warnings[0]
+    assert "dropped 1.00 → 0.00, not significant alone (p = 0.00195" in warnings[0]
+    assert f"about {dropped['runs_needed']} runs per side" in warnings[0]
+    assert f"{queries[3]}: dropped 1.00 → 0.00" in out  # the text lines after the annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 
@@ -101,3 +102,27 @@ def test_plan_names_the_queries_needed_when_runs_are_not_enough() -> None:
     assert power_at([0.55] * plan.queries_needed, 100, 0.05) >= 0.9
     assert power_at([0.55] * (plan.queries_needed - 1), 100, 0.05) < 0.9
     assert "not reachable" in " ".join(plan.lines())
+
+
+def test_the_fewest_runs_a_query_needs_alone_is_where_its_exact_p_passes_holm() -> None:
+    from skillbench.gate.power import fewest_runs_alone
+    from skillbench.stats import mcnemar_exact
+
+    for queries in (1, 5, 12, 13, 14, 40):
+        n = fewest_runs_alone(queries, 0.025)
+        assert mcnemar_exact(n, 0) < 0.025 / queries <= mcnemar_exact(n - 1, 0)
+    assert fewest_runs_alone(12, 0.025) == 10 and fewest_runs_alone(13, 0.025) == 11
+
+
+def test_the_gate_help_states_its_default_runs_with_their_power(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from skillbench.cli import gate_cmd, main
+    from skillbench.gate.power import default_runs_power
+    from skillbench.gate.run import DEFAULT_RUNS, GateOptions
+
+    assert GateOptions().runs == DEFAULT_RUNS
+    assert default_runs_power(DEFAULT_RUNS) == gate_cmd.RUNS_POWER  # the stated figures are true
+    with contextlib.suppress(SystemExit):
+        main(["gate", "--help"])
+    assert " ".join(gate_cmd.RUNS_POWER.split()) in " ".join(capsys.readouterr().out.split())
