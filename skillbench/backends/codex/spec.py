@@ -4,6 +4,9 @@ nothing)."""
 
 from skillbench.backends.spec import BackendSpec, cli_install_hint
 
+CODEX_PACKAGE = "@openai/codex@0.169.0"
+"""The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
+
 CODEX_SPEC = BackendSpec(
     name="codex",
     summary="Codex CLI 0.169.0's own first request (captured once per skill set), replayed "
@@ -24,7 +27,8 @@ CODEX_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
+    cli_package=CODEX_PACKAGE,
     cli_install=cli_install_hint(
-        "@openai/codex@0.169.0", "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
+        CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),
 )

@@ -3,6 +3,9 @@
 
 from skillbench.backends.spec import BackendSpec, cli_install_hint
 
+GEMINI_PACKAGE = "@google/gemini-cli@0.61.0"
+"""The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
+
 GEMINI_SPEC = BackendSpec(
     name="gemini",
     summary="Gemini CLI 0.61.0's own first request (captured once per skill set, approval mode "
@@ -15,7 +18,8 @@ GEMINI_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
+    cli_package=GEMINI_PACKAGE,
     cli_install=cli_install_hint(
-        "@google/gemini-cli@0.61.0", "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
+        GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
     ),
 )
