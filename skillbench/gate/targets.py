@@ -96,10 +96,12 @@ def gate_targets(
 ) -> tuple[str, list[str]]:
     """(the base commit, the changed skill folders relative to the repository's top)."""
     root = repo_root(cwd)
-    base = choose_base(root, asked, pull_request_base)
     scope = (Path(cwd).resolve() / skills_path).resolve()
+    if not scope.is_dir():  # a misspelt path would otherwise gate nothing and pass
+        raise InputError("no such folder in the checkout", path=skills_path)
+    base = choose_base(root, asked, pull_request_base)
     try:
         relative = scope.relative_to(root.resolve()).as_posix() or "."
     except ValueError:
-        raise InputError(f"{skills_path} is outside the repository {root}", path="skills-path")
+        raise InputError(f"outside the repository {root}", path=skills_path) from None
     return base, changed_skills(root, base, relative)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from action_runner import ACTION, ROOT, ActionRun, run_action
+from action_runner import ACTION, ROOT, run_action
 from e2e_mock_api import MockAPI
 from gate_fakes import git, write_skill
 from mock_anthropic_sse import MockAnthropic

@@ -77,7 +77,9 @@ def pwned(*folders: Path) -> list[Path]:
     return [p for folder in folders for p in folder.rglob("pwned*")]
 
 
-def test_hostile_folder_names_are_only_names(hostile_repo: tuple[Path, str], tmp_path: Path) -> None:
+def test_hostile_folder_names_are_only_names(
+    hostile_repo: tuple[Path, str], tmp_path: Path
+) -> None:
     repo, base = hostile_repo
     inputs = {"backend": "lexical", "runs": "1"}
     result = run_action(repo, tmp_path, inputs, runner_env(tmp_path), base)
@@ -203,3 +205,17 @@ def test_file_command_values_come_back_exactly(value: str, tmp_path: Path) -> No
 def test_file_command_names_are_checked() -> None:
     with pytest.raises(ValueError, match="not an output or variable name"):
         file_command_text({"a\nb": "x"})
+
+
+@pytest.mark.parametrize(("skills_path", "said"), [("skils", "skils: no such folder in the "
+                         "checkout"), ("..", "..: outside the repository")])  # fmt: skip
+def test_a_skills_path_that_cannot_hold_the_skills_fails_the_job(
+    skills_path: str, said: str, hostile_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A misspelt `skills-path` used to match no file: nothing gated, the job green."""
+    repo, base = hostile_repo
+    inputs = {"backend": "lexical", "skills-path": skills_path}
+    result = run_action(repo, tmp_path, inputs, runner_env(tmp_path), base)
+    changed = result.step("changed")
+    assert changed is not None and changed.code == 2 and said in changed.stderr, changed
+    assert [s.id for s in result.steps] == ["changed"]
