@@ -4,13 +4,15 @@ its `env:` resolved from the inputs and earlier steps' outputs, `if:` conditions
 failed step skipping the rest but `if: always()` ones, `$GITHUB_OUTPUT` parsed as the runner
 parses it, `$GITHUB_PATH` prepended to later steps' PATH. The `uses:` steps (setup-python,
 setup-node, cache, upload-artifact) are GitHub's and are not run; their outputs are empty, as
-GitHub's are for a step that set none."""
+GitHub's are for a step that set none. `python` on the runner's PATH is this interpreter, its
+`-m pip` recorded instead of run (no package index)."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
 EXPR = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
-NOT_RUN = {"install"}  # pip install of the action's checkout: needs a package index
+FAKE_PYTHON = """#!/bin/sh
+# this checkout's python; `python -m pip ...` is recorded in $FAKE_PIP_LOG, not run
+if [ "$1" = -m ] && [ "$2" = pip ]; then
+  printf '%s\\n' "$*" >> "$FAKE_PIP_LOG"
+  exit 0
+fi
+exec "{python}" "$@"
+"""
 _NOT_EMPTY = re.compile(r"^(steps\.[\w-]+\.outputs\.[\w-]+) != ''$")
 
 
@@ -67,6 +76,15 @@ class ActionRun:
         return any(s.code != 0 for s in self.steps)
 
 
+def fake_python(bin_dir: Path) -> Path:
+    """`bin_dir/python`: this interpreter, `-m pip` recorded in $FAKE_PIP_LOG instead."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "python"
+    script.write_text(FAKE_PYTHON.format(python=sys.executable), encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
 def _resolve(text: str, context: dict[str, Any]) -> str:
     """The expressions the action's env values use; an unknown one fails the test (a missing
     step output is empty, as on GitHub)."""
@@ -104,7 +122,8 @@ def run_action(
     pr_base: str,
     outputs: dict[str, str] | None = None,
 ) -> ActionRun:
-    """Every `run:` step of the action (but NOT_RUN), in order, in `repo`; `outputs` sets the
+    """Every `run:` step of the action, in order, in `repo` (`env` has `fake_python`'s folder
+    first on PATH); `outputs` sets the
     outputs of `uses:` steps (`steps.cli-cache.outputs.cache-hit`)."""
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     unknown = set(inputs) - set(action["inputs"])
@@ -117,7 +136,7 @@ def run_action(
     github_path = tmp / "github-path.txt"
     path_added: list[str] = []
     for n, step in enumerate(action["runs"]["steps"]):
-        if "run" not in step or step.get("id") in NOT_RUN:
+        if "run" not in step:
             continue
         if not _should_run(step, context, run.failed):
             continue

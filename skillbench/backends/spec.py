@@ -108,6 +108,9 @@ class BackendSpec:
     """The pinned npm package that provides `cli` (what the GitHub Action installs)."""
     cli_harnesses: tuple[str, ...] | None = None
     """The trigger harnesses that run `cli` (None: every call runs it, behavior runs too)."""
+    extra: str | None = None
+    """The skillbench extra its parts import (`pip install 'skillbench[<extra>]'`; None: the
+    core has all it needs)."""
     offline: bool = False
     """Makes no model calls: free, nothing to cache, its grader is a proxy, not a model."""
     sessions: bool = False

@@ -1,8 +1,9 @@
 """The steps of the GitHub Action (`action.yml`), so its YAML holds one command per step and
 no logic: `python -m skillbench.cli.action_steps tools|targets|gate --name=value …`.
 
-- `tools`: the CLI the chosen backend needs even with every call cached (the spec says:
-  `BackendSpec.needs_cli`) and its pinned npm package; empty when none is needed.
+- `tools`: what the chosen backend needs beyond the core install (its spec says): its
+  skillbench extra (`BackendSpec.extra`), and the CLI it runs even with every call cached
+  (`BackendSpec.needs_cli`) with its pinned npm package.
 - `targets`: the base commit (fetched when the clone lacks it) and the changed skill folders,
   as a JSON list; fails closed (exit 2, one line) when git cannot say.
 - `gate`: `skillbench gate` on each changed skill that has an eval set; the worst exit code and
@@ -69,7 +70,8 @@ def _outputs(values: dict[str, str]) -> None:
 
 
 def tools_step(args: argparse.Namespace) -> int:
-    """Outputs `cli` and `cli-package` (both empty when the backend needs no CLI)."""
+    """Outputs `extra` (the skillbench extra the backend imports, or empty), `cli` and
+    `cli-package` (both empty when the backend needs no CLI)."""
     from skillbench.backends.registry import backend_spec
 
     spec = backend_spec(args.backend or None)
@@ -81,8 +83,10 @@ def tools_step(args: argparse.Namespace) -> int:
             path="backend",
         )
     cli, package = (spec.cli or "", spec.cli_package or "") if needed else ("", "")
-    _outputs({"cli": cli, "cli-package": package})
-    print(f"backend {spec.name}: " + (f"needs {package}" if needed else "needs no CLI"))
+    _outputs({"extra": spec.extra or "", "cli": cli, "cli-package": package})
+    wants = [f"skillbench[{spec.extra}]"] if spec.extra else []
+    wants += [package] if needed else []
+    print(f"backend {spec.name} needs " + (" and ".join(wants) or "nothing more"))
     return EXIT_OK
 
 

@@ -164,3 +164,13 @@ def test_needs_cli_follows_the_harness_and_behavior() -> None:
 def test_a_cli_the_spec_cannot_describe_is_refused(fields: dict[str, Any], said: str) -> None:
     with pytest.raises(ValueError, match=said):
         BackendSpec(name="broken", summary="", **fields)
+
+
+def test_a_backend_extra_is_one_pyproject_declares() -> None:
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    extras = {s.name: s.extra for s in entry_point_specs() if s.extra}
+    assert extras == {"local": "local", "codex": "agents", "gemini": "agents"}
+    assert set(extras.values()) <= set(declared["optional-dependencies"])

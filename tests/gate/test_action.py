@@ -11,13 +11,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from action_runner import ACTION, ROOT, run_action
+from action_runner import ACTION, ROOT, fake_python, run_action
 from e2e_mock_api import MockAPI
 from gate_fakes import git, write_skill
 from mock_anthropic_sse import MockAnthropic
@@ -78,14 +77,11 @@ def pr_repo(tmp_path: Path) -> tuple[Path, str]:
 
 
 def fake_env(tmp: Path, api_url: str, cli: Path = FAKE_CLAUDE) -> dict[str, str]:
-    """The runner's environment: a PATH with `skillbench` and `python` of this checkout and a
+    """The runner's environment: a PATH with `python` of this checkout (pip recorded) and a
     fake `npm` whose install links `cli`."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for name, target in (("skillbench", f'exec "{sys.executable}" -m skillbench "$@"'),
-                         ("python", f'exec "{sys.executable}" "$@"')):  # fmt: skip
-        (bin_dir / name).write_text(f"#!/bin/sh\n{target}\n")
-        (bin_dir / name).chmod(0o755)
+    fake_python(bin_dir)
     (bin_dir / "npm").write_text(FAKE_NPM)
     (bin_dir / "npm").chmod(0o755)
     keep = {k: v for k, v in os.environ.items() if k in ("HOME", "LANG", "XDG_CACHE_HOME")}
@@ -101,6 +97,7 @@ def fake_env(tmp: Path, api_url: str, cli: Path = FAKE_CLAUDE) -> dict[str, str]
         "ANTHROPIC_BASE_URL": api_url,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "FAKE_NPM_LOG": str(tmp / "npm.log"),
+        "FAKE_PIP_LOG": str(tmp / "pip.log"),
         "FAKE_NPM_CLI": str(cli),
         "FAKE_NPM_NAME": "claude",
     }
@@ -117,7 +114,10 @@ def test_the_action_gates_the_changed_skill_and_exits_with_its_code(
     context = result.context
     assert json.loads(context["steps.changed.outputs.skills"]) == ["skills/csv-cleanup"]
     assert context["steps.changed.outputs.base"] == base
-    # the minimal harness runs no CLI: no Node, no npm
+    # the core install only (the anthropic backend needs no extra), and the minimal harness
+    # runs no CLI: no Node, no npm
+    core = f"-m pip install --disable-pip-version-check --quiet {ROOT}"
+    assert (tmp_path / "pip.log").read_text(encoding="utf-8").splitlines() == [core]
     assert context["steps.tools.outputs.cli-package"] == "" and result.step("cli") is None
     assert not (tmp_path / "npm.log").exists()
     assert context["steps.gate.outputs.verdict"] == "regressed", result.steps
@@ -158,6 +158,10 @@ def test_the_action_gates_behavior_with_behavior_true(
     assert context["steps.gate.outputs.verdict"] == "no change detected", result.steps
     assert context["steps.gate.outputs.exit-code"] == "0"
     assert result.step("cli") is None  # recorded samples: no CLI
+    assert (tmp_path / "pip.log").read_text(encoding="utf-8").splitlines() == [
+        f"-m pip install --disable-pip-version-check --quiet {ROOT}",
+        f"-m pip install --disable-pip-version-check --quiet {ROOT}[local]",  # onnxruntime
+    ]
     reports = Path(context["steps.gate.outputs.report-dir"]) / "csv-cleanup"
     doc = json.loads((reports / "gate_report.json").read_text(encoding="utf-8"))
     assert doc["kind"] == "behavior" and doc["pairs"] >= 1
@@ -189,7 +193,8 @@ def test_the_tools_step_asks_for_the_pinned_claude_cli_only_when_the_backend_run
     assert action_steps.main(argv) == 0
     outputs = parse_outputs(tmp_path / "out.txt")
     package = makefile_claude_package() if needed else ""
-    assert outputs == {"cli": "claude" if needed else "", "cli-package": package}
+    extra = "local" if backend == "local" else ""
+    assert outputs == {"extra": extra, "cli": "claude" if needed else "", "cli-package": package}
 
 
 @pytest.mark.parametrize(

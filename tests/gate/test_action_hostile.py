@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from action_runner import ROOT, parse_outputs, run_action
+from action_runner import ROOT, fake_python, parse_outputs, run_action
 from gate_fakes import git, write_skill
 
 from skillbench.reports.ci import file_command_text
@@ -38,14 +37,12 @@ GATED = ["$(touch pwned-subst)", "-rf"]  # given an eval set: the gate runs on t
 
 
 def runner_env(tmp: Path) -> dict[str, str]:
-    """A runner's environment: `python` of this checkout first on PATH, nothing else to call."""
-    bin_dir = tmp / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    (bin_dir / "python").chmod(0o755)
+    """A runner's environment: `python` of this checkout first on PATH (pip recorded)."""
+    bin_dir = fake_python(tmp / "bin").parent
     keep = {k: v for k, v in os.environ.items() if k in ("HOME", "LANG")}
     return {**keep, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-            "PYTHONPATH": str(ROOT), "GITHUB_ACTIONS": "true"}  # fmt: skip
+            "PYTHONPATH": str(ROOT), "GITHUB_ACTIONS": "true",
+            "FAKE_PIP_LOG": str(tmp / "pip.log")}  # fmt: skip
 
 
 def base_commit(repo: Path) -> str:
@@ -115,7 +112,7 @@ def test_a_folder_name_with_a_newline_is_refused(tmp_path: Path) -> None:
     assert changed is not None and changed.code == 2
     assert changed.outputs == {}
     assert "'evil\\nbase=evil' cannot be gated: it holds the character U+000A" in changed.stderr
-    assert [s.id for s in result.steps] == ["changed"]  # the job stops there
+    assert [s.id for s in result.steps] == ["install", "changed"]  # the job stops there
 
 
 @pytest.mark.parametrize(
@@ -144,7 +141,7 @@ def test_a_base_that_cannot_be_had_fails_the_job_with_one_line(
     changed = result.step("changed")
     assert changed is not None and changed.code == 2, changed
     assert said in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
-    assert changed.outputs == {} and [s.id for s in result.steps] == ["changed"]
+    assert changed.outputs == {} and [s.id for s in result.steps] == ["install", "changed"]
     assert not pwned(repo, tmp_path)
 
 
@@ -165,7 +162,7 @@ def test_a_git_diff_that_fails_fails_the_job(tmp_path: Path) -> None:
     changed = result.step("changed")
     assert changed is not None and changed.code == 2, changed
     assert f"git diff of {base} and HEAD failed" in changed.stderr
-    assert [s.id for s in result.steps] == ["changed"]
+    assert [s.id for s in result.steps] == ["install", "changed"]
 
 
 def test_a_shallow_clone_fetches_the_base_it_lacks(tmp_path: Path) -> None:
@@ -218,4 +215,4 @@ def test_a_skills_path_that_cannot_hold_the_skills_fails_the_job(
     result = run_action(repo, tmp_path, inputs, runner_env(tmp_path), base)
     changed = result.step("changed")
     assert changed is not None and changed.code == 2 and said in changed.stderr, changed
-    assert [s.id for s in result.steps] == ["changed"]
+    assert [s.id for s in result.steps] == ["install", "changed"]
