@@ -222,9 +222,9 @@ def test_the_action_installs_the_pinned_cli_with_npm_and_puts_it_on_path(
     """The default backend (anthropic, replay harness) needs `claude`: the install step runs
     `npm install --global --prefix <runner temp>/skillbench-npm` of the Makefile's pinned
     package (a fake npm here), checks the CLI runs, and adds its bin folder to $GITHUB_PATH, so
-    the gate step finds it on PATH. Gated with `--dry-run`: no call is needed to show that."""
+    later steps find it on PATH. (No eval set is named: the gate itself is not the point.)"""
     repo, base = pr_repo
-    inputs = {"skills-path": "skills", "runs": "2", "args": "--dry-run"}
+    inputs = {"skills-path": "skills", "evals": "evals/absent.json"}
     with MockAPI() as api:
         result = run_action(repo, tmp_path, inputs, fake_env(tmp_path, api.url), base)
         assert api.count("route") == 0
@@ -238,6 +238,7 @@ def test_the_action_installs_the_pinned_cli_with_npm_and_puts_it_on_path(
     assert (tmp_path / "github-path.txt").read_text().splitlines() == [str(prefix / "bin")]
     gate = result.step("gate")
     assert gate is not None and gate.code == 0 and result.steps[-1].code == 0
+    assert "has no skills/csv-cleanup/evals/absent.json: not gated" in gate.stdout
 
 
 def test_a_cached_cli_is_not_installed_again(pr_repo: tuple[Path, str], tmp_path: Path) -> None:
@@ -248,7 +249,7 @@ def test_a_cached_cli_is_not_installed_again(pr_repo: tuple[Path, str], tmp_path
     prefix = tmp_path / "runner" / "skillbench-npm" / "bin"
     prefix.mkdir(parents=True)
     (prefix / "claude").symlink_to(FAKE_CLAUDE)
-    inputs = {"skills-path": "skills", "runs": "2", "args": "--dry-run"}
+    inputs = {"skills-path": "skills", "evals": "evals/absent.json"}
     with MockAPI() as api:
         result = run(repo, tmp_path, inputs, fake_env(tmp_path, api.url), base,
                      outputs={"steps.cli-cache.outputs.cache-hit": "true"})  # fmt: skip
@@ -367,8 +368,11 @@ def test_the_action_declares_the_inputs_the_issue_asks_for() -> None:
         action["inputs"]
     )
     uses = [s["uses"].split("@")[0] for s in action["runs"]["steps"] if "uses" in s]
-    assert {"actions/setup-python", "actions/cache/restore", "actions/cache/save",
-            "actions/upload-artifact"} <= set(uses)  # fmt: skip
+    assert {"actions/setup-python", "actions/setup-node", "actions/cache", "actions/cache/restore",
+            "actions/cache/save", "actions/upload-artifact"} <= set(uses)  # fmt: skip
+    assert all("@v" in s["uses"] for s in action["runs"]["steps"] if "uses" in s)  # pinned
+    runs = [s["run"] for s in action["runs"]["steps"] if "run" in s]
+    assert runs and all(r.startswith("set -euo pipefail\n") for r in runs)
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hooks[0]["id"] == "skillbench-validate" and hooks[0]["entry"] == "skillbench validate"
 
