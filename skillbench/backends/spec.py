@@ -101,8 +101,16 @@ class BackendSpec:
     key_variable: str | None = None
     """The environment variable holding the API key it needs (None: none needed)."""
     cli: str | None = None
-    """The executable it runs (None: no CLI); `cli_install` says how to get it."""
+    """The executable it runs (None: no CLI), or only some of its harnesses run (`cli_harnesses`);
+    `cli_install` says how to get it."""
     cli_install: str | None = None
+    cli_package: str | None = None
+    """The pinned npm package that provides `cli` (what the GitHub Action installs)."""
+    cli_harnesses: tuple[str, ...] | None = None
+    """The trigger harnesses that run `cli` (None: every call runs it, behavior runs too)."""
+    extra: str | None = None
+    """The skillbench extra its parts import (`pip install 'skillbench[<extra>]'`; None: the
+    core has all it needs)."""
     offline: bool = False
     """Makes no model calls: free, nothing to cache, its grader is a proxy, not a model."""
     sessions: bool = False
@@ -121,6 +129,10 @@ class BackendSpec:
             raise ValueError(f"backend {self.name!r}: default_harness must be one of its harnesses")
         if self.project_harness is not None and self.project_harness not in self.harnesses:
             raise ValueError(f"backend {self.name!r}: project_harness must be one of its harnesses")
+        if self.cli_harnesses is not None and not set(self.cli_harnesses) <= set(self.harnesses):
+            raise ValueError(f"backend {self.name!r}: cli_harnesses must be among its harnesses")
+        if (self.cli_package or self.cli_harnesses is not None) and self.cli is None:
+            raise ValueError(f"backend {self.name!r}: cli_package and cli_harnesses need a cli")
         for part, kinds in (("executor", EXECUTOR_KINDS), ("estimator", ESTIMATOR_KINDS)):
             value = getattr(self, part)
             if isinstance(value, str) and value not in kinds and ":" not in value:
@@ -128,6 +140,16 @@ class BackendSpec:
                     f"backend {self.name!r}: {part} {value!r} is neither one of "
                     f"{', '.join(kinds)} nor a 'module:attribute' factory"
                 )
+
+    def needs_cli(self, harness: str | None = None, *, behavior: bool = False) -> bool:
+        """Whether a run needs `cli` installed, even with every call cached: every run when
+        `cli_harnesses` is None, else only trigger runs on one of those harnesses (`harness`,
+        else the default one)."""
+        if self.cli is None:
+            return False
+        if self.cli_harnesses is None:
+            return True
+        return not behavior and (harness or self.default_harness) in self.cli_harnesses
 
     def load(self, part: str) -> Any:
         """The object behind one of the parts (`judge`, `harness:replay`, …), imported when it

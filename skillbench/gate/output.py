@@ -18,6 +18,7 @@ from skillbench.gate.evalsource import EvalSetChange
 from skillbench.gate.report import GateQuery, GateReport, rate_text
 from skillbench.io import atomic_write_text, write_json
 from skillbench.redaction import redact
+from skillbench.reports.ci import append_file_command
 from skillbench.schemas.cost import cost_summary
 from skillbench.schemas.display import box_html, table_html
 
@@ -274,13 +275,9 @@ def append_step_summary(text: str) -> Path | None:
 
 def set_outputs(values: dict[str, str]) -> Path | None:
     """Append `name=value` lines to `$GITHUB_OUTPUT` when set (the step's outputs)."""
-    path = os.environ.get("GITHUB_OUTPUT")
-    if not path:
-        return None
-    with open(path, "a", encoding="utf-8") as handle:
-        for name, value in values.items():
-            handle.write(f"{name}={' '.join(redact(value).split())}\n")
-    return Path(path)
+    return append_file_command(
+        "GITHUB_OUTPUT", {name: " ".join(redact(value).split()) for name, value in values.items()}
+    )
 
 
 def write_manifest(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -55,6 +56,40 @@ def escape_data(text: str) -> str:
 def escape_property(text: str) -> str:
     """A workflow command's property value (`file=`, `title=`): also `:` and `,` escaped."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+#: A step output's or environment variable's name, as `$GITHUB_OUTPUT` / `$GITHUB_ENV` take it.
+_FILE_COMMAND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def file_command_text(values: Mapping[str, str]) -> str:
+    """`values` as `$GITHUB_OUTPUT` / `$GITHUB_ENV` lines: `name=value` for a one-line value,
+    else a `name<<DELIMITER` block whose delimiter is random and absent from the value, so no
+    value can end its block early or set another name. ValueError on a malformed name."""
+    lines = []
+    for name, value in values.items():
+        if not _FILE_COMMAND_NAME.fullmatch(name):
+            raise ValueError(f"not an output or variable name: {name!r}")
+        if "\n" not in value and "\r" not in value:
+            lines.append(f"{name}={value}\n")
+            continue
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        while delimiter in value:  # pragma: no cover - 128 random bits
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        lines.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(lines)
+
+
+def append_file_command(variable: str, values: Mapping[str, str]) -> Path | None:
+    """Append `values` to the file `$variable` names (`GITHUB_OUTPUT` or `GITHUB_ENV`): that
+    path, or None when the variable is not set."""
+    path = os.environ.get(variable)
+    if not path:
+        return None
+    text = file_command_text(values)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
+    return Path(path)
 
 
 def relative_file(path: str | Path, cwd: str | Path | None = None) -> str:

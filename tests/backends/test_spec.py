@@ -127,3 +127,50 @@ def test_a_plugin_estimator_factory_is_used_and_an_unknown_kind_refused() -> Non
         unregister_backend("priced-toy")
     with pytest.raises(ValueError, match="estimator 'cheap'"):
         BackendSpec(name="bad", summary="t", estimator="cheap")
+
+
+def test_every_cli_the_builtins_run_is_pinned_as_the_makefile_installs_it() -> None:
+    """The GitHub Action installs `cli_package` (npm) for a backend that runs a CLI: the same
+    pinned version `make claude` / `make agents` put under .tools/."""
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    values = dict(
+        (name.strip(), value.strip())
+        for name, _, value in (line.partition(":=") for line in makefile.splitlines())
+        if value
+    )
+    pinned = {f"@anthropic-ai/claude-code@{values['CLAUDE_VERSION']}",
+              *values["AGENT_PACKAGES"].split()}  # fmt: skip
+    with_cli = [s for s in entry_point_specs() if s.cli]
+    assert {s.name for s in with_cli} >= {"anthropic", "claude-code", "codex", "gemini"}
+    for spec in with_cli:
+        assert spec.cli_package in pinned, spec.name
+
+
+def test_needs_cli_follows_the_harness_and_behavior() -> None:
+    anthropic = registry.backend_spec("anthropic")
+    assert anthropic.needs_cli() and anthropic.needs_cli("replay")
+    assert not anthropic.needs_cli("minimal") and not anthropic.needs_cli(behavior=True)
+    assert registry.backend_spec("claude-code").needs_cli(behavior=True)
+    assert not registry.backend_spec("local").needs_cli()
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"cli": "x", "cli_harnesses": ("nope",)}, "cli_harnesses must be among its harnesses"),
+        ({"cli_package": "x@1"}, "cli_package and cli_harnesses need a cli"),
+    ],
+)
+def test_a_cli_the_spec_cannot_describe_is_refused(fields: dict[str, Any], said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        BackendSpec(name="broken", summary="", **fields)
+
+
+def test_a_backend_extra_is_one_pyproject_declares() -> None:
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    declared = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    extras = {s.name: s.extra for s in entry_point_specs() if s.extra}
+    assert extras == {"local": "local", "codex": "agents", "gemini": "agents"}
+    assert set(extras.values()) <= set(declared["optional-dependencies"])

@@ -1,5 +1,6 @@
 """The `anthropic` backend's spec: the Messages API through the official SDK."""
 
+from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT, CLAUDE_PACKAGE
 from skillbench.backends.spec import CONVERSATION, MESSAGES_API, BackendSpec
 
 ANTHROPIC = BackendSpec(
@@ -18,6 +19,10 @@ ANTHROPIC = BackendSpec(
     harness_label="Messages API (replay of Claude Code's request, or the minimal imitation)",
     default_workers=16,  # HTTP calls in flight; the limiter adapts down on persistent 429s
     key_variable="ANTHROPIC_API_KEY",
+    cli="claude",  # the replay harness captures the CLI's request, even with every call cached
+    cli_install=CLAUDE_INSTALL_HINT,
+    cli_package=CLAUDE_PACKAGE,
+    cli_harnesses=("replay",),
     beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     aliases=("api",),
 )

@@ -18,6 +18,7 @@ CLAUDE_CODE = BackendSpec(
     default_workers=4,  # CLI processes: each a Node process of a few hundred MB
     cli="claude",
     cli_install=CLAUDE_INSTALL_HINT,
+    cli_package=CLAUDE_PACKAGE,
     sessions=True,
     aliases=("claude_code", "claudecode"),
 )

@@ -3,6 +3,10 @@ Responses API (`backends/codex/`; the module names only strings, so listing back
 nothing)."""
 
 from skillbench.backends.spec import BackendSpec, cli_install_hint
+from skillbench.extras import AGENTS
+
+CODEX_PACKAGE = "@openai/codex@0.169.0"
+"""The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
 
 CODEX_SPEC = BackendSpec(
     name="codex",
@@ -24,7 +28,9 @@ CODEX_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
+    extra=AGENTS,
+    cli_package=CODEX_PACKAGE,
     cli_install=cli_install_hint(
-        "@openai/codex@0.169.0", "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
+        CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),
 )

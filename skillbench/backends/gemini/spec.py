@@ -2,6 +2,10 @@
 (`backends/gemini/`; the module names only strings, so listing backends imports nothing)."""
 
 from skillbench.backends.spec import BackendSpec, cli_install_hint
+from skillbench.extras import AGENTS
+
+GEMINI_PACKAGE = "@google/gemini-cli@0.61.0"
+"""The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
 
 GEMINI_SPEC = BackendSpec(
     name="gemini",
@@ -15,7 +19,9 @@ GEMINI_SPEC = BackendSpec(
     # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
+    extra=AGENTS,
+    cli_package=GEMINI_PACKAGE,
     cli_install=cli_install_hint(
-        "@google/gemini-cli@0.61.0", "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
+        GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
     ),
 )

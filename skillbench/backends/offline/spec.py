@@ -1,6 +1,7 @@
 """The offline backends' specs: `local` (the MiniLM embedder) and `lexical` (word overlap)."""
 
 from skillbench.backends.spec import FREE, RECORDED_SAMPLES, BackendSpec
+from skillbench.extras import LOCAL as LOCAL_EXTRA
 
 LOCAL = BackendSpec(
     name="local",
@@ -11,6 +12,7 @@ LOCAL = BackendSpec(
     harness_label="offline embedding router (not Claude)",
     default_workers=1,  # onnxruntime threads: one leaves a core for the rest
     offline=True,
+    extra=LOCAL_EXTRA,
     model_param="model_name",
     beside_cache="skillbench.backends.offline.embedding_store:beside_cache",
 )

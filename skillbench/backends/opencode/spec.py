@@ -3,6 +3,9 @@
 
 from skillbench.backends.spec import BackendSpec, cli_install_hint
 
+OPENCODE_PACKAGE = "opencode-ai@1.18.33"
+"""The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
+
 OPENCODE_SPEC = BackendSpec(
     name="opencode",
     summary="opencode 1.18.33's own first request (captured once per skill set), replayed "
@@ -17,7 +20,8 @@ OPENCODE_SPEC = BackendSpec(
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
+    cli_package=OPENCODE_PACKAGE,
     cli_install=cli_install_hint(
-        "opencode-ai@1.18.33", "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
+        OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
     ),
 )
