@@ -51,6 +51,7 @@ from skillbench.backends.anthropic.limiter import (
     parse_retry_after,
     request_sent,
 )
+from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.base import (
     CallUsage,
     TextRequest,
@@ -432,6 +433,8 @@ class AnthropicJudge(_AnthropicBase):
         self.per_query_shuffle = per_query_shuffle
         self.batch_poll_seconds = batch_poll_seconds
         self.batch_timeout_seconds = batch_timeout_seconds
+        #: one call per prompt-cache prefix (listing) first, the rest once it has answered
+        self.primer = CachePrimer()
 
     def identity(self) -> dict[str, Any]:
         """Everything that changes answers: model, prompt, API version and the endpoint (no key,
@@ -499,14 +502,19 @@ class AnthropicJudge(_AnthropicBase):
 
         params = self.params(request)
         start = time.perf_counter()
+        # the first call with a listing writes its prefix; the others wait for its reply
+        release = await self.primer.acquire(breakpoint_keys(params))
         try:
             message = await self._call(lambda: self.client.messages.create(**params))
+            release(True)
         except anthropic.AnthropicError as exc:
             return TriggerOutcome(
                 triggered=False,
                 error=self._error_text(exc),
                 duration_seconds=time.perf_counter() - start,
             )
+        finally:
+            release(False)  # no-op after a reply
         return self.outcome(message, request, seconds=time.perf_counter() - start)
 
     async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
