@@ -8,8 +8,10 @@ the last breakpoint's prefix is readable); the rest is `input_tokens`.
 
 As on the real API, an entry becomes readable only once the response of the request that wrote
 it has begun (`begin`, called by the fake when it sends the first bytes): requests that arrive
-before that each write the same prefix again. (The 20-block look-back, the 5-minute lifetime
-and the minimum cacheable length are not modelled.)
+before that each write the same prefix again. A breakpoint whose prefix is shorter than the
+model's minimum cacheable length (`cost.estimate.min_cacheable_tokens`: 4,096 tokens for
+haiku-4-5, 1,024 for sonnet-4-5) is neither written nor read. (The 20-block look-back and the
+5-minute lifetime are not modelled.)
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.backends.anthropic.prompt_cache import mask_volatile
+from skillbench.cost.estimate import min_cacheable_tokens
 
 
 def tokens(value: Any) -> int:
@@ -56,7 +60,8 @@ class Bill:
 class PromptCache:
     """Readable prefixes, and how many times each prefix was written."""
 
-    def __init__(self) -> None:
+    def __init__(self, minimum: Callable[[str], int] = min_cacheable_tokens) -> None:
+        self.minimum = minimum  # model → its minimum cacheable prefix (tokens)
         self.lock = threading.Lock()
         self.readable: set[str] = set()
         self.written: dict[str, int] = {}
@@ -66,10 +71,11 @@ class PromptCache:
         ends: list[tuple[int, str]] = []  # (prefix tokens, prefix hash) at each breakpoint
         total = 0
         digest = hashlib.sha256(str(body.get("model")).encode())
+        minimum = self.minimum(str(body.get("model")))
         for block in blocks(body):
             total += tokens(block)
             digest.update(json.dumps(mask_volatile(block), sort_keys=True).encode())
-            if isinstance(block, dict) and block.get("cache_control"):
+            if isinstance(block, dict) and block.get("cache_control") and total >= minimum:
                 ends.append((total, digest.copy().hexdigest()))
         with self.lock:
             read = max((n for n, h in ends if h in self.readable), default=0)

@@ -43,7 +43,7 @@ def requests() -> list[TriggerRequest]:
 
 
 async def test_replay_first_wave_writes_each_prefix_once(tmp_path: Path) -> None:
-    cache = PromptCache()
+    cache = PromptCache(minimum=lambda model: 1)  # the tiny test template caches too
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         bill = cache.bill(json.loads(request.content))
@@ -61,7 +61,7 @@ async def test_replay_first_wave_writes_each_prefix_once(tmp_path: Path) -> None
 
 
 async def test_minimal_first_wave_writes_each_listing_once() -> None:
-    cache = PromptCache()
+    cache = PromptCache(minimum=lambda model: 1)  # the tiny test template caches too
 
     async def handler(request: httpx2.Request) -> httpx2.Response:
         bill = cache.bill(json.loads(request.content))
