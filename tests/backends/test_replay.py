@@ -180,6 +180,7 @@ async def test_another_tool_first_is_undecided_not_a_miss(tmp_path: Path) -> Non
     outcome, _ = await judge_one(tmp_path, tool_use_stream(MODEL, "Bash", {"command": "ls"}))
     assert outcome.error is None and outcome.triggered is False
     assert outcome.undecided == "Bash" and outcome.detail["outcome"] == "other-tool"
+    assert outcome.detail["tool_input"] == {"command": "ls"}  # kept for `skillbench explain`
 
 
 def _stop(reason: str, blocks: bytes = b"") -> bytes:

@@ -55,6 +55,7 @@ from skillbench.backends.anthropic.sdk import (
     price,
     redact,
     resolve_api_key,
+    tool_input_kept,
     trace_sends,
     within_deadline,
 )
@@ -829,6 +830,7 @@ class ReplayJudge:
             )
         if d.kind == "other-tool":
             detail["undecided_tool"] = d.tool
+            detail["tool_input"] = tool_input_kept(d.tool_input)
         if d.kind == "disabled-skill":  # Claude Code refuses the call: the skill never runs
             detail["disabled_skill"] = d.fired
         return TriggerOutcome(
