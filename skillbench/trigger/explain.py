@@ -20,15 +20,18 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from skillbench.aio import blocking
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.errors import InputError
 from skillbench.redaction import clip, redact_data
-from skillbench.schemas.trigger import ListingInfo
+from skillbench.schemas.trigger import ListingInfo, TriggerReport
 from skillbench.trigger.evalset import EvalQuery
 from skillbench.trigger.options import TriggerOptions
 
 TEXT_SHOWN = 300
 """Characters of a text reply shown (redacted)."""
+MAX_EXPLAINED = 20
+"""Failing queries a report explains at most."""
 
 Move = Literal[
     "target", "other-skill", "disabled-skill", "other-tool", "text", "no-move", "not-cached"
@@ -173,30 +176,33 @@ async def explain_query(
     """What the model did first in each run of `query_text` (a query of `evals`) that a trigger
     eval with `options` made, read from the call cache (no model call; runs not cached are
     `not-cached`), and how its request listed the target."""
+    found = await explain_queries(skill_dir, evals, [query_text], options, description=description)
+    return found[0]
+
+
+async def explain_queries(
+    skill_dir: str | Path,
+    evals: str | Path,
+    query_texts: Sequence[str],
+    options: TriggerOptions,
+    *,
+    description: str | None = None,
+) -> list[Explanation]:
+    """`explain_query` for several queries of `evals`, with one judge (in their order)."""
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.cost.plan import key_judge, planning_cache
     from skillbench.skill import load_as_claude_code
     from skillbench.trigger.catalog import resolve_catalog
     from skillbench.trigger.cost import runs_per_query, trigger_requests
     from skillbench.trigger.evalset import load_eval_set
-    from skillbench.trigger.run import listing_info
 
     skill = load_as_claude_code(skill_dir)[0]
-    query = find_query(load_eval_set(evals), query_text, evals)
+    queries = load_eval_set(evals)
+    chosen = [find_query(queries, text, evals) for text in query_texts]
     text = skill.description if description is None else description
     catalog = resolve_catalog(options.catalog_dir, exclude=skill.name)[0]
     backend = resolve_backend_name(options.backend)
-    requests = trigger_requests(
-        skill.name,
-        text,
-        [query],
-        body=skill.body,
-        catalog=catalog,
-        runs_per_query=runs_per_query(options.runs, options.max_runs),
-        seed=options.seed,
-        folder=skill.path,
-        content_hash=skill.content_hash,
-    )
+    runs = runs_per_query(options.runs, options.max_runs)
     with planning_cache(options.cache_path, enabled=options.use_cache) as cache:
         judge, note = key_judge(
             backend, model=options.model, cache=cache, options=options.judge_options()
@@ -204,35 +210,73 @@ async def explain_query(
         if judge is None:
             raise InputError(f"the answers cannot be looked up: {note}", path="--backend")
         try:
-            # keys straight from the judge (`CachingJudge.key`): a replay template not stored
-            # leaves them unknown — nothing is captured here — so those runs read as not cached
-            outcomes = [_cached(judge, r) for r in requests]
-            target, others = requests[0].target, requests[0].catalog
-            listed = listed_skills(judge, target, others) if any(outcomes) else None
-            found, problem = (None, None)
-            if any(outcomes):
-                found, problem = listing_info(judge, target, others)
-            moves = [
-                first_move(o, r.run_index, others, listed)
-                if o is not None
-                else RunMove(run_index=r.run_index, move="not-cached")
-                for r, o in zip(requests, outcomes, strict=True)
-            ]
-            inner_harness = getattr(getattr(judge, "inner", None), "harness", None)
-            model = getattr(judge, "model", None)
+            explained = []
+            for query in chosen:
+                requests = trigger_requests(
+                    skill.name,
+                    text,
+                    [query],
+                    body=skill.body,
+                    catalog=catalog,
+                    runs_per_query=runs,
+                    seed=options.seed,
+                    folder=skill.path,
+                    content_hash=skill.content_hash,
+                )
+                explained.append(_explain(judge, backend, skill.name, query, requests))
         finally:
             await judge.aclose()
+    return explained
+
+
+def _explain(
+    judge: Any, backend: str, skill_name: str, query: EvalQuery, requests: list[TriggerRequest]
+) -> Explanation:
+    """One query's runs read from the cache through `judge` (a `CachingJudge`)."""
+    from skillbench.trigger.run import listing_info
+
+    # keys straight from the judge (`CachingJudge.key`): a replay template not stored leaves
+    # them unknown — nothing is captured here — so those runs read as not cached
+    outcomes = [_cached(judge, r) for r in requests]
+    target, others = requests[0].target, requests[0].catalog
+    listed, found, problem = None, None, None
+    if any(outcomes):
+        listed = listed_skills(judge, target, others)
+        found, problem = listing_info(judge, target, others)
+    moves = [
+        first_move(o, r.run_index, others, listed)
+        if o is not None
+        else RunMove(run_index=r.run_index, move="not-cached")
+        for r, o in zip(requests, outcomes, strict=True)
+    ]
     return Explanation(
-        skill_name=skill.name,
+        skill_name=skill_name,
         query=query.text,
         should_trigger=query.should_trigger,
         backend=backend,
-        model=model,
-        harness=inner_harness,
+        model=getattr(judge, "model", None),
+        harness=getattr(getattr(judge, "inner", None), "harness", None),
         runs=moves,
         listing=found,
         listing_problem=problem,
     )
+
+
+async def explain_failures(
+    skill_dir: str | Path,
+    evals: str | Path,
+    report: TriggerReport,
+    options: TriggerOptions,
+    *,
+    description: str | None = None,
+    limit: int = MAX_EXPLAINED,
+) -> list[Explanation]:
+    """`explain_queries` for the failing queries of `report` (at most `limit`, in report
+    order): the trigger report's "Why queries failed"."""
+    failing = [r.query for r in report.results if not r.passed][:limit]
+    if not failing:
+        return []
+    return await explain_queries(skill_dir, evals, failing, options, description=description)
 
 
 def _cached(judge: Any, request: TriggerRequest) -> TriggerOutcome | None:
@@ -281,3 +325,6 @@ def _move_text(run: RunMove, target: str) -> str:
     if run.move == "text":
         return f"answered in text: {run.text!r}"
     return "no skill, no tool, no text"
+
+
+explain_failures_sync = blocking(explain_failures)

@@ -181,3 +181,27 @@ def test_a_replay_run_names_the_skill_listed_by_name_only() -> None:
         detail={"outcome": "other-tool", "tool_input": {"file_path": "/tmp/x"}},
     )
     assert first_move(tool, 1, catalog, None).tool_input == {"file_path": "/tmp/x"}
+
+
+def test_the_report_explains_each_failing_query_only(project: Path, api: FakeApi) -> None:
+    from skillbench.cli import build_parser
+    from skillbench.cli.trigger_cmd import trigger_options
+    from skillbench.schemas.trigger import TriggerReport
+    from skillbench.trigger.explain import explain_failures_sync
+    from skillbench.trigger.frames import why_failed_frame
+
+    out = project / "report.json"
+    assert main(["trigger", *common(project), "--out", str(out)]) == 1
+    report = TriggerReport.model_validate_json(out.read_text())
+    made = api.requests
+    args = build_parser().parse_args(["trigger", *common(project)])
+    why = explain_failures_sync(args.skill_dir, args.evals, report, trigger_options(args))
+    frame = why_failed_frame(why)
+    assert sorted(set(frame["query"])) == sorted([Q_OTHER, Q_TOOL])  # the two failing queries
+    assert sorted(frame["first_move"]) == ["other-skill"] * 2 + ["other-tool"] * 2
+    assert set(frame["target_listed"]) == {"full"}
+    tool_rows = frame[frame["first_move"] == "other-tool"]
+    assert set(tool_rows["called"]) == {"Bash"} and set(tool_rows["detail"]) == {
+        '{"command": "ls -la"}'
+    }
+    assert api.requests == made
