@@ -5,9 +5,10 @@ it has begun. Calls sent together before that (a first wave of `--workers` calls
 template) each write the same prefix again: with 16 workers and Claude Code's ~27k-token prefix
 the first run cost 3–7× its estimate. `CachePrimer` lets the first call with a given breakpoint
 prefix go alone; later calls needing that prefix wait until its response has begun (the first
-stream event; a non-streamed reply's arrival), then read it. A primer that fails before its
-response begins hands the prefix to the next waiting call. So each distinct prefix is written
-once, which is what the estimate (`cost/estimate.py`) prices.
+stream event; a non-streamed reply's arrival), then read it. So each distinct prefix is
+written once, which is what the estimate (`cost/estimate.py`) prices. A primer whose attempt
+fails (a 429 it waits out, a dropped connection) hands over at once, so a throttled call holds
+no one up.
 
 `breakpoint_keys(body)` names the prefixes of a request: one digest per `cache_control` block,
 of the model and everything up to that block in cache order (tools, system, messages), the

@@ -548,7 +548,8 @@ class ReplayJudge:
         """One replayed call through the shared limiter (slot freed while waiting out a
         `retry-after` or backoff); the timeout bounds the whole call, retries included.
         `began(True)` is called at the first stream event (the prompt cache's entry is then
-        readable: `priming`)."""
+        readable: `priming`), `began(False)` when an attempt fails before it (the call waiting
+        next primes, rather than every call waiting out this one's backoff)."""
         self.limiter.sleep = self.sleep
         timeout = self._timeout
         loop = asyncio.get_running_loop()
@@ -556,15 +557,20 @@ class ReplayJudge:
 
         async def attempt() -> FirstTurn:
             nonlocal deadline
-            if timeout is None:
-                return await self._stream_once(arguments, target, skills=skills, began=began)
-            deadline = deadline or loop.time() + timeout
-            result: FirstTurn = await within_deadline(
-                self._stream_once(arguments, target, deadline, skills=skills, began=began),
-                deadline,
-                timeout,
-            )
-            return result
+            try:
+                if timeout is None:
+                    return await self._stream_once(arguments, target, skills=skills, began=began)
+                deadline = deadline or loop.time() + timeout
+                result: FirstTurn = await within_deadline(
+                    self._stream_once(arguments, target, deadline, skills=skills, began=began),
+                    deadline,
+                    timeout,
+                )
+                return result
+            except BaseException:
+                if began is not None:  # a failed attempt (a 429 waiting to retry) before its
+                    began(False)  # response began: the next call waiting primes instead
+                raise
 
         return await self.limiter.run(attempt, classify_failure)
 

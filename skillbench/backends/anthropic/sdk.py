@@ -522,8 +522,16 @@ class AnthropicJudge(_AnthropicBase):
         start = time.perf_counter()
         # the first call with a listing writes its prefix; the others wait for its reply
         release = await self.primer.acquire(breakpoint_keys(params))
+
+        async def send() -> Message:
+            try:
+                return await self.client.messages.create(**params)
+            except BaseException:
+                release(False)  # a failed attempt (a 429 waiting to retry): the next call primes
+                raise
+
         try:
-            message = await self._call(lambda: self.client.messages.create(**params))
+            message = await self._call(send)
             release(True)
         except anthropic.AnthropicError as exc:
             return TriggerOutcome(
