@@ -1,13 +1,8 @@
 """A loopback fake of the Messages API that bills prompt caching by breakpoint, for benchmarks.
 
-Every request is billed the way prompt caching is billed: the request is cut into blocks in cache
-order (tools, system blocks, message content blocks), each block worth len(json) / 4 tokens;
-every block carrying `cache_control` is a breakpoint. The longest breakpoint prefix seen before
-(same model, same SHA-256) is `cache_read`; from there to the last breakpoint is
-`cache_creation` (0 when the last breakpoint's prefix was seen); the rest is `input_tokens`;
-every breakpoint prefix is then remembered. (With one breakpoint this is exactly "the prefix up
-to the last breakpoint is read if seen before, else written". The real API's 20-block look-back
-and 5-minute TTL are not modelled.) Output tokens = len(json of the reply content) / 4 + 8.
+Every request is billed the way prompt caching is billed (tests/prompt_cache_fake.py): by
+breakpoint, a written prefix readable only once the response that wrote it has begun — after
+`first_byte_delay` seconds (0 by default), so requests arriving meanwhile write it again. Output tokens = len(json of the reply content) / 4 + 8.
 `count_tokens` answers with the same per-block count, so an estimate made with it checks the
 accounting, not a tokenizer.
 
@@ -20,10 +15,10 @@ Streamed (SSE) or not, as asked. Used by bench_replay_cost.py and bench_cost.py.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import threading
+import time
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -42,71 +37,21 @@ from mock_anthropic_sse import (
     user_query,
 )
 from mock_messages_server import listed_skills as skill_tool_listing
-
-from skillbench.backends.anthropic.capture import mask_volatile
+from prompt_cache_fake import PromptCache, blocks
+from prompt_cache_fake import tokens as _tokens
 
 MODEL = "claude-haiku-4-5"
 
 
-def _tokens(value: Any) -> int:
-    return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
-
-
-def blocks(body: dict[str, Any]) -> list[Any]:
-    """The request in prompt-cache order: tools, system blocks, message content blocks."""
-    out: list[Any] = list(body.get("tools") or [])
-    system = body.get("system")
-    if isinstance(system, str):
-        out.append({"type": "text", "text": system})
-    elif isinstance(system, list):
-        out.extend(system)
-    for message in body.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, list):
-            out.extend({"role": message.get("role"), **b} for b in content if isinstance(b, dict))
-        else:
-            out.append({"role": message.get("role"), "text": content})
-    return out
-
-
-class Ledger:
-    """The prompt cache and every billed request, by route label."""
+class Ledger(PromptCache):
+    """The prompt cache (`prompt_cache_fake.PromptCache`) and every billed request, by route
+    label."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.seen: set[str] = set()
+        super().__init__()
         self.label = "unlabelled"
         self.rows: list[dict[str, Any]] = []
         self.counted = 0  # count_tokens requests
-
-    def bill(self, body: dict[str, Any]) -> dict[str, int]:
-        parts = blocks(body)
-        model = str(body.get("model"))
-        ends: list[tuple[int, str]] = []  # (prefix tokens, prefix hash) at each breakpoint
-        total = 0
-        digest = hashlib.sha256(model.encode())
-        for block in parts:
-            total += _tokens(block)
-            # the billing header's per-query `cc_version` suffix is masked: if the real API
-            # keyed the cache on it, every claude-code session would miss (favouring replay)
-            digest.update(json.dumps(mask_volatile(block), sort_keys=True).encode())
-            if isinstance(block, dict) and block.get("cache_control"):
-                ends.append((total, digest.copy().hexdigest()))
-        with self.lock:
-            read = max((n for n, h in ends if h in self.seen), default=0)
-            last = ends[-1][0] if ends else 0
-            created = 0 if not ends or ends[-1][1] in self.seen else last - read
-            self.seen.update(h for _, h in ends)
-        return {
-            "input_tokens": total - max(last, read),
-            "cache_creation_input_tokens": created,
-            "cache_read_input_tokens": read,
-        }
-
-    def forget(self) -> None:
-        """Empty the prompt cache (as if its 5-minute lifetime had passed)."""
-        with self.lock:
-            self.seen.clear()
 
     def record(self, row: dict[str, Any]) -> None:
         with self.lock:
@@ -173,7 +118,8 @@ class BillingHandler(QuietHandler):
             return
         ledger = self.server.ledger
         model = str(body.get("model") or MODEL)
-        usage = ledger.bill(body)
+        bill = ledger.bill(body)
+        usage = bill.usage
         skill = route_request(body, self.server.target)
         text = "" if skill else self.server.text_reply(body)
         if skill:
@@ -182,6 +128,9 @@ class BillingHandler(QuietHandler):
             out = _tokens([{"type": "text", "text": text}]) + 8
         ledger.record({"model": model, "stream": bool(body.get("stream")), "skill": skill,
                        "tools": len(body.get("tools") or []), **usage, "output_tokens": out})  # fmt: skip
+        if self.server.first_byte_delay:
+            time.sleep(self.server.first_byte_delay)  # the model reads the prompt
+        ledger.begin(bill)  # the response begins: what it wrote is readable from now
         if body.get("stream"):
             if skill:
                 raw = tool_use_stream(model, "Skill", {"skill": skill}, output_tokens=out)
@@ -207,6 +156,8 @@ class BillingServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), BillingHandler)
         self.ledger = Ledger()
         self.target = target
+        #: seconds before a response's first byte (its cache writes become readable then)
+        self.first_byte_delay = 0.0
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def text_reply(self, body: dict[str, Any]) -> str:

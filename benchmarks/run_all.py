@@ -21,6 +21,7 @@ SCRIPTS = [
     "bench_claude_code.py",
     "bench_cost.py",
     "bench_replay_cost.py",
+    "bench_first_run_cost.py",
     "bench_library.py",
     "bench_validate_library.py",
     "bench_limiter.py",

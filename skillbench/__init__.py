@@ -43,6 +43,9 @@ _EXPORTS: dict[str, str] = {
     "fired_instead_note": "skillbench.trigger.frames",
     "metrics_frame": "skillbench.trigger.frames",
     "results_frame": "skillbench.trigger.frames",
+    "why_failed_frame": "skillbench.trigger.frames",
+    "explain_failures_sync": "skillbench.trigger.explain",
+    "explain_query": "skillbench.trigger.explain",
     "confusion_figure": "skillbench.trigger.plots",
     "trigger_rates_figure": "skillbench.trigger.plots",
     "run_agreement_sync": "skillbench.trigger.agreement",
@@ -178,6 +181,8 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "evaluate_skill_sync",
     "expectation_matrix_figure",
     "expectations_frame",
+    "explain_failures_sync",
+    "explain_query",
     "false_triggers_frame",
     "findings_by_code_figure",
     "findings_frame",
@@ -243,6 +248,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "verdict_frame",
     "verdicts_frame",
     "warnings_frame",
+    "why_failed_frame",
     "write_benchmark",
 ]
 
@@ -344,6 +350,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         run_agreement_sync,
     )
     from skillbench.trigger.agreement_plots import agreement_figure
+    from skillbench.trigger.explain import explain_failures_sync, explain_query
     from skillbench.trigger.frames import (
         confusion_frame,
         cost_frame,
@@ -352,6 +359,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         fired_instead_note,
         metrics_frame,
         results_frame,
+        why_failed_frame,
     )
     from skillbench.trigger.listing import catalog_line, listing_lines
     from skillbench.trigger.options import EvalContext, TriggerOptions

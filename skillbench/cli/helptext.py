@@ -53,6 +53,7 @@ EXAMPLES: dict[str, str] = {
     "description": "'Cleans messy CSV files. Use when a CSV has broken headers.'",
     "parameter": "runs 5",
     "adopt_alpha": "0.1",
+    "explain.query": "'clean up this csv, the dates are in three formats'",
     "alpha": "0.1",
 }
 _TRAILING = re.compile(r"\s*\(([^()]*)\)\s*$")

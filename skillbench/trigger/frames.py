@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from skillbench.schemas.trigger import TriggerReport
+from skillbench.trigger.explain import Explanation, RunMove
 from skillbench.trigger.report import confusion
 
 
@@ -144,3 +145,35 @@ def metrics_frame(report: TriggerReport) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=["metric", "value", "low", "high", "n", "method"])
+
+
+def why_failed_frame(explanations: list[Explanation]) -> pd.DataFrame:
+    """One row per cached run of each explained (failing) query: its first move, what it
+    called or said, and how the target was listed (`trigger.explain`)."""
+    rows = [
+        {
+            "query": e.query,
+            "should_trigger": e.should_trigger,
+            "target_listed": e.listing.target if e.listing is not None else None,
+            "run": run.run_index,
+            "first_move": run.move,
+            "called": run.skill or run.tool,
+            "detail": _move_detail(run),
+        }
+        for e in explanations
+        for run in e.runs
+    ]
+    columns = ["query", "should_trigger", "target_listed", "run", "first_move", "called", "detail"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _move_detail(run: RunMove) -> str | None:
+    """The other skill's description (and how it was listed), the tool's input or the text."""
+    import json
+
+    if run.skill is not None:
+        listed = f"[listed: {run.skill_listed}] " if run.skill_listed else ""
+        return f"{listed}{run.skill_description or ''}".strip() or None
+    if run.tool is not None:
+        return None if run.tool_input is None else json.dumps(run.tool_input)[:300]
+    return run.text

@@ -180,6 +180,7 @@ async def test_another_tool_first_is_undecided_not_a_miss(tmp_path: Path) -> Non
     outcome, _ = await judge_one(tmp_path, tool_use_stream(MODEL, "Bash", {"command": "ls"}))
     assert outcome.error is None and outcome.triggered is False
     assert outcome.undecided == "Bash" and outcome.detail["outcome"] == "other-tool"
+    assert outcome.detail["tool_input"] == {"command": "ls"}  # kept for `skillbench explain`
 
 
 def _stop(reason: str, blocks: bytes = b"") -> bytes:
@@ -937,3 +938,19 @@ async def test_templates_and_batches_leave_debug_lines(
     )  # the fake CLI captures nothing
     capture = [r.getMessage() for r in caplog.records if "miss; capturing with" in r.getMessage()]
     assert len(capture) == 1 and str(tmp_path / "elsewhere" / "claude") in capture[0]
+
+
+def test_explain_reads_the_listing_of_the_stored_template(tmp_path: Path) -> None:
+    from skillbench.trigger.explain import first_move, listed_skills
+
+    judge = make_judge(tmp_path, lambda request: sse(b""))
+    listed = listed_skills(CachingJudge(judge, None), TARGET, CATALOG)
+    assert listed == {
+        "csv-cleaner": "Use when cleaning CSV tables.",
+        "pdf-tools": "Use when merging PDF files.",
+    }
+    outcome = TriggerOutcome(
+        triggered=False, fired="csv-cleaner", detail={"outcome": "other-skill"}
+    )
+    move = first_move(outcome, 0, CATALOG, listed)
+    assert move.skill_listed == "full" and move.skill_description == CATALOG[0].description

@@ -22,10 +22,10 @@ from real_cli import real_cli_skip_reason, replay_judge
 from skillbench.backends.anthropic.capture import (
     CaptureServer,
     capture_env,
-    mask_volatile,
     normalise_body,
     write_skills,
 )
+from skillbench.backends.anthropic.prompt_cache import mask_volatile
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.trigger.evalset import EvalQuery

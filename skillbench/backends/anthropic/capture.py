@@ -103,7 +103,6 @@ ROUTING_VARS = frozenset(
     }
 )
 CAPTURE_TIMEOUT = 120.0
-_BILLING_SUFFIX = re.compile(r"(cc_version=\d+\.\d+\.\d+\.)[0-9a-f]+")
 _BILLING = re.compile(r"(cc_version=(\d+\.\d+\.\d+[^.;\s]*)\.)([0-9a-f]+)")
 #: The CLI's salt for the billing suffix (2.1.197: sha256(salt + 3 characters + version)[:3]).
 _BILLING_SALT = "59cf53e54c78"
@@ -542,18 +541,6 @@ def normalise(value: Any, root: str) -> Any:
         return [normalise(item, root) for item in value]
     if isinstance(value, dict):
         return {key: normalise(item, root) for key, item in value.items()}
-    return value
-
-
-def mask_volatile(value: Any) -> Any:
-    """`value` with what legitimately differs between two CLI runs masked: the per-request
-    suffix of the billing header's `cc_version` (for comparing requests, not for sending)."""
-    if isinstance(value, str):
-        return _BILLING_SUFFIX.sub(r"\1*", value)
-    if isinstance(value, list):
-        return [mask_volatile(item) for item in value]
-    if isinstance(value, dict):
-        return {key: mask_volatile(item) for key, item in value.items()}
     return value
 
 

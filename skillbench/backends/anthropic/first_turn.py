@@ -55,6 +55,8 @@ class Decision:
     kind: str | None = None
     fired: str | None = None
     tool: str | None = None
+    tool_input: Any = None
+    """The other tool's input (parsed JSON, else the raw text), for `skillbench explain`."""
     error_kind: str | None = None
     stop_reason: str | None = None
     text: str = ""
@@ -156,6 +158,10 @@ class FirstTurn:
         d.decided = True
         if name != self.skill_tool:
             d.kind, d.tool = "other-tool", name or "?"
+            try:
+                d.tool_input = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError:
+                d.tool_input = raw
             return
         try:
             arguments = json.loads(raw) if raw.strip() else {}

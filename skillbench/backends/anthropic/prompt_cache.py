@@ -17,6 +17,7 @@ repeats) and which is never cached.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,9 @@ MAX_BREAKPOINTS = 4
 """The Messages API accepts at most four `cache_control` blocks per request."""
 
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+
+_BILLING_SUFFIX = re.compile(r"(cc_version=\d+\.\d+\.\d+\.)[0-9a-f]+")
+"""The per-request suffix of Claude Code's billing header (`cc_version=2.1.197.44f`)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,19 @@ def swap_text(value: Any, old: str, new: str) -> Any:
         return [swap_text(item, old, new) for item in value]
     if isinstance(value, dict):
         return {key: swap_text(item, old, new) for key, item in value.items()}
+    return value
+
+
+def mask_volatile(value: Any) -> Any:
+    """`value` with what legitimately differs between two CLI runs masked: the per-request
+    suffix of the billing header's `cc_version` (for comparing requests and naming cache
+    prefixes, not for sending)."""
+    if isinstance(value, str):
+        return _BILLING_SUFFIX.sub(r"\1*", value)
+    if isinstance(value, list):
+        return [mask_volatile(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mask_volatile(item) for key, item in value.items()}
     return value
 
 

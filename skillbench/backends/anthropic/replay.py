@@ -43,6 +43,7 @@ from skillbench.backends.anthropic.capture import (
 )
 from skillbench.backends.anthropic.first_turn import FirstTurn
 from skillbench.backends.anthropic.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.anthropic.project import ProjectSnapshot, snapshot
 from skillbench.backends.anthropic.prompt_cache import add_breakpoint_before_query
 from skillbench.backends.anthropic.sdk import (
@@ -54,6 +55,7 @@ from skillbench.backends.anthropic.sdk import (
     price,
     redact,
     resolve_api_key,
+    tool_input_kept,
     trace_sends,
     within_deadline,
 )
@@ -259,6 +261,8 @@ class ReplayJudge:
         self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayTemplate] = {}
         self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
         self._content_hashes: dict[str, str] = {}
+        #: one call per prompt-cache prefix first, the rest once its response has begun
+        self.primer = CachePrimer()
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -497,8 +501,11 @@ class ReplayJudge:
                 triggered=False, error=f"capture: {exc}", detail={"error_kind": "capture"}
             )
         arguments = self.call_arguments(template, request.query)
+        release = await self.primer.acquire(self.cache_keys(arguments))
         try:
-            fold = await self._send(arguments, request.target.name, self._cli_skills(request))
+            fold = await self._send(
+                arguments, request.target.name, self._cli_skills(request), began=release
+            )
         except Exception as exc:  # SDK errors and transport failures alike
             return TriggerOutcome(
                 triggered=False,
@@ -506,7 +513,20 @@ class ReplayJudge:
                 duration_seconds=time.perf_counter() - start,
                 detail={"error_kind": "api", "template": template.key},
             )
+        finally:
+            release(False)  # no-op once the response began
         return self._outcome(fold, template, time.perf_counter() - start)
+
+    @staticmethod
+    def cache_keys(arguments: dict[str, Any]) -> list[str]:
+        """The prompt-cache prefixes a call with these `call_arguments` writes or reads."""
+        extra = arguments.get("extra_body") or {}
+        body = {
+            "tools": extra.get("tools"),
+            "system": extra.get("system"),
+            "messages": arguments.get("messages"),
+        }
+        return breakpoint_keys(body, str(arguments.get("model")))
 
     def _cli_skills(self, request: TriggerRequest) -> tuple[CliSkill, ...]:
         """The skill set as Claude Code resolves Skill calls (folder names, frontmatter names,
@@ -518,10 +538,18 @@ class ReplayJudge:
         return found
 
     async def _send(
-        self, arguments: dict[str, Any], target: str, skills: Sequence[CliSkill] = ()
+        self,
+        arguments: dict[str, Any],
+        target: str,
+        skills: Sequence[CliSkill] = (),
+        *,
+        began: Callable[[bool], None] | None = None,
     ) -> FirstTurn:
         """One replayed call through the shared limiter (slot freed while waiting out a
-        `retry-after` or backoff); the timeout bounds the whole call, retries included."""
+        `retry-after` or backoff); the timeout bounds the whole call, retries included.
+        `began(True)` is called at the first stream event (the prompt cache's entry is then
+        readable: `priming`), `began(False)` when an attempt fails before it (the call waiting
+        next primes, rather than every call waiting out this one's backoff)."""
         self.limiter.sleep = self.sleep
         timeout = self._timeout
         loop = asyncio.get_running_loop()
@@ -529,13 +557,20 @@ class ReplayJudge:
 
         async def attempt() -> FirstTurn:
             nonlocal deadline
-            if timeout is None:
-                return await self._stream_once(arguments, target, skills=skills)
-            deadline = deadline or loop.time() + timeout
-            result: FirstTurn = await within_deadline(
-                self._stream_once(arguments, target, deadline, skills=skills), deadline, timeout
-            )
-            return result
+            try:
+                if timeout is None:
+                    return await self._stream_once(arguments, target, skills=skills, began=began)
+                deadline = deadline or loop.time() + timeout
+                result: FirstTurn = await within_deadline(
+                    self._stream_once(arguments, target, deadline, skills=skills, began=began),
+                    deadline,
+                    timeout,
+                )
+                return result
+            except BaseException:
+                if began is not None:  # a failed attempt (a 429 waiting to retry) before its
+                    began(False)  # response began: the next call waiting primes instead
+                raise
 
         return await self.limiter.run(attempt, classify_failure)
 
@@ -546,6 +581,7 @@ class ReplayJudge:
         deadline: float | None = None,
         *,
         skills: Sequence[CliSkill] = (),
+        began: Callable[[bool], None] | None = None,
     ) -> FirstTurn:
         """One streamed call folded into its first move. Once the move is decided the rest of
         the message is read for at most `drain_seconds` (after a tool call it is only the
@@ -558,6 +594,8 @@ class ReplayJudge:
         events = stream.__aiter__()
         try:
             async for event in events:
+                if began is not None:
+                    began(True)
                 if fold.feed(event) and self.stop_when_decided:
                     if not await self._drain(events, fold, deadline):
                         fold.close_early()
@@ -798,6 +836,7 @@ class ReplayJudge:
             )
         if d.kind == "other-tool":
             detail["undecided_tool"] = d.tool
+            detail["tool_input"] = tool_input_kept(d.tool_input)
         if d.kind == "disabled-skill":  # Claude Code refuses the call: the skill never runs
             detail["disabled_skill"] = d.fired
         return TriggerOutcome(

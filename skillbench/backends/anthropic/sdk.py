@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib.util
+import json
 import os
 import re
 import time
@@ -51,6 +52,7 @@ from skillbench.backends.anthropic.limiter import (
     parse_retry_after,
     request_sent,
 )
+from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.base import (
     CallUsage,
     TextRequest,
@@ -150,6 +152,18 @@ def price(model: str, usage: CallUsage, *, batch: bool = False) -> tuple[float, 
     return float(value), None
 
 
+TOOL_INPUT_KEEP = 500
+"""Characters of another tool's input kept in an outcome (JSON), for `skillbench explain`."""
+
+
+def tool_input_kept(value: Any) -> Any:
+    """A tool call's input as kept in an outcome: secrets redacted; when its JSON is longer
+    than `TOOL_INPUT_KEEP`, that JSON cut (a string)."""
+    clean = redaction.redact_data(value)
+    text = json.dumps(clean, ensure_ascii=False)
+    return clean if len(text) <= TOOL_INPUT_KEEP else text[: TOOL_INPUT_KEEP - 1] + "…"
+
+
 def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dict[str, Any]]:
     """(triggered, fired, detail) of one routing reply.
 
@@ -159,12 +173,15 @@ def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dic
     tools: list[str] = []
     skills: list[str] = []
     text_parts: list[str] = []
+    other_input: Any = None
     for block in message.content:
         if block.type == "tool_use":
             tools.append(block.name)
             skill = routing_prompt.skill_called(block.name, block.input)
             if skill is not None:
                 skills.append(skill)
+            elif block.name != routing_prompt.SKILL_TOOL and other_input is None:
+                other_input = tool_input_kept(block.input)
         elif block.type == "text":
             text_parts.append(block.text)
     triggered = target in skills
@@ -175,6 +192,8 @@ def classify_reply(message: Message, target: str) -> tuple[bool, str | None, dic
         "stop_reason": message.stop_reason,
         "text": " ".join(text_parts)[:500],
     }
+    if other_input is not None:  # the first other tool's input (`skillbench explain`)
+        detail["tool_input"] = other_input
     return triggered, fired, detail
 
 
@@ -432,6 +451,8 @@ class AnthropicJudge(_AnthropicBase):
         self.per_query_shuffle = per_query_shuffle
         self.batch_poll_seconds = batch_poll_seconds
         self.batch_timeout_seconds = batch_timeout_seconds
+        #: one call per prompt-cache prefix (listing) first, the rest once it has answered
+        self.primer = CachePrimer()
 
     def identity(self) -> dict[str, Any]:
         """Everything that changes answers: model, prompt, API version and the endpoint (no key,
@@ -499,14 +520,27 @@ class AnthropicJudge(_AnthropicBase):
 
         params = self.params(request)
         start = time.perf_counter()
+        # the first call with a listing writes its prefix; the others wait for its reply
+        release = await self.primer.acquire(breakpoint_keys(params))
+
+        async def send() -> Message:
+            try:
+                return await self.client.messages.create(**params)
+            except BaseException:
+                release(False)  # a failed attempt (a 429 waiting to retry): the next call primes
+                raise
+
         try:
-            message = await self._call(lambda: self.client.messages.create(**params))
+            message = await self._call(send)
+            release(True)
         except anthropic.AnthropicError as exc:
             return TriggerOutcome(
                 triggered=False,
                 error=self._error_text(exc),
                 duration_seconds=time.perf_counter() - start,
             )
+        finally:
+            release(False)  # no-op after a reply
         return self.outcome(message, request, seconds=time.perf_counter() - start)
 
     async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
