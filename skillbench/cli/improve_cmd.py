@@ -52,7 +52,10 @@ def register(subparsers: Any) -> None:
         "drawing one; its queries must be exactly the eval set's",
     )
     p.add_argument(
-        "--runs", type=common.runs_option(), default=3, help="runs per query (3, at most 100)"
+        "--runs",
+        type=common.runs_option(),
+        default=limits.DEFAULT_RUNS,
+        help=f"runs per query ({limits.DEFAULT_RUNS}, at most 100)",
     )
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+from skillbench.limits import DEFAULT_RUNS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -43,10 +44,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--runs",
         type=_runs,
-        default=3,
+        default=DEFAULT_RUNS,
         metavar="N|auto",
         help="runs per query (at most 100), or auto to stop a query once its own skill's rate "
-        "is settled (default 3; e.g. --runs auto)",
+        f"is settled (default {DEFAULT_RUNS}; e.g. --runs auto)",
     )
     p.add_argument(
         "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"

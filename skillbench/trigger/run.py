@@ -88,10 +88,8 @@ CACHE_BEFORE_QUERY_NOTE = (
     "Code's own tokens, only the request's caching hint differs"
 )
 SELF_BOUNDED_HEADROOM = 4  # workers per limiter slot for a judge that queues its own calls
-DEFAULT_RUNS = 4
-"""Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
-when none is given): the fewest whose unanimous result settles a verdict at the default
-threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
+DEFAULT_RUNS = limits.DEFAULT_RUNS
+"""Runs per query by default (`skillbench.limits.DEFAULT_RUNS`, kept here for importers)."""
 
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
