@@ -54,7 +54,26 @@ EXAMPLES: dict[str, str] = {
     "parameter": "runs 5",
     "adopt_alpha": "0.1",
     "alpha": "0.1",
+    "max_cost": "2.50",
+    "junit": "report.xml",
+    "cluster": "auto",
+    "cluster_calls": "16",
+    "project": ".",
+    "agents.out": "csv-cleanup.agents.json",
+    "agreement.out": "csv-cleanup.agreement.json",
+    "library.out": "library-report.json",
+    "gate.out": "gate-report",
+    "effect": "0.2",
+    "affected": "0.5",
+    "power": "0.9",
+    "prior": "0.7",
+    "aa": "20",
+    "plan.report": "csv-cleanup.trigger-report.json",
+    "plan.skill": "data/skills/csv-cleanup",
 }
+PLACEHOLDERS = ("VALUE", "path/to/")
+"""What an example falls back to when EXAMPLES has no real value for an option (a test keeps
+every option's example free of them)."""
 _TRAILING = re.compile(r"\s*\(([^()]*)\)\s*$")
 _SKIPPED: tuple[type[argparse.Action], ...] = (argparse._HelpAction, argparse._VersionAction)
 

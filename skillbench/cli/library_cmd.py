@@ -36,8 +36,8 @@ def register(subparsers: Any) -> None:
         "--evals",
         metavar="DIR",
         help="folder of <skill-name>.trigger.json eval sets (default: each skill's "
-        "evals/trigger.json or *.trigger.json; e.g. --evals path/to/evals-folder, holding "
-        "release-announcer.trigger.json, …)",
+        "evals/trigger.json or *.trigger.json; e.g. --evals data/evals, holding "
+        "csv-cleanup.trigger.json, …)",
     )
     common.add_backend_options(p)
     common.add_agent_option(p)
