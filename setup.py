@@ -2,12 +2,16 @@
 
 The checkout keeps them at the top level (the project layout); a wheel copies them into
 ``skillbench/_project/`` at build time, where `skillbench.reports.paths` finds them when
-skillbench is installed rather than run from a checkout. Everything else is in pyproject.toml.
+skillbench is installed rather than run from a checkout. It also stamps the wheel with the
+commit it was built from (``skillbench/_build_info.py``, read by ``skillbench --version``).
+Everything else is in pyproject.toml.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from setuptools import setup
@@ -16,6 +20,9 @@ from setuptools.command.build_py import build_py
 PROJECT_FOLDERS = ("notebooks", "data")
 PACKAGED_PROJECT = Path("skillbench") / "_project"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*")
+BUILD_INFO = Path("skillbench") / "_build_info.py"
+COMMIT_ENV = "SKILLBENCH_BUILD_COMMIT"
+"""Names the commit of a build made without its git checkout (from an sdist)."""
 
 
 def copy_project(source: Path, build_lib: Path) -> list[Path]:
@@ -31,14 +38,56 @@ def copy_project(source: Path, build_lib: Path) -> list[Path]:
     return copied
 
 
+def _git(source: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(source), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip()
+
+
+def source_commit(source: Path) -> tuple[str | None, bool]:
+    """The commit `source` is checked out at and whether tracked files differ from it
+    (`$SKILLBENCH_BUILD_COMMIT` when set); None when `source` is no git checkout of its own."""
+    stated = os.environ.get(COMMIT_ENV, "").strip()
+    if stated:
+        return stated, False
+    top = _git(source, "rev-parse", "--show-toplevel")
+    if not top or Path(top).resolve() != source.resolve():  # an sdist inside another repo
+        return None, False
+    status = _git(source, "status", "--porcelain", "--untracked-files=no")
+    return _git(source, "rev-parse", "HEAD"), bool(status)
+
+
+def write_build_info(source: Path, build_lib: Path) -> Path:
+    """Write `build_lib`/skillbench/_build_info.py: the commit the wheel is built from."""
+    commit, dirty = source_commit(source)
+    target = build_lib / BUILD_INFO
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        '"""Written by setup.py when this wheel was built: the commit it was built from."""\n\n'
+        f"COMMIT = {commit!r}\nDIRTY = {dirty!r}\n",
+        encoding="utf-8",
+    )
+    return target
+
+
 class BuildPyWithProject(build_py):
-    """build_py that also copies the project folders (not in editable installs: there the
-    checkout itself is found)."""
+    """build_py that also copies the project folders and stamps the commit (not in editable
+    installs: there the checkout itself is found, and asked)."""
 
     def run(self) -> None:
         super().run()
         if not getattr(self, "editable_mode", False):
-            copy_project(Path(__file__).resolve().parent, Path(self.build_lib))
+            source = Path(__file__).resolve().parent
+            copy_project(source, Path(self.build_lib))
+            write_build_info(source, Path(self.build_lib))
 
 
 if __name__ == "__main__":  # the build backend runs this file as __main__; tests import it

@@ -162,12 +162,30 @@ def complete_help(parser: argparse.ArgumentParser, command: str = "") -> None:
             action.help = option_help(command, action)
 
 
+def built_commit() -> tuple[str | None, bool]:
+    """The commit an installed wheel was built from and whether it had uncommitted changes
+    (`skillbench/_build_info.py`, written by setup.py); (None, False) without one."""
+    import importlib
+
+    try:
+        info = importlib.import_module("skillbench._build_info")
+    except ImportError:
+        return None, False
+    commit = getattr(info, "COMMIT", None)
+    return (commit if isinstance(commit, str) and commit else None), bool(getattr(info, "DIRTY", False))
+
+
 def version_text() -> str:
     """``skillbench 0.1.0 (commit abc123def456, dirty)``; the commit of the checkout this
-    package runs from, or a plain statement that there is none."""
+    package runs from, else the one its wheel was built from, or a plain statement that there
+    is none."""
     root = Path(__file__).resolve().parents[2]
     commit = run_git(root, "rev-parse", "HEAD") if (root / ".git").exists() else None
     if commit is None:
+        built, dirty = built_commit()
+        if built is not None:
+            changed = ", with uncommitted changes" if dirty else ""
+            return f"skillbench {__version__} (commit {built[:12]}: the wheel's build{changed})"
         return f"skillbench {__version__} (commit unknown: not running from a git checkout)"
     status = run_git(root, "status", "--porcelain", "--untracked-files=no")
     dirty = ", dirty: uncommitted changes" if status and status.strip() else ""
