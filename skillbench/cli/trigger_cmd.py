@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.out, "--out")
     common.check_ci_options(args)
     common.apply_agent(args)
+    common.check_default_backend(args.backend)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
     options = trigger_options(args)
