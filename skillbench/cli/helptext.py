@@ -183,9 +183,9 @@ def version_text() -> str:
     root = Path(__file__).resolve().parents[2]
     commit = run_git(root, "rev-parse", "HEAD") if (root / ".git").exists() else None
     if commit is None:
-        built, dirty = built_commit()
+        built, changes = built_commit()
         if built is not None:
-            changed = ", with uncommitted changes" if dirty else ""
+            changed = ", with uncommitted changes" if changes else ""
             return f"skillbench {__version__} (commit {built[:12]}: the wheel's build{changed})"
         return f"skillbench {__version__} (commit unknown: not running from a git checkout)"
     status = run_git(root, "status", "--porcelain", "--untracked-files=no")
