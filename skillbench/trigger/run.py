@@ -216,7 +216,12 @@ async def run_trigger_eval(
     )
     backend = backend_info(judge)
     cost = actual_cost(
-        judge, summary.calls or 0, summary.cache_hits or 0, _usage(tallies), refused=refused
+        judge,
+        summary.calls or 0,
+        summary.cache_hits or 0,
+        _usage(tallies),
+        refused=refused,
+        cached=_usage(tallies, cached=True),
     )
     if cost.dollars == UNKNOWN:
         summary.cost_usd = None  # an unknown price is never reported as 0
@@ -736,10 +741,11 @@ def _notes(
     return notes
 
 
-def _usage(tallies: Sequence[QueryTally]) -> CallUsage:
+def _usage(tallies: Sequence[QueryTally], *, cached: bool = False) -> CallUsage:
+    """The usage of the calls made (`cached`: of the answers served from the call cache)."""
     total = CallUsage()
     for tally in tallies:
-        total.add(tally.usage)
+        total.add(tally.cached_usage if cached else tally.usage)
     return total
 
 
