@@ -33,6 +33,7 @@ NOTEBOOK_COMMANDS = {
 NOTEBOOK_ONLY = {
     "report_dir": "where the report runner puts the notebook's outputs",
     "backend_options": "per-agent backend keywords (a dict; the CLI has per-option flags)",
+    "from_report": "`report trigger_eval --from FILE` (`from` is a Python keyword)",
 }
 
 

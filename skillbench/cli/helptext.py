@@ -71,6 +71,7 @@ EXAMPLES: dict[str, str] = {
     "plan.report": "csv-cleanup.trigger-report.json",
     "plan.skill": "data/skills/csv-cleanup",
     "init.out": "csv-cleanup.trigger.json",
+    "from_report": "csv-cleanup.trigger-report.json",
 }
 PLACEHOLDERS = ("VALUE", "path/to/")
 """What an example falls back to when EXAMPLES has no real value for an option (a test keeps

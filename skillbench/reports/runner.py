@@ -270,7 +270,7 @@ def check_parameters(
 
 
 OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out"})
-INPUT_PATH_NAMES = frozenset({"evals", "workspace", "catalog", "library"})
+INPUT_PATH_NAMES = frozenset({"evals", "workspace", "catalog", "library", "from_report"})
 
 
 def is_input_path_param(name: str) -> bool:
