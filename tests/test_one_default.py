@@ -56,9 +56,7 @@ def _cli_names(command: str) -> set[str]:
 def _parameters(notebook: str) -> dict[str, Any]:
     """The literal values of a notebook's `parameters` cell, read with ast (nothing executed)."""
     cells = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))
-    (cell,) = [
-        c for c in cells["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])
-    ]
+    (cell,) = [c for c in cells["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
     values: dict[str, Any] = {}
     for node in ast.parse("".join(cell["source"])).body:
         assert isinstance(node, ast.Assign), ast.unparse(node)

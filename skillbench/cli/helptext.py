@@ -174,7 +174,9 @@ def built_commit() -> tuple[str | None, bool]:
     except ImportError:
         return None, False
     commit = getattr(info, "COMMIT", None)
-    return (commit if isinstance(commit, str) and commit else None), bool(getattr(info, "DIRTY", False))
+    return (commit if isinstance(commit, str) and commit else None), bool(
+        getattr(info, "DIRTY", False)
+    )
 
 
 def version_text() -> str:

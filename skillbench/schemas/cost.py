@@ -209,7 +209,7 @@ def add_dollars(values: Iterable[Dollars | None]) -> Dollars | None:
 
 
 def first_paid_text(block: CostBlock | ModelCost, hits: int) -> str | None:
-    """"N answers served from the call cache, first paid $X" (None without cache hits): what
+    """ "N answers served from the call cache, first paid $X" (None without cache hits): what
     the measurement cost when its calls were made, never hidden behind a re-run's $0."""
     if not hits or block.first_paid_dollars is None:
         return None

@@ -27,4 +27,6 @@ def trigger_report_file(path: str | Path, option: str = "--from") -> Path:
 def read_trigger_report(path: str | Path, option: str = "--from") -> TriggerReport:
     """The trigger report at `path` (a JSON file or a report folder); InputError, naming the
     file and the field, when it is no trigger report."""
-    return read_model(trigger_report_file(path, option), TriggerReport, what="invalid trigger report")
+    return read_model(
+        trigger_report_file(path, option), TriggerReport, what="invalid trigger report"
+    )

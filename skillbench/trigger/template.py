@@ -76,7 +76,8 @@ def trigger_template(skill: Skill) -> dict[str, Any]:
             "should_trigger": True,
             "family": family,
             "note": "should trigger. Write it as a user would type it, not in the "
-            "description's words" + (f" (the description: {skill.description.strip()})" if i == 0 else ""),
+            "description's words"
+            + (f" (the description: {skill.description.strip()})" if i == 0 else ""),
         }
         for i, (family, what) in enumerate(SHOULD)
     ]

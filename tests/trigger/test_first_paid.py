@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest, cache_key
+from skillbench.backends.base import (
+    CallUsage,
+    SkillEntry,
+    TriggerOutcome,
+    TriggerRequest,
+    cache_key,
+)
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.cost.budget import SpendMeter
 from skillbench.schemas.cost import cost_lines, cost_summary
