@@ -10,7 +10,6 @@ from typing import Any
 from skillbench.errors import InputError
 from skillbench.io import read_input_bytes, read_json
 
-
 SLOT_MARK = "<fill in:"
 """How the query of an unfilled slot of `skillbench init --trigger` begins (trigger.template)."""
 
