@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -252,3 +253,39 @@ def test_the_wheel_stamps_the_commit_it_was_built_from(tmp_path: Path) -> None:
     )
     assert version.returncode == 0, version.stderr
     assert f"commit {head[:12]}" in version.stdout, version.stdout
+
+    # an sdist carries the stamp, so a wheel built from it (no git checkout around) has it too
+    sdist = subprocess.run(
+        [sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sdist")],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in env.items() if k != "PYTHONPATH"},
+    )
+    assert sdist.returncode == 0, sdist.stderr[-2000:]
+    (archive_path,) = (tmp_path / "sdist").glob("skillbench-*.tar.gz")
+    with tarfile.open(archive_path) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    assert not (unpacked / ".git").exists()
+    rebuilt = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            *offline,
+            "-w",
+            str(tmp_path / "dist2"),
+            str(unpacked),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in env.items() if k != "PYTHONPATH"},
+    )
+    assert rebuilt.returncode == 0, rebuilt.stderr[-2000:]
+    (wheel2,) = (tmp_path / "dist2").glob("skillbench-*.whl")
+    with zipfile.ZipFile(wheel2) as archive:
+        assert f"COMMIT = {head!r}" in archive.read("skillbench/_build_info.py").decode()
