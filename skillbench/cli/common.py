@@ -96,21 +96,22 @@ def apply_agent(args: argparse.Namespace, side: str = "") -> None:
 
 def check_default_backend(backend: str | None) -> None:
     """No backend named (no `--backend`, `--agent` or `$SKILLBENCH_BACKEND`) and the default
-    one, the offline `local` embedder, not installed (a core install): InputError, exit 2, saying
-    what to install or which backend to name, before anything runs."""
+    one (the offline `local` embedder) needs an extra that is not installed (a core install):
+    InputError, exit 2, saying what to install or which backend to name, before anything runs."""
     import os
 
-    from skillbench.backends.registry import BACKEND_ENV, DEFAULT_BACKEND
+    from skillbench.backends.registry import BACKEND_ENV, DEFAULT_BACKEND, backend_spec
     from skillbench.errors import InputError
-    from skillbench.extras import LOCAL, install_hint, missing_package
+    from skillbench.extras import install_hint, missing_package
 
-    if backend or os.environ.get(BACKEND_ENV) or DEFAULT_BACKEND != "local":
+    if backend or os.environ.get(BACKEND_ENV):
         return
-    package = missing_package(LOCAL)
-    if package is not None:
+    extra = backend_spec(DEFAULT_BACKEND).extra
+    package = missing_package(extra) if extra else None
+    if extra and package is not None:
         raise InputError(
-            f"no backend named, and the default ({DEFAULT_BACKEND}, the offline embedder) needs "
-            f"{package}, which is not installed: {install_hint(LOCAL)}, or name a backend: "
+            f"no backend named, and the default ({DEFAULT_BACKEND}) needs {package}, which is "
+            f"not installed: {install_hint(extra)}, or name a backend: "
             "--backend anthropic (ANTHROPIC_API_KEY), --backend claude-code (the claude CLI) "
             "or --backend lexical (offline, nothing to install)",
             path="--backend",

@@ -1,6 +1,7 @@
 """The offline backends' specs: `local` (the MiniLM embedder) and `lexical` (word overlap)."""
 
 from skillbench.backends.spec import FREE, RECORDED_SAMPLES, BackendSpec
+from skillbench.extras import LOCAL as LOCAL_EXTRA
 
 LOCAL = BackendSpec(
     name="local",
@@ -13,6 +14,7 @@ LOCAL = BackendSpec(
     offline=True,
     model_param="model_name",
     beside_cache="skillbench.backends.offline.embedding_store:beside_cache",
+    extra=LOCAL_EXTRA,
 )
 
 LEXICAL = BackendSpec(
