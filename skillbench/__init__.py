@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate_skill_sync": "skillbench.trigger.run",
     "run_trigger_eval": "skillbench.trigger.run",
     "plan_skill_eval": "skillbench.trigger.run",
+    "read_trigger_report": "skillbench.trigger.stored",
     "confusion_frame": "skillbench.trigger.frames",
     "cost_frame": "skillbench.trigger.frames",
     "false_triggers_frame": "skillbench.trigger.frames",
@@ -218,6 +219,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "plan_skill_eval",
     "read_evals",
     "read_gradings",
+    "read_trigger_report",
     "results_frame",
     "round_costs_frame",
     "round_diffs_html",
@@ -370,6 +372,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         plan_skill_eval,
         run_trigger_eval,
     )
+    from skillbench.trigger.stored import read_trigger_report
     from skillbench.trigger.verdict import trigger_header
     from skillbench.validate.plots import findings_by_code_figure
     from skillbench.validate.rules import (

@@ -51,3 +51,20 @@ def missing_extra(exc: ImportError) -> str | None:
     top = exc.name.split(".")[0]
     extra = EXTRA_OF.get(top)
     return None if extra is None else needs_extra(top, extra)
+
+
+def missing_package(extra: str) -> str | None:
+    """The first package of `extra` that cannot be imported (found without importing it), or
+    None when every one of them is installed."""
+    import importlib.util
+
+    for package, owner in EXTRA_OF.items():
+        if owner != extra:
+            continue
+        try:
+            found = importlib.util.find_spec(package) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return package
+    return None

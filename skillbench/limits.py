@@ -13,6 +13,12 @@ from skillbench.errors import InputError
 
 #: Runs per query (trigger evals) or per case and configuration (behavior runs).
 MAX_RUNS = 100
+#: Runs per query by default, everywhere trigger rates are measured: `skillbench trigger`,
+#: `library`, `improve`, `agents`, `agreement`, the Python API (`TriggerOptions.runs`) and the
+#: notebooks' `runs` parameter. The fewest runs whose unanimous result settles a verdict at the
+#: default threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1]).
+#: (The PR gate states its own default with its power.)
+DEFAULT_RUNS = 4
 #: Concurrent model calls.
 MAX_WORKERS = 64
 #: Per-run / per-call timeout, seconds (one hour).

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -193,3 +194,98 @@ def test_a_wheel_built_offline_ships_notebooks_data_and_a_light_core(tmp_path: P
         if line.startswith("Requires-Dist:") and "extra ==" not in line
     }
     assert core and not core & HEAVY, sorted(core & HEAVY)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    identity = ["-c", "user.name=skillbench", "-c", "user.email=skillbench@example.invalid"]
+    done = subprocess.run(
+        ["git", *identity, *args], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not _setuptools_builds_spdx(), reason="needs setuptools>=77 (the dev extra; make install)"
+)
+def test_the_wheel_stamps_the_commit_it_was_built_from(tmp_path: Path) -> None:
+    """A wheel built from a checkout carries its commit (skillbench/_build_info.py), and an
+    install of it (no checkout around) names that commit in `skillbench --version`."""
+    source = tmp_path / "src"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".tools", "__pycache__", "*.egg-info", "build", "reports", "tests",
+            "_build_info.py",
+        ),
+    )  # fmt: skip
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-q", "-m", "the build's commit")
+    head = _git(source, "rev-parse", "HEAD")
+    env = {k: v for k, v in os.environ.items() if k != "SKILLBENCH_BUILD_COMMIT"}
+    offline = ["--no-deps", "--no-build-isolation", "--no-index", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", *offline, "-w", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("skillbench-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        stamp = archive.read("skillbench/_build_info.py").decode()
+        archive.extractall(site)
+    assert f"COMMIT = {head!r}" in stamp and "DIRTY = False" in stamp
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env["PYTHONPATH"] = str(site)
+    version = subprocess.run(
+        [sys.executable, "-m", "skillbench", "--version"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert version.returncode == 0, version.stderr
+    assert f"commit {head[:12]}" in version.stdout, version.stdout
+
+    # an sdist carries the stamp, so a wheel built from it (no git checkout around) has it too
+    sdist = subprocess.run(
+        [sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sdist")],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in env.items() if k != "PYTHONPATH"},
+    )
+    assert sdist.returncode == 0, sdist.stderr[-2000:]
+    (archive_path,) = (tmp_path / "sdist").glob("skillbench-*.tar.gz")
+    with tarfile.open(archive_path) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    assert not (unpacked / ".git").exists()
+    rebuilt = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            *offline,
+            "-w",
+            str(tmp_path / "dist2"),
+            str(unpacked),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in env.items() if k != "PYTHONPATH"},
+    )
+    assert rebuilt.returncode == 0, rebuilt.stderr[-2000:]
+    (wheel2,) = (tmp_path / "dist2").glob("skillbench-*.whl")
+    with zipfile.ZipFile(wheel2) as archive:
+        assert f"COMMIT = {head!r}" in archive.read("skillbench/_build_info.py").decode()

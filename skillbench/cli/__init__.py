@@ -54,9 +54,52 @@ def os_error_text(exc: OSError) -> str:
     return f"{where}: {reason}"
 
 
+#: The exit code of a command whose reader closed stdout early (`skillbench … | head -1`): the
+#: shell's code for a process ended by SIGPIPE, reached quietly.
+EXIT_STDOUT_CLOSED = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code (0 ok, 1 failed check, 2 bad input, also
-    when the command needs an extra that is not installed)."""
+    when the command needs an extra that is not installed). A reader that stops reading
+    (`| head -1`) ends the command quietly, as it ends any Unix tool: no traceback, no error."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        if not stdout_closed():
+            raise
+        return _quiet_after_closed_stdout()
+
+
+def stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        events = poller.poll(0)
+    except (AttributeError, OSError, ValueError):  # no poll, or stdout is no file: not ours
+        return False
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in events)
+
+
+def _quiet_after_closed_stdout() -> int:
+    """Point stdout at /dev/null, so the interpreter's last flush of what is left unwritten
+    cannot fail again ("Exception ignored … BrokenPipeError")."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    return EXIT_STDOUT_CLOSED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     show_warnings()  # a backend plugin skipped while the parser lists the backends
     parser = build_parser()
     try:
@@ -73,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"skillbench: error: {terminal_safe(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a path the user gave cannot be read or written: bad input, not a bug
+        if isinstance(exc, BrokenPipeError) and stdout_closed():
+            raise  # stdout's reader has gone: `main` ends quietly
         print(f"skillbench: error: {terminal_safe(os_error_text(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except ModuleNotFoundError as exc:  # an optional package of an extra not installed

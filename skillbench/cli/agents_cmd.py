@@ -8,6 +8,7 @@ from typing import Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK, InputError
+from skillbench.limits import DEFAULT_RUNS
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +45,12 @@ def register(subparsers: Any) -> None:
         help="the model of one agent (repeatable; default: each agent's own), "
         "e.g. --model opencode=claude-haiku-4-5",
     )
-    p.add_argument("--runs", type=common.runs_option(), default=3, help="runs per query (3)")
+    p.add_argument(
+        "--runs",
+        type=common.runs_option(),
+        default=DEFAULT_RUNS,
+        help=f"runs per query ({DEFAULT_RUNS})",
+    )
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.limits import DEFAULT_RUNS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -55,7 +56,12 @@ def register(subparsers: Any) -> None:
         metavar="MODEL",
         help="model for backend B only (default: --model; e.g. --model-b claude-haiku-4-5)",
     )
-    p.add_argument("--runs", type=common.runs_option(), default=4, help="runs per query (4)")
+    p.add_argument(
+        "--runs",
+        type=common.runs_option(),
+        default=DEFAULT_RUNS,
+        help=f"runs per query ({DEFAULT_RUNS})",
+    )
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="verdict threshold (0.5)"
     )

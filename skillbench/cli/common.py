@@ -94,6 +94,30 @@ def apply_agent(args: argparse.Namespace, side: str = "") -> None:
     setattr(args, f"backend{suffix}", backend)
 
 
+def check_default_backend(backend: str | None) -> None:
+    """No backend named (no `--backend`, `--agent` or `$SKILLBENCH_BACKEND`) and the default
+    one (the offline `local` embedder) needs an extra that is not installed (a core install):
+    InputError, exit 2, saying what to install or which backend to name, before anything runs."""
+    import os
+
+    from skillbench.backends.registry import BACKEND_ENV, DEFAULT_BACKEND, backend_spec
+    from skillbench.errors import InputError
+    from skillbench.extras import install_hint, missing_package
+
+    if backend or os.environ.get(BACKEND_ENV):
+        return
+    extra = backend_spec(DEFAULT_BACKEND).extra
+    package = missing_package(extra) if extra else None
+    if extra and package is not None:
+        raise InputError(
+            f"no backend named, and the default ({DEFAULT_BACKEND}) needs {package}, which is "
+            f"not installed: {install_hint(extra)}, or name a backend: "
+            "--backend anthropic (ANTHROPIC_API_KEY), --backend claude-code (the claude CLI) "
+            "or --backend lexical (offline, nothing to install)",
+            path="--backend",
+        )
+
+
 def text_value(text: str) -> str:
     """An argparse type: text that is valid Unicode (argv bytes that are not UTF-8 arrive as
     lone surrogates, which no model request or report could carry)."""

@@ -55,7 +55,28 @@ EXAMPLES: dict[str, str] = {
     "adopt_alpha": "0.1",
     "explain.query": "'clean up this csv, the dates are in three formats'",
     "alpha": "0.1",
+    "max_cost": "2.50",
+    "junit": "report.xml",
+    "cluster": "auto",
+    "cluster_calls": "16",
+    "project": ".",
+    "agents.out": "csv-cleanup.agents.json",
+    "agreement.out": "csv-cleanup.agreement.json",
+    "library.out": "library-report.json",
+    "gate.out": "gate-report",
+    "effect": "0.2",
+    "affected": "0.5",
+    "power": "0.9",
+    "prior": "0.7",
+    "aa": "20",
+    "plan.report": "csv-cleanup.trigger-report.json",
+    "plan.skill": "data/skills/csv-cleanup",
+    "init.out": "csv-cleanup.trigger.json",
+    "from_report": "csv-cleanup.trigger-report.json",
 }
+PLACEHOLDERS = ("VALUE", "path/to/")
+"""What an example falls back to when EXAMPLES has no real value for an option (a test keeps
+every option's example free of them)."""
 _TRAILING = re.compile(r"\s*\(([^()]*)\)\s*$")
 _SKIPPED: tuple[type[argparse.Action], ...] = (argparse._HelpAction, argparse._VersionAction)
 
@@ -144,12 +165,32 @@ def complete_help(parser: argparse.ArgumentParser, command: str = "") -> None:
             action.help = option_help(command, action)
 
 
+def built_commit() -> tuple[str | None, bool]:
+    """The commit an installed wheel was built from and whether it had uncommitted changes
+    (`skillbench/_build_info.py`, written by setup.py); (None, False) without one."""
+    import importlib
+
+    try:
+        info = importlib.import_module("skillbench._build_info")
+    except ImportError:
+        return None, False
+    commit = getattr(info, "COMMIT", None)
+    return (commit if isinstance(commit, str) and commit else None), bool(
+        getattr(info, "DIRTY", False)
+    )
+
+
 def version_text() -> str:
     """``skillbench 0.1.0 (commit abc123def456, dirty)``; the commit of the checkout this
-    package runs from, or a plain statement that there is none."""
+    package runs from, else the one its wheel was built from, or a plain statement that there
+    is none."""
     root = Path(__file__).resolve().parents[2]
     commit = run_git(root, "rev-parse", "HEAD") if (root / ".git").exists() else None
     if commit is None:
+        built, changes = built_commit()
+        if built is not None:
+            changed = ", with uncommitted changes" if changes else ""
+            return f"skillbench {__version__} (commit {built[:12]}: the wheel's build{changed})"
         return f"skillbench {__version__} (commit unknown: not running from a git checkout)"
     status = run_git(root, "status", "--porcelain", "--untracked-files=no")
     dirty = ", dirty: uncommitted changes" if status and status.strip() else ""

@@ -52,7 +52,10 @@ def register(subparsers: Any) -> None:
         "drawing one; its queries must be exactly the eval set's",
     )
     p.add_argument(
-        "--runs", type=common.runs_option(), default=3, help="runs per query (3, at most 100)"
+        "--runs",
+        type=common.runs_option(),
+        default=limits.DEFAULT_RUNS,
+        help=f"runs per query ({limits.DEFAULT_RUNS}, at most 100)",
     )
     p.add_argument(
         "--threshold", type=common.fraction_option(), default=0.5, help="pass threshold (0.5)"
@@ -110,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 <= args.threshold <= 1.0:
         raise InputError("must be between 0 and 1", path="--threshold")
     common.apply_agent(args)
+    common.check_default_backend(args.backend)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:

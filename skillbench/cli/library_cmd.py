@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
+from skillbench.limits import DEFAULT_RUNS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,18 +36,18 @@ def register(subparsers: Any) -> None:
         "--evals",
         metavar="DIR",
         help="folder of <skill-name>.trigger.json eval sets (default: each skill's "
-        "evals/trigger.json or *.trigger.json; e.g. --evals path/to/evals-folder, holding "
-        "release-announcer.trigger.json, …)",
+        "evals/trigger.json or *.trigger.json; e.g. --evals data/evals, holding "
+        "csv-cleanup.trigger.json, …)",
     )
     common.add_backend_options(p)
     common.add_agent_option(p)
     p.add_argument(
         "--runs",
         type=_runs,
-        default=3,
+        default=DEFAULT_RUNS,
         metavar="N|auto",
         help="runs per query (at most 100), or auto to stop a query once its own skill's rate "
-        "is settled (default 3; e.g. --runs auto)",
+        f"is settled (default {DEFAULT_RUNS}; e.g. --runs auto)",
     )
     p.add_argument(
         "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"

@@ -82,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument("--out", default="reports", metavar="DIR", help="report root (reports)")
     report.add_argument(
+        "--from",
+        dest="from_report",
+        metavar="FILE",
+        help="with trigger_eval: render this existing trigger report (a `trigger --out` JSON or "
+        "a report folder) without re-running it; its cost states what it was first paid",
+    )
+    report.add_argument(
         "--timeout",
         type=common.timeout_option(),
         default=600.0,
@@ -106,6 +113,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"notebooks run at once (CPU cores + 1, at most 3: here {default_jobs()})",
     )
     demo.set_defaults(func=_demo)
+
+
+FROM_NOTEBOOK = "trigger_eval"
+FROM_PARAM = "from_report"
+"""The notebook `--from` renders an existing result with, and its parameter."""
+
+
+def _from_report(notebook: str, path: str, params: dict[str, Any]) -> dict[str, Any]:
+    """`--from FILE` as the trigger_eval notebook's parameter, once the file is known to be a
+    trigger report (InputError, exit 2, before any kernel starts)."""
+    from skillbench.trigger.stored import read_trigger_report, trigger_report_file
+
+    if Path(notebook).stem != FROM_NOTEBOOK:
+        raise InputError(f"renders a trigger report: only with {FROM_NOTEBOOK}", path="--from")
+    if FROM_PARAM in params:
+        raise InputError(f"given twice, with -p {FROM_PARAM}", path="--from")
+    read_trigger_report(path)
+    return {FROM_PARAM: str(trigger_report_file(path).resolve())}
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -136,6 +161,8 @@ def _report(args: argparse.Namespace) -> int:
         if name in params:
             raise InputError("given twice", field=f"-p {name}")
         params[name] = parse_value(value, name)
+    if args.from_report is not None:
+        params.update(_from_report(args.notebook, args.from_report, params))
     result = run_notebook(args.notebook, params, out_root=args.out, timeout=args.timeout)
     print(common.safe(result.folder))
     header = result.manifest.header

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
-from skillbench.limits import ROUTING_CALL_TIMEOUT
+from skillbench.limits import DEFAULT_RUNS, ROUTING_CALL_TIMEOUT
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,10 +33,11 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--runs",
         type=_runs,
-        default=4,  # skillbench.trigger.run.DEFAULT_RUNS (not imported: the CLI loads lazily)
+        default=DEFAULT_RUNS,
         metavar="N|auto",
         help="runs per query (at most 100), or auto to stop each query once its verdict is "
-        "settled (default 4: the fewest whose unanimous result settles a verdict at threshold 0.5; e.g. --runs auto)",
+        f"settled (default {DEFAULT_RUNS}: the fewest whose unanimous result settles a verdict "
+        "at threshold 0.5; e.g. --runs auto)",
     )
     p.add_argument(
         "--max-runs", type=common.runs_option(), default=10, help="cap for --runs auto (10)"
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.out, "--out")
     common.check_ci_options(args)
     common.apply_agent(args)
+    common.check_default_backend(args.backend)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.project_option(args.project, args.backend, args.harness)
     options = trigger_options(args)

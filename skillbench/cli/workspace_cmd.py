@@ -1,4 +1,5 @@
-"""`skillbench init SKILL_DIR` and `skillbench snapshot SKILL_DIR`: the versioned behavior workspace."""
+"""`skillbench init SKILL_DIR` and `skillbench snapshot SKILL_DIR`: the versioned behavior workspace;
+`skillbench init --trigger SKILL_DIR`: a trigger eval set to fill in (`init_trigger`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import argparse
 from typing import Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_OK
+from skillbench.cli.init_trigger import OUT_HELP, TRIGGER_HELP, run_init_trigger
+from skillbench.errors import EXIT_OK, InputError
 
 
 def register(subparsers: Any) -> None:
@@ -16,9 +18,12 @@ def register(subparsers: Any) -> None:
         help="create evals/evals.json (if missing) and the <skill>-workspace with snapshot v0",
         description="Create <skill>/evals/evals.json when missing (one example case to edit), and "
         "the workspace beside the skill: v0/skill/ (a snapshot), grading/ and history.json. "
-        "Idempotent; never overwrites an existing snapshot.",
+        "Idempotent; never overwrites an existing snapshot. With --trigger: write a trigger "
+        "eval set to fill in instead (never over an existing file).",
     )
     common.add_skill_dir(p)
+    p.add_argument("--trigger", action="store_true", help=TRIGGER_HELP)
+    p.add_argument("--out", metavar="FILE", help=OUT_HELP)
     common.add_workspace_option(p)
     p.add_argument(
         "--dialect",
@@ -43,8 +48,13 @@ def register(subparsers: Any) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    """Create or confirm the workspace."""
+    """Create or confirm the workspace (with --trigger: write a trigger eval set to fill in)."""
     from skillbench.behavior.workspace import init_workspace
+
+    if args.trigger:
+        return run_init_trigger(args)
+    if args.out:
+        raise InputError("applies only with --trigger", path="--out")
 
     err = common.stderr_console()
     result = init_workspace(

@@ -21,9 +21,11 @@ def cost_line(
     tokens: TokenCounts,
     dollars: Dollars | None,
     basis: str | None = None,
+    first_paid: Dollars | None = None,
 ) -> ModelCost:
     """One (backend, model, purpose) line, actual or estimated; `dollars` None (or "unknown")
-    means no known price."""
+    means no known price. `first_paid`: what its cache hits cost when their calls were made
+    (given only with hits; "unknown" without a known price)."""
     return ModelCost(
         backend=backend,
         model=model,
@@ -33,6 +35,11 @@ def cost_line(
         tokens=tokens.tokens,
         dollars=UNKNOWN if dollars in (None, UNKNOWN) else round(float(dollars), 6),
         basis=basis,
+        first_paid_dollars=(
+            None
+            if first_paid is None or not hits
+            else (UNKNOWN if first_paid == UNKNOWN else round(float(first_paid), 6))
+        ),
     )
 
 

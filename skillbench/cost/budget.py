@@ -31,7 +31,7 @@ from skillbench.backends.base import (
 from skillbench.cost import notes
 from skillbench.cost.actual import actual_block, cost_line
 from skillbench.errors import CostCapReached, InputError
-from skillbench.schemas.cost import CostBlock, ModelCost
+from skillbench.schemas.cost import UNKNOWN, CostBlock, Dollars, ModelCost
 
 MAX_COST_ENV = "SKILLBENCH_MAX_COST"
 CAP_ERROR = notes.CAP_ERROR
@@ -63,6 +63,8 @@ class _Line:
     calls: int = 0
     hits: int = 0
     usage: CallUsage = field(default_factory=CallUsage)
+    cached_usage: CallUsage = field(default_factory=CallUsage)
+    """What the cache hits recorded when their calls were made (first paid)."""
 
 
 class SpendMeter:
@@ -91,6 +93,7 @@ class SpendMeter:
             line = self._lines.setdefault((backend, model, purpose), _Line())
             if cached:
                 line.hits += 1
+                line.cached_usage.add(usage)
             else:
                 line.calls += 1
                 line.usage.add(usage)
@@ -107,7 +110,10 @@ class SpendMeter:
     def snapshot(self) -> dict[tuple[str, str | None, str], _Line]:
         """A copy of the lines, to subtract later (`block(since=...)`)."""
         with self._lock:
-            return {k: _Line(v.calls, v.hits, v.usage.model_copy()) for k, v in self._lines.items()}
+            return {
+                k: _Line(v.calls, v.hits, v.usage.model_copy(), v.cached_usage.model_copy())
+                for k, v in self._lines.items()
+            }
 
     def block(
         self,
@@ -123,8 +129,11 @@ class SpendMeter:
             if calls == 0 and hits == 0:
                 continue
             usage = line.usage - base.usage
+            first_paid: Dollars = (line.cached_usage - base.cached_usage).cost_usd
             backend, model, purpose = key
             known = self._priced.get((backend, model), True)
+            if not (known or (known is None and float(first_paid) > 0)):
+                first_paid = UNKNOWN
             if known is None:
                 known = usage.cost_usd > 0 or calls == 0
             lines.append(
@@ -136,6 +145,7 @@ class SpendMeter:
                     hits=hits,
                     tokens=usage,
                     dollars=usage.cost_usd if known else None,
+                    first_paid=first_paid,
                 )
             )
         return actual_block(lines, as_of=as_of)

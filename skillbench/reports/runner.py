@@ -62,7 +62,7 @@ def demo_parameters(name: str) -> dict[str, Any]:
     """What the demo passes a notebook beyond its defaults: the project's sample distractors
     (`data/catalog`) as competing skills, explicitly; a notebook's own default is no catalog."""
     if name in DEMO_CATALOG_NOTEBOOKS:
-        return {"catalog_dir": str(repo_root() / "data" / "catalog")}
+        return {"catalog": str(repo_root() / "data" / "catalog")}
     return {}
 
 
@@ -269,26 +269,26 @@ def check_parameters(
     check_types(notebook, params, declared, annotations)
 
 
-OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out_dir"})
-INPUT_PATH_NAMES = frozenset({"evals", "workspace"})
+OUTPUT_PATH_PARAMS = frozenset({REPORT_DIR_PARAM, "out"})
+INPUT_PATH_NAMES = frozenset({"evals", "workspace", "catalog", "library", "from_report"})
 
 
 def is_input_path_param(name: str) -> bool:
     """Parameters naming something the notebook reads: `*_dir`, `*_root`, `*_file`, `evals`,
-    `workspace` (outputs such as `report_dir` and `out_dir` excluded)."""
+    `workspace`, `catalog`, `library` (outputs such as `report_dir` and `out` excluded)."""
     if name in OUTPUT_PATH_PARAMS:
         return False
     return name in INPUT_PATH_NAMES or name.endswith(("_dir", "_root", "_file"))
 
 
 CATALOG_WORDS = frozenset({"none", "installed"})
-"""`catalog_dir` values that are not paths (as the CLI's `--catalog none|installed`)."""
+"""`catalog` values that are not paths (as the CLI's `--catalog none|installed`)."""
 
 
 def _is_path_value(name: str, value: Any) -> bool:
     if not is_input_path_param(name) or not isinstance(value, str) or not value.strip():
         return False
-    return not (name == "catalog_dir" and value.strip().lower() in CATALOG_WORDS)
+    return not (name == "catalog" and value.strip().lower() in CATALOG_WORDS)
 
 
 def check_input_paths(notebook: Path, values: dict[str, Any], cwd: Path) -> None:

@@ -8,7 +8,7 @@ table's date says how old the prices are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Self
 
 from pydantic import Field
@@ -92,6 +92,11 @@ class ModelCost(Doc):
     tokens: TokenCounts = Field(default_factory=TokenCounts)
     dollars: Dollars = Field(description='USD, or "unknown" when the model has no known price')
     basis: str | None = Field(default=None, description="how an estimate was made")
+    first_paid_dollars: Dollars | None = Field(
+        default=None,
+        description="USD the answers served from the call cache cost when their calls were "
+        "made (by an earlier run); None when no answer came from the cache",
+    )
 
 
 class CostBlock(Doc):
@@ -107,6 +112,11 @@ class CostBlock(Doc):
     dollars: Dollars
     price_table_as_of: str | None = Field(default=None, description="date of the price table")
     lines: list[ModelCost] = Field(default_factory=list)
+    first_paid_dollars: Dollars | None = Field(
+        default=None,
+        description="USD the cache hits cost when first paid (the measurement's real price, "
+        "served from the cache this time); None when there were no cache hits",
+    )
     cap_usd: float | None = Field(default=None, description="the --max-cost cap, when set")
     stopped_at_cap: bool | None = Field(
         default=None, description="true when the run stopped because spend reached the cap"
@@ -142,6 +152,7 @@ class CostBlock(Doc):
             dollars=dollars,
             price_table_as_of=as_of,
             lines=lines,
+            first_paid_dollars=add_dollars(line.first_paid_dollars for line in lines),
             notes=notes or None,
         )
 
@@ -165,6 +176,9 @@ class CostBlock(Doc):
                     "cache_hits": old.cache_hits + line.cache_hits,
                     "tokens": old.tokens + line.tokens,
                     "dollars": dollars,
+                    "first_paid_dollars": add_dollars(
+                        [old.first_paid_dollars, line.first_paid_dollars]
+                    ),
                 }
             )
         notes = [
@@ -183,6 +197,28 @@ class CostBlock(Doc):
         return block
 
 
+def add_dollars(values: Iterable[Dollars | None]) -> Dollars | None:
+    """The sum of the given amounts (None ones left out): None when every one is None,
+    "unknown" when any is."""
+    given = [value for value in values if value is not None]
+    if not given:
+        return None
+    if UNKNOWN in given:
+        return UNKNOWN
+    return round(sum(float(value) for value in given), 6)
+
+
+def first_paid_text(block: CostBlock | ModelCost, hits: int) -> str | None:
+    """ "N answers served from the call cache, first paid $X" (None without cache hits): what
+    the measurement cost when its calls were made, never hidden behind a re-run's $0."""
+    if not hits or block.first_paid_dollars is None:
+        return None
+    return (
+        f"{hits} answer(s) served from the call cache, first paid "
+        f"{format_dollars(block.first_paid_dollars)}"
+    )
+
+
 def format_dollars(value: Dollars) -> str:
     """`$0.1234`, or "unknown"."""
     return UNKNOWN if value == UNKNOWN else f"${float(value):.4f}"
@@ -198,6 +234,9 @@ def cost_summary(block: CostBlock) -> str:
         f"{t.cache_read_input_tokens} / out {t.output_tokens} "
         f"(prices as of {block.price_table_as_of or 'unknown date'})"
     )
+    first = first_paid_text(block, block.cache_hits)
+    if first:
+        text += f"; {first}"
     if block.stopped_at_cap:
         text += f"; {STOPPED}"
     return text
@@ -215,6 +254,9 @@ def cost_lines(block: CostBlock) -> list[str]:
         f"  tokens: input {t.input_tokens}, cache writes {t.cache_creation_input_tokens}, "
         f"cache reads {t.cache_read_input_tokens}, output {t.output_tokens}",
     ]
+    first = first_paid_text(block, block.cache_hits)
+    if first:
+        lines.append(f"  {first}")
     for line in block.lines:
         model = f" {line.model}" if line.model else ""
         lines.append(

@@ -18,7 +18,7 @@ from skillbench.cost.actual import actual_block, cost_line
 from skillbench.cost.budget import CAP_ERROR, backend_priced
 from skillbench.cost.estimate import Estimator, Planned, for_judge, get_estimator
 from skillbench.cost.plan import CostPlan, key_judge, plan_block
-from skillbench.schemas.cost import CostBlock
+from skillbench.schemas.cost import UNKNOWN, CostBlock, Dollars
 from skillbench.trigger.evalset import EvalQuery
 
 if TYPE_CHECKING:
@@ -160,10 +160,20 @@ def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
 
 
 def actual_cost(
-    judge: TriggerJudge, calls: int, hits: int, usage: CallUsage, *, refused: int = 0
+    judge: TriggerJudge,
+    calls: int,
+    hits: int,
+    usage: CallUsage,
+    *,
+    refused: int = 0,
+    cached: CallUsage | None = None,
 ) -> CostBlock:
-    """A trigger report's cost block (stopped_at_cap when runs were refused by the cap)."""
+    """A trigger report's cost block (stopped_at_cap when runs were refused by the cap);
+    `cached`: the usage the cache hits recorded when their calls were made (first paid)."""
     known = priced(judge, usage.cost_usd) or (calls == 0)
+    first_paid: Dollars | None = None
+    if cached is not None and hits:
+        first_paid = cached.cost_usd if priced(judge, cached.cost_usd) else UNKNOWN
     line = cost_line(
         str(getattr(judge, "name", "?")),
         getattr(judge, "model", None),
@@ -172,6 +182,7 @@ def actual_cost(
         hits=hits,
         tokens=usage,
         dollars=usage.cost_usd if known else None,
+        first_paid=first_paid,
     )
     block = actual_block([line], notes=[notes.stopped(refused)] if refused else ())
     if refused:

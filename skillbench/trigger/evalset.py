@@ -10,6 +10,9 @@ from typing import Any
 from skillbench.errors import InputError
 from skillbench.io import read_input_bytes, read_json
 
+SLOT_MARK = "<fill in:"
+"""How the query of an unfilled slot of `skillbench init --trigger` begins (trigger.template)."""
+
 
 @dataclass(frozen=True)
 class EvalQuery:
@@ -113,6 +116,14 @@ def _one_item(item: Any, where: str, path: str | Path) -> tuple[str, bool, str |
         raise InputError("must be a string", path=path, field=f"{where}.{key}")
     if not text.strip():
         raise InputError("must be a non-empty string", path=path, field=f"{where}.{key}")
+    if text.lstrip().startswith(SLOT_MARK):
+        raise InputError(
+            "an unfilled slot of `skillbench init --trigger`: write the query (the slot's "
+            "`note` says what it needs) or delete the item",
+            path=path,
+            field=f"{where}.{key}",
+            rule="unfilled-slot",
+        )
     if "should_trigger" not in item:
         raise InputError("is required", path=path, field=f"{where}.should_trigger")
     should = item["should_trigger"]

@@ -97,7 +97,8 @@ def false_triggers_frame(report: TriggerReport) -> pd.DataFrame:
 
 def cost_frame(report: TriggerReport) -> pd.DataFrame:
     """Calls made, cache hits, runs saved, tokens by kind (and the prompt-cache read share),
-    undecided runs, cost (or "unknown") with the price table's date, wall time, backend, model
+    undecided runs, cost (or "unknown") with the price table's date, what the cache hits cost
+    when first paid (`cache_hits_first_paid_usd`), wall time, backend, model
     and the workers (calls in flight) used, as one column."""
     s = report.summary
     usage = s.usage
@@ -114,6 +115,7 @@ def cost_frame(report: TriggerReport) -> pd.DataFrame:
         "undecided_runs": s.undecided_runs,
         "output_tokens": usage.output_tokens if usage else None,
         "cost_usd": cost.dollars if cost else s.cost_usd,
+        "cache_hits_first_paid_usd": cost.first_paid_dollars if cost else None,
         "price_table_as_of": cost.price_table_as_of if cost else None,
         "stopped_at_cost_cap": bool(cost and cost.stopped_at_cap),
         "wall_seconds": s.wall_seconds,

@@ -28,8 +28,7 @@ Runs = int | Literal["auto"]
 class TriggerOptions:
     """How to run a trigger eval: which backend, how many runs, how concurrently, what to spend.
 
-    The library's defaults are the reference's (3 runs per query); the CLI and the notebooks
-    default to `skillbench.trigger.run.DEFAULT_RUNS`.
+    Runs per query default to `limits.DEFAULT_RUNS`, as in the CLI and the notebooks.
     """
 
     # which model, through which backend
@@ -52,7 +51,7 @@ class TriggerOptions:
     """Re-run undecided runs (another tool first) through the claude-code backend."""
 
     # sampling and the verdict
-    runs: Runs = 3
+    runs: Runs = limits.DEFAULT_RUNS
     """Runs per query, or `"auto"`: sample in waves until each verdict is settled."""
     max_runs: int = 10
     """The most runs of one query with `runs="auto"`."""

@@ -33,6 +33,8 @@ class QueryTally:
     fired_instead: Counter[str] = field(default_factory=Counter)
     error_messages: list[str] = field(default_factory=list)
     usage: CallUsage = field(default_factory=CallUsage)
+    cached_usage: CallUsage = field(default_factory=CallUsage)
+    """What the answers served from the call cache recorded when their calls were made."""
     undecided: int = 0
     undecided_tools: Counter[str] = field(default_factory=Counter)
     error_kinds: Counter[str] = field(default_factory=Counter)
@@ -47,6 +49,7 @@ class QueryTally:
         undecided one (another tool first) is neither a trigger nor a miss."""
         if outcome.cached:
             self.cache_hits += 1
+            self.cached_usage.add(outcome.usage)
         elif not outcome.detail.get("not_run"):  # refused by the cost cap: no call was made
             self.calls += 1
             self.usage.add(outcome.usage)

@@ -88,10 +88,8 @@ CACHE_BEFORE_QUERY_NOTE = (
     "Code's own tokens, only the request's caching hint differs"
 )
 SELF_BOUNDED_HEADROOM = 4  # workers per limiter slot for a judge that queues its own calls
-DEFAULT_RUNS = 4
-"""Runs per query of the CLI and the notebooks by default (the library keeps the reference's 3
-when none is given): the fewest whose unanimous result settles a verdict at the default
-threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1])."""
+DEFAULT_RUNS = limits.DEFAULT_RUNS
+"""Runs per query by default (`skillbench.limits.DEFAULT_RUNS`, kept here for importers)."""
 
 PROXY_NOTE = (
     "this is an offline proxy, not Claude: trigger rates come from an embedding router and only "
@@ -218,7 +216,12 @@ async def run_trigger_eval(
     )
     backend = backend_info(judge)
     cost = actual_cost(
-        judge, summary.calls or 0, summary.cache_hits or 0, _usage(tallies), refused=refused
+        judge,
+        summary.calls or 0,
+        summary.cache_hits or 0,
+        _usage(tallies),
+        refused=refused,
+        cached=_usage(tallies, cached=True),
     )
     if cost.dollars == UNKNOWN:
         summary.cost_usd = None  # an unknown price is never reported as 0
@@ -738,10 +741,11 @@ def _notes(
     return notes
 
 
-def _usage(tallies: Sequence[QueryTally]) -> CallUsage:
+def _usage(tallies: Sequence[QueryTally], *, cached: bool = False) -> CallUsage:
+    """The usage of the calls made (`cached`: of the answers served from the call cache)."""
     total = CallUsage()
     for tally in tallies:
-        total.add(tally.usage)
+        total.add(tally.cached_usage if cached else tally.usage)
     return total
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from skillbench.cli import build_parser, main
-from skillbench.cli.helptext import option_help
+from skillbench.cli.helptext import PLACEHOLDERS, option_help
 
 
 def _options(
@@ -40,6 +40,21 @@ def test_every_option_states_default_and_example(command: str, action: argparse.
     assert "default" in text.lower() or "required" in text.lower(), text
     flag = max(action.option_strings, key=len)
     assert f"e.g. {flag}" in text or "e.g. -" in text, text
+
+
+@pytest.mark.parametrize(
+    ("command", "action"),
+    OPTIONS,
+    ids=[f"{c} {max(a.option_strings, key=len)}" for c, a in OPTIONS],
+)
+def test_every_example_uses_a_real_value(command: str, action: argparse.Action) -> None:
+    """`--junit report.xml`, `--max-cost 2.50`: never a placeholder (VALUE, path/to/…) or the
+    option's metavar (FILE, N, USD)."""
+    example = (action.help or "").split("e.g. ", 1)[1]
+    assert not any(word in example for word in PLACEHOLDERS), example
+    if action.nargs != 0 and action.metavar and isinstance(action.metavar, str):
+        value = example.split(maxsplit=1)[1] if " " in example else ""
+        assert not value.startswith(action.metavar), example
 
 
 def test_trailing_defaults_are_kept_and_named() -> None:

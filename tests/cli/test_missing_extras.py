@@ -89,3 +89,20 @@ def test_a_missing_extra_is_one_line_naming_the_pip_command(
     assert result["code"] == 2, result
     assert len(lines) == 1 and f"pip install 'skillbench[{extra}]'" in lines[0], lines
     assert not (elsewhere / "reports").exists()
+
+
+@pytest.mark.parametrize("command", ["trigger", "improve"])
+def test_a_core_install_s_first_trigger_says_what_to_install_or_which_backend_to_name(
+    command: str, elsewhere: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --backend on a core install: the default (local) is not installed, so one line names
+    the extra and the backends that need no install, exit 2, before anything runs."""
+    monkeypatch.delenv("SKILLBENCH_BACKEND", raising=False)
+    evals = str(ROOT / "data" / "evals" / "csv-cleanup.trigger.json")
+    result = run_core([command, "csv-cleanup", "--evals", evals], elsewhere, LOCAL)
+    lines = str(result["err"]).strip().splitlines()
+    assert result["code"] == 2, result
+    assert len(lines) == 1 and str(result["err"]).startswith("skillbench: error:"), lines
+    assert "pip install 'skillbench[local]'" in lines[0] and "--backend anthropic" in lines[0]
+    assert "--backend lexical" in lines[0]
+    assert not list(elsewhere.glob("improve-*"))

@@ -31,9 +31,14 @@ CASES = {
         *("trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--harness", "minimal"),
         *("--catalog", "data/catalog", "--json"),
     ],
-    "improve_local": ["improve", SKILL, "--evals", EVALS, "--backend", "local", "--out", "{out}"],
+    # recorded when improve ran 3 runs per query by default (now limits.DEFAULT_RUNS, 4)
+    "improve_local": [
+        *("improve", SKILL, "--evals", EVALS, "--backend", "local", "--out", "{out}"),
+        *("--runs", "3"),
+    ],
     "improve_claude-code": [
         *("improve", SKILL, "--evals", EVALS, "--backend", "claude-code", "--out", "{out}"),
+        *("--runs", "3"),
     ],
 }
 for _backend in ("local", "anthropic", "claude-code"):

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 def test_improve_description_notebook(tmp_path: Path) -> None:
     result = run_notebook(
         "improve_description",
-        {"rounds": 2, "runs": 1, "use_cache": False},
+        {"rounds": 2, "runs": 1, "no_cache": True},
         out_root=tmp_path / "reports",
     )
     assert result.ok, result.manifest.error
@@ -37,11 +37,11 @@ def test_improve_description_notebook_shows_a_librarys_stolen_queries(tmp_path: 
         {
             "skill_dir": skill,
             "evals": f"{skill}/evals/trigger.json",
-            "library_dir": "data/library",
+            "library": "data/library",
             "backend": "lexical",
             "rounds": 2,
             "runs": 1,
-            "use_cache": False,
+            "no_cache": True,
         },
         out_root=tmp_path / "reports",
     )
@@ -61,7 +61,7 @@ def test_overfitting_analysis_notebook(tmp_path: Path) -> None:
         {
             "rounds": 2,
             "runs": 1,
-            "use_cache": False,
+            "no_cache": True,
             "skills": ["csv-cleanup", "sql-query-reviewer"],
         },
         out_root=tmp_path / "reports",

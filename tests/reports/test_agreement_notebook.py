@@ -13,7 +13,7 @@ def test_the_agreement_notebook_runs_offline(tmp_path: Path) -> None:
     # lexical against itself with another seed: two offline proxies, no torch, no key
     result = run_notebook(
         "backend_agreement",
-        {"backend_a": "lexical", "backend_b": "lexical", "runs": 2, "catalog_dir": None},
+        {"backend_a": "lexical", "backend_b": "lexical", "runs": 2, "catalog": None},
         out_root=tmp_path / "reports",
     )
     assert result.ok, result.manifest.error

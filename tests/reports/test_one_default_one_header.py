@@ -35,7 +35,7 @@ CATALOG = ROOT / "data" / "catalog"
 
 
 def _catalog_notebooks() -> list[str]:
-    return [n for n in available_notebooks() if "catalog_dir" in declared_parameters(
+    return [n for n in available_notebooks() if "catalog" in declared_parameters(
         resolve_notebook(n))]  # fmt: skip
 
 
@@ -45,13 +45,13 @@ def test_notebooks_default_to_no_catalog_like_the_cli() -> None:
     cli = build_parser().parse_args(["trigger", str(SKILL), "--evals", str(EVALS)]).catalog
     assert cli == "none"
     for name in names:
-        assert declared_parameters(resolve_notebook(name))["catalog_dir"] == "None", name
+        assert declared_parameters(resolve_notebook(name))["catalog"] == "None", name
 
 
 def test_the_demo_passes_the_sample_catalog_explicitly() -> None:
     for name in _catalog_notebooks():
         if name in DEMO_NOTEBOOKS:
-            assert Path(demo_parameters(name)["catalog_dir"]) == CATALOG
+            assert Path(demo_parameters(name)["catalog"]) == CATALOG
     assert demo_parameters("validate_library") == {}
 
 
@@ -68,7 +68,7 @@ def test_demo_runs_notebooks_with_the_demo_parameters(
 
     monkeypatch.setattr("skillbench.reports.runner.run_notebook", fake)
     assert main(["demo", "--out", str(tmp_path), "--jobs", "1"]) == 0
-    assert Path(seen["trigger_eval"]["catalog_dir"]) == CATALOG
+    assert Path(seen["trigger_eval"]["catalog"]) == CATALOG
     assert seen["validate_library"] == {}
 
 

@@ -40,7 +40,7 @@ def test_as_list_keeps_one_value_whole() -> None:
 def test_one_skill_given_as_a_scalar_is_one_skill(tmp_path: Path) -> None:
     result = run_notebook(
         "overfitting_analysis",
-        {"skills": "csv-cleanup", "rounds": 1, "runs": 1, "use_cache": False},
+        {"skills": "csv-cleanup", "rounds": 1, "runs": 1, "no_cache": True},
         out_root=tmp_path / "reports",
     )
     assert result.ok, result.manifest.error
@@ -56,7 +56,7 @@ def test_report_params_lists_name_default_type_and_comment(
     assert lines[0].split() == ["name", "default", "type", "comment"]
     runs = next(line for line in lines if line.startswith("runs "))
     assert runs.split()[:3] == ["runs", "4", "int"] and "fewest runs" in runs
-    assert any(line.split()[:3] == ["catalog_dir", "None", "any"] for line in lines)
+    assert any(line.split()[:3] == ["catalog", "None", "any"] for line in lines)
     assert main(["report", "params"]) == 2
     assert "needs one notebook" in capsys.readouterr().err
     assert main(["report", "params", "no_such_notebook"]) == 2

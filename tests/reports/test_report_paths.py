@@ -17,11 +17,11 @@ def test_relative_input_paths_are_the_callers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    params = {"skill_dir": "my/skill", "evals": "e.json", "runs": 3, "model": "m", "out_dir": "o"}
+    params = {"skill_dir": "my/skill", "evals": "e.json", "runs": 3, "model": "m", "out": "o"}
     resolved = from_caller_cwd(params)
     assert resolved["skill_dir"] == str(tmp_path / "my" / "skill")
     assert resolved["evals"] == str(tmp_path / "e.json")
-    assert resolved["out_dir"] == "o" and resolved["runs"] == 3 and resolved["model"] == "m"
+    assert resolved["out"] == "o" and resolved["runs"] == 3 and resolved["model"] == "m"
     assert from_caller_cwd({"skill_dir": "/abs/skill"}) == {"skill_dir": "/abs/skill"}
 
 

@@ -86,7 +86,7 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _params(home: Path) -> dict[str, dict[str, Any]]:
     skill = str(home / "skills" / "csv-cleanup")
     evals = str(home / "evals" / "csv-cleanup.trigger.json")
-    trigger = {"skill_dir": skill, "evals": evals, "runs": 1, "catalog_dir": str(home / "catalog")}
+    trigger = {"skill_dir": skill, "evals": evals, "runs": 1, "catalog": str(home / "catalog")}
     behavior = {"skill_dir": skill, "workspace": str(home / "workspace")}
     return {
         "validate_library": {"skills_dir": str(home / "skills")},
@@ -106,7 +106,7 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
         "report_diff": {"a": str(home / "a.json"), "b": str(home / "b.json")},
         "library_routing": {
             "library_dir": str(home / "skills"),
-            "evals_dir": str(home / "evals"),
+            "evals": str(home / "evals"),
             "backend": "lexical",
             "runs": 1,
         },

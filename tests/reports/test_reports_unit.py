@@ -236,8 +236,8 @@ def test_missing_input_path_is_rejected_before_execution(tmp_path: Path) -> None
 
 def test_output_and_optional_path_parameters_are_not_required_to_exist() -> None:
     assert is_input_path_param("skill_dir") and is_input_path_param("evals")
-    assert is_input_path_param("catalog_dir") and is_input_path_param("skills_root")
-    assert not is_input_path_param("report_dir") and not is_input_path_param("out_dir")
+    assert is_input_path_param("catalog") and is_input_path_param("skills_root")
+    assert not is_input_path_param("report_dir") and not is_input_path_param("out")
     assert not is_input_path_param("backend")
 
 

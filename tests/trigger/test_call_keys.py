@@ -89,7 +89,7 @@ def test_a_cached_cli_run_makes_its_report_free(
         "evals": str(evals),
         "backend": "local",
         "runs": 2,
-        "catalog_dir": str(catalog),
+        "catalog": str(catalog),
         "seed": 0,
     }
     result = run_notebook("trigger_eval", params, out_root=tmp_path / "reports")

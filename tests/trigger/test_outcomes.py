@@ -17,7 +17,13 @@ def q(text: str, positive: bool) -> EvalQuery:
 
 def test_undecided_runs_are_counted_apart_never_as_misses() -> None:
     judge = ScriptedJudge({"mixed": "TUT", "all-undecided": "UUU"})
-    report = run_trigger_eval_sync("s", "d", [q("mixed", True), q("all-undecided", True)], judge)
+    report = run_trigger_eval_sync(
+        "s",
+        "d",
+        [q("mixed", True), q("all-undecided", True)],
+        judge,
+        options=TriggerOptions(runs=3),
+    )
     mixed, undecided = report.results
     assert (mixed.triggers, mixed.runs, mixed.undecided) == (2, 2, 1)
     assert mixed.trigger_rate == 1.0 and mixed.passed
@@ -29,7 +35,9 @@ def test_undecided_runs_are_counted_apart_never_as_misses() -> None:
 
 def test_a_query_whose_runs_all_broke_never_passes() -> None:
     judge = ScriptedJudge({"pos": "BBB", "neg": "BBB"})
-    report = run_trigger_eval_sync("s", "d", [q("pos", True), q("neg", False)], judge)
+    report = run_trigger_eval_sync(
+        "s", "d", [q("pos", True), q("neg", False)], judge, options=TriggerOptions(runs=3)
+    )
     for result in report.results:
         assert result.runs == 0 and result.errors == 3 and not result.passed
         assert result.error_kinds == {"max_tokens": 3}

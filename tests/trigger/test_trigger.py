@@ -29,6 +29,7 @@ def q(text: str, should: bool, family: str | None = None) -> EvalQuery:
 async def run(script: dict[str, str], queries: list[EvalQuery], **opts: object) -> TriggerReport:
     judge = ScriptedJudge(script)
     progress = opts.pop("progress", None)
+    opts.setdefault("runs", 3)  # the scripts are written for 3 runs per query
     options = TriggerOptions(**opts)  # type: ignore[arg-type]
     return await run_trigger_eval(
         "my-skill",

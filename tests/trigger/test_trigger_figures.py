@@ -124,7 +124,7 @@ def test_notebook_runs_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "cache.sqlite"))
     result = run_notebook(
         "trigger_eval",
-        {"skill_dir": str(skill), "evals": str(evals), "runs": 2, "catalog_dir": ""},
+        {"skill_dir": str(skill), "evals": str(evals), "runs": 2, "catalog": ""},
         out_root=tmp_path / "reports",
     )
     assert result.manifest.status == "ok"
