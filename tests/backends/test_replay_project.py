@@ -10,7 +10,9 @@ import pytest
 from real_cli import real_cli_skip_reason
 
 from skillbench.backends.anthropic.capture import capture_template
-from skillbench.backends.anthropic.project import COMMAND_SETTINGS, materialise, snapshot
+from skillbench.backends.anthropic import project as project_module
+from skillbench.backends.anthropic.project import materialise, snapshot
+from skillbench.backends.anthropic.project_config import LEFT_OUT
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
@@ -47,11 +49,11 @@ def test_the_copied_settings_run_no_command(tmp_path: Path) -> None:
     copied_local = json.loads((copy / ".claude" / "settings.local.json").read_text())
     assert copied == {"permissions": {"allow": ["Read"]}}
     assert copied_local == {"model": "haiku"}
-    assert not set(COMMAND_SETTINGS) & {*copied, *copied_local}
+    assert not set(LEFT_OUT) & {*copied, *copied_local}
     assert differs == [
-        ".claude/settings.json: hooks not run",
-        ".claude/settings.json: apiKeyHelper not run",
-        ".claude/settings.local.json: statusLine not run",
+        ".claude/settings.json: hooks left out (runs commands)",
+        ".claude/settings.json: apiKeyHelper left out (runs a command)",
+        ".claude/settings.local.json: statusLine left out (runs a command)",
     ]
     # the stripped tracked file does not show as modified: the git status block is the project's
     assert git(copy, "status", "--short").rstrip("\n") == shot.status
@@ -131,4 +133,42 @@ def test_no_project_hook_runs_during_a_capture(tmp_path: Path) -> None:
     )
     assert not marker.exists()
     assert "SAID-" not in json.dumps(template.body)
-    assert template.project_differs == [".claude/settings.json: hooks not run"]
+    assert template.project_differs == [".claude/settings.json: hooks left out (runs commands)"]
+
+
+def test_a_template_made_under_older_copy_rules_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Templates captured when the copy still ran `.mcp.json` servers are captured again."""
+    repo = repo_with(tmp_path, {}, {})
+    now = snapshot(repo).key()
+    monkeypatch.setattr(project_module, "COPY_RULES", 1)
+    assert snapshot(repo).key() != now
+
+
+def test_a_folder_without_git_has_its_mcp_servers_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / ".mcp.json").write_text('{"mcpServers": {"s": {"command": "touch /tmp/x"}}}')
+    copy = tmp_path / "copy"
+    assert materialise(snapshot(folder), copy) == [
+        ".mcp.json: mcpServers.s left out (starts a server)"
+    ]
+    assert json.loads((copy / ".mcp.json").read_text()) == {"mcpServers": {}}
+    assert "touch" in (folder / ".mcp.json").read_text()
+
+
+def test_a_settings_symlink_out_of_the_project_is_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"statusLine": {"type": "command", "command": "date"}}')
+    repo = repo_with(tmp_path, {}, {})
+    (repo / ".claude" / "settings.json").unlink()
+    (repo / ".claude" / "settings.json").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "link")
+    copy = tmp_path / "copy"
+    differs = materialise(snapshot(repo), copy)
+    assert ".claude/settings.json: statusLine left out (runs a command)" in differs
+    assert json.loads((copy / ".claude" / "settings.json").read_text()) == {}
+    assert "statusLine" in outside.read_text()
+    assert git(copy, "status", "--short") == ""

@@ -47,6 +47,10 @@ SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
 MCP_FILE = ".mcp.json"
 AGENTS_FOLDER = ".claude/agents"
 LOG_COMMITS = 5
+#: The rules by which the copy is made, part of `ProjectSnapshot.key` (a template captured under
+#: other rules is captured again): 2, nothing that can run is copied (`project_config`); before,
+#: only `hooks` and the CLI's command settings were left out.
+COPY_RULES = 2
 GIT_TIMEOUT = 60.0
 
 
@@ -70,8 +74,9 @@ class ProjectSnapshot(BaseModel):
     log: str = ""
 
     def key(self) -> str:
-        """SHA-256 of everything that reaches the request (the path excluded)."""
-        fields = self.model_dump(exclude={"path"})
+        """SHA-256 of everything that reaches the request (the path excluded) and the rules
+        of the copy (`COPY_RULES`)."""
+        fields = {**self.model_dump(exclude={"path"}), "copy_rules": COPY_RULES}
         blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
