@@ -25,6 +25,7 @@ from skillbench.backends.anthropic.project import ProjectSnapshot, snapshot
 from skillbench.backends.anthropic.project_config import CLI_COMMAND_SETTINGS
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
+from skillbench.cli import main
 
 pytestmark = [
     pytest.mark.needs_claude,
@@ -80,7 +81,9 @@ def plant(root: Path) -> tuple[Path, Path]:
     (plugin / "hooks").mkdir()
     (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "p", "version": "1.0.0"}')
     on_start = {"hooks": [{"type": "command", "command": touch(markers, "plugin-hook")}]}
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"SessionStart": [on_start]}}))
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"SessionStart": [on_start]}})
+    )
     agent_mcp = touch(markers, "agent-mcp")
     (repo / ".claude" / "agents" / "runner.md").write_text(
         "---\nname: runner\ndescription: Runs things.\nhooks:\n  Stop:\n    - hooks:\n"
@@ -167,3 +170,30 @@ def test_a_capture_runs_none_of_the_projects_commands(tmp_path: Path) -> None:
     assert ".claude/agents/runner.md: hooks left out (runs commands)" in differs
     assert ".claude/agents/runner.md: mcpServers left out (runs commands)" in differs
     assert (repo / ".claude" / "settings.json").read_bytes() == before  # the project untouched
+
+
+def skill_and_queries(root: Path) -> tuple[Path, Path]:
+    folder = root / "pdf-tools"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Use when merging PDF files.\n---\n\n# PDF\n"
+    )
+    queries = root / "queries.json"
+    queries.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
+    return folder, queries
+
+
+def test_trigger_dry_run_with_a_project_runs_none_of_its_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`trigger --backend anthropic --project DIR --dry-run` captures the template (to count
+    it) in the sanitised copy: before, the `.mcp.json` server, the settings-env git config and
+    the main agent's hooks and MCP server ran here."""
+    repo, markers = plant(tmp_path)
+    folder, queries = skill_and_queries(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    args = ["trigger", str(folder), "--evals", str(queries), "--backend", "anthropic"]
+    args += ["--project", str(repo), "--dry-run", "--cache", str(tmp_path / "cache.sqlite")]
+    assert main(args) == 0
+    assert "1 captured template(s)" in capsys.readouterr().out
+    assert sorted(path.name for path in markers.iterdir()) == ["bash-env.sh", "shell.sh"]

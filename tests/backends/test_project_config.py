@@ -184,7 +184,12 @@ def test_settings_keep_only_what_runs_nothing() -> None:
         "statusLine": {"type": "command", "command": "date"},
         "hooks": {},
         "futureHelper": "run-me",
-        "env": {"MAX_THINKING_TOKENS": "1", "LD_PRELOAD": "/x.so", "SHELL": "/x", "HTTPS_PROXY": ""},
+        "env": {
+            "MAX_THINKING_TOKENS": "1",
+            "LD_PRELOAD": "/x.so",
+            "SHELL": "/x",
+            "HTTPS_PROXY": "",
+        },
         "sandbox": {"enabled": True, "bwrapPath": "/x"},
     }
     kept, notes = sanitise_settings(data, "s.json")

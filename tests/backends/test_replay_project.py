@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from real_cli import real_cli_skip_reason
 
-from skillbench.backends.anthropic.capture import capture_template
 from skillbench.backends.anthropic import project as project_module
+from skillbench.backends.anthropic.capture import capture_template
 from skillbench.backends.anthropic.project import materialise, snapshot
 from skillbench.backends.anthropic.project_config import LEFT_OUT
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
+from skillbench.cli import main
 
 
 def git(folder: Path, *args: str) -> str:
@@ -172,3 +173,25 @@ def test_a_settings_symlink_out_of_the_project_is_not_written_through(tmp_path: 
     assert json.loads((copy / ".claude" / "settings.json").read_text()) == {}
     assert "statusLine" in outside.read_text()
     assert git(copy, "status", "--short") == ""
+
+
+def test_an_agent_whose_hooks_cannot_be_cut_is_exit_2_before_any_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # never reached
+    repo = repo_with(tmp_path, {}, {})
+    (repo / ".claude" / "agents").mkdir()
+    (repo / ".claude" / "agents" / "a.md").write_text("---\nname: a\n? hooks\n: {}\n---\nx\n")
+    folder = tmp_path / "pdf-tools"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Use for PDFs.\n---\n")
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
+    args = ["trigger", str(folder), "--evals", str(queries), "--backend", "anthropic"]
+    args += ["--project", str(repo), "--cache", str(tmp_path / "cache.sqlite")]
+    for extra in ([], ["--dry-run"]):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert ".claude/agents/a.md" in err and "'hooks'" in err
+    assert not (tmp_path / "cache.sqlite").exists()

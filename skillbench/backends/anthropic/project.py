@@ -285,9 +285,7 @@ def sanitised_files(root: Path) -> list[str]:
     found = [rel for rel in (*SETTINGS_FILES, MCP_FILE) if (root / rel).is_file()]
     agents = root / AGENTS_FOLDER
     if agents.is_dir():
-        found += sorted(
-            p.relative_to(root).as_posix() for p in agents.rglob("*.md") if p.is_file()
-        )
+        found += sorted(p.relative_to(root).as_posix() for p in agents.rglob("*.md") if p.is_file())
     return found
 
 

@@ -40,41 +40,155 @@ from skillbench.errors import InputError
 SCHEMA_VERSION = "2.1.197"
 #: Every top-level key of Claude Code 2.1.197's settings schema (feature shapes included).
 SETTINGS_KEYS = frozenset(
-    """
-    $schema apiKeyHelper proxyAuthHelper awsCredentialExport awsAuthRefresh gcpAuthRefresh
-    policyHelper xaaIdp fileSuggestion respectGitignore breakReminder quietHours
-    cleanupPeriodDays skillListingMaxDescChars skillListingBudgetFraction
-    wslInheritsWindowsSettings env attribution includeCoAuthoredBy includeGitInstructions
-    permissions model fallbackModel availableModels enforceAvailableModels modelOverrides
-    enableAllProjectMcpServers enabledMcpjsonServers disabledMcpjsonServers
-    disableClaudeAiConnectors skillOverrides disableBundledSkills allowedMcpServers
-    deniedMcpServers hooks worktree disableAllHooks disableAgentView disableRemoteControl
-    disableWorkflows disableArtifact enableArtifact enableWorkflows workflowKeywordTriggerEnabled
-    disableSkillShellExecution defaultShell respondToBashCommands allowManagedHooksOnly
-    allowedHttpHookUrls httpHookAllowedEnvVars allowManagedPermissionRulesOnly
-    allowManagedMcpServersOnly allowAllClaudeAiMcps strictPluginOnlyCustomization statusLine
-    prUrlTemplate footerLinksRegexes subagentStatusLine enabledPlugins extraKnownMarketplaces
-    strictKnownMarketplaces blockedMarketplaces disableSideloadFlags pluginSuggestionMarketplaces
-    forceLoginMethod forceLoginGatewayUrl parentSettingsBehavior forceLoginOrgUUID
-    forceRemoteSettingsRefresh otelHeadersHelper outputStyle viewMode language
-    skipWebFetchPreflight sandbox feedbackSurveyRate spinnerTipsEnabled spinnerVerbs
-    spinnerTipsOverride syntaxHighlightingDisabled terminalTitleFromRename alwaysThinkingEnabled
-    effortLevel ultracode autoCompactWindow advisorModel fastMode fastModePerSessionOptIn
-    promptSuggestionEnabled awaySummaryEnabled showClearContextOnPlanAccept agent
-    companyAnnouncements pluginConfigs remote autoUpdatesChannel minimumVersion
-    requiredMinimumVersion requiredMaximumVersion plansDirectory tui voice channelsEnabled
-    allowedChannelPlugins prefersReducedMotion doneMeansMerged totalTokensReminder
-    totalTokensReminderBudget autoMemoryEnabled autoMemoryDirectory autoDreamEnabled
-    showThinkingSummaries skipDangerousModePermissionPrompt skipWorkflowUsageWarning
-    disableAutoMode sshConfigs claudeMd claudeMdExcludes pluginTrustMessage theme editorMode
-    verbose preferredNotifChannel autoCompactEnabled precomputeCompactionEnabled
-    switchModelsOnFlag autoScrollEnabled wheelScrollAccelerationEnabled fileCheckpointingEnabled
-    showTurnDuration showMessageTimestamps terminalProgressBarEnabled todoFeatureEnabled
-    teammateMode remoteControlAtStartup isolatePeerMachines daemonColdStart autoUploadSessions
-    inputNeededNotifEnabled agentPushNotifEnabled skipAutoPermissionPrompt
-    useAutoModeDuringPlan autoMode disableDeepLinkRegistration voiceEnabled defaultView
-    axScreenReader
-    """.split()
+    [
+        "$schema",
+        "apiKeyHelper",
+        "proxyAuthHelper",
+        "awsCredentialExport",
+        "awsAuthRefresh",
+        "gcpAuthRefresh",
+        "policyHelper",
+        "xaaIdp",
+        "fileSuggestion",
+        "respectGitignore",
+        "breakReminder",
+        "quietHours",
+        "cleanupPeriodDays",
+        "skillListingMaxDescChars",
+        "skillListingBudgetFraction",
+        "wslInheritsWindowsSettings",
+        "env",
+        "attribution",
+        "includeCoAuthoredBy",
+        "includeGitInstructions",
+        "permissions",
+        "model",
+        "fallbackModel",
+        "availableModels",
+        "enforceAvailableModels",
+        "modelOverrides",
+        "enableAllProjectMcpServers",
+        "enabledMcpjsonServers",
+        "disabledMcpjsonServers",
+        "disableClaudeAiConnectors",
+        "skillOverrides",
+        "disableBundledSkills",
+        "allowedMcpServers",
+        "deniedMcpServers",
+        "hooks",
+        "worktree",
+        "disableAllHooks",
+        "disableAgentView",
+        "disableRemoteControl",
+        "disableWorkflows",
+        "disableArtifact",
+        "enableArtifact",
+        "enableWorkflows",
+        "workflowKeywordTriggerEnabled",
+        "disableSkillShellExecution",
+        "defaultShell",
+        "respondToBashCommands",
+        "allowManagedHooksOnly",
+        "allowedHttpHookUrls",
+        "httpHookAllowedEnvVars",
+        "allowManagedPermissionRulesOnly",
+        "allowManagedMcpServersOnly",
+        "allowAllClaudeAiMcps",
+        "strictPluginOnlyCustomization",
+        "statusLine",
+        "prUrlTemplate",
+        "footerLinksRegexes",
+        "subagentStatusLine",
+        "enabledPlugins",
+        "extraKnownMarketplaces",
+        "strictKnownMarketplaces",
+        "blockedMarketplaces",
+        "disableSideloadFlags",
+        "pluginSuggestionMarketplaces",
+        "forceLoginMethod",
+        "forceLoginGatewayUrl",
+        "parentSettingsBehavior",
+        "forceLoginOrgUUID",
+        "forceRemoteSettingsRefresh",
+        "otelHeadersHelper",
+        "outputStyle",
+        "viewMode",
+        "language",
+        "skipWebFetchPreflight",
+        "sandbox",
+        "feedbackSurveyRate",
+        "spinnerTipsEnabled",
+        "spinnerVerbs",
+        "spinnerTipsOverride",
+        "syntaxHighlightingDisabled",
+        "terminalTitleFromRename",
+        "alwaysThinkingEnabled",
+        "effortLevel",
+        "ultracode",
+        "autoCompactWindow",
+        "advisorModel",
+        "fastMode",
+        "fastModePerSessionOptIn",
+        "promptSuggestionEnabled",
+        "awaySummaryEnabled",
+        "showClearContextOnPlanAccept",
+        "agent",
+        "companyAnnouncements",
+        "pluginConfigs",
+        "remote",
+        "autoUpdatesChannel",
+        "minimumVersion",
+        "requiredMinimumVersion",
+        "requiredMaximumVersion",
+        "plansDirectory",
+        "tui",
+        "voice",
+        "channelsEnabled",
+        "allowedChannelPlugins",
+        "prefersReducedMotion",
+        "doneMeansMerged",
+        "totalTokensReminder",
+        "totalTokensReminderBudget",
+        "autoMemoryEnabled",
+        "autoMemoryDirectory",
+        "autoDreamEnabled",
+        "showThinkingSummaries",
+        "skipDangerousModePermissionPrompt",
+        "skipWorkflowUsageWarning",
+        "disableAutoMode",
+        "sshConfigs",
+        "claudeMd",
+        "claudeMdExcludes",
+        "pluginTrustMessage",
+        "theme",
+        "editorMode",
+        "verbose",
+        "preferredNotifChannel",
+        "autoCompactEnabled",
+        "precomputeCompactionEnabled",
+        "switchModelsOnFlag",
+        "autoScrollEnabled",
+        "wheelScrollAccelerationEnabled",
+        "fileCheckpointingEnabled",
+        "showTurnDuration",
+        "showMessageTimestamps",
+        "terminalProgressBarEnabled",
+        "todoFeatureEnabled",
+        "teammateMode",
+        "remoteControlAtStartup",
+        "isolatePeerMachines",
+        "daemonColdStart",
+        "autoUploadSessions",
+        "inputNeededNotifEnabled",
+        "agentPushNotifEnabled",
+        "skipAutoPermissionPrompt",
+        "useAutoModeDuringPlan",
+        "autoMode",
+        "disableDeepLinkRegistration",
+        "voiceEnabled",
+        "defaultView",
+        "axScreenReader",
+    ]
 )
 _RUNS = "runs a command"
 #: The CLI's own list of command settings (its trust check reads these from every source).
