@@ -195,3 +195,41 @@ def test_an_agent_whose_hooks_cannot_be_cut_is_exit_2_before_any_capture(
         err = capsys.readouterr().err
         assert ".claude/agents/a.md" in err and "'hooks'" in err
     assert not (tmp_path / "cache.sqlite").exists()
+
+
+def signed_head(repo: Path) -> None:
+    """Make HEAD a commit carrying a (fake) PGP signature: `git log` with `log.showSignature`
+    runs `gpg.program` to check it."""
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    stamp = "A <a@b> 1700000000 +0000"
+    raw = (
+        f"tree {tree}\nparent {parent}\nauthor {stamp}\ncommitter {stamp}\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQ==\n -----END PGP SIGNATURE-----\n\nsigned\n"
+    )
+    done = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=raw,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    git(repo, "update-ref", "HEAD", done.stdout.strip())
+
+
+def test_reading_the_project_runs_no_command_of_its_git_config(tmp_path: Path) -> None:
+    """`git status` runs `core.fsmonitor` and `git log` with `log.showSignature` runs
+    `gpg.program`: reading and copying the project runs neither."""
+    repo = repo_with(tmp_path, {}, {})
+    signed_head(repo)
+    gpg = tmp_path / "gpg.sh"
+    gpg.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran-gpg\n")
+    gpg.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", f"touch {tmp_path}/ran-fsmonitor")
+    git(repo, "config", "log.showSignature", "true")
+    git(repo, "config", "gpg.program", str(gpg))
+    (repo / "new.txt").write_text("x\n")
+    shot = snapshot(repo)
+    materialise(shot, tmp_path / "copy")
+    assert "?? new.txt" in shot.status and "signed" in shot.log
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran-")) == []

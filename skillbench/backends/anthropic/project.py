@@ -52,6 +52,10 @@ LOG_COMMITS = 5
 #: only `hooks` and the CLI's command settings were left out.
 COPY_RULES = 2
 GIT_TIMEOUT = 60.0
+#: How every git command here runs: no optional locks, and none of the commands a repository's
+#: own config can name for `status` (`core.fsmonitor`) or `log` (`log.showSignature` runs
+#: `gpg.program`) run.
+GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
 
 
 class ProjectSnapshot(BaseModel):
@@ -96,7 +100,7 @@ def _git(folder: Path, *args: str, check: bool = True, home: Path | None = None)
         env["HOME"] = str(home)
         env.pop("XDG_CONFIG_HOME", None)
     done = subprocess.run(
-        ["git", "--no-optional-locks", "-C", str(folder), *args],
+        ["git", *GIT_SAFE, "-C", str(folder), *args],
         capture_output=True,
         text=True,
         timeout=GIT_TIMEOUT,
@@ -368,7 +372,7 @@ def _replay_changes(source: Path, dest: Path) -> None:
 
 def _index_blob(source: Path, rel: str) -> bytes:
     done = subprocess.run(
-        ["git", "--no-optional-locks", "-C", str(source), "show", f":{rel}"],
+        ["git", *GIT_SAFE, "-C", str(source), "show", f":{rel}"],
         capture_output=True,
         timeout=GIT_TIMEOUT,
         stdin=subprocess.DEVNULL,
