@@ -337,7 +337,8 @@ def add_project_option(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="replay harness only: capture Claude Code's request as it is inside this project "
         "(its CLAUDE.md files, .claude settings, rules, agents, commands and git status), from "
-        "a throwaway copy: nothing is written into DIR; the report names DIR and its commit",
+        "a throwaway copy that runs none of its commands (hooks, MCP servers, command "
+        "settings left out): nothing is written into DIR; the report names DIR and its commit",
     )
 
 

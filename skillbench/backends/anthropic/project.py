@@ -9,8 +9,10 @@ project settings (`.claude/settings*.json`), rules, agents and commands, and a g
 `ProjectSnapshot`; `materialise` rebuilds that view in the capture's throwaway project: the files
 copied, and for a git repository a shallow fetch of HEAD (5 commits) with the same branch, the
 same `origin` main branch, the same user name and abbreviation length, and the uncommitted
-changes replayed so that `git status --short` prints what it prints in DIR. The snapshot's `key`
-(files' content and the git texts, never the path) is part of the template key.
+changes replayed so that `git status --short` prints what it prints in DIR. The copy then loses
+whatever could run a command in the CLI (`project_config`: settings, `.mcp.json`, agents), and git
+reads DIR without running any command its config names (`GIT_SAFE`). The snapshot's `key` (files'
+content, the git texts and `COPY_RULES`, never the path) is part of the template key.
 """
 
 from __future__ import annotations
