@@ -126,6 +126,8 @@ def plant(root: Path) -> tuple[Path, Path]:
         "sandbox": {"ripgrep": {"command": str(shell)}},
     }
     (repo / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (root / "outside.md").write_text("OUTSIDE-IMPORT-MARKER\n")
+    (repo / "CLAUDE.md").write_text(f"Project rules.\n@{root}/outside.md\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     local = {"statusLine": {"type": "command", "command": touch(markers, "local-statusLine")}}
@@ -137,7 +139,10 @@ def capture(shot: ProjectSnapshot) -> list[str]:
     template = capture_template(
         REPO_CLAUDE, TARGET, (), model="claude-haiku-4-5", cli_version="2.1.197", project=shot
     )
-    assert "You run things." in json.dumps(template.body)  # the main-thread agent is kept
+    body = json.dumps(template.body)
+    assert "You run things." in body  # the main-thread agent is kept
+    # an import from outside the project is not followed in print mode (never approved)
+    assert "Project rules." in body and "OUTSIDE-IMPORT-MARKER" not in body
     return template.project_differs
 
 

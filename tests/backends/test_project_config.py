@@ -220,6 +220,7 @@ def test_mcp_json_keeps_no_server() -> None:
         ".mcp.json: mcpServers.b left out (starts a server)",
     ]
     assert sanitise_mcp("not json")[1] == [".mcp.json: left out (starts the servers it names)"]
+    assert sanitise_mcp('{"mcpServers":{}}')[1] == []
 
 
 AGENT = """---

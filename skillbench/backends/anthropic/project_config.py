@@ -275,7 +275,7 @@ def sanitise_mcp(text: str) -> tuple[str, list[str]]:
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     names = list(servers) if isinstance(servers, dict) else []
     notes = [f".mcp.json: mcpServers.{name} left out (starts a server)" for name in names]
-    if not names and text.strip() != '{"mcpServers": {}}':
+    if not names and data != {"mcpServers": {}}:
         notes.append(".mcp.json: left out (starts the servers it names)")
     return '{"mcpServers": {}}\n', notes
 
