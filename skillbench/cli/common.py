@@ -361,21 +361,25 @@ def add_project_option(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="replay harness only: capture Claude Code's request as it is inside this project "
         "(its CLAUDE.md files, .claude settings, rules, agents, commands and git status), from "
-        "a throwaway copy: nothing is written into DIR; the report names DIR and its commit",
+        "a throwaway copy that runs none of its commands (hooks, MCP servers, command "
+        "settings left out): nothing is written into DIR; the report names DIR and its commit",
     )
 
 
 def project_option(project: str | None, backend: str | None, harness: str | None) -> str | None:
-    """The `--project` folder, checked (exit 2 naming `--project`) before any run: it must exist
-    and the backend must be the anthropic backend's replay harness."""
+    """The `--project` folder, checked (exit 2) before any run: it must exist, the backend must
+    be the anthropic backend's replay harness and its agents' commands must be removable from
+    the capture's copy (`check_agents`, naming the file and the key)."""
     if project is None:
         return None
+    from skillbench.backends.anthropic.project import check_agents
     from skillbench.backends.registry import require_replay
     from skillbench.errors import InputError
 
     require_replay(backend, harness, "--project")
     if not Path(project).expanduser().is_dir():
         raise InputError(f"project folder not found: {project}", path="--project")
+    check_agents(Path(project).expanduser())
     return project
 
 

@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from real_cli import real_cli_skip_reason
 
+from skillbench.backends.anthropic import project as project_module
 from skillbench.backends.anthropic.capture import capture_template
-from skillbench.backends.anthropic.project import COMMAND_SETTINGS, materialise, snapshot
+from skillbench.backends.anthropic.project import materialise, snapshot
+from skillbench.backends.anthropic.project_config import LEFT_OUT
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
+from skillbench.cli import main
 
 
 def git(folder: Path, *args: str) -> str:
@@ -47,11 +50,11 @@ def test_the_copied_settings_run_no_command(tmp_path: Path) -> None:
     copied_local = json.loads((copy / ".claude" / "settings.local.json").read_text())
     assert copied == {"permissions": {"allow": ["Read"]}}
     assert copied_local == {"model": "haiku"}
-    assert not set(COMMAND_SETTINGS) & {*copied, *copied_local}
+    assert not set(LEFT_OUT) & {*copied, *copied_local}
     assert differs == [
-        ".claude/settings.json: hooks not run",
-        ".claude/settings.json: apiKeyHelper not run",
-        ".claude/settings.local.json: statusLine not run",
+        ".claude/settings.json: hooks left out (runs commands)",
+        ".claude/settings.json: apiKeyHelper left out (runs a command)",
+        ".claude/settings.local.json: statusLine left out (runs a command)",
     ]
     # the stripped tracked file does not show as modified: the git status block is the project's
     assert git(copy, "status", "--short").rstrip("\n") == shot.status
@@ -131,4 +134,102 @@ def test_no_project_hook_runs_during_a_capture(tmp_path: Path) -> None:
     )
     assert not marker.exists()
     assert "SAID-" not in json.dumps(template.body)
-    assert template.project_differs == [".claude/settings.json: hooks not run"]
+    assert template.project_differs == [".claude/settings.json: hooks left out (runs commands)"]
+
+
+def test_a_template_made_under_older_copy_rules_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Templates captured when the copy still ran `.mcp.json` servers are captured again."""
+    repo = repo_with(tmp_path, {}, {})
+    now = snapshot(repo).key()
+    monkeypatch.setattr(project_module, "COPY_RULES", 1)
+    assert snapshot(repo).key() != now
+
+
+def test_a_folder_without_git_has_its_mcp_servers_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / ".mcp.json").write_text('{"mcpServers": {"s": {"command": "touch /tmp/x"}}}')
+    copy = tmp_path / "copy"
+    assert materialise(snapshot(folder), copy) == [
+        ".mcp.json: mcpServers.s left out (starts a server)"
+    ]
+    assert json.loads((copy / ".mcp.json").read_text()) == {"mcpServers": {}}
+    assert "touch" in (folder / ".mcp.json").read_text()
+
+
+def test_a_settings_symlink_out_of_the_project_is_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"statusLine": {"type": "command", "command": "date"}}')
+    repo = repo_with(tmp_path, {}, {})
+    (repo / ".claude" / "settings.json").unlink()
+    (repo / ".claude" / "settings.json").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "link")
+    copy = tmp_path / "copy"
+    differs = materialise(snapshot(repo), copy)
+    assert ".claude/settings.json: statusLine left out (runs a command)" in differs
+    assert json.loads((copy / ".claude" / "settings.json").read_text()) == {}
+    assert "statusLine" in outside.read_text()
+    assert git(copy, "status", "--short") == ""
+
+
+def test_an_agent_whose_hooks_cannot_be_cut_is_exit_2_before_any_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # never reached
+    repo = repo_with(tmp_path, {}, {})
+    (repo / ".claude" / "agents").mkdir()
+    (repo / ".claude" / "agents" / "a.md").write_text("---\nname: a\n? hooks\n: {}\n---\nx\n")
+    folder = tmp_path / "pdf-tools"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Use for PDFs.\n---\n")
+    queries = tmp_path / "q.json"
+    queries.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
+    args = ["trigger", str(folder), "--evals", str(queries), "--backend", "anthropic"]
+    args += ["--project", str(repo), "--cache", str(tmp_path / "cache.sqlite")]
+    for extra in ([], ["--dry-run"]):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert ".claude/agents/a.md" in err and "'hooks'" in err
+    assert not (tmp_path / "cache.sqlite").exists()
+
+
+def signed_head(repo: Path) -> None:
+    """Make HEAD a commit carrying a (fake) PGP signature: `git log` with `log.showSignature`
+    runs `gpg.program` to check it."""
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    stamp = "A <a@b> 1700000000 +0000"
+    raw = (
+        f"tree {tree}\nparent {parent}\nauthor {stamp}\ncommitter {stamp}\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQ==\n -----END PGP SIGNATURE-----\n\nsigned\n"
+    )
+    done = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=raw,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    git(repo, "update-ref", "HEAD", done.stdout.strip())
+
+
+def test_reading_the_project_runs_no_command_of_its_git_config(tmp_path: Path) -> None:
+    """`git status` runs `core.fsmonitor` and `git log` with `log.showSignature` runs
+    `gpg.program`: reading and copying the project runs neither."""
+    repo = repo_with(tmp_path, {}, {})
+    signed_head(repo)
+    gpg = tmp_path / "gpg.sh"
+    gpg.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran-gpg\n")
+    gpg.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", f"touch {tmp_path}/ran-fsmonitor")
+    git(repo, "config", "log.showSignature", "true")
+    git(repo, "config", "gpg.program", str(gpg))
+    (repo / "new.txt").write_text("x\n")
+    shot = snapshot(repo)
+    materialise(shot, tmp_path / "copy")
+    assert "?? new.txt" in shot.status and "signed" in shot.log
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran-")) == []

@@ -58,6 +58,7 @@ from skillbench.backends.anthropic.prompt_cache import swap_text
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
     REQUEST_SETTINGS,
+    ROUTING_VARS,
     SECRET_VARS,
     build_env,
     request_settings,
@@ -76,32 +77,6 @@ TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing
 # each bumped 1 -> 2 for different changes, so a 2 may be either: neither is loaded; the key
 # follows the install precedence, the project's own skills, settings stripped of commands
 KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
-#: Send the CLI somewhere other than the capture server (never passed to a capture).
-ROUTING_VARS = frozenset(
-    {
-        "ANTHROPIC_BASE_URL",
-        "ANTHROPIC_BEDROCK_BASE_URL",
-        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
-        "ANTHROPIC_VERTEX_BASE_URL",
-        "ANTHROPIC_FOUNDRY_BASE_URL",
-        "ANTHROPIC_FOUNDRY_RESOURCE",
-        "ANTHROPIC_AWS_BASE_URL",
-        "ANTHROPIC_UNIX_SOCKET",
-        "CLAUDE_CODE_API_BASE_URL",
-        "CLAUDE_CODE_USE_BEDROCK",
-        "CLAUDE_CODE_USE_VERTEX",
-        "CLAUDE_CODE_USE_FOUNDRY",
-        "CLAUDE_CODE_USE_ANTHROPIC_AWS",
-        "CLAUDE_CODE_USE_GATEWAY",
-        "CLAUDE_CODE_USE_MANTLE",
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    }
-)
 CAPTURE_TIMEOUT = 120.0
 _BILLING = re.compile(r"(cc_version=(\d+\.\d+\.\d+[^.;\s]*)\.)([0-9a-f]+)")
 #: The CLI's salt for the billing suffix (2.1.197: sha256(salt + 3 characters + version)[:3]).

@@ -9,8 +9,10 @@ project settings (`.claude/settings*.json`), rules, agents and commands, and a g
 `ProjectSnapshot`; `materialise` rebuilds that view in the capture's throwaway project: the files
 copied, and for a git repository a shallow fetch of HEAD (5 commits) with the same branch, the
 same `origin` main branch, the same user name and abbreviation length, and the uncommitted
-changes replayed so that `git status --short` prints what it prints in DIR. The snapshot's `key`
-(files' content and the git texts, never the path) is part of the template key.
+changes replayed so that `git status --short` prints what it prints in DIR. The copy then loses
+whatever could run a command in the CLI (`project_config`: settings, `.mcp.json`, agents), and git
+reads DIR without running any command its config names (`GIT_SAFE`). The snapshot's `key` (files'
+content, the git texts and `COPY_RULES`, never the path) is part of the template key.
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from skillbench.backends.anthropic.project_config import (
+    sanitise_mcp,
+    sanitise_settings,
+    strip_agent_commands,
+)
 from skillbench.errors import InputError
 
 #: What Claude Code reads from the project folder at start (relative paths; folders whole).
 PROJECT_FILES = (
+    ".mcp.json",
     "CLAUDE.md",
     "CLAUDE.local.md",
     ".claude/CLAUDE.md",
@@ -36,28 +44,20 @@ PROJECT_FILES = (
     ".claude/settings.local.json",
 )
 PROJECT_FOLDERS = (".claude/rules", ".claude/agents", ".claude/commands")
-#: The project settings files; copied without `COMMAND_SETTINGS`.
+#: The project settings files; copied as `project_config.sanitise_settings` keeps them.
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
-#: Settings that make the CLI run a command: `hooks` and the CLI 2.1.197's own list of command
-#: settings (apiKeyHelper … subagentStatusLine). Never copied: print mode skips the trust dialog,
-#: so a capture would run the project's commands. What that changes: a `SessionStart` or
-#: `UserPromptSubmit` hook's output is added to the first request (measured with the pinned CLI:
-#: both `echo` outputs were in the captured body), so a project with such hooks is captured
-#: without their output and says so (`materialise`'s list of differences).
-COMMAND_SETTINGS = (
-    "hooks",
-    "apiKeyHelper",
-    "awsAuthRefresh",
-    "awsCredentialExport",
-    "fileSuggestion",
-    "gcpAuthRefresh",
-    "otelHeadersHelper",
-    "proxyAuthHelper",
-    "statusLine",
-    "subagentStatusLine",
-)
+MCP_FILE = ".mcp.json"
+AGENTS_FOLDER = ".claude/agents"
 LOG_COMMITS = 5
+#: The rules by which the copy is made, part of `ProjectSnapshot.key` (a template captured under
+#: other rules is captured again): 2, nothing that can run is copied (`project_config`); before,
+#: only `hooks` and the CLI's command settings were left out.
+COPY_RULES = 2
 GIT_TIMEOUT = 60.0
+#: How every git command here runs: no optional locks, and none of the commands a repository's
+#: own config can name for `status` (`core.fsmonitor`) or `log` (`log.showSignature` runs
+#: `gpg.program`) run.
+GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
 
 
 class ProjectSnapshot(BaseModel):
@@ -80,8 +80,9 @@ class ProjectSnapshot(BaseModel):
     log: str = ""
 
     def key(self) -> str:
-        """SHA-256 of everything that reaches the request (the path excluded)."""
-        fields = self.model_dump(exclude={"path"})
+        """SHA-256 of everything that reaches the request (the path excluded) and the rules
+        of the copy (`COPY_RULES`)."""
+        fields = {**self.model_dump(exclude={"path"}), "copy_rules": COPY_RULES}
         blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -101,7 +102,7 @@ def _git(folder: Path, *args: str, check: bool = True, home: Path | None = None)
         env["HOME"] = str(home)
         env.pop("XDG_CONFIG_HOME", None)
     done = subprocess.run(
-        ["git", "--no-optional-locks", "-C", str(folder), *args],
+        ["git", *GIT_SAFE, "-C", str(folder), *args],
         capture_output=True,
         text=True,
         timeout=GIT_TIMEOUT,
@@ -163,6 +164,7 @@ def snapshot(folder: str | os.PathLike[str]) -> ProjectSnapshot:
         raise InputError("project folder not found", path="--project")
     root = root.resolve()
     files = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in _files(root)}
+    check_agents(root)
     skills = _skills(root)
     inside = _git(root, "rev-parse", "--show-toplevel", check=False).strip()
     if not inside:
@@ -202,10 +204,12 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
     for rel in project.files:
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
+        if out.is_symlink():  # checked out as a symlink: never written through
+            out.unlink()
         shutil.copyfile(source / rel, out)
     if not project.git:
         _copy_skills(project, source, dest)
-        return _strip_settings(project, dest)
+        return _sanitise(project, dest)
     if project.commit is not None:
         _replay_changes(source, dest)
     exclude_from_status(dest, "/.claude/skills/")
@@ -214,7 +218,7 @@ def materialise(project: ProjectSnapshot, dest: Path) -> list[str]:
         if not tracked and f"?? {rel}" not in project.status.splitlines():
             exclude_from_status(dest, "/" + rel)
     _copy_skills(project, source, dest)
-    differs = _strip_settings(project, dest)
+    differs = _sanitise(project, dest)
     with tempfile.TemporaryDirectory(prefix="skillbench-git-home-") as home:
         status = _git(dest, "status", "--short", check=False, home=Path(home))
         log = _git(dest, "log", "--oneline", "-n", str(LOG_COMMITS), check=False, home=Path(home))
@@ -250,37 +254,57 @@ def replace_project_skills(dest: Path, names: list[str]) -> list[str]:
     return removed
 
 
-def _strip_settings(project: ProjectSnapshot, dest: Path) -> list[str]:
-    """Strip the command settings from the copy's settings files (`strip_commands`); a tracked
-    file the project has unchanged stays out of the copy's `git status`. Returns one note per
-    setting removed."""
+def _sanitise(project: ProjectSnapshot, dest: Path) -> list[str]:
+    """Cut from the copy whatever would run a command in the CLI (`project_config`): its
+    settings files, `.mcp.json` and agent files as they are in `dest` (copied or checked out).
+    A tracked file the project has unchanged stays out of the copy's `git status`. Returns one
+    note per thing left out."""
     notes: list[str] = []
-    for rel in SETTINGS_FILES:
-        if rel not in project.files:
+    for rel in sanitised_files(dest):
+        file = dest / rel
+        text = file.read_text(encoding="utf-8", errors="replace")
+        if rel == MCP_FILE:
+            kept, removed = sanitise_mcp(text)
+        elif rel in SETTINGS_FILES:
+            try:
+                data: object = json.loads(text)
+            except ValueError:
+                data = None
+            settings, removed = sanitise_settings(data, rel)
+            kept = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+        else:
+            kept, removed = strip_agent_commands(text, rel)
+        if not removed:
             continue
-        removed = strip_commands(dest / rel)
-        notes += [f"{rel}: {name} not run" for name in removed]
+        notes += removed
+        file.unlink()  # a symlink is replaced, never written through
+        file.write_text(kept, encoding="utf-8")
         clean = not any(line[3:] == rel for line in project.status.splitlines())
-        if removed and project.git and clean:
+        if project.git and clean:
             _git(dest, "update-index", "--assume-unchanged", "--", rel, check=False)
     return notes
 
 
-def strip_commands(settings: Path) -> list[str]:
-    """Remove the `COMMAND_SETTINGS` from the settings file `settings` (a copy); returns the
-    names removed. A file that is not a JSON object is left as it is (the CLI runs nothing
-    from it)."""
-    try:
-        data = json.loads(settings.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if not isinstance(data, dict):
-        return []
-    removed = [name for name in COMMAND_SETTINGS if name in data]
-    if removed:
-        kept = {k: v for k, v in data.items() if k not in COMMAND_SETTINGS}
-        settings.write_text(json.dumps(kept, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return removed
+def sanitised_files(root: Path) -> list[str]:
+    """The files of `root` the CLI could run commands from: the settings files, `.mcp.json`
+    and every agent file (relative paths)."""
+    found = [rel for rel in (*SETTINGS_FILES, MCP_FILE) if (root / rel).is_file()]
+    agents = root / AGENTS_FOLDER
+    if agents.is_dir():
+        found += sorted(p.relative_to(root).as_posix() for p in agents.rglob("*.md") if p.is_file())
+    return found
+
+
+def check_agents(root: Path) -> None:
+    """InputError (naming the file and the key) for an agent file whose commands cannot be
+    cut from the copy: checked when the project is read, before any capture."""
+    agents = root / AGENTS_FOLDER
+    if not agents.is_dir():
+        return
+    for file in sorted(agents.rglob("*.md")):
+        if file.is_file():
+            rel = file.relative_to(root).as_posix()
+            strip_agent_commands(file.read_text(encoding="utf-8", errors="replace"), rel)
 
 
 def exclude_from_status(dest: Path, *patterns: str) -> None:
@@ -350,7 +374,7 @@ def _replay_changes(source: Path, dest: Path) -> None:
 
 def _index_blob(source: Path, rel: str) -> bytes:
     done = subprocess.run(
-        ["git", "--no-optional-locks", "-C", str(source), "show", f":{rel}"],
+        ["git", *GIT_SAFE, "-C", str(source), "show", f":{rel}"],
         capture_output=True,
         timeout=GIT_TIMEOUT,
         stdin=subprocess.DEVNULL,

@@ -108,6 +108,32 @@ SECRET_VARS = (
     "AWS_SESSION_TOKEN",
     "AWS_BEARER_TOKEN_BEDROCK",
 )
+#: Send the CLI somewhere other than the capture server (never passed to a replay capture).
+ROUTING_VARS = frozenset(
+    {
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_BEDROCK_BASE_URL",
+        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL",
+        "ANTHROPIC_VERTEX_BASE_URL",
+        "ANTHROPIC_FOUNDRY_BASE_URL",
+        "ANTHROPIC_FOUNDRY_RESOURCE",
+        "ANTHROPIC_AWS_BASE_URL",
+        "ANTHROPIC_UNIX_SOCKET",
+        "CLAUDE_CODE_API_BASE_URL",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "CLAUDE_CODE_USE_FOUNDRY",
+        "CLAUDE_CODE_USE_ANTHROPIC_AWS",
+        "CLAUDE_CODE_USE_GATEWAY",
+        "CLAUDE_CODE_USE_MANTLE",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    }
+)
 #: Set for every run: no updater, no telemetry, no error reports. Each was measured not to
 #: change the request (pinned CLI 2.1.197, a capture with and without it: same body, betas and
 #: path). `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` is not among them: it changes the request
