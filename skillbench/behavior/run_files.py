@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from skillbench.backends.base import CallUsage
 from skillbench.backends.claude_cli.stream_json import Session, metrics, tool_result_text
+from skillbench.backends.skill_copy import human_size
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
 from skillbench.redaction import redact_bytes
@@ -116,6 +117,45 @@ def scrub_outputs(
             redacted.append(rel)
         clean[rel] = scrubbed
     return clean, redacted, withheld
+
+
+def over_output_cap(written: int, cap: int, kept: dict[str, bytes], left_out: list[str]) -> str:
+    """The error of a run whose files passed the output cap (`--max-output`)."""
+    shown = ", ".join(left_out[:5]) + (
+        f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+    )
+    return (
+        f"the run wrote {human_size(written)} of files, past the output cap of "
+        f"{human_size(cap)} (--max-output); kept {len(kept)} files "
+        f"({human_size(sum(map(len, kept.values())))}), left out {len(left_out)}: {shown}"
+    )
+
+
+def cap_outputs(result: ExecutionResult, cap: int) -> ExecutionResult:
+    """`result` with its output files within `cap` bytes: the files (in name order) that fit are
+    kept, the others dropped, and a run past the cap becomes an error naming the cap
+    (`over_output_cap`). Applies to every executor's result and to a cached one."""
+    written = sum(map(len, result.outputs.values()))
+    if written <= cap:
+        return result
+    kept: dict[str, bytes] = {}
+    left_out: list[str] = []
+    room = cap
+    for rel in sorted(result.outputs):
+        data = result.outputs[rel]
+        if len(data) <= room:
+            kept[rel] = data
+            room -= len(data)
+        else:
+            left_out.append(rel)
+    error = over_output_cap(written, cap, kept, left_out)
+    result.outputs = kept
+    result.status = "error"
+    result.error = f"{result.error}; {error}" if result.error else error
+    result.metrics = result.metrics.model_copy(
+        update={"files_created": sorted(kept), "output_chars": output_chars(kept)}
+    )
+    return result
 
 
 def total_tokens(usage: CallUsage) -> int:

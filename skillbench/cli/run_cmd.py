@@ -60,6 +60,7 @@ def register(subparsers: Any) -> None:
     common.add_cache_options(p)
     common.add_cost_options(p)
     common.add_max_copy_option(p)
+    common.add_max_output_option(p)
     common.add_cluster_options(p)
     p.set_defaults(func=run)
 
@@ -122,6 +123,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         timeout=args.timeout,
         samples_dir=args.samples,
         max_copy=args.max_copy,
+        max_output=args.max_output,
         max_cost=cap,
     )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
