@@ -30,6 +30,23 @@ from skillbench.cost.plan import CostPlan
 DEFAULT_RUN_OPTIONS = RunOptions()
 
 
+def real_world_warning(backend: str | None) -> str | None:
+    """The one line a run on a session backend (`spec.sessions`: `claude-code`, a plugin's
+    agent) states before it starts and in its dry run: the agent acts on the real world (no
+    fake commands, no network isolation yet). None for a backend whose runs are API calls or
+    replays."""
+    from skillbench.backends.registry import backend_spec
+
+    spec = backend_spec(backend)
+    if not spec.sessions:
+        return None
+    return (
+        f"warning: {spec.name} runs are real agent sessions acting on the real world: the "
+        "commands the agent runs (gh, git, curl, rm…) are the real ones on PATH and it can reach "
+        "the network (no fakes, no network isolation yet)"
+    )
+
+
 def run_cases(
     workspace: Workspace,
     evals: EvalsFile,

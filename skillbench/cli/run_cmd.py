@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs
     from skillbench.behavior.options import RunOptions
-    from skillbench.behavior.run import run_cases
+    from skillbench.behavior.run import real_world_warning, run_cases
     from skillbench.behavior.workspace import (
         Workspace,
         check_config,
@@ -127,10 +127,13 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         max_cost=cap,
     )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
+    warning = real_world_warning(backend)
     if args.dry_run:
         if plan is None:
             raise InputError("nothing to plan: write the eval cases first", path=evals_file)
         common.check_plan(plan(), cap, dry_run=True)
+        if warning is not None:
+            common.print_plan([warning])
         return EXIT_OK
     budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
     cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
@@ -152,6 +155,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             style="bold yellow",
             markup=False,
         )
+    if warning is not None:
+        err.print(warning, style="bold yellow", markup=False)
     cache = None if args.no_cache or backend_spec(backend).offline else CallCache(args.cache)
     try:
         with common.progress_bar(err, f"run ({backend})") as on_progress:

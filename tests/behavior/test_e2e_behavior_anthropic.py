@@ -69,6 +69,7 @@ def test_run_grade_benchmark_compare_on_the_anthropic_backend(
         code = main(argv)
         out, err = capsys.readouterr()
         assert code == expected, f"{argv[0]}: exit {code}\n{out}\n{err}"
+        assert "real world" not in err  # API calls, not agent sessions: no such warning
     assert api.count("unknown_schema") == 0
     assert api.count("key_matched") == api.count("requests")
     assert api.count("execute") == 4  # 2 configs x 1 case x 2 runs
