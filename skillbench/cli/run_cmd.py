@@ -25,6 +25,10 @@ def register(subparsers: Any) -> None:
         description="Run every case prompt of evals/evals.json N times per configuration "
         "(with_skill and baseline, or versions v0,v1) and write runs/<config>/<case>/run-<k>/. "
         "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
+        "On an API backend (anthropic) a run is ONE text turn: the SKILL.md in the system "
+        "prompt, no tools, the reply saved as outputs/response.md, so expectations about files "
+        "the agent creates or commands it runs cannot pass; claude-code runs an agent session "
+        "with tools (and acts on the real world: real commands on PATH, the network). "
         "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input, "
         "3 when refused or stopped by --max-cost.",
     )
@@ -43,7 +47,9 @@ def register(subparsers: Any) -> None:
         help="runs per case and config (3, at most 100)",
     )
     common.add_backend_options(
-        p, backend_help="local (default: replay samples), anthropic, claude-code"
+        p,
+        backend_help="local (default: replay samples), anthropic (one text turn per run, no "
+        "tools), claude-code (an agent session per run)",
     )
     p.add_argument(
         "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"

@@ -59,3 +59,13 @@ def test_no_warning_for_api_calls(skill: Path, capsys: pytest.CaptureFixture[str
     assert main([*argv, "--model", "claude-sonnet-4-5"]) == 0
     out, err = capsys.readouterr()
     assert "estimate" in out.lower() and MARK not in out + err, out
+
+
+def test_run_help_says_what_an_api_run_is(capsys: pytest.CaptureFixture[str]) -> None:
+    """An anthropic run is one text turn: `run --help` says so, and that file expectations
+    cannot pass there (issue 31)."""
+    assert main(["run", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a run is ONE text turn" in text
+    assert "expectations about files the agent creates or commands it runs cannot pass" in text
+    assert "anthropic (one text turn per run, no tools)" in text
