@@ -133,13 +133,13 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         max_cost=cap,
     )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
-    warning = real_world_warning(backend)
+    real_world = real_world_warning(backend)
     if args.dry_run:
         if plan is None:
             raise InputError("nothing to plan: write the eval cases first", path=evals_file)
         common.check_plan(plan(), cap, dry_run=True)
-        if warning is not None:
-            common.print_plan([warning])
+        if real_world is not None:
+            common.print_plan([real_world])
         return EXIT_OK
     budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
     cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
@@ -161,8 +161,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             style="bold yellow",
             markup=False,
         )
-    if warning is not None:
-        err.print(warning, style="bold yellow", markup=False)
+    if real_world is not None:
+        err.print(real_world, style="bold yellow", markup=False)
     cache = None if args.no_cache or backend_spec(backend).offline else CallCache(args.cache)
     try:
         with common.progress_bar(err, f"run ({backend})") as on_progress:
