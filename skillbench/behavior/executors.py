@@ -48,6 +48,7 @@ from skillbench.behavior.run_files import (
     scrub_outputs,
     session_metrics,
 )
+from skillbench.behavior.spool import SpooledOutputs
 from skillbench.behavior.workspace import EVALS_FOLDER, SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, InputError, SkillbenchError
 from skillbench.limits import AGENT_SESSION_TIMEOUT, DEFAULT_MAX_OUTPUT
@@ -455,13 +456,11 @@ class ClaudeCodeExecutor(ClaudeRunner):
         """Keep each copy warning once (a run_cases batch prints them)."""
         self.notes.extend(w for w in warnings if w not in self.notes)
 
-    def _collect(
-        self, project: Path, before: dict[str, str]
-    ) -> tuple[dict[str, bytes], str | None]:
-        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES), read one
-        at a time while their total stays within `max_output`; the error naming the cap when
-        the session wrote more (None otherwise). A file past the cap is never read."""
-        outputs: dict[str, bytes] = {}
+    def _collect(self, project: Path, before: dict[str, str]) -> tuple[SpooledOutputs, str | None]:
+        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES), copied
+        (streamed, never read whole) to a spool while their total stays within `max_output`;
+        the error naming the cap when the session wrote more (None otherwise)."""
+        outputs = SpooledOutputs()
         left_out: list[str] = []
         written = 0
         room = self.max_output
@@ -476,13 +475,11 @@ class ClaudeCodeExecutor(ClaudeRunner):
                 continue
             if size > MAX_OUTPUT_FILE_BYTES:
                 continue
-            with path.open("rb") as handle:
-                data = handle.read(room + 1)  # a file still growing cannot pass the cap
-            if len(data) > room:
+            copied = outputs.add(rel, path, room)
+            if copied is None:  # it grew past the cap after it was measured
                 left_out.append(rel)
                 continue
-            outputs[rel] = data
-            room -= len(data)
+            room -= copied
         if not left_out:
             return outputs, None
         return outputs, over_output_cap(written, self.max_output, outputs, left_out)
@@ -494,9 +491,9 @@ class ClaudeCodeExecutor(ClaudeRunner):
             before = self._prepare(task, project)
             parser = RecordingParser()
             run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
-            outputs, over_cap = self._collect(project, before)
+            spooled, over_cap = self._collect(project, before)
         secrets = self.secrets()
-        outputs, redacted, withheld = scrub_outputs(outputs, secrets)
+        outputs, redacted, withheld = scrub_outputs(spooled, secrets)
         session = run.session
         events = _redact_events(parser.events, secrets)
         md = render_stream_transcript(task.prompt, events)

@@ -119,3 +119,61 @@ def test_files_past_the_cap_are_never_read_into_memory(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert outputs == {} and error is not None and "left out 20" in error
     assert peak < 3 * MIB, peak
+
+
+def test_files_within_the_cap_are_streamed_to_the_run_folder(tmp_path: Path) -> None:
+    """40 MiB of files within the cap: collected, redacted and written one file at a time
+    (memory holds about one file, never all of them), and the spool is gone afterwards."""
+    import pickle
+    import tracemalloc
+
+    from skillbench.behavior.executors import ClaudeCodeExecutor
+    from skillbench.behavior.records import RunRecord
+    from skillbench.behavior.run_files import write_run_folder
+    from skillbench.behavior.spool import SpooledOutputs
+
+    project = tmp_path / "project"
+    (project / "out").mkdir(parents=True)
+    for index in range(20):
+        with (project / "out" / f"part-{index:02}.bin").open("wb") as handle:
+            handle.truncate(2 * MIB)
+    (project / "out" / "note.md").write_text("hello\n")
+    runner = ClaudeCodeExecutor(claude_bin=FAKE_AGENT, max_output=64 * MIB)
+    result = failed_result("", "p")
+    record = RunRecord(
+        case_id="one",
+        config="baseline",
+        version=None,
+        run_number=1,
+        prompt="p",
+        backend="claude-code",
+        model=None,
+        status="ok",
+        error=None,
+        final_text="",
+        started_at="2026-12-02T00:00:00Z",
+        duration_s=1.0,
+    )
+    tracemalloc.start()
+    try:
+        outputs, error = runner._collect(project, {})
+        result.outputs = outputs
+        run_dir = write_run_folder(tmp_path / "run-1", record, result)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error is None and isinstance(outputs, SpooledOutputs) and len(outputs) == 21
+    assert peak < 12 * MIB, peak  # one 2 MiB file and the redactor's copies (6 MiB), not 40
+    written = run_dir / "outputs" / "out"
+    assert sorted(p.name for p in written.iterdir())[:2] == ["note.md", "part-00.bin"]
+    assert (written / "part-19.bin").stat().st_size == 2 * MIB
+    assert (written / "note.md").read_text() == "hello\n"
+    travelled = pickle.loads(pickle.dumps({"note.md": b"x"} | dict(outputs.items())))
+    assert travelled["out/note.md"] == b"hello\n"
+    assert pickle.loads(pickle.dumps(outputs)) == dict(outputs.items())  # a dict on the wire
+    root = outputs.root
+    del outputs, result
+    import gc
+
+    gc.collect()
+    assert not root.exists()  # the spool goes with its object
