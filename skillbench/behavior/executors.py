@@ -371,7 +371,7 @@ class ClaudeCodeExecutor(ClaudeRunner):
         """`max_copy`: bytes a session's project may receive (skill folder and input files);
         what would pass it is left out, with a note (`notes`). `max_output`: bytes of files a
         session may leave (`--max-output`); past it the run is an error and only the files that
-        fit are read, so memory and the run folder stay within it."""
+        fit are copied (streamed, see `_collect`), so the run folder stays within it."""
         super().__init__(model, **options)
         self.max_turns = max_turns
         self.tools = tuple(tools)
