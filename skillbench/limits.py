@@ -33,6 +33,9 @@ ROUTING_CALL_TIMEOUT = 120.0
 TEXT_CALL_TIMEOUT = 300.0
 #: Default bound of one agentic `claude-code` behavior session: many turns of tool use.
 AGENT_SESSION_TIMEOUT = 600.0
+#: Default bytes of output files one behavior run (one session) may keep (`run --max-output`):
+#: past it the run is an error and only what fits is kept.
+DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024
 #: Rounds of the description-improvement loop.
 MAX_ROUNDS = 50
 #: Parts of an `improve --split` (train, selection, test).

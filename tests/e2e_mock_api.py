@@ -9,7 +9,8 @@
 - a request offering the `Skill` tool: routed by word overlap (benchmarks/mock_messages_server.py);
 - anything else (a behavior run): a text reply, a fuller one when the skill is in the system prompt.
 
-`reply_extra` is appended to every behavior run's reply (e.g. a secret a model repeats).
+`reply_extra` is appended to every behavior run's reply (e.g. a secret a model repeats);
+`structured_text`, when set, is the text of every structured reply instead (an invalid grader).
 `fail_status` makes every Messages call fail with that HTTP status (with `retry-after-ms: 1` so
 the SDK's retries are instant); `echo_key` puts the received key into the error text, as a
 careless proxy would, so redaction is really exercised. The server counts requests and records
@@ -236,9 +237,11 @@ class MockAPI:
         fail_status: int | None = None,
         echo_key: bool = False,
         reply_extra: str = "",
+        structured_text: str | None = None,
     ) -> None:
         self.expected_key = expected_key
         self.reply_extra = reply_extra
+        self.structured_text = structured_text
         self.fail_status = fail_status
         self.echo_key = echo_key
         self.counts: Counter[str] = Counter()
@@ -268,7 +271,8 @@ class MockAPI:
                 kind = "unknown_schema"
             with self.lock:
                 self.counts[kind] += 1
-            return message(body, [{"type": "text", "text": json.dumps(data)}], "end_turn")
+            text = json.dumps(data) if self.structured_text is None else self.structured_text
+            return message(body, [{"type": "text", "text": text}], "end_turn")
         if any(t.get("name") == "Skill" for t in body.get("tools") or []):
             with self.lock:
                 self.counts["route"] += 1

@@ -262,6 +262,22 @@ class TextModel(Protocol):
         ...
 
 
+def reply_problem(exc: Exception) -> str:
+    """What was wrong with a structured reply, in one line: `not valid JSON: <why>` or the first
+    field that failed (`judgements.0.score: Input should be …`); the reply itself left out."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        return f"not valid JSON: {(first.get('ctx') or {}).get('error') or first['msg']}"
+    where = ".".join(str(p) for p in first["loc"]) or "<root>"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {first['msg']}{more}"
+
+
 def cache_key(identity: dict[str, Any], fields: dict[str, Any]) -> str:
     """A stable SHA-256 over the backend identity and the request fields."""
     blob = json.dumps({"identity": identity, "request": fields}, sort_keys=True, ensure_ascii=False)

@@ -26,7 +26,12 @@ from skillbench.behavior.executors import (
     folder_name_of,
 )
 from skillbench.behavior.records import SAMPLE_NOTE, RunRecord, read_run_record, write_run_record
-from skillbench.behavior.run_files import ExecutionResult, scrub_folder, write_run_folder
+from skillbench.behavior.run_files import (
+    ExecutionResult,
+    cap_outputs,
+    scrub_folder,
+    write_run_folder,
+)
 from skillbench.behavior.workspace import (
     EVALS_FOLDER,
     EvalsFile,
@@ -319,8 +324,12 @@ async def execute_tasks(
     batch: RunBatch,
     progress: Progress | None = None,
     budget: Budget | None = None,
+    max_output: int = limits.DEFAULT_MAX_OUTPUT,
 ) -> RunBatch:
     """Run the tasks (bounded concurrency) through the cache and write every run folder.
+
+    A run whose files pass `max_output` bytes (executed or cached) is an error and keeps only
+    the files that fit (`run_files.cap_outputs`); such a run is never cached.
 
     With `budget`, every answer is metered, and once the spend reaches its cap no new run
     starts (runs in flight finish and are written; the others are counted in
@@ -338,7 +347,7 @@ async def execute_tasks(
             key = cache_key(identity, task.cache_fields())
             cached = cache.get(key) if cache is not None else None
             if cached is not None:
-                result = ExecutionResult.from_cache(cached)
+                result = cap_outputs(ExecutionResult.from_cache(cached), max_output)
                 batch.hits += 1
             elif budget is not None and not budget.allows():
                 budget.refuse()
@@ -349,14 +358,14 @@ async def execute_tasks(
                 return None
             else:
                 batch.calls += 1
-                result = await executor.execute(task)
+                result = cap_outputs(await executor.execute(task), max_output)
                 data = result.to_cache()
                 if cache is not None and data is not None:
                     earlier = cache.put(
                         key, data, backend=executor.name, kind="behavior-run", model=executor.model
                     )
                     if earlier is not None:  # a concurrent run stored this key first
-                        result = ExecutionResult.from_cache(earlier)
+                        result = cap_outputs(ExecutionResult.from_cache(earlier), max_output)
             if budget is not None:
                 budget.meter.record(
                     executor.name,

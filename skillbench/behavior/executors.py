@@ -42,14 +42,16 @@ from skillbench.behavior.run_files import (
     ExecutionResult,
     make_timing,
     output_chars,
+    over_output_cap,
     render_conversation,
     render_stream_transcript,
     scrub_outputs,
     session_metrics,
 )
+from skillbench.behavior.spool import SpooledOutputs
 from skillbench.behavior.workspace import EVALS_FOLDER, SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, InputError, SkillbenchError
-from skillbench.limits import AGENT_SESSION_TIMEOUT
+from skillbench.limits import AGENT_SESSION_TIMEOUT, DEFAULT_MAX_OUTPUT
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
@@ -363,14 +365,18 @@ class ClaudeCodeExecutor(ClaudeRunner):
         max_turns: int = 30,
         tools: Sequence[str] = DEFAULT_AGENT_TOOLS,
         max_copy: int = DEFAULT_MAX_COPY,
+        max_output: int = DEFAULT_MAX_OUTPUT,
         **options: Unpack[RunnerOptions],
     ) -> None:
         """`max_copy`: bytes a session's project may receive (skill folder and input files);
-        what would pass it is left out, with a note (`notes`)."""
+        what would pass it is left out, with a note (`notes`). `max_output`: bytes of files a
+        session may leave (`--max-output`); past it the run is an error and only the files that
+        fit are copied (streamed, see `_collect`), so the run folder stays within it."""
         super().__init__(model, **options)
         self.max_turns = max_turns
         self.tools = tuple(tools)
         self.max_copy = max_copy
+        self.max_output = max_output
         self.notes: list[str] = []
 
     def flags(self) -> list[str]:
@@ -442,23 +448,41 @@ class ClaudeCodeExecutor(ClaudeRunner):
         found = {**super().identity(), "skill_install": "without-evals"}
         if self.max_copy != DEFAULT_MAX_COPY:
             found["max_copy"] = self.max_copy
+        if self.max_output != DEFAULT_MAX_OUTPUT:
+            found["max_output"] = self.max_output
         return found
 
     def _note(self, warnings: Sequence[str]) -> None:
         """Keep each copy warning once (a run_cases batch prints them)."""
         self.notes.extend(w for w in warnings if w not in self.notes)
 
-    @staticmethod
-    def _collect(project: Path, before: dict[str, str]) -> dict[str, bytes]:
-        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES)."""
-        outputs: dict[str, bytes] = {}
+    def _collect(self, project: Path, before: dict[str, str]) -> tuple[SpooledOutputs, str | None]:
+        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES), copied
+        (streamed, never read whole) to a spool while their total stays within `max_output`;
+        the error naming the cap when the session wrote more (None otherwise)."""
+        outputs = SpooledOutputs()
+        left_out: list[str] = []
+        written = 0
+        room = self.max_output
         for rel, digest in sorted(_digest_tree(project).items()):
             if before.get(rel) == digest:
                 continue
             path = project / rel
-            if path.stat().st_size <= MAX_OUTPUT_FILE_BYTES:
-                outputs[rel] = path.read_bytes()
-        return outputs
+            size = path.stat().st_size
+            written += size
+            if size > room:
+                left_out.append(rel)
+                continue
+            if size > MAX_OUTPUT_FILE_BYTES:
+                continue
+            copied = outputs.add(rel, path, room)
+            if copied is None:  # it grew past the cap after it was measured
+                left_out.append(rel)
+                continue
+            room -= copied
+        if not left_out:
+            return outputs, None
+        return outputs, over_output_cap(written, self.max_output, outputs, left_out)
 
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""
@@ -467,14 +491,16 @@ class ClaudeCodeExecutor(ClaudeRunner):
             before = self._prepare(task, project)
             parser = RecordingParser()
             run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
-            outputs = self._collect(project, before)
+            spooled, over_cap = self._collect(project, before)
         secrets = self.secrets()
-        outputs, redacted, withheld = scrub_outputs(outputs, secrets)
+        outputs, redacted, withheld = scrub_outputs(spooled, secrets)
         session = run.session
         events = _redact_events(parser.events, secrets)
         md = render_stream_transcript(task.prompt, events)
         usage = session_usage(session)
         error = run_error(run, self.timeout, secrets)
+        if over_cap is not None:
+            error = f"{error}; {over_cap}" if error else over_cap
         result = session.result
         # the session's own duration (the `result` event), else the measured wall clock
         duration = (
@@ -513,10 +539,12 @@ def make_executor(
     timeout: float | None = None,
     workers: int = 2,
     max_copy: int = DEFAULT_MAX_COPY,
+    max_output: int = DEFAULT_MAX_OUTPUT,
 ) -> Executor:
     """The executor the backend's spec names (`spec.executor`): a conversation with its text
     model, an agentic Claude Code session, or a plugin's own factory. `max_copy` bounds what a
-    session's project receives. BackendError when the backend has none (a backend replaying
+    session's project receives, `max_output` the files a Claude Code session's run keeps (a
+    plugin's results are capped by `execute_tasks`). BackendError when the backend has none (a backend replaying
     recorded samples has none either: `run_cases` replays them)."""
     from skillbench.backends.registry import backend_spec, get_text_model
 
@@ -527,7 +555,7 @@ def make_executor(
     if spec.executor == CONVERSATION:
         return TextModelExecutor(get_text_model(spec.name, model=model, **options))
     if spec.executor == CLAUDE_SESSION:
-        return ClaudeCodeExecutor(model, max_copy=max_copy, **options)
+        return ClaudeCodeExecutor(model, max_copy=max_copy, max_output=max_output, **options)
     if spec.executor is None or spec.executor == RECORDED_SAMPLES:
         why = " (it replays recorded sample runs)" if spec.executor else ""
         raise BackendError(f"backend {spec.name!r} has no executor{why}")

@@ -276,7 +276,7 @@ async def grade_run(
     prompt = grader_prompt(case, checks, material, left)
     reply, problem = await ask_grader(text_model, prompt, wanted, run_index=run.record.run_number)
     if reply is None:
-        grade.grader_note = problem
+        grade.grader_note = grade.grader_problem = problem
         for item in items:
             if item.method == "model":
                 item.method = "ungraded"

@@ -105,6 +105,8 @@ def writing_skills_grading(grade: RunGrade) -> tuple[ws.WSGrading | None, str | 
     """(the seed 002 grading, None) or (None, why it cannot be written honestly)."""
     scored = [i for i in grade.items if i.score is not None]
     if not scored:
+        if grade.grader_problem:  # the model was asked (and paid): say why it gave nothing
+            return None, f"no criterion could be scored: {grade.grader_problem}"
         return None, "no criterion could be scored (nothing machine-checkable, no model)"
     required = [i for i in scored if i.required]
     open_required = [i.criterion for i in grade.ungraded if i.required]
@@ -179,6 +181,8 @@ def _notes_text(grade: RunGrade) -> str:
 def behavior_grading(grade: RunGrade) -> tuple[g.BehaviorGrading | None, str | None]:
     """(the seed 001 grader output, None) or (None, why): it needs the model's dimensions."""
     reply = grade.reply
+    if reply is None and grade.grader_problem:
+        return None, f"the model grader gave no usable judgement: {grade.grader_problem}"
     if reply is None:
         return None, "no model judgement: the four 1–5 dimensions need a model grader"
     dims = reply.dimensions

@@ -194,6 +194,8 @@ def check_coverage(reply: GraderReply, wanted: list[int]) -> None:
 
 
 _INVALID_REPLY = ("not a valid", "holds no JSON", "does not match", "returned no", "had no")
+ATTEMPTS = 2
+"""Grader calls per run when the reply is invalid: the first and one retry."""
 
 
 def grader_request(model: Any, prompt: str, *, run_index: int = 0) -> TextRequest:
@@ -216,7 +218,8 @@ async def ask_grader(
     *,
     run_index: int = 0,
 ) -> tuple[GraderReply | None, str | None]:
-    """(reply, None), or (None, why) when the reply is invalid twice (one retry).
+    """(reply, None), or (None, why) when the reply is invalid twice (one retry): `why` says the
+    grader was asked and what was wrong with its last reply (never that there was no model).
 
     Goes through `skillbench.behavior.structured.ask_structured`: native structured output where
     the backend has it, else JSON in the text reply; the call cache of a CachingTextModel is used
@@ -226,7 +229,7 @@ async def ask_grader(
     request = grader_request(model, prompt, run_index=run_index)
     base_prompt = request.prompt
     problem = ""
-    for _attempt in range(2):
+    for _attempt in range(ATTEMPTS):
         try:
             reply, _usage = await ask_structured(model, request, GraderReply)
             check_coverage(reply, wanted)
@@ -242,4 +245,4 @@ async def ask_grader(
             prompt=f"{base_prompt}\n\nYour previous reply was invalid ({problem}). Answer again, "
             "judging every numbered expectation exactly once, as one JSON object.",
         )
-    return None, f"grader reply invalid twice: {problem}"
+    return None, f"the grader's reply was invalid twice ({ATTEMPTS} calls made): {problem}"

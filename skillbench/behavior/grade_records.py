@@ -42,6 +42,8 @@ class RunGrade:
     items: list[GradedExpectation]
     reply: GraderReply | None = None
     grader_note: str | None = None
+    grader_problem: str | None = None
+    """Why the model grader, asked, gave no usable verdict (its reply invalid twice)."""
     grader: dict[str, str | None] = field(default_factory=dict)
     metrics: sc.SCMetrics | None = None
     timing: sc.SCTiming | None = None

@@ -78,6 +78,9 @@ class RunOptions(BehaviorOptions):
     """Recorded samples replayed by an offline backend (None: `data/runs/<folder name>/`)."""
     max_copy: int = DEFAULT_MAX_COPY
     """Bytes a claude-code session's project may receive (what would pass it is left out)."""
+    max_output: int = limits.DEFAULT_MAX_OUTPUT
+    """Bytes of files one run may keep (`--max-output`): past it the run is an error and only
+    the files that fit are kept."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -85,6 +88,7 @@ class RunOptions(BehaviorOptions):
         limits.check_int(self.runs, "--runs", 1, limits.MAX_RUNS)
         limits.check_int(self.workers, "--workers", 1, limits.MAX_WORKERS)
         limits.check_timeout(self.timeout)
+        limits.check_int(self.max_output, "--max-output", 1, 2**62)
 
 
 @dataclass(frozen=True, kw_only=True)

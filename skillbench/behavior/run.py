@@ -30,6 +30,23 @@ from skillbench.cost.plan import CostPlan
 DEFAULT_RUN_OPTIONS = RunOptions()
 
 
+def real_world_warning(backend: str | None) -> str | None:
+    """The one line a run on a session backend (`spec.sessions`: `claude-code`, a plugin's
+    agent) states before it starts and in its dry run: the agent acts on the real world (no
+    fake commands, no network isolation yet). None for a backend whose runs are API calls or
+    replays."""
+    from skillbench.backends.registry import backend_spec
+
+    spec = backend_spec(backend)
+    if not spec.sessions:
+        return None
+    return (
+        f"warning: {spec.name} runs are real agent sessions acting on the real world: the "
+        "commands the agent runs (gh, git, curl, rm…) are the real ones on PATH and it can reach "
+        "the network (no fakes, no network isolation yet)"
+    )
+
+
 def run_cases(
     workspace: Workspace,
     evals: EvalsFile,
@@ -46,7 +63,8 @@ def run_cases(
     without one, `options.max_cost` caps them — a plan whose estimate exceeds it is refused before any
     run (CostCapError) — else the active `cost_limit` does.
     `options.max_copy` bounds the bytes a claude-code session's project receives (what would pass it
-    is left out, named in the batch's notes).
+    is left out, named in the batch's notes); `options.max_output` the bytes of files one run keeps
+    (past it the run is an error, see `execute_tasks`).
 
     `executor` overrides the backend's (tests, custom harnesses). With a backend whose spec
     replays samples (`local`), the recorded samples of `options.samples_dir` (default
@@ -82,7 +100,12 @@ def run_cases(
         budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
     chosen = executor or place_executor(
         make_executor(
-            backend, model=model, timeout=timeout, workers=workers, max_copy=options.max_copy
+            backend,
+            model=model,
+            timeout=timeout,
+            workers=workers,
+            max_copy=options.max_copy,
+            max_output=options.max_output,
         ),
         backend_spec(backend).sessions,  # on a cluster under --cluster
     )
@@ -97,6 +120,7 @@ def run_cases(
             batch=batch,
             progress=progress,
             budget=budget,
+            max_output=options.max_output,
         )
     )
     result.notes.extend(f"warning: {note}" for note in getattr(chosen, "notes", []))

@@ -13,14 +13,16 @@ import base64
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import CallUsage
 from skillbench.backends.claude_cli.stream_json import Session, metrics, tool_result_text
+from skillbench.backends.skill_copy import human_size
 from skillbench.behavior.records import RunRecord, write_run_record
+from skillbench.behavior.spool import SpooledOutputs, outputs_size
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
 from skillbench.redaction import redact_bytes
 from skillbench.schemas.skill_creator import SCMetrics, SCTiming
@@ -37,7 +39,8 @@ class ExecutionResult:
     final_text: str
     events: list[dict[str, Any]]
     transcript_md: str
-    outputs: dict[str, bytes]
+    outputs: Mapping[str, bytes]
+    """Files the run left, by relative path: a dict, or a `SpooledOutputs` kept on disk."""
     metrics: SCMetrics
     timing: SCTiming
     usage: CallUsage = field(default_factory=CallUsage)
@@ -55,7 +58,7 @@ class ExecutionResult:
 
     def to_cache(self) -> dict[str, Any] | None:
         """Serialisable form (None when too large to cache; errors are never cached)."""
-        if self.status != "ok" or sum(map(len, self.outputs.values())) > CACHEABLE_OUTPUT_BYTES:
+        if self.status != "ok" or outputs_size(self.outputs) > CACHEABLE_OUTPUT_BYTES:
             return None
         return {
             "final_text": self.final_text,
@@ -96,14 +99,18 @@ class ExecutionResult:
 
 
 def scrub_outputs(
-    outputs: dict[str, bytes], secrets: Iterable[str | None] = ()
-) -> tuple[dict[str, bytes], list[str], list[str]]:
+    outputs: Mapping[str, bytes], secrets: Iterable[str | None] = ()
+) -> tuple[Mapping[str, bytes], list[str], list[str]]:
     """(outputs with every secret replaced, names redacted, names withheld).
 
     Files an agent wrote in its sandbox may hold a key it read from its environment: in text
     the key becomes `[REDACTED]`; a binary file holding one is withheld (dropped) rather than
     corrupted. `secrets` are values beyond the environment's (e.g. an executor's own env).
+    Spooled outputs are scrubbed in place, one file at a time.
     """
+    if isinstance(outputs, SpooledOutputs):
+        redacted_files, withheld_files = outputs.scrub(secrets)
+        return outputs, redacted_files, withheld_files
     clean: dict[str, bytes] = {}
     redacted: list[str] = []
     withheld: list[str] = []
@@ -118,6 +125,45 @@ def scrub_outputs(
     return clean, redacted, withheld
 
 
+def over_output_cap(written: int, cap: int, kept: Mapping[str, bytes], left_out: list[str]) -> str:
+    """The error of a run whose files passed the output cap (`--max-output`)."""
+    shown = ", ".join(left_out[:5]) + (
+        f" and {len(left_out) - 5} more" if len(left_out) > 5 else ""
+    )
+    return (
+        f"the run wrote {human_size(written)} of files, past the output cap of "
+        f"{human_size(cap)} (--max-output); kept {len(kept)} files "
+        f"({human_size(outputs_size(kept))}), left out {len(left_out)}: {shown}"
+    )
+
+
+def cap_outputs(result: ExecutionResult, cap: int) -> ExecutionResult:
+    """`result` with its output files within `cap` bytes: the files (in name order) that fit are
+    kept, the others dropped, and a run past the cap becomes an error naming the cap
+    (`over_output_cap`). Applies to every executor's result and to a cached one."""
+    written = outputs_size(result.outputs)
+    if written <= cap:
+        return result
+    kept: dict[str, bytes] = {}
+    left_out: list[str] = []
+    room = cap
+    for rel in sorted(result.outputs):
+        data = result.outputs[rel]
+        if len(data) <= room:
+            kept[rel] = data
+            room -= len(data)
+        else:
+            left_out.append(rel)
+    error = over_output_cap(written, cap, kept, left_out)
+    result.outputs = kept
+    result.status = "error"
+    result.error = f"{result.error}; {error}" if result.error else error
+    result.metrics = result.metrics.model_copy(
+        update={"files_created": sorted(kept), "output_chars": output_chars(kept)}
+    )
+    return result
+
+
 def total_tokens(usage: CallUsage) -> int:
     """Input, output and prompt-cache tokens of a run."""
     return (
@@ -128,7 +174,7 @@ def total_tokens(usage: CallUsage) -> int:
     )
 
 
-def output_chars(outputs: dict[str, bytes]) -> int:
+def output_chars(outputs: Mapping[str, bytes]) -> int:
     """Characters of the output files (bytes of files that are not UTF-8 text)."""
     count = 0
     for data in outputs.values():
@@ -152,7 +198,9 @@ def make_timing(usage: CallUsage, duration_s: float, started: str, ended: str) -
     )
 
 
-def session_metrics(session: Session, outputs: dict[str, bytes], transcript_md: str) -> SCMetrics:
+def session_metrics(
+    session: Session, outputs: Mapping[str, bytes], transcript_md: str
+) -> SCMetrics:
     """Seed 004 metrics computed from a stream-json session and the files it created.
 
     Steps are the assistant turns (`num_turns` of the result, else assistant messages); errors
@@ -256,8 +304,11 @@ def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) 
     try:
         outputs = staging / "outputs"
         outputs.mkdir()
-        for rel, data in result.outputs.items():
-            atomic_write_bytes(outputs / rel, data)
+        if isinstance(result.outputs, SpooledOutputs):
+            result.outputs.copy_into(outputs)  # streamed, never read whole
+        else:
+            for rel, data in result.outputs.items():
+                atomic_write_bytes(outputs / rel, data)
         write_json(outputs / "metrics.json", result.metrics)
         write_json(staging / "timing.json", result.timing)
         jsonl = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.events)

@@ -15,8 +15,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from skillbench.backends.base import CallUsage, TextModel, TextRequest, TextResponse
+from skillbench.backends.base import (
+    CallUsage,
+    TextModel,
+    TextRequest,
+    TextResponse,
+    reply_problem,
+)
 from skillbench.errors import BackendError
+from skillbench.redaction import clip
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,12 +50,16 @@ def extract_json(text: str) -> Any:
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
-    for candidate in candidates:
+    problem = "empty reply"
+    for candidate in candidates:  # the last one's error is kept: the likeliest object
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-    raise BackendError("the model's reply holds no JSON object")
+        except json.JSONDecodeError as exc:
+            problem = str(exc) if candidate else problem
+    shown = clip(" ".join(text.split()), 80)
+    raise BackendError(
+        f"the model's reply holds no JSON object (not valid JSON: {problem}; reply began {shown!r})"
+    )
 
 
 async def ask_structured(
@@ -73,8 +84,6 @@ async def ask_structured(
     try:
         return output_model.model_validate(data), usage
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
         raise BackendError(
-            f"the model's reply is not a valid {output_model.__name__}: {where}: {first['msg']}"
+            f"the model's reply is not a valid {output_model.__name__}: {reply_problem(exc)}"
         ) from None

@@ -508,28 +508,51 @@ def progress_bar(console: Console, description: str) -> Iterator[ProgressCallbac
         yield on_progress
 
 
-def add_max_copy_option(parser: argparse.ArgumentParser) -> None:
-    """`--max-copy SIZE`: the bytes one copy of a skill folder may hold (skill_copy)."""
-    from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, human_size, parse_size
+def _size_option(option: str) -> Callable[[str], int]:
+    """An argparse type reading a size (`500M`, `2G`, bytes; `skill_copy.parse_size`)."""
+    from skillbench.backends.skill_copy import parse_size
     from skillbench.errors import InputError
 
     def size(text: str) -> int:
         try:
-            return parse_size(text[:40])
+            return parse_size(text[:40], option)
         except InputError:
             raise argparse.ArgumentTypeError(
                 f"expected a size such as 500M, 2G or a number of bytes, got {_shown(text)}"
             ) from None
 
     size.__name__ = "size"
+    return size
+
+
+def add_max_copy_option(parser: argparse.ArgumentParser) -> None:
+    """`--max-copy SIZE`: the bytes one copy of a skill folder may hold (skill_copy)."""
+    from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, human_size
+
     parser.add_argument(
         "--max-copy",
-        type=size,
+        type=_size_option("--max-copy"),
         default=DEFAULT_MAX_COPY,
         metavar="SIZE",
         help="most bytes copied from the skill folder into a snapshot or an agent session (a "
         "session leaves out what would pass it, with a warning naming the file; a snapshot "
         f"refuses it) (default {human_size(DEFAULT_MAX_COPY)}; e.g. --max-copy 2G)",
+    )
+
+
+def add_max_output_option(parser: argparse.ArgumentParser) -> None:
+    """`--max-output SIZE`: the bytes of files one behavior run may keep (`limits`)."""
+    from skillbench.backends.skill_copy import human_size
+    from skillbench.limits import DEFAULT_MAX_OUTPUT
+
+    parser.add_argument(
+        "--max-output",
+        type=_size_option("--max-output"),
+        default=DEFAULT_MAX_OUTPUT,
+        metavar="SIZE",
+        help="most bytes of files one run (one agent session) may leave: past it the run is an "
+        "error and only the files that fit are kept "
+        f"(default {human_size(DEFAULT_MAX_OUTPUT)}; e.g. --max-output 1G)",
     )
 
 

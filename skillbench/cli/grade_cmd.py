@@ -126,6 +126,11 @@ def run_grade(args: argparse.Namespace) -> int:
     )
     for note in summary.notes:
         err.print(common.safe(f"note: {note}"), markup=False)
+    for r in summary.runs:  # asked and paid, but unusable: the reason, never "no model"
+        if r.grader_problem:
+            rec = r.run.record
+            where = f"{rec.config}/{rec.case_id}/run-{rec.run_number}"
+            err.print(common.safe(f"UNGRADED {where}: {r.grader_problem}"), markup=False)
     skipped = {why for r in summary.runs for why in r.skipped.values()}
     for why in sorted(skipped):
         err.print(common.safe(f"not written: {why}"), markup=False)

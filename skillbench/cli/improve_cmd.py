@@ -26,7 +26,8 @@ def register(subparsers: Any) -> None:
         description="Split the eval set (train for the improver, selection to pick the best round, "
         "test for reporting only), evaluate the original description, then propose, validate and "
         "evaluate candidates. Writes history.json, loop_summary.json and one trigger report per "
-        "round to --out. SKILL.md changes only with --apply. Warns when the selection split is too "
+        "round to --out (refused when --out already holds files, unless --overwrite); prints each "
+        "round's candidate description and its selection result. SKILL.md changes only with --apply. Warns when the selection split is too "
         "small for any round ever to be adopted. Exit 0 ok, 1 nothing measured (every run of the "
         "original errored) or the loop stopped on an error (the improver gave no usable reply "
         "twice, a round could not be evaluated; outputs so far written), 2 bad input, 3 refused "
@@ -80,6 +81,13 @@ def register(subparsers: Any) -> None:
     common.add_project_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the files of an earlier run in --out (a non-empty --out is refused "
+        "without it); a re-run answers the calls already made from the call cache, so this is "
+        "how a run stopped by --max-cost resumes (default: off; e.g. --overwrite)",
+    )
+    p.add_argument(
         "--apply",
         action="store_true",
         help="write the chosen description to SKILL.md: the best round only if it beats the "
@@ -102,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the loop described by the parsed arguments; returns the exit code."""
     from skillbench.errors import InputError
     from skillbench.improve.loop import DEFAULT_FRACTIONS
-    from skillbench.improve.run import check_out_dir, improve_skill_sync
+    from skillbench.improve.run import check_out_dir, improve_skill_sync, refuse_earlier_outputs
     from skillbench.improve.splits import parse_fractions
 
     if args.split_from is not None:
@@ -135,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         return _dry_run(args, options)
     out = Path(args.out) if args.out else default_out(args.skill_dir)
     check_out_dir(out, label="--out")
+    if not args.overwrite:
+        refuse_earlier_outputs(out, label="--out")
     result = improve_skill_sync(
         args.skill_dir, args.evals, options, out=out, apply=args.apply, progress=_print_event
     )
@@ -171,7 +181,7 @@ def _warn(text: str) -> None:
 def _print_event(event: RoundEvent) -> None:
     if event.stage == "warning":
         _warn(event.message)
-    elif event.stage in {"evaluated", "stopped"}:
+    elif event.stage in {"candidate", "evaluated", "stopped"}:
         print(common.safe(event.message), file=sys.stderr, flush=True)
 
 

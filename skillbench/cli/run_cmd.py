@@ -25,6 +25,10 @@ def register(subparsers: Any) -> None:
         description="Run every case prompt of evals/evals.json N times per configuration "
         "(with_skill and baseline, or versions v0,v1) and write runs/<config>/<case>/run-<k>/. "
         "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
+        "On an API backend (anthropic) a run is ONE text turn: the SKILL.md in the system "
+        "prompt, no tools, the reply saved as outputs/response.md, so expectations about files "
+        "the agent creates or commands it runs cannot pass; claude-code runs an agent session "
+        "with tools (and acts on the real world: real commands on PATH, the network). "
         "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input, "
         "3 when refused or stopped by --max-cost.",
     )
@@ -43,7 +47,9 @@ def register(subparsers: Any) -> None:
         help="runs per case and config (3, at most 100)",
     )
     common.add_backend_options(
-        p, backend_help="local (default: replay samples), anthropic, claude-code"
+        p,
+        backend_help="local (default: replay samples), anthropic (one text turn per run, no "
+        "tools), claude-code (an agent session per run)",
     )
     p.add_argument(
         "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"
@@ -60,6 +66,7 @@ def register(subparsers: Any) -> None:
     common.add_cache_options(p)
     common.add_cost_options(p)
     common.add_max_copy_option(p)
+    common.add_max_output_option(p)
     common.add_cluster_options(p)
     p.set_defaults(func=run)
 
@@ -76,7 +83,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from skillbench.backends.registry import backend_spec, resolve_backend_name
     from skillbench.behavior.execute import check_run_inputs
     from skillbench.behavior.options import RunOptions
-    from skillbench.behavior.run import run_cases
+    from skillbench.behavior.run import real_world_warning, run_cases
     from skillbench.behavior.workspace import (
         Workspace,
         check_config,
@@ -122,13 +129,17 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         timeout=args.timeout,
         samples_dir=args.samples,
         max_copy=args.max_copy,
+        max_output=args.max_output,
         max_cost=cap,
     )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
+    real_world = real_world_warning(backend)
     if args.dry_run:
         if plan is None:
             raise InputError("nothing to plan: write the eval cases first", path=evals_file)
         common.check_plan(plan(), cap, dry_run=True)
+        if real_world is not None:
+            common.print_plan([real_world])
         return EXIT_OK
     budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
     cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
@@ -150,6 +161,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             style="bold yellow",
             markup=False,
         )
+    if real_world is not None:
+        err.print(real_world, style="bold yellow", markup=False)
     cache = None if args.no_cache or backend_spec(backend).offline else CallCache(args.cache)
     try:
         with common.progress_bar(err, f"run ({backend})") as on_progress:

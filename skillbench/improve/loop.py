@@ -59,7 +59,7 @@ class RoundEvent:
 
     round: int
     rounds: int
-    stage: str  # "warning", "evaluating", "proposing", "evaluated", "stopped"
+    stage: str  # "warning", "candidate", "evaluating", "proposing", "evaluated", "stopped"
     message: str
     iteration: LoopIteration | None = None
 
@@ -444,6 +444,10 @@ async def run_improve_loop(
         emit(RoundEvent(0, rounds, "warning", unadoptable))
 
     async def evaluate(text: str, round_no: int) -> TriggerReport:
+        role = "original" if round_no == 1 else "candidate"
+        emit(
+            RoundEvent(round_no, rounds, "candidate", f"round {round_no}/{rounds}: {role}: {text}")
+        )
         emit(RoundEvent(round_no, rounds, "evaluating", f"round {round_no}/{rounds}: evaluating"))
         return await run_trigger_eval(skill_name, text, labelled, judge, trigger, context=context)
 
@@ -453,7 +457,7 @@ async def run_improve_loop(
     reports = [await evaluate(description, 1)]
     iterations = [build_iteration(1, reports[0], split, proposer="original")]
     iterations[0].cost = _round_cost(reports[0], budget, mark, as_of)
-    emit(_evaluated(iterations[0], rounds))
+    emit(_evaluated(iterations, rounds))
     attempts = [train_attempt(1, reports[0], split)]
     prompts: list[str] = []
     failures: list[LoopProposalFailure] = []
@@ -531,7 +535,7 @@ async def run_improve_loop(
         iteration.cost = _round_cost(report, budget, mark, as_of)
         iterations.append(iteration)
         attempts.append(train_attempt(round_no, report, split))
-        emit(_evaluated(iteration, rounds))
+        emit(_evaluated(iterations, rounds))
     complete = [it for it in iterations if not (it.cost and it.cost.stopped_at_cap)]
     best = choose_best(complete or iterations)
     emit(
@@ -611,14 +615,38 @@ def _loop_cost(
 run_improve_loop_sync = blocking(run_improve_loop)
 
 
-def _evaluated(iteration: LoopIteration, rounds: int) -> RoundEvent:
-    it = iteration
+def _evaluated(iterations: Sequence[LoopIteration], rounds: int) -> RoundEvent:
+    """The event of the latest round: its results on every split, then what the selection
+    split made of it (`selection_result`)."""
+    it = iterations[-1]
     message = (
         f"round {it.round}/{rounds}: train {it.train_passed}/{it.train_total}, "
         f"selection {it.selection_passed}/{it.selection_total}, "
-        f"test {it.test_passed}/{it.test_total}, errors {it.errors}"
+        f"test {it.test_passed}/{it.test_total}, errors {it.errors}; "
+        f"{selection_result(iterations)}"
     )
-    return RoundEvent(it.round, rounds, "evaluated", message, iteration)
+    return RoundEvent(it.round, rounds, "evaluated", message, it)
+
+
+def selection_result(iterations: Sequence[LoopIteration]) -> str:
+    """Whether the latest round is now the best on the selection split (`choose_best`: the
+    rate, then the shorter description, then the earlier round), said against the round it
+    displaces or the round that stays best."""
+    latest = iterations[-1]
+    earlier = [it for it in iterations[:-1] if not (it.cost and it.cost.stopped_at_cap)]
+    if not earlier:
+        return "selection result: the original, the round to beat"
+    before = choose_best(earlier)
+    now = choose_best([*earlier, latest])
+    held = f"{before.selection_passed}/{before.selection_total}"
+    if now is latest:
+        why = "shorter at the same rate" if _same_rate(now, before) else "higher rate"
+        return f"selection result: best so far ({why}; round {before.round} had {held})"
+    return f"selection result: not chosen, round {before.round} stays best ({held})"
+
+
+def _same_rate(a: LoopIteration, b: LoopIteration) -> bool:
+    return (a.selection_pass_rate or 0.0) == (b.selection_pass_rate or 0.0)
 
 
 def _labelled(query: EvalQuery | TriggerQuery) -> EvalQuery:

@@ -62,6 +62,23 @@ def check_out_dir(out: str | Path, *, label: str = "out") -> Path:
     return folder
 
 
+def refuse_earlier_outputs(out: str | Path, *, label: str = "out") -> None:
+    """InputError(path=label), before any work, when `out` is a folder that already holds files
+    (an earlier run's outputs would be replaced without a word); the CLI skips this check under
+    `--overwrite`, which is also how a stopped run resumes (its calls come from the cache)."""
+    folder = Path(out)
+    if not folder.is_dir() or next(os.scandir(folder), None) is None:
+        return
+    earlier = " (an earlier improve run's outputs)" if (folder / SUMMARY_FILE).exists() else ""
+    raise InputError(
+        f"{str(folder)!r} already holds files{earlier}; pass --overwrite to replace them (a "
+        "re-run answers the calls already made from the call cache: how a run stopped by "
+        "--max-cost resumes) or choose another --out",
+        path=label,
+        rule="no-clobber",
+    )
+
+
 def load_recorded_split(path: str | Path) -> Split:
     """The split recorded in a loop summary (a file, or a folder holding `loop_summary.json`),
     to rerun on exactly the same train / selection / test queries."""

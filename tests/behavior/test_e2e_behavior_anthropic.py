@@ -69,6 +69,7 @@ def test_run_grade_benchmark_compare_on_the_anthropic_backend(
         code = main(argv)
         out, err = capsys.readouterr()
         assert code == expected, f"{argv[0]}: exit {code}\n{out}\n{err}"
+        assert "real world" not in err  # API calls, not agent sessions: no such warning
     assert api.count("unknown_schema") == 0
     assert api.count("key_matched") == api.count("requests")
     assert api.count("execute") == 4  # 2 configs x 1 case x 2 runs
@@ -135,3 +136,20 @@ def test_run_grade_benchmark_compare_on_the_anthropic_backend(
         out, err = capsys.readouterr()
         assert code == expected, f"re-run {argv[0]}: exit {code}\n{out}\n{err}"
     assert api.count("requests") == before, dict(api.counts)
+
+
+def test_an_invalid_grader_reply_is_named_never_no_model(
+    skill: Path, api: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The grader was asked (and paid) but its replies were not JSON: `grade` says so, per run,
+    and never that there was no model (issue 31)."""
+    argv = ["--backend", "anthropic"]
+    assert main(["run", str(skill), "--configs", "with_skill", "--runs", "1", *argv]) == 0
+    capsys.readouterr()
+    api.structured_text = "I think it passed, mostly."
+    assert main(["grade", str(skill), *argv]) == 1
+    err = capsys.readouterr().err
+    assert "UNGRADED with_skill/dedupe-crm-export/run-1: the grader's reply was invalid" in err
+    assert "GraderReply: not valid JSON" in err, err
+    assert "no model" not in err, err
+    assert api.count("structured") == 2  # asked twice: the first call and one retry

@@ -129,6 +129,24 @@ def test_invalid_json_retried_once_then_ungraded(tmp_path: Path) -> None:
     assert "invalid twice" in (run.grader_note or "")
     assert len(fake.requests) == 4 * 2  # one retry per run
     assert "previous reply was invalid" in fake.requests[1].prompt
+    # the reason, never "no model" after the grader was asked (issue 31)
+    assert "not valid JSON" in (run.grader_problem or "")
+    assert "'this is not json'" in (run.grader_problem or "")
+    reasons = [why for r in summary.runs for why in r.skipped.values()]
+    assert reasons and all("not valid JSON" in why for why in reasons), reasons
+    assert not any("no model" in why for why in reasons), reasons
+
+
+def test_a_reply_off_the_schema_names_the_field(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path)
+    make_run(Workspace.for_skill(skill), RunSpec("with_skill", "case-one", 1, GOOD))
+    bad = grader_reply([3])
+    bad["judgements"][0]["score"] = "high"
+    summary = grade_workspace_sync(skill, text_model=FakeTextModel([json.dumps(bad)]))
+    run = summary.runs[0]
+    assert "judgements.0.score" in (run.grader_problem or ""), run.grader_problem
+    assert "2 calls made" in (run.grader_problem or "")
+    assert all("no model" not in why for why in run.skipped.values()), run.skipped
 
 
 def test_retry_recovers_from_a_missing_judgement(tmp_path: Path) -> None:

@@ -282,6 +282,14 @@ def test_improve_stops_at_the_cap_with_outputs_written(
     best = summary.best_iteration
     assert best is not None and not (best.cost and best.cost.stopped_at_cap)
     assert "stopped: stopped at the cost cap" in capsys.readouterr().out
+    # resuming: the folder holds the stopped run's outputs, so a re-run says --overwrite
+    spent = made.calls
+    assert main([*base, "--rounds", "5", "--out", "out"]) == 2
+    assert "--overwrite" in capsys.readouterr().err and made.calls == spent
+    assert main([*base, "--rounds", "5", "--out", "out", "--overwrite"]) == 0
+    resumed = load_loop_summary(tmp_path / "out")
+    assert resumed.cost is not None and not resumed.cost.stopped_at_cap
+    assert resumed.cost.cache_hits >= spent  # what the stopped run paid for is not paid again
 
 
 def test_report_headers_state_the_cost(

@@ -102,17 +102,67 @@ def test_writes_outputs_and_progress(
     )  # untouched without --apply
 
 
+def test_each_round_prints_its_candidate_and_selection_result(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31: the progress names every round's description and what the selection split
+    made of it, not only its counts."""
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "3") == 0
+    err = capsys.readouterr().err
+    summary = load_loop_summary(tmp_path / "out")
+    assert f"round 1/3: original: {BASE}" in err
+    assert "selection result: the original, the round to beat" in err
+    for it in summary.iterations[1:]:
+        assert f"round {it.round}/3: candidate: {it.description}" in err
+    evaluated = [line for line in err.splitlines() if ": train " in line]
+    assert len(evaluated) == summary.total_rounds
+    assert all("; selection result: " in line for line in evaluated), evaluated
+    best = summary.best_iteration
+    assert best is not None
+    if best.round > 1:
+        assert f"round {best.round}/3: train" in err and "best so far" in err
+    else:
+        assert "not chosen, round 1 stays best" in err
+
+
+def test_a_non_empty_out_is_refused_unless_overwrite(
+    tmp_path: Path, made: Made, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31: an earlier run's outputs are never replaced silently; exit 2 naming the
+    folder before any call, and `--overwrite` (a resume: the cache answers) replaces them."""
+    skill, evals = setup(tmp_path)
+    assert improve(skill, evals, "--rounds", "2") == 0
+    calls = (made.judge_calls, made.model_calls)
+    summary = (tmp_path / "out" / "loop_summary.json").read_bytes()
+    capsys.readouterr()
+    assert improve(skill, evals, "--rounds", "3") == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "'out' already holds files" in err and "--overwrite" in err
+    assert (made.judge_calls, made.model_calls) == calls  # refused before any call
+    assert (tmp_path / "out" / "loop_summary.json").read_bytes() == summary
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep", encoding="utf-8")
+    assert main(["improve", str(skill), "--evals", str(evals), "--out", str(other)]) == 2
+    assert "'" + str(other) + "' already holds files" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert improve(skill, evals, "--rounds", "2", "--out", "empty") == 0  # an empty one is fine
+    assert improve(skill, evals, "--rounds", "2", "--overwrite") == 0
+    assert (made.judge_calls, made.model_calls) == calls  # a re-run is answered by the cache
+
+
 def test_rerun_makes_zero_calls(tmp_path: Path, made: Made) -> None:
     skill, evals = setup(tmp_path)
     assert improve(skill, evals, "--rounds", "3") == 0
     first = (made.judge_calls, made.model_calls)
     assert first[0] > 0 and first[1] > 0
     before = (tmp_path / "out" / "loop_summary.json").read_text(encoding="utf-8")
-    assert improve(skill, evals, "--rounds", "3") == 0
+    assert improve(skill, evals, "--rounds", "3", "--overwrite") == 0
     assert (made.judge_calls, made.model_calls) == first
     after = json.loads((tmp_path / "out" / "loop_summary.json").read_text(encoding="utf-8"))
     assert after["final_description"] == json.loads(before)["final_description"]
-    assert improve(skill, evals, "--rounds", "3", "--no-cache") == 0
+    assert improve(skill, evals, "--rounds", "3", "--no-cache", "--overwrite") == 0
     assert made.judge_calls > first[0]
 
 
@@ -209,7 +259,7 @@ def test_split_from_reuses_the_recorded_split_with_another_backend_seed(
     for source in (first, first / "loop_summary.json"):  # a folder or the file itself
         code = improve(
             skill, evals, "--rounds", "1", "--seed", "9", "--split-from", str(source),
-            "--out", str(reused),
+            "--out", str(reused), "--overwrite",
         )  # fmt: skip
         assert code == 0
         assert split_queries(reused) == split_queries(first)
@@ -339,7 +389,7 @@ def test_a_shorter_rerun_into_the_same_folder_leaves_no_stale_rounds(
     assert sorted(p.name for p in out.glob("round_*")) == [
         f"round_0{n}.trigger.json" for n in (1, 2, 3, 4)
     ]
-    assert improve(skill, evals, "--rounds", "2") == 0
+    assert improve(skill, evals, "--rounds", "2", "--overwrite") == 0
     summary = load_loop_summary(out)
     assert summary.total_rounds == 2
     assert sorted(p.name for p in out.glob("round_*")) == [
@@ -347,7 +397,7 @@ def test_a_shorter_rerun_into_the_same_folder_leaves_no_stale_rounds(
         "round_02.trigger.json",
     ]
     # a run that dies while writing leaves no summary beside another run's round files
-    assert improve(skill, evals, "--rounds", "4") == 0
+    assert improve(skill, evals, "--rounds", "4", "--overwrite") == 0
     import skillbench.improve.run as improve_run
 
     real = improve_run.write_json
@@ -358,7 +408,7 @@ def test_a_shorter_rerun_into_the_same_folder_leaves_no_stale_rounds(
         return real(path, data)
 
     monkeypatch.setattr(improve_run, "write_json", failing)
-    assert improve(skill, evals, "--rounds", "2") == 2
+    assert improve(skill, evals, "--rounds", "2", "--overwrite") == 2
     assert not (out / "loop_summary.json").exists()
     assert not (out / "round_03.trigger.json").exists()
 

@@ -213,7 +213,8 @@ VALID_SPLIT = "0.6,0.2,0.2"
 def improve(place: Path, split: str) -> int:
     return call(["improve", str(place / "prop-skill"), "--evals", str(place / "good.json"),
           "--backend", BACKEND, "--no-cache", "--catalog", str(place / "catalog"),
-          "--rounds", "1", "--runs", "1", "--split", split, "--out", str(place / "improve")])  # fmt: skip
+          "--rounds", "1", "--runs", "1", "--split", split, "--out", str(place / "improve"),
+          "--overwrite"])  # fmt: skip
 
 
 def test_the_properties_reached_past_the_checks(place: Path) -> None:

@@ -61,6 +61,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     listing_request_fields,
     public_endpoint,
+    reply_problem,
 )
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
@@ -693,7 +694,8 @@ class AnthropicTextModel(_AnthropicBase):
             ) from None
         except ValueError as exc:  # pydantic validation of the reply
             raise BackendError(
-                f"anthropic reply does not match {output_model.__name__}: {redact(str(exc), self._key)}"
+                f"anthropic reply does not match {output_model.__name__}: "
+                f"{redact(reply_problem(exc), self._key)}"
             ) from None
         parsed = message.parsed_output
         if parsed is None:
