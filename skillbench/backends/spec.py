@@ -121,8 +121,6 @@ class BackendSpec:
     """`(options, cache_path) → options`: what it keeps beside the call cache in use (replay
     templates, an embedding store), added to its judge's options."""
     aliases: tuple[str, ...] = ()
-    extra: str | None = None
-    """The skillbench extra its packages come with (`skillbench.extras`; None: the core's)."""
 
     def __post_init__(self) -> None:
         """A spec that could never work is refused when it is made (a plugin's mistake is

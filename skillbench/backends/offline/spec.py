@@ -15,7 +15,6 @@ LOCAL = BackendSpec(
     extra=LOCAL_EXTRA,
     model_param="model_name",
     beside_cache="skillbench.backends.offline.embedding_store:beside_cache",
-    extra=LOCAL_EXTRA,
 )
 
 LEXICAL = BackendSpec(
