@@ -106,7 +106,7 @@ def sweep_stale(folder: str | os.PathLike[str] | None = None) -> list[Path]:
 
 def planted(folder: Path) -> list[Path]:
     """The agent configuration (`AGENT_CONFIG`) in `folder` and every one of its ancestors."""
-    found = []
+    found: list[Path] = []
     for place in (folder, *folder.parents):
         found.extend(place / name for name in AGENT_CONFIG if os.path.lexists(place / name))
     return found
