@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-__all__ = ["AUTH_HEADERS", "KeyForwarder", "custom_headers", "dummy_key"]
+__all__ = ["AUTH_HEADERS", "HOP_BY_HOP", "KeyForwarder", "custom_headers", "dummy_key", "relay"]
 
 #: The request headers that carry a provider key (Anthropic, bearer tokens, Gemini, Azure).
 AUTH_HEADERS = ("x-api-key", "authorization", "x-goog-api-key", "api-key")
@@ -68,6 +68,26 @@ def custom_headers(value: str | None) -> list[tuple[str, str]]:
         if sep and name.strip():
             pairs.append((name.strip(), text.strip()))
     return pairs
+
+
+def relay(handler: BaseHTTPRequestHandler, response: httpx2.Response) -> None:
+    """Send an upstream `response` back through `handler` as it arrives: its status, its
+    end-to-end headers (content encoding kept), the body bytes untouched and chunked (none for
+    a HEAD request). Shared with the cluster's per-node proxy."""
+    handler.send_response(response.status_code)
+    for key, value in response.headers.multi_items():
+        if key.lower() not in HOP_BY_HOP:
+            handler.send_header(key, value)
+    handler.send_header("transfer-encoding", "chunked")
+    handler.end_headers()
+    if handler.command == "HEAD":
+        return
+    for chunk in response.iter_raw():
+        if chunk:
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            handler.wfile.flush()
+    handler.wfile.write(b"0\r\n\r\n")
+    handler.wfile.flush()
 
 
 def _ssl_context(environ: Mapping[str, str]) -> ssl.SSLContext:
@@ -148,19 +168,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.command, forwarder.upstream + self.path, headers=headers, content=body
             ) as response:
                 status = response.status_code
-                self.send_response(status)
-                for key, value in response.headers.multi_items():
-                    if key.lower() not in HOP_BY_HOP:
-                        self.send_header(key, value)
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                if self.command != "HEAD":
-                    for chunk in response.iter_raw():
-                        if chunk:
-                            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                            self.wfile.flush()
-                    self.wfile.write(b"0\r\n\r\n")
-                    self.wfile.flush()
+                relay(self, response)
         except httpx2.HTTPError as exc:
             if status == 0:
                 self._refuse(502, f"upstream unreachable ({type(exc).__name__})")
