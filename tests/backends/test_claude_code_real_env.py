@@ -1,5 +1,5 @@
-"""The REAL pinned CLI against the loopback mock: the caller's environment reaches it (custom
-headers, a model pin), Claude Code session variables do not break it, the whole skill folder is
+"""The REAL pinned CLI against the loopback mock: the caller's settings reach it (a model pin; the
+custom headers through the key forwarder, which adds them), Claude Code session variables do not break it, the whole skill folder is
 installed (its `when_to_use` reaches the listing), and the model the CLI reports is recorded."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def skill_dir(tmp_path: Path) -> Path:
 async def test_the_callers_environment_reaches_the_real_cli(
     mock: MockAnthropic, skill_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # set in the CALLER's environment, not through env=: the pass-through must carry them
+    # set in the CALLER's environment, not through env=: the allowlist and the forwarder carry them
     monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
     monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Skillbench-Probe: passed-through")
