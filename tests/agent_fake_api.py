@@ -178,8 +178,10 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
         fake = self.server.fake
         kind = "gemini" if "enerateContent" in self.path else "responses"
+        keys = [v for k, v in self.headers.items() if k.lower() in SECRET_HEADERS]
         with fake.lock:
             fake.requests.append(Recorded(self.path, headers, body))
+            fake.keys.append(" ".join(keys))
         reply = fake.answer(kind, body)
         if fake.latency:
             time.sleep(fake.latency)
@@ -214,6 +216,9 @@ class FakeAgentAPI:
     """Seconds each reply waits before it is sent (benchmarks)."""
     port: int = 0
     requests: list[Recorded] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    """The auth header values of each request, in order (kept apart from `requests`: a test
+    that checks which key arrived reads them, nothing else does)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __enter__(self) -> FakeAgentAPI:

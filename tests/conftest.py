@@ -27,5 +27,8 @@ def _private_caches(
     # venv: pyenv's shim would start three bash scripts at every fake session
     here = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", os.pathsep.join([here, os.environ.get("PATH", "")]))
+    # the fake CLIs are steered by FAKE_* variables of the test's environment: a session gets an
+    # allowlist only (claude_cli.env), so they are let through by name, as a user would
+    monkeypatch.setenv("SKILLBENCH_PASS_ENV", "FAKE_*")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("SKILLBENCH_CACHE", str(folder / "skillbench" / "cache.sqlite"))

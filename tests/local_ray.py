@@ -117,7 +117,9 @@ class LocalCluster:
         args += ["--dashboard-agent-listen-port", str(free_port())]
         # fewer Python processes starting beside the agent: no log monitor, no autoscaler
         args += ["--include-log-monitor=false", "--no-monitor"]
-        node_env = {**os.environ, **QUIET, **env}
+        # the fake CLIs' FAKE_* switches reach the sessions by name, as in tests/conftest.py (a
+        # module-scoped cluster starts before that per-test setting)
+        node_env = {**os.environ, **QUIET, "SKILLBENCH_PASS_ENV": "FAKE_*", **env}
         node_env.pop("RAY_ADDRESS", None)
         if head:
             args += [

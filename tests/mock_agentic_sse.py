@@ -82,6 +82,10 @@ class _Handler(QuietHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         path = self.path.split("?", 1)[0]
+        self.server.mock.received(
+            self.headers.get("x-api-key") or self.headers.get("authorization") or "",
+            json.dumps(body),
+        )
         if path.endswith("/v1/messages/count_tokens"):
             self._send(200, b'{"input_tokens": 100}', "application/json")
             return
@@ -139,6 +143,8 @@ class AgenticMock:
         self.first_call = first_call  # (tool, input) to call first instead of Write
         self.force = force  # call first_call even when the CLI did not offer that tool
         self._requests: list[AgenticRequest] = []
+        self._keys: list[str] = []
+        self._bodies: list[str] = []
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.mock = self
@@ -154,6 +160,25 @@ class AgenticMock:
         """Every Messages request so far."""
         with self._lock:
             return list(self._requests)
+
+    @property
+    def keys(self) -> list[str]:
+        """The key (x-api-key, else Authorization) of every POST, in order: which key arrived
+        is checked apart from the recorded requests, which keep none."""
+        with self._lock:
+            return list(self._keys)
+
+    @property
+    def bodies(self) -> list[str]:
+        """Every POST body as JSON text."""
+        with self._lock:
+            return list(self._bodies)
+
+    def received(self, key: str, body: str) -> None:
+        """Keep one POST's key and body."""
+        with self._lock:
+            self._keys.append(key)
+            self._bodies.append(body)
 
     def record(self, request: AgenticRequest) -> None:
         """Keep one request."""

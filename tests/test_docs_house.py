@@ -11,7 +11,9 @@ DOCS = ROOT / "docs"
 CITED_FILE = re.compile(r"\b([A-Z][A-Z0-9_-]{2,}\.md)\b")
 """Design-note style names (DESIGN.md, FIELD-NOTES.md, ...): a reader must be able to open them."""
 OUTSIDE_NOTES = ("FIELD-NOTES", "DESIGN.md")
-AGENT_FILES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md"})
+AGENT_FILES = frozenset(
+    {"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "AGENT.md", "GEMINI.md"}
+)
 """Files of the user's project that an agent reads (`--project`), not design notes of ours."""
 
 

@@ -12,7 +12,12 @@ Three rules, each learnt the hard way (issue 27):
    at the end of a run, `proctree.kill_tree`) and with `PR_SET_PDEATHSIG` = SIGKILL on Linux, so
    a `kill -9` of skillbench ends the paid session at once (`proctree.die_with_parent`).
 3. **Its scratch folder names its owner** (`scratch.make_scratch`): folders of dead skillbench
-   processes are removed on the next start.
+   processes are removed on the next start. It lies in a private 0700 folder none of whose
+   parents holds agent configuration (a `CLAUDE.md` planted in a shared `/tmp` reached every
+   run; issue 38).
+4. **It holds no secret of the caller's** (issue 38): an allowlisted environment
+   (`claude_cli.env.build_env`, `agents.agent.Agent.base_env`) and, instead of the provider key,
+   a dummy key and the loopback `key_forwarder.KeyForwarder` that holds the real one.
 """
 
 from __future__ import annotations

@@ -19,20 +19,8 @@ from typing import Any, Protocol
 
 import httpx2
 
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailers",
-        "transfer-encoding",
-        "upgrade",
-        "host",
-        "content-length",
-    }
-)
+from skillbench.backends.key_forwarder import HOP_BY_HOP, relay
+
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
 MAX_BODY = 64 * 1024 * 1024
 
@@ -72,18 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.command, proxy.upstream + self.path, headers=headers, content=body
             ) as response:
                 status, answer = response.status_code, response.headers
-                self.send_response(status)
-                for key, value in response.headers.multi_items():
-                    if key.lower() not in HOP_BY_HOP:
-                        self.send_header(key, value)
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                for chunk in response.iter_raw():
-                    if chunk:
-                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                        self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
+                relay(self, response)
         except httpx2.HTTPError as exc:
             if status == 0:
                 self.send_error(

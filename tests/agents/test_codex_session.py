@@ -147,3 +147,68 @@ def test_harness_session_is_codex_only(
         assert "--cache-before-query" in capsys.readouterr().err
     finally:
         unregister_backend("codex")
+
+
+CANARIES = {
+    "GITHUB_TOKEN": "ghp_CANARYgithub0123456789abcdef",
+    "AWS_SECRET_ACCESS_KEY": "CANARYaws/0123456789+abcdef",
+    "ANTHROPIC_API_KEY": "sk-ant-api03-CANARYanthropic0123456789",
+    "OPENAI_API_KEY": "sk-proj-CANARYopenai0123456789abcdef",
+}
+
+
+def test_a_session_holds_no_secret_and_its_key_reaches_the_api_through_the_forwarder(
+    tmp_path: Path, agent_templates: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38: the caller's secrets (a GitHub token, an AWS secret, other providers' keys)
+    never reach the CLI's environment, nor does the OpenAI key itself: the session holds a dummy
+    and the fake API receives the real key, added by the loopback key forwarder."""
+    try:
+        codex = CODEX.locate()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    for name, value in CANARIES.items():
+        monkeypatch.setenv(name, value)
+    dumps = tmp_path / "env"
+    dumps.mkdir()
+    wrapper = tmp_path / "codex-env"  # writes the environment each CLI start gets
+    wrapper.write_text(f'#!/bin/sh\nenv > "{dumps}/$$"\nexec "{codex}" "$@"\n')
+    wrapper.chmod(0o755)
+    register_backend(CODEX_SPEC)
+    try:
+        with FakeAgentAPI(answer) as fake:
+            judge = registry.get_judge(
+                "codex",
+                harness="session",
+                base_url=fake.url + "/v1",
+                binary=wrapper,
+                template_dir=agent_templates,
+                max_retries=0,
+                timeout=90,
+            )
+            assert isinstance(judge, CodexSessionJudge)
+
+            async def go() -> Any:
+                await judge.template(TARGET, CATALOG)
+                outcome = await judge.judge(TriggerRequest(TARGET, CATALOG, "please fire", 0))
+                await judge.aclose()
+                return outcome
+
+            captured = len(fake.requests)
+            outcome = asyncio.run(go())
+            session_keys = fake.keys[captured:]
+    finally:
+        unregister_backend("codex")
+    assert outcome.triggered, outcome.error
+    assert session_keys == [f"Bearer {CANARIES['OPENAI_API_KEY']}"]  # the real key arrived
+    environments = [path.read_text() for path in dumps.iterdir()]
+    assert environments
+    for text in environments:
+        for name, value in CANARIES.items():
+            assert value not in text, f"{name} reached the CLI"
+    session = [
+        t
+        for t in environments
+        if "SKILLBENCH_CODEX_CAPTURE_KEY=sk-ant-api03-skillbench-dummy-" in t
+    ]
+    assert session, "the session got a dummy key"

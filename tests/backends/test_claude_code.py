@@ -74,7 +74,7 @@ def calls(record: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(autouse=True)
 def _caller_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The caller's environment: a key and a user variable to pass through, Claude Code session
+    """The caller's environment: a key (the CLI gets a dummy), a user variable that must not pass, Claude Code session
     variables that must not leak (the fake fails when it sees them)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     monkeypatch.setenv("SKILLBENCH_CANARY", "passes-through")
@@ -264,7 +264,7 @@ async def test_flags_skill_install_and_isolation(record: Path, tmp_path: Path) -
     assert "a query with 'quotes' and --dashes" not in argv
     assert argv[argv.index("--max-turns") + 1] == "6"
     assert call["has_api_key"] is True
-    assert "SKILLBENCH_CANARY" in call["env_keys"]
+    assert "SKILLBENCH_CANARY" not in call["env_keys"]  # an allowlist only (issue 38)
     assert "CLAUDECODE" not in call["env_keys"]
     assert call["skills"] == ["csv-cleaner", "pdf-tools"]  # the duplicate copy was skipped
     assert not Path(call["cwd"]).exists(), "the temporary project must be removed"
@@ -383,7 +383,7 @@ async def test_text_model_complete(record: Path) -> None:
     assert reply.usage.input_tokens == 40
     assert reply.usage.cost_usd == pytest.approx(0.002)
     (call,) = calls(record)
-    assert "SKILLBENCH_CANARY" in call["env_keys"]
+    assert "SKILLBENCH_CANARY" not in call["env_keys"]  # an allowlist only (issue 38)
     assert "CLAUDECODE" not in call["env_keys"]
     assert model.identity()["mode"] == "text"
 

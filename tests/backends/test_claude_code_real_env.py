@@ -1,5 +1,5 @@
-"""The REAL pinned CLI against the loopback mock: the caller's environment reaches it (custom
-headers, a model pin), Claude Code session variables do not break it, the whole skill folder is
+"""The REAL pinned CLI against the loopback mock: the caller's settings reach it (a model pin; the
+custom headers through the key forwarder, which adds them), Claude Code session variables do not break it, the whole skill folder is
 installed (its `when_to_use` reaches the listing), and the model the CLI reports is recorded."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def skill_dir(tmp_path: Path) -> Path:
 async def test_the_callers_environment_reaches_the_real_cli(
     mock: MockAnthropic, skill_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # set in the CALLER's environment, not through env=: the pass-through must carry them
+    # set in the CALLER's environment, not through env=: the allowlist and the forwarder carry them
     monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
     monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Skillbench-Probe: passed-through")
@@ -89,3 +89,33 @@ async def test_the_callers_environment_reaches_the_real_cli(
     assert judge.identity()["model_env"] == {"ANTHROPIC_MODEL": PIN}
     listed = dict(calls[0].listing)
     assert "Also for rotating scanned pages." in listed["pdf-tools"]  # when_to_use, installed
+
+
+@pytest.mark.parametrize("variable", ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"])
+async def test_a_bearer_token_reaches_the_api_through_the_key_forwarder(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38: a token held in the caller's environment reaches the API as `Authorization:
+    Bearer <token>` while the CLI itself only held a dummy."""
+    from mock_agentic_sse import AgenticMock
+
+    from skillbench.backends.base import TextRequest
+    from skillbench.backends.claude_cli.session import ClaudeCodeTextModel
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    token = f"real-{uuid.uuid4().hex}"
+    monkeypatch.setenv(variable, token)
+    with AgenticMock() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        model = ClaudeCodeTextModel(claude_bin=REPO_CLAUDE, timeout=60)
+        session_env = model.build_env(None)
+        try:
+            reply = await model.complete(TextRequest(prompt="hi", system="", max_tokens=10))
+        finally:
+            await model.aclose()
+        keys = server.keys
+    assert reply.text == "OK."
+    assert keys and set(keys) == {f"Bearer {token}"}
+    assert token not in session_env.values()
+    assert session_env[variable].startswith("sk-ant-api03-skillbench-dummy-")

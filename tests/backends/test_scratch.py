@@ -4,6 +4,7 @@ else (a live owner's, another program's, a file, a link)."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from skillbench.backends import scratch
 from skillbench.backends.scratch import make_scratch, sweep_stale
+from skillbench.errors import BackendError
 
 
 def dead_pid() -> int:
@@ -53,10 +55,11 @@ def test_the_first_scratch_folder_sweeps_once(
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr("tempfile.tempdir", None)
     monkeypatch.setattr(scratch, "_swept", set())
-    stale = tmp_path / f"skillbench-cc-{dead_pid()}-abc"
-    stale.mkdir()
+    private = tmp_path / f"skillbench-{os.getuid()}"
+    stale = private / f"skillbench-cc-{dead_pid()}-abc"
+    stale.mkdir(parents=True)
     first = make_scratch("cc")
-    assert first.parent == tmp_path and first.name.startswith(f"skillbench-cc-{os.getpid()}-")
+    assert first.parent == private and first.name.startswith(f"skillbench-cc-{os.getpid()}-")
     assert not stale.exists()
     stale.mkdir()
     make_scratch("cc")
@@ -76,6 +79,73 @@ def test_a_demo_workspace_is_gone_when_its_process_exits(tmp_path: Path) -> None
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     workspace = Path(done.stdout.strip())
-    assert workspace.name == "workspace" and workspace.parent.parent == tmp_path
+    private = tmp_path / f"skillbench-{os.getuid()}"
+    assert workspace.name == "workspace" and workspace.parent.parent == private
     assert workspace.parent.name.startswith("skillbench-report-")
-    assert not workspace.parent.exists() and not list(tmp_path.iterdir())
+    assert not workspace.parent.exists() and not list(private.iterdir())
+
+
+@pytest.fixture
+def bases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """$TMPDIR is `tmp_path/tmp` (inside `tmp_path/parent`); the fallback bases are
+    `tmp_path/fallback` only (never the machine's shared /tmp)."""
+    parent = tmp_path / "parent"
+    tmpdir = parent / "tmp"
+    fallback = tmp_path / "fallback"
+    tmpdir.mkdir(parents=True)
+    fallback.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.delenv("SKILLBENCH_SCRATCH_DIR", raising=False)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", None)
+    monkeypatch.setattr(scratch, "FALLBACK_BASES", (str(fallback),))
+    return tmpdir, fallback
+
+
+def test_scratch_folders_are_private_and_under_a_clean_temp_dir(bases: tuple[Path, Path]) -> None:
+    tmpdir, _ = bases
+    folder = make_scratch("capture")
+    root = folder.parent
+    assert root == tmpdir / f"skillbench-{os.getuid()}"
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    root.chmod(0o755)  # a root made open by someone: closed again
+    make_scratch("cc")
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    "where", ["tmpdir/CLAUDE.md", "tmpdir/.claude/skills/x/SKILL.md", "parent/CLAUDE.md",
+              "parent/AGENTS.md", "parent/.agents/skills/x/SKILL.md", "tmpdir/GEMINI.md"],
+)  # fmt: skip
+def test_a_temp_dir_with_agent_configuration_in_its_parents_is_not_used(
+    bases: tuple[Path, Path], where: str
+) -> None:
+    tmpdir, fallback = bases
+    place, rel = where.split("/", 1)
+    planted = (tmpdir if place == "tmpdir" else tmpdir.parent) / rel
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text("PLANTED")
+    folder = make_scratch("cc")
+    assert folder.parent == fallback / f"skillbench-{os.getuid()}"
+    assert scratch.planted(folder) == []
+
+
+def test_no_clean_temp_dir_is_an_error_naming_the_files(bases: tuple[Path, Path]) -> None:
+    tmpdir, fallback = bases
+    (tmpdir / "CLAUDE.md").write_text("PLANTED")
+    (fallback / ".claude").mkdir()
+    with pytest.raises(BackendError) as info:
+        make_scratch("cc")
+    assert str(tmpdir / "CLAUDE.md") in str(info.value)
+    assert str(fallback / ".claude") in str(info.value)
+    assert "SKILLBENCH_SCRATCH_DIR" in str(info.value)
+
+
+def test_a_root_of_another_user_or_a_link_is_not_used(bases: tuple[Path, Path]) -> None:
+    tmpdir, fallback = bases
+    elsewhere = fallback / "elsewhere"
+    elsewhere.mkdir()
+    (tmpdir / f"skillbench-{os.getuid()}").symlink_to(elsewhere)
+    folder = make_scratch("cc")
+    assert folder.parent == fallback / f"skillbench-{os.getuid()}"

@@ -126,7 +126,10 @@ def test_no_canary_reaches_the_workspace_reports_or_cache(
     agent = workspace / "runs" / "with_skill" / CASE / "run-1"
     outputs = agent / "outputs"
     env_txt = (outputs / "out" / "env.txt").read_text(encoding="utf-8")
-    assert env_txt.count("=[REDACTED]") == 3, env_txt
+    # the session held dummy keys only (redacted all the same: they are key-shaped) and no AWS
+    # secret at all (issue 38: an allowlisted environment)
+    assert env_txt.count("=[REDACTED]") == 2, env_txt
+    assert "AWS_SECRET_ACCESS_KEY=\n" in env_txt, env_txt
     assert not (outputs / "out" / "leak.bin").exists()
     assert (outputs / "out" / "clean.bin").read_bytes().startswith(b"\x89PNG")
     record = read_run_record(agent / "run.json")

@@ -414,3 +414,49 @@ def test_cluster_with_no_session_backend_is_exit_2_before_any_run(
     main([*argv, "--no-cache"])
     err = capsys.readouterr().err.lower()
     assert "--cluster" not in err and "cluster:" not in err  # (the tmp path may say "cluster")
+
+
+def test_a_session_shipped_to_a_node_gets_the_same_env_and_its_own_key_forwarder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 38 on Ray: the runner crosses to the node as Ray ships it (pickled: no forwarder,
+    no process); on the node (`node_runner`, the base URL set to the node's proxy as
+    `run_session` does) its sessions get the same allowlisted environment, a dummy key and a
+    forwarder of their own in the worker that adds the real key on the way to the node proxy."""
+    import pickle
+    import urllib.request
+
+    from mock_agentic_sse import AgenticMock
+
+    from skillbench.behavior.executors import ClaudeCodeExecutor
+    from skillbench.cluster import remote
+
+    real = "sk-ant-api03-REALnodekey0123456789"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", real)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_CANARYnode0123456789")
+    runner = ClaudeCodeExecutor(claude_bin=ROOT / "tests" / "fake_claude_agent" / "claude")
+    runner.route()  # the driver's own forwarder (started by a local session): never shipped
+    shipped = pickle.loads(pickle.dumps(runner))
+    assert shipped._forwarder is None
+    with AgenticMock() as node_proxy:
+        local = remote.node_runner(shipped, runner.version())
+        local.extra_env["ANTHROPIC_BASE_URL"] = node_proxy.base_url  # as run_session does
+        try:
+            env = local.build_env(None)
+            assert env["ANTHROPIC_API_KEY"].startswith("sk-ant-api03-skillbench-dummy-")
+            assert "GITHUB_TOKEN" not in env and real not in env.values()
+            assert env["ANTHROPIC_BASE_URL"] not in (
+                node_proxy.base_url,
+                runner.route()["ANTHROPIC_BASE_URL"],
+            )
+            request = urllib.request.Request(
+                env["ANTHROPIC_BASE_URL"] + "/v1/messages",
+                data=b'{"model": "m", "max_tokens": 1, "messages": []}',
+                headers={"x-api-key": env["ANTHROPIC_API_KEY"], "content-type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                assert answer.status == 200
+            assert node_proxy.keys == [real]
+        finally:
+            asyncio.run(local.aclose())
+            asyncio.run(runner.aclose())

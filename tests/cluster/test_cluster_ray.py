@@ -98,6 +98,7 @@ def driver_env(api: MockMessagesAPI, extra: dict[str, str]) -> dict[str, str]:
         "SKILLBENCH_CLAUDE_BIN": str(FAKE),
         "ANTHROPIC_BASE_URL": api.url,  # the proxies' upstream
         "RAY_USAGE_STATS_ENABLED": "0",
+        "SKILLBENCH_PASS_ENV": "FAKE_*",  # the fake CLI's switches reach its sessions by name
         **extra,
     }
 

@@ -488,14 +488,15 @@ def capture_env(
     *,
     source: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The CLI's environment for a capture: the caller's (`source`, default the process
-    environment) by the claude-code backend's rules (`claude_env.build_env`: session and
-    HOME-config variables out, HOME isolated), without secrets and routing variables, with a
-    dummy key, the capture server as ANTHROPIC_BASE_URL and `settings` applied last."""
-    env = build_env(home, source=source)
-    for name in (*SECRET_VARS, *ROUTING_VARS):
-        env.pop(name, None)
-    env.update(ANTHROPIC_API_KEY="sk-ant-skillbench-capture-dummy", ANTHROPIC_BASE_URL=base_url)
+    """The CLI's environment for a capture: the allowlisted variables of the caller's
+    environment (`source`, default the process environment) by the session rules
+    (`claude_env.build_env`: no key, no secret, HOME isolated), without routing variables (so no
+    cloud provider's variables either), with a dummy key, the capture server as
+    ANTHROPIC_BASE_URL and `settings` applied last."""
+    environ = dict(os.environ if source is None else source)
+    kept = {k: v for k, v in environ.items() if k not in ROUTING_VARS}
+    route = {"ANTHROPIC_API_KEY": "sk-ant-skillbench-capture-dummy", "ANTHROPIC_BASE_URL": base_url}
+    env = build_env(home, source=kept, route=route)
     env.update(settings)
     return env
 

@@ -1,25 +1,33 @@
-"""The environment a `claude` run sees: the caller's, minus the session and the HOME config.
+"""The environment an agent session sees: an allowlist, never the caller's whole environment.
 
-Claude Code is run many ways: an API key, a subscription login, Bedrock, Vertex, a gateway
-behind a proxy with its own CA, pinned model aliases. All of that lives in environment
-variables, so the caller's environment passes through by default. Removed are only:
+A session runs code the model chose (a skill's script, a Bash call), so anything in its
+environment can end up in a file, encoded past any redaction. It therefore gets only:
 
-- the variables a running Claude Code session sets for its children (`CLAUDECODE`,
-  `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_CODE_SSE_PORT`, session ids, IDE and plugin paths, …): a
-  run started from inside Claude Code must not behave as a nested session;
-- the variables that point at the caller's own configuration (`HOME`, `CLAUDE_CONFIG_DIR`,
-  `XDG_*`, …): they are replaced by an isolated HOME, so the user's skills, plugins, settings
-  and memory never reach a run.
+- `BASE_VARS` and `LC_*` (where programs are, language, time zone, terminal);
+- the agent's own non-secret settings: `REQUEST_SETTINGS` (measured to change the request, and
+  keyed) and `AGENT_VARS` / `ANTHROPIC_DEFAULT_*_MODEL` (model pins, timeouts);
+- an isolated HOME (`isolated_home_env`), so the user's skills, plugins, settings and memory
+  never reach a run;
+- instead of a provider key (`KEY_VARS`), a random dummy key and a loopback base URL: the key
+  forwarder (`backends.key_forwarder`) holds the real key and forwards only to the configured
+  base URL (the runner passes that as `route`);
+- the documented exception, `PROVIDER_VARS`: with `CLAUDE_CODE_USE_BEDROCK`, `_VERTEX` or
+  `_FOUNDRY`, that provider's own variables (AWS or Google credentials sign the requests, which a
+  forwarder cannot re-sign), and without a forwarder (Bedrock, Vertex, Foundry, `--auth login`)
+  the proxy and CA variables the CLI then needs itself (`NETWORK_VARS`).
 
-`minimal_env` keeps the older whitelist (PATH, locale, proxies, CA, keys) for callers who
-want nothing else to pass.
+Everything else stays out: GitHub tokens, other providers' keys, cloud secrets of a provider
+not in use, the variables a running Claude Code session sets for its children (`SESSION_VARS`)
+and those pointing at the caller's own configuration (`HOME_VARS`). `$SKILLBENCH_PASS_ENV`
+(comma-separated names, a trailing `*` for a prefix) lets named extra variables through on
+purpose; it never lets a provider key through.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 #: Set by a running Claude Code session for what it spawns (never passed to a run).
@@ -75,28 +83,76 @@ HOME_VARS = frozenset(
         "XDG_STATE_HOME",
     }
 )
-#: The older whitelist, for `pass_env=False`.
-MINIMAL_VARS = (
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TMPDIR",
-    "SYSTEMROOT",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "NODE_EXTRA_CA_CERTS",
-    "SSL_CERT_FILE",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_OAUTH_TOKEN",
+#: Passed from the caller to every session (none is a secret or points at a configuration).
+BASE_VARS = frozenset(
+    {
+        "PATH",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "TMPDIR",
+        "USER",
+        "LOGNAME",
+        "SYSTEMROOT",
+    }
 )
+#: Claude Code's own non-secret settings beyond `REQUEST_SETTINGS`: model pins and timeouts.
+AGENT_VARS = frozenset(
+    {
+        "ANTHROPIC_MODEL",
+        "ANTHROPIC_SMALL_FAST_MODEL",
+        "ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION",
+        "CLAUDE_CODE_SUBAGENT_MODEL",
+        "API_TIMEOUT_MS",
+        "CLAUDE_CODE_MAX_RETRIES",
+        "MCP_TIMEOUT",
+        "MCP_TOOL_TIMEOUT",
+    }
+)
+_MODEL_PIN = re.compile(r"^ANTHROPIC_DEFAULT_[A-Z0-9_]+_MODEL(_NAME|_DESCRIPTION)?$")
+#: The provider keys: never in a session; the key forwarder holds them, the session gets dummies.
+KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+#: The cloud providers' own variables, passed only when that provider is selected (the
+#: exception: their requests are signed with these credentials, no forwarder can swap a key).
+PROVIDER_VARS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "bedrock": (
+        re.compile(r"^CLAUDE_CODE_(USE|SKIP)_BEDROCK(_AUTH)?$"),
+        re.compile(r"^AWS_[A-Z0-9_]+$"),
+        re.compile(r"^ANTHROPIC_(BEDROCK|AWS)_[A-Z0-9_]+$"),
+    ),
+    "vertex": (
+        re.compile(r"^CLAUDE_CODE_(USE|SKIP)_VERTEX(_AUTH)?$"),
+        re.compile(r"^ANTHROPIC_VERTEX_[A-Z0-9_]+$"),
+        re.compile(r"^(CLOUD_ML_REGION|VERTEX_REGION_[A-Z0-9_]+)$"),
+        re.compile(r"^(GOOGLE_APPLICATION_CREDENTIALS|GOOGLE_CLOUD_PROJECT|GCLOUD_PROJECT)$"),
+        re.compile(r"^CLOUDSDK_[A-Z0-9_]+$"),
+    ),
+    "foundry": (
+        re.compile(r"^CLAUDE_CODE_(USE|SKIP)_FOUNDRY(_AUTH)?$"),
+        re.compile(r"^ANTHROPIC_FOUNDRY_[A-Z0-9_]+$"),
+    ),
+}
+#: What a CLI talking to the provider itself (no forwarder) needs to reach it.
+NETWORK_VARS = frozenset(
+    {
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "no_proxy",
+        "NODE_EXTRA_CA_CERTS",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_CUSTOM_HEADERS",
+    }
+)
+#: The variable naming extra variables a caller lets through on purpose.
+PASS_VARIABLE = "SKILLBENCH_PASS_ENV"
 #: Variables whose values are secrets (redacted from anything skillbench keeps).
 SECRET_VARS = (
     "ANTHROPIC_API_KEY",
@@ -227,14 +283,42 @@ def is_session_var(name: str) -> bool:
     return name in SESSION_VARS or any(p.match(name) for p in SESSION_PATTERNS)
 
 
-def passthrough_env(source: Mapping[str, str]) -> dict[str, str]:
-    """`source` without the session variables and the HOME-config variables."""
-    return {k: v for k, v in source.items() if not is_session_var(k) and k not in HOME_VARS}
+def provider_of(environ: Mapping[str, str]) -> str:
+    """Which API the CLI calls: `bedrock`, `vertex`, `foundry` or `anthropic`."""
+    for name in ("bedrock", "vertex", "foundry"):
+        flag = f"CLAUDE_CODE_USE_{name.upper()}"
+        if environ.get(flag, "").strip().lower() not in ("", "0", "false"):
+            return name
+    return "anthropic"
 
 
-def minimal_env(source: Mapping[str, str]) -> dict[str, str]:
-    """Only the whitelisted variables of `source` (the older, stricter policy)."""
-    return {k: source[k] for k in MINIMAL_VARS if k in source}
+def named_passes(environ: Mapping[str, str]) -> list[str]:
+    """The names and prefixes (`NAME*`) of `$SKILLBENCH_PASS_ENV`."""
+    return [item.strip() for item in environ.get(PASS_VARIABLE, "").split(",") if item.strip()]
+
+
+def allowed(name: str, provider: str, named: Sequence[str] = ()) -> bool:
+    """Whether variable `name` may reach a session of `provider` (never a key, a session
+    variable or a HOME-config variable)."""
+    if name in KEY_VARS or is_session_var(name) or name in HOME_VARS:
+        return False
+    if name in BASE_VARS or name.startswith("LC_") or name in REQUEST_SETTINGS:
+        return True
+    if name in AGENT_VARS or _MODEL_PIN.match(name):
+        return True
+    if any(p.match(name) for p in PROVIDER_VARS.get(provider, ())):
+        return True
+    return any(name == n or (n.endswith("*") and name.startswith(n[:-1])) for n in named)
+
+
+def allowlisted_env(source: Mapping[str, str], *, strict: bool = False) -> dict[str, str]:
+    """The variables of `source` a session may see (`allowed`); `strict` keeps `BASE_VARS`
+    and `LC_*` only."""
+    if strict:
+        return {k: v for k, v in source.items() if k in BASE_VARS or k.startswith("LC_")}
+    provider = provider_of(source)
+    named = named_passes(source)
+    return {k: v for k, v in source.items() if allowed(k, provider, named)}
 
 
 def isolated_home_env(home: Path, *, create: bool = True) -> dict[str, str]:
@@ -262,24 +346,36 @@ def build_env(
     drop: frozenset[str] = frozenset(),
     source: Mapping[str, str] | None = None,
     create_home: bool = True,
+    route: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The environment of one run.
+    """The environment of one run: the allowlisted variables (`allowlisted_env`) of the
+    caller's environment (`source`, default the process's) and of the explicit `extra`.
 
-    `home` None keeps the caller's HOME (no isolation; session variables are still removed).
-    `pass_env` False keeps only MINIMAL_VARS. `drop` names variables to leave out (e.g. the API
-    key when `--auth login` is asked for). `extra` is applied last (the caller's explicit `env=`
-    wins over everything, FIXED_ENV included).
+    `route` is where the provider is reached: the key forwarder's dummy keys and loopback
+    `ANTHROPIC_BASE_URL`. Without one, no key passes; the base URL, custom headers, proxies and
+    CA variables do (`NETWORK_VARS`: a Bedrock/Vertex/Foundry or login run reaches the provider
+    itself). `home` None keeps the caller's HOME and its config variables (no isolation).
+    `pass_env` False keeps only `BASE_VARS` and `LC_*` (plus `extra`). `drop` names variables to
+    leave out. `extra` is applied after FIXED_ENV (an explicit `env=` wins over it), a key in it
+    excepted: keys go to the forwarder, never to the session.
     """
     environ = dict(os.environ if source is None else source)
+    explicit = {k: v for k, v in (extra or {}).items() if k not in KEY_VARS}
+    merged = {**environ, **(extra or {})}
+    env = allowlisted_env(merged, strict=not pass_env)
+    if route is None:
+        env.update({k: v for k, v in merged.items() if k in NETWORK_VARS})
     if home is None:
-        env = {k: v for k, v in environ.items() if not is_session_var(k)}
+        env.update({k: v for k, v in environ.items() if k in HOME_VARS})
     else:
-        env = passthrough_env(environ) if pass_env else minimal_env(environ)
         env.update(isolated_home_env(home, create=create_home))
     for name in drop:
         env.pop(name, None)
+        explicit.pop(name, None)
     env.update(FIXED_ENV)
-    env.update(extra or {})
+    env.update({k: v for k, v in explicit.items() if not is_session_var(k)})
+    if route is not None:
+        env.update(route)
     return env
 
 

@@ -3,10 +3,13 @@
 Every run gets a fresh temporary folder holding `project/` (the candidate installed as a REAL
 skill: its whole folder at `.claude/skills/<name>/`, only the description replaced; the catalog's
 distractor skills beside it) and `home/` (an isolated HOME and config dir, so the user's own
-skills, plugins and settings cannot interfere). The caller's environment passes through minus
-Claude Code's session variables (`skillbench.backends.claude_cli.env`), so API keys, Bedrock, Vertex,
-gateways, proxies and model pins work as they do for the user; `auth="login"` copies a
-subscription login into the isolated HOME (`skillbench.backends.claude_cli.login`).
+skills, plugins and settings cannot interfere). The CLI gets an allowlisted environment
+(`skillbench.backends.claude_cli.env`): the agent's own settings and model pins, never the
+caller's other secrets. The provider key never enters a session: the session gets a random dummy
+key and a loopback base URL, and the runner's key forwarder (`backends.key_forwarder`) adds the
+real key and forwards only to the configured base URL. Bedrock, Vertex and Foundry are the
+exception (their own variables pass); `auth="login"` copies a subscription login into the
+isolated HOME (`skillbench.backends.claude_cli.login`).
 
 The CLI runs in print mode with `--output-format stream-json`. A trigger is a `Skill` call naming
 the skill, or a `Read` of its SKILL.md, at ANY point of the session. The stream is read until
@@ -17,8 +20,8 @@ target may still fire later (after a Bash call, another skill, …). A timeout, 
 `result` without a decision, an `is_error` result or a failed login is an error outcome, never
 "not triggered".
 
-Secrets (API keys, tokens) are passed to the CLI through its environment only: they never reach
-a file, an identity, an outcome or an error message (any echo of them is redacted).
+Secrets (API keys, tokens) never reach a session, a file, an identity, an outcome or an error
+message (any echo of them is redacted all the same).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -51,8 +55,10 @@ from skillbench.backends.base import (
 )
 from skillbench.backends.claude_cli.env import (
     FIXED_ENV,
+    KEY_VARS,
     SECRET_VARS,
     build_env,
+    provider_of,
     request_settings,
     secret_values,
 )
@@ -77,8 +83,9 @@ from skillbench.backends.claude_cli.stream_json import (
     invoked_skill,
     metrics,
 )
+from skillbench.backends.key_forwarder import KeyForwarder, custom_headers
 from skillbench.backends.proctree import kill_tree, unwatch, watch
-from skillbench.backends.scratch import make_scratch
+from skillbench.backends.scratch import make_scratch, private_root
 from skillbench.errors import BackendError, InputError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
 
@@ -231,6 +238,18 @@ class ClaudeRunner:
         self._procs: set[asyncio.subprocess.Process] = set()
         self._workdirs: set[Path] = set()
         self._private: dict[Path, list[Path]] = {}
+        self._forwarder: KeyForwarder | None = None
+        self._forwarder_lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray task gets a copy): no processes, no forwarder, no lock."""
+        state = dict(self.__dict__)
+        state.update(_forwarder=None, _forwarder_lock=None, _semaphores={}, _procs=set())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._forwarder_lock = threading.Lock()
 
     # -- environment -------------------------------------------------------------------------
 
@@ -245,24 +264,41 @@ class ClaudeRunner:
 
     def provider(self) -> str:
         """Which API the CLI calls: `bedrock`, `vertex`, `foundry` or `anthropic`."""
+        return provider_of({**os.environ, **self.extra_env})
+
+    def route(self) -> dict[str, str] | None:
+        """The dummy keys and the key forwarder's loopback base URL for a session (the
+        forwarder is started on first use, in this process, and stopped by `aclose`); None
+        when the CLI reaches its provider itself (Bedrock, Vertex, Foundry, a login, no key)."""
         env = {**os.environ, **self.extra_env}
-        for name, flag in (
-            ("bedrock", "CLAUDE_CODE_USE_BEDROCK"),
-            ("vertex", "CLAUDE_CODE_USE_VERTEX"),
-            ("foundry", "CLAUDE_CODE_USE_FOUNDRY"),
-        ):
-            if env.get(flag, "").strip().lower() not in ("", "0", "false"):
-                return name
-        return "anthropic"
+        keys = {name: env[name] for name in KEY_VARS if env.get(name)}
+        if self.provider() != "anthropic" or self.login is not None or not keys:
+            return None
+        with self._forwarder_lock:
+            if self._forwarder is None:
+                upstream = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+                headers = custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS"))
+                self._forwarder = KeyForwarder(upstream, keys, extra_headers=headers).start()
+            forwarder = self._forwarder
+        return {**forwarder.session_keys(), "ANTHROPIC_BASE_URL": forwarder.url}
+
+    def stop_forwarder(self) -> None:
+        """Stop the key forwarder (a later session starts a new one)."""
+        with self._forwarder_lock:
+            forwarder, self._forwarder = self._forwarder, None
+        if forwarder is not None:
+            forwarder.stop()
 
     def build_env(self, home: Path | None) -> dict[str, str]:
-        """The CLI's environment: the caller's minus session and HOME-config variables, with an
-        isolated HOME (or the caller's HOME when isolate_home=False); see `claude_env`."""
+        """A session's environment: the allowlisted variables, an isolated HOME (or the caller's
+        HOME when isolate_home=False) and dummy keys pointing at the key forwarder (`route`);
+        see `claude_cli.env`."""
         return build_env(
             home if self.isolate_home else None,
             pass_env=self.pass_env,
             extra=self.extra_env,
             drop=LOGIN_DROPS if self.login is not None else frozenset(),
+            route=self.route(),
         )
 
     # -- workdirs ----------------------------------------------------------------------------
@@ -273,7 +309,7 @@ class ClaudeRunner:
         process (`scratch`), so a later start removes it if this process is killed; a kept
         folder (keep_workdirs) is not named so and is never swept."""
         if self.keep_workdirs:
-            root = Path(tempfile.mkdtemp(prefix="skillbench-cc-"))
+            root = Path(tempfile.mkdtemp(prefix="skillbench-cc-", dir=private_root()))
         else:
             root = make_scratch("cc")
         self._workdirs.add(root)
@@ -553,6 +589,7 @@ class ClaudeRunner:
         self._procs.clear()
         for root in list(self._workdirs):
             self.drop_workdir(root)
+        self.stop_forwarder()
 
 
 def run_error(run: RunResult, timeout: float, secrets: Sequence[str]) -> str | None:

@@ -3,8 +3,10 @@ captured request cannot be replayed through OpenAI's public Responses API (its d
 "responses-lite" shape is unverified there; docs/agents.md).
 
 Each run gets a throwaway project holding the skill set (as the capture installs it) and an
-isolated HOME whose `config.toml` names the provider (`capture_config` at the judge's
-`base_url`, else `OPENAI_BASE_URL`, else OpenAI's) with the key in that provider's own variable;
+isolated HOME whose `config.toml` names the provider: the judge's key forwarder
+(`backends.key_forwarder`) on loopback, which holds the real key and forwards only to the
+provider (the judge's `base_url`, else `OPENAI_BASE_URL`, else OpenAI's); the session's
+environment is the capture's allowlist (`Agent.base_env`) with a random dummy key;
 the same flags as the capture plus `--json`, the query on stdin (`agent_cli`). The CLI's JSONL
 events are read as they come: the first tool item (`item.started`: a `command_execution` that
 cats a listed SKILL.md is that skill's invocation) decides, and the CLI's whole process tree is
@@ -20,6 +22,7 @@ import asyncio
 import json
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from skillbench.backends.codex.agent import CAPTURE_KEY_VARIABLE, CODEX, capture
 from skillbench.backends.codex.judge import CodexJudge
 from skillbench.backends.codex.listing import parse_listing
 from skillbench.backends.codex.stream import CodexFold
+from skillbench.backends.key_forwarder import KeyForwarder
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError
@@ -41,8 +45,6 @@ from skillbench.redaction import redact
 from skillbench.schemas.trigger import HarnessInfo
 
 SESSION = "session"
-PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
-"""The caller's proxy settings reach the session (it talks to the real provider)."""
 NOT_TOOLS = ("agent_message", "reasoning", "todo_list", "error")
 
 
@@ -91,6 +93,25 @@ class CodexSessionJudge(CodexJudge):
         """The Responses API the sessions talk to (as the replay's endpoint)."""
         return self._base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
 
+    _forwarder: KeyForwarder | None = None
+    _forwarder_lock = threading.Lock()
+
+    def forwarder(self) -> KeyForwarder:
+        """The key forwarder the sessions talk to (started on first use, stopped by
+        `aclose`): the real key stays in this process."""
+        with self._forwarder_lock:
+            if self._forwarder is None:
+                keys = {CAPTURE_KEY_VARIABLE: self._key}
+                self._forwarder = KeyForwarder(self.provider_url(), keys).start()
+            return self._forwarder
+
+    async def aclose(self) -> None:
+        """Stop the key forwarder, close the SDK client."""
+        forwarder, self._forwarder = self._forwarder, None
+        if forwarder is not None:
+            forwarder.stop()
+        await super().aclose()
+
     def identity(self) -> dict[str, Any]:
         return {**super().identity(), "harness": SESSION, "outcome": "first-move-of-session"}
 
@@ -135,25 +156,26 @@ class CodexSessionJudge(CodexJudge):
         outcome.detail["harness"] = f"{self.name} {SESSION}"
         return outcome
 
-    def _folders(self, root: Path, request: TriggerRequest) -> tuple[Path, Path]:
-        """The session's project (the skill set, a git repository) and isolated HOME (the
-        provider's `config.toml`): blocking file work and `git init`, run off the event loop."""
+    def _folders(self, root: Path, request: TriggerRequest, url: str) -> tuple[Path, Path]:
+        """The session's project (the skill set, a git repository) and isolated HOME (a
+        `config.toml` whose provider is `url`, the key forwarder): blocking file work and
+        `git init`, run off the event loop."""
         project, home = root / "project", root / "home"
         project.mkdir()
         home.mkdir()
         install_skills(project, request.target, request.catalog, CODEX.skills_dir)
         CODEX.prepare(project, home, "", str(self._model))
-        config = capture_config(self.provider_url(), api_path="")
+        config = capture_config(url, api_path="")
         atomic_write_text(home / ".codex" / "config.toml", config)
         return project, home
 
     async def _session(self, request: TriggerRequest, template: AgentTemplate) -> Move:
         root = make_scratch("codex-session")
+        forwarder = self.forwarder()
         try:
-            project, home = await asyncio.to_thread(self._folders, root, request)
-            env = CODEX.capture_env(home, self.provider_url(), self.settings)
-            env[CAPTURE_KEY_VARIABLE] = self._key
-            env.update({k: v for k, v in os.environ.items() if k in PROXY_VARIABLES})
+            project, home = await asyncio.to_thread(self._folders, root, request, forwarder.url)
+            env = CODEX.capture_env(home, forwarder.url, self.settings)
+            env.update(forwarder.session_keys())
             call = CODEX.capture_call(self.binary, str(self._model), request.query)
             argv = (*call.argv[:-1], "--json", call.argv[-1])
             fold = CodexFold(
