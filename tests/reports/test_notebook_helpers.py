@@ -125,7 +125,9 @@ def test_a_working_copy_is_gone_when_its_process_exits(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=True)  # fmt: skip
     copy = Path(done.stdout.strip())
     assert copy.name == "workspace" and copy.is_relative_to(temp)
-    assert not copy.exists() and list(temp.iterdir()) == []  # removed at the process's exit
+    private = temp / f"skillbench-{os.getuid()}"  # the private 0700 root scratch folders live in
+    assert list(temp.iterdir()) == [private]
+    assert not copy.exists() and list(private.iterdir()) == []  # removed at the process's exit
     killed = subprocess.run([sys.executable, "-c", code + "import os\nos._exit(0)\n",
                              str(workspace)], env=env, capture_output=True, text=True,
                             check=True)  # fmt: skip
@@ -133,4 +135,4 @@ def test_a_working_copy_is_gone_when_its_process_exits(tmp_path: Path) -> None:
     assert stale.name.startswith("skillbench-report-") and stale.exists()  # no exit handler ran
     subprocess.run([sys.executable, "-c", code, str(workspace)], env=env, check=True,
                    capture_output=True)  # fmt: skip
-    assert list(temp.iterdir()) == []  # the next process swept the dead owner's copy
+    assert list(private.iterdir()) == []  # the next process swept the dead owner's copy
