@@ -4,12 +4,14 @@ pre-screen goes block by block and keeps the best pairs, equal to the all-pairs 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.offline.lexical import overlap, words
 from skillbench.library import overlap as prescreen
+from skillbench.library.document import ERROR, NONE, UNDECIDED
 
 
 def _library(n: int, seed: int) -> list[SkillEntry]:
@@ -48,3 +50,36 @@ def test_the_pre_screen_block_by_block_equals_all_pairs(
     monkeypatch.setattr(prescreen, "DENSE_SHARE", 4)  # the common words by the product
     got = prescreen.overlap_pairs(entries, embedder="lexical", threshold=threshold, limit=limit)
     assert [(p.a, p.b, p.similarity) for p in got] == _all_pairs(entries, threshold, limit)
+
+
+async def test_a_large_matrix_keeps_its_non_zero_cells_and_draws_its_most_confused_skills(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from library_fakes import RouterJudge, small_library
+
+    from skillbench.library import confusion, frames, plots
+    from skillbench.library.discover import load_library
+    from skillbench.library.run import run_library
+    from skillbench.trigger.options import TriggerOptions
+
+    script = {"a1": ["alpha", "beta"], "a2": ["alpha"], "b1": ["beta"], "n1": ["", "gamma"]}
+    library = load_library(small_library(tmp_path))
+    options = TriggerOptions(runs=2)
+    dense = await run_library(library, RouterJudge(script), options, embedder=None)
+    monkeypatch.setattr(confusion, "MAX_DENSE_CELLS", 4)  # past 4 cells: only the non-zero ones
+    sparse = await run_library(library, RouterJudge(script), options, embedder=None)
+    assert dense.matrix.cells is None and sparse.matrix.counts == []
+    assert list(sparse.matrix.nonzero()) == list(dense.matrix.nonzero())
+    assert (
+        "cells" in sparse.to_json_dict()["matrix"] and "cells" not in dense.to_json_dict()["matrix"]
+    )
+    frame = frames.routing_matrix_frame(sparse)  # the most confused skills: alpha and beta
+    assert list(frame.index) == ["alpha", "beta", NONE]
+    assert list(frame.columns) == ["alpha", "beta", frames.OTHER_SKILLS, NONE, UNDECIDED, ERROR]
+    assert frame.loc[NONE, frames.OTHER_SKILLS] == 1  # gamma's fire, summed with the others
+    assert frame.to_numpy().sum() == sum(n for _, _, n in dense.matrix.nonzero())
+    monkeypatch.setattr(plots, "MAX_SHOWN_SKILLS", 2)
+    figure = plots.confusion_heatmap(sparse)
+    axes = figure.axes[0]
+    assert [t.get_text() for t in axes.get_yticklabels()] == ["alpha", "beta", NONE]
+    assert "the 2 most confused of 3 skills" in axes.get_title()
