@@ -22,6 +22,7 @@ SCRIPTS = [
     "bench_cost.py",
     "bench_replay_cost.py",
     "bench_library.py",
+    "bench_library_scale.py",
     "bench_validate_library.py",
     "bench_limiter.py",
     "bench_agents.py",

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from skillbench.library.document import LibraryReport
 
 MAX_PAIRS_SHOWN = 10
+MAX_SKILLS_SHOWN = 40
+"""A larger library's per-skill table shows the skills that fail or fire least."""
 
 
 def register(subparsers: Any) -> None:
@@ -159,6 +161,14 @@ def print_report(console: Console, report: LibraryReport) -> None:
     for line in header_lines(library_header(report)):
         console.print(common.safe(line), markup=False)
     table = Table(title="per skill", title_justify="left")
+    shown = report.per_skill
+    if len(shown) > MAX_SKILLS_SHOWN:  # the ones that fail, then those firing least
+        worst = sorted(shown, key=lambda s: (not s.failed, s.recall.value is None, s.recall.value))
+        shown = worst[:MAX_SKILLS_SHOWN]
+        table.caption = (
+            f"the {len(shown)} of {len(report.per_skill)} skills that fail or fire least; "
+            "every skill is in the report (--out, --json)"
+        )
     columns = (
         "skill",
         "own set",
@@ -171,7 +181,7 @@ def print_report(console: Console, report: LibraryReport) -> None:
     )
     for column in columns:
         table.add_column(column, overflow="fold")
-    for s in report.per_skill:
+    for s in shown:
         table.add_row(
             common.safe(s.name),
             _own_set(s.passed, s.failed),

@@ -173,12 +173,12 @@ def confused_pairs(
 ) -> list[ConfusedPair]:
     """Pairs of skills whose queries fire each other, most confused first: the rate is the
     share of both skills' queries (with a completed run) that the other skill took at least
-    once, with the run counts and the queries that crossed most."""
+    once, with the run counts and the queries that crossed most (gathered for the `limit`
+    pairs kept only)."""
     resolved: Counter[str] = Counter()
     runs: Counter[str] = Counter()
     cross: Counter[tuple[str, str]] = Counter()
     crossed: Counter[frozenset[str]] = Counter()
-    examples: dict[frozenset[str], Counter[str]] = defaultdict(Counter)
     for q in queries:
         if q.expected is None:
             continue
@@ -186,12 +186,10 @@ def confused_pairs(
         resolved[q.expected] += q.runs > 0
         for fired, n in q.fired.items():
             if fired not in (q.expected, NONE) and n:
-                key = frozenset((q.expected, fired))
                 cross[(q.expected, fired)] += n
-                crossed[key] += 1
-                examples[key][q.query] += n
+                crossed[frozenset((q.expected, fired))] += 1
     pairs = []
-    for key in crossed:
+    for key, count in crossed.items():
         a, b = sorted(key)
         ab, ba = cross.get((a, b), 0), cross.get((b, a), 0)
         pairs.append(
@@ -201,10 +199,18 @@ def confused_pairs(
                 a_to_b=ab,
                 b_to_a=ba,
                 runs=runs[a] + runs[b],
-                queries=crossed[key],
-                rate=interval(crossed[key], resolved[a] + resolved[b], confidence),
-                examples=[t for t, _ in examples[key].most_common(MAX_EXAMPLES)],
+                queries=count,
+                rate=interval(count, resolved[a] + resolved[b], confidence),
             )
         )
     pairs.sort(key=lambda p: (-(p.rate.value or 0.0), -(p.a_to_b + p.b_to_a), p.a, p.b))
+    kept = {frozenset((p.a, p.b)): p for p in pairs[:limit]}
+    examples: dict[frozenset[str], Counter[str]] = defaultdict(Counter)
+    for q in queries:
+        for fired, n in q.fired.items():
+            key = frozenset((q.expected or NONE, fired))
+            if key in kept and fired != q.expected and n:
+                examples[key][q.query] += n
+    for key, pair in kept.items():
+        pair.examples = [t for t, _ in examples[key].most_common(MAX_EXAMPLES)]
     return pairs[:limit]

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 DEFAULT_THRESHOLD = {"local": 0.6, "lexical": 0.25}
 MAX_PAIRS = 20
-BLOCK_CELLS = 2_000_000
-"""Similarities computed at once (rows of a block × skills): about 16 MB of float64."""
+BLOCK_CELLS = 1_000_000
+"""Similarities computed at once (rows of a block × skills): about 8 MB of float64."""
 DENSE_SHARE = 16
 """A word in more than 1/DENSE_SHARE of the descriptions is counted by a matrix product, the
 others through their postings (a common word would otherwise cost skills² single additions)."""

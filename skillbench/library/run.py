@@ -259,6 +259,7 @@ async def run_library(
             outcome.triggered = outcome.fired == queries[i].target  # its own skill, not the set's
             tallies[i].record(outcome, queries[i].target)
             refused += refused_by_cap(outcome)
+        del wave, outcomes  # recorded: a 90,000-run wave's outcomes are not kept for the report
         if not auto:
             break
         still = []
