@@ -81,3 +81,15 @@ def test_a_should_not_query_that_fires_nothing_is_charged_to_no_other_skill(
     assert [(report.matrix.columns[j], n) for i, j, n in report.matrix.nonzero() if i == row] == [
         (NONE, 3)
     ]
+
+
+def test_a_large_library_table_shows_the_skills_that_fail_first(
+    library: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import library_cmd
+
+    monkeypatch.setattr(library_cmd, "MAX_SKILLS_SHOWN", 1)
+    main(["library", str(library), "--backend", BACKEND, "--runs", "3"])
+    text = capsys.readouterr().out
+    assert "✗ 1/3" in text and "✓ 3/3" not in text  # xlsx fails: shown; docx passes: not
+    assert "the 1 of 2 skills that fail or fire least" in text

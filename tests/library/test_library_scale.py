@@ -83,3 +83,6 @@ async def test_a_large_matrix_keeps_its_non_zero_cells_and_draws_its_most_confus
     axes = figure.axes[0]
     assert [t.get_text() for t in axes.get_yticklabels()] == ["alpha", "beta", NONE]
     assert "the 2 most confused of 3 skills" in axes.get_title()
+    monkeypatch.setattr(plots, "MAX_LISTED", 1)
+    listing = plots.skill_listing_figure(sparse).axes[0]
+    assert len(listing.get_yticklabels()) == 1 and "the 1 widest of 3 skills" in listing.get_title()
