@@ -188,22 +188,27 @@ def confused_pairs(
             if fired not in (q.expected, NONE) and n:
                 cross[(q.expected, fired)] += n
                 crossed[frozenset((q.expected, fired))] += 1
+
+    def order(item: tuple[frozenset[str], int]) -> tuple[float, int, str, str]:
+        (a, b), count = sorted(item[0]), item[1]
+        n = resolved[a] + resolved[b]
+        value = round(count / n, 4) if n else 0.0  # `interval`'s value, without building it
+        return (-value, -(cross.get((a, b), 0) + cross.get((b, a), 0)), a, b)
+
     pairs = []
-    for key, count in crossed.items():
+    for key, count in sorted(crossed.items(), key=order)[:limit]:  # only the kept are built
         a, b = sorted(key)
-        ab, ba = cross.get((a, b), 0), cross.get((b, a), 0)
         pairs.append(
             ConfusedPair(
                 a=a,
                 b=b,
-                a_to_b=ab,
-                b_to_a=ba,
+                a_to_b=cross.get((a, b), 0),
+                b_to_a=cross.get((b, a), 0),
                 runs=runs[a] + runs[b],
                 queries=count,
                 rate=interval(count, resolved[a] + resolved[b], confidence),
             )
         )
-    pairs.sort(key=lambda p: (-(p.rate.value or 0.0), -(p.a_to_b + p.b_to_a), p.a, p.b))
     kept = {frozenset((p.a, p.b)): p for p in pairs[:limit]}
     examples: dict[frozenset[str], Counter[str]] = defaultdict(Counter)
     for q in queries:
