@@ -34,8 +34,9 @@ from skillbench.errors import InputError
 ROUTER_VERSION = "lexical-v1"
 DEFAULT_TEMPERATURE = 0.02
 DEFAULT_BIAS = 0.07
-MAX_INDEXES = 64
-"""Skill sets whose word index a judge keeps (one per target and catalog in use)."""
+MAX_INDEXES = 4
+"""Skill sets whose word index a judge keeps (one per target and catalog in use; an index of
+10,000 skills is a few MB, so only the last few: an improvement loop makes a new target a round)."""
 _WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
     [
