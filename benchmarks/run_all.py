@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_replay_cost.py",
     "bench_first_run_cost.py",
     "bench_library.py",
+    "bench_library_scale.py",
     "bench_validate_library.py",
     "bench_limiter.py",
     "bench_agents.py",

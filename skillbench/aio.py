@@ -27,16 +27,25 @@ def run_sync(make_coroutine: Callable[[], Awaitable[T]]) -> T:
     would fail, so the coroutine runs on a fresh loop in a worker thread and this call blocks.
     """
 
-    async def main() -> T:
-        return await make_coroutine()
+    # The result is handed back in a box, not as the main task's result: Python 3.11's
+    # `asyncio.run` restores the SIGINT handler at exit, and `signal` builds (then drops) a
+    # message with the repr of the old handler, which holds the task, whose repr holds the whole
+    # result (`reprlib` truncates only after a full `repr`): seconds and hundreds of MB for a
+    # library report of 10,000 skills.
+    box: list[T] = []
+
+    async def main() -> None:
+        box.append(await make_coroutine())
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(main())
+        asyncio.run(main())
+        return box[0]
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skillbench-sync") as pool:
         # the caller's context (an active `cost.limit.cost_limit`, …) goes along to the thread
-        return pool.submit(contextvars.copy_context().run, asyncio.run, main()).result()
+        pool.submit(contextvars.copy_context().run, asyncio.run, main()).result()
+    return box[0]
 
 
 def blocking(function: Callable[P, Awaitable[T]]) -> Callable[P, T]:

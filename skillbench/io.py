@@ -9,6 +9,7 @@ InputError naming the file and, where known, the JSON path.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import math
 import os
@@ -122,9 +123,23 @@ def dumps_json(data: Any) -> str:
     Secrets (key-shaped strings, secret environment values) are redacted: nothing skillbench
     writes as JSON carries a credential.
     """
-    text = json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    try:
+        text = _indented(data)
+    except ValueError:  # a NaN or an infinity somewhere: only then the copy without them
+        text = _indented(finite(data))
     text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return redact(text) + "\n"
+
+
+def _indented(data: Any) -> str:
+    """`json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)`, the same text, written
+    chunk by chunk into one buffer: `json.dumps` with an indent lists every chunk first (millions
+    of small strings, several times the text, for a report of 10,000 skills)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    buffer = io.StringIO()
+    for chunk in encoder.iterencode(data):
+        buffer.write(chunk)
+    return buffer.getvalue()
 
 
 def write_json(path: str | Path, data: Any) -> Path:

@@ -110,3 +110,22 @@ def test_a_trigger_eval_runs_its_calls_frozen_and_unfreezes() -> None:
     assert report.results[0].triggers == 3
     assert judge.frozen == [True, True, True]
     assert gc.get_freeze_count() == 0
+
+
+def test_run_sync_never_builds_the_repr_of_its_result() -> None:
+    """asyncio.run's exit reprs the main task (Python 3.11's SIGINT restore): the result must
+    not be that task's result, or a 10,000-skill report is repr'd whole (seconds, 100s of MB)."""
+    from skillbench.aio import run_sync
+
+    class Costly:
+        reprs = 0
+
+        def __repr__(self) -> str:
+            Costly.reprs += 1
+            return "Costly()"
+
+    async def make() -> Costly:
+        return Costly()
+
+    assert isinstance(run_sync(make), Costly)
+    assert Costly.reprs == 0

@@ -11,6 +11,7 @@ folder's content hash included: the claude-code backend installs whole folders).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Callable
@@ -168,11 +169,18 @@ class TriggerOutcome:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_cache(self) -> dict[str, Any]:
-        """Serialisable form for the call cache (errors are never cached)."""
-        data = asdict(self)
-        data["usage"] = self.usage.model_dump()
-        data.pop("cached", None)
-        return data
+        """Serialisable form for the call cache (errors are never cached). Built field by field:
+        `asdict` deep-copied the usage model only to have it replaced (a third of a cached
+        offline call's time)."""
+        return {
+            "triggered": self.triggered,
+            "fired": self.fired,
+            "error": self.error,
+            "undecided": self.undecided,
+            "usage": self.usage.model_dump(),
+            "duration_seconds": self.duration_seconds,
+            "detail": copy.deepcopy(self.detail),
+        }
 
     @classmethod
     def from_cache(cls, data: dict[str, Any]) -> TriggerOutcome:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from skillbench.library.document import LibraryReport
 
 MAX_PAIRS_SHOWN = 10
+MAX_SKILLS_SHOWN = 40
+"""A larger library's per-skill table shows the skills that fail or fire least."""
 
 
 def register(subparsers: Any) -> None:
@@ -25,11 +27,12 @@ def register(subparsers: Any) -> None:
         help="route a whole skill library: which skill takes which request, what the listing hides",
         description="Install every skill under DIR at once and run each skill's trigger queries "
         "against the whole library (one call per query and run names the skill that fired). "
-        "Reports the confusion matrix, per-skill recall and precision with Wilson intervals, the "
-        "most confused pairs, and how Claude Code's skill listing shows each skill (full, "
-        "truncated, name only) with a what-if at other budgets. Exit 0 when no pair crosses and "
-        "every skill is listed in full, 1 otherwise, 2 on bad input, 3 when refused or stopped "
-        "by --max-cost.",
+        "Reports each skill's own eval set judged by trigger's rule, the confusion matrix, "
+        "per-skill recall and precision with Wilson intervals over queries, the most confused "
+        "pairs, and how Claude Code's skill listing shows each skill (full, truncated, name "
+        "only) with a what-if at other budgets. Exit 0 when every tested skill passes its own "
+        "eval set, no pair crosses and every skill is listed in full, 1 otherwise, 2 on bad "
+        "input, 3 when refused or stopped by --max-cost.",
     )
     p.add_argument("library_dir", metavar="DIR", help="folder holding the skills (any depth)")
     p.add_argument(
@@ -159,11 +162,30 @@ def print_report(console: Console, report: LibraryReport) -> None:
     for line in header_lines(library_header(report)):
         console.print(common.safe(line), markup=False)
     table = Table(title="per skill", title_justify="left")
-    for column in ("skill", "listing", "recall", "95% CI", "precision", "95% CI", "stolen by"):
+    shown = report.per_skill
+    if len(shown) > MAX_SKILLS_SHOWN:  # the ones that fail, then those firing least
+        worst = sorted(shown, key=lambda s: (not s.failed, s.recall.value is None, s.recall.value))
+        shown = worst[:MAX_SKILLS_SHOWN]
+        table.caption = (
+            f"the {len(shown)} of {len(report.per_skill)} skills that fail or fire least; "
+            "every skill is in the report (--out, --json)"
+        )
+    columns = (
+        "skill",
+        "own set",
+        "listing",
+        "recall",
+        "95% CI",
+        "precision",
+        "95% CI",
+        "stolen by",
+    )
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for s in report.per_skill:
+    for s in shown:
         table.add_row(
             common.safe(s.name),
+            _own_set(s.passed, s.failed),
             s.listing or "–",
             _rate(s.recall.value),
             _ci(s.recall.low, s.recall.high),
@@ -216,6 +238,13 @@ def print_report(console: Console, report: LibraryReport) -> None:
             console.print(common.safe(line), markup=False)
     for note in report.notes:
         console.print(common.safe(f"note: {note}"), markup=False)
+
+
+def _own_set(passed: int | None, failed: int | None) -> str:
+    """`✓ 3/3` or `✗ 1/3` (queries of the skill's own eval set passing), `–` when untested."""
+    if passed is None or failed is None:
+        return "–"
+    return f"{'✗' if failed else '✓'} {passed}/{passed + failed}"
 
 
 def _rate(value: float | None) -> str:

@@ -6,6 +6,7 @@ NaN, so the JSON is strict (`json.loads(..., parse_constant=...)` never meets a 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar, Literal
 
 from pydantic import Field
@@ -54,15 +55,33 @@ class QueryRouting(Document):
 
 class ConfusionMatrix(Document):
     """Rows: the skill a query was written for, or `(none)`; columns: what fired (each skill,
-    `(none)`, `(undecided)`, `(error)`); `counts[i][j]` runs."""
+    `(none)`, `(undecided)`, `(error)`); `counts[i][j]` runs. A large library (more than
+    `confusion.MAX_DENSE_CELLS` cells) keeps only its non-zero cells, `cells`
+    ([row, column, runs], row-major), and no `counts`."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"cells"})
 
     rows: list[str]
     columns: list[str]
-    counts: list[list[int]]
+    counts: list[list[int]] = Field(default_factory=list)
+    cells: list[tuple[int, int, int]] | None = Field(
+        default=None, description="the non-zero cells of a matrix too large to hold whole"
+    )
+
+    def nonzero(self) -> Iterator[tuple[int, int, int]]:
+        """(row, column, runs) of every non-zero cell, row-major, whichever form is kept."""
+        if self.cells is not None:
+            yield from self.cells
+            return
+        for i, row in enumerate(self.counts):
+            for j, n in enumerate(row):
+                if n:
+                    yield i, j, n
 
 
 class Flow(Document):
-    """Runs of one skill's queries that fired another skill (`rate` over the row's completed runs)."""
+    """One skill's queries that fired another skill: `runs` that did, `rate` the share of the
+    row's queries (with a completed run) it fired at least once."""
 
     skill: str
     runs: int
@@ -70,8 +89,11 @@ class Flow(Document):
 
 
 class SkillRouting(Document):
-    """Per skill: recall (its own queries fire it), precision (its fires that were its queries),
-    who steals from it and whom it steals from."""
+    """Per skill: its own eval set judged by `trigger`'s rule, recall (its should-trigger
+    queries that pass) and precision (the queries firing it in at least `threshold` of their
+    runs that are its own), over queries; who steals from it and whom it steals from."""
+
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"passed", "failed"})
 
     name: str
     queries: int
@@ -79,6 +101,13 @@ class SkillRouting(Document):
     fires: int = Field(description="runs of any query that fired it")
     recall: Interval
     precision: Interval
+    passed: int | None = Field(
+        default=None, description="queries of its own eval set that pass (None: untested)"
+    )
+    failed: int | None = Field(
+        default=None, description="queries of its own eval set that fail (unresolved included)"
+    )
+    failing: list[str] = Field(default_factory=list, description="the failing queries")
     stolen_by: list[Flow] = Field(default_factory=list)
     steals_from: list[Flow] = Field(default_factory=list)
     listing: ListingState | None = None
@@ -92,7 +121,10 @@ class ConfusedPair(Document):
     a_to_b: int
     b_to_a: int
     runs: int = Field(description="completed runs of both skills' queries")
-    rate: Interval
+    queries: int = Field(
+        default=0, description="queries of either that fired the other at least once"
+    )
+    rate: Interval = Field(description="`queries` over both skills' queries with a completed run")
     examples: list[str] = Field(default_factory=list)
 
 
@@ -154,6 +186,7 @@ class LibraryConfig(Document):
     runs: int | Literal["auto"]
     max_runs: int | None = None
     confidence: float
+    threshold: float = Field(default=0.5, description="trigger's pass rule for each own eval set")
     seed: int
     workers: int
     timeout_seconds: float | None = None

@@ -82,8 +82,11 @@ class Lines:
     def cut_to_fit(self, budget: int) -> int | None:
         """The longest entry text (characters) such that, every longer one cut to it, every
         skill is listed in full at `budget`; None when no cut does (bare names overflow)."""
-        prefix = []  # width of each text's first k characters, k = 0 … len
+        prefix: list[Sequence[int]] = []  # width of each text's first k characters, k = 0 … len
         for text in self.texts:
+            if text.isascii() and text.isprintable():  # one column a character
+                prefix.append(range(len(text) + 1))
+                continue
             widths = [0]
             for char in text:
                 widths.append(widths[-1] + rule.string_width(char))

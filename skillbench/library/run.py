@@ -259,6 +259,7 @@ async def run_library(
             outcome.triggered = outcome.fired == queries[i].target  # its own skill, not the set's
             tallies[i].record(outcome, queries[i].target)
             refused += refused_by_cap(outcome)
+        del wave, outcomes  # recorded: a 90,000-run wave's outcomes are not kept for the report
         if not auto:
             break
         still = []
@@ -283,6 +284,7 @@ async def run_library(
             runs=runs,
             max_runs=max_runs if auto else None,
             confidence=confidence,
+            threshold=threshold,
             seed=seed,
             workers=workers,
             timeout_seconds=timeout,
@@ -329,7 +331,7 @@ def _report(
     embedder: str | None,
 ) -> LibraryReport:
     names = [e.name for e in library.entries]
-    per_skill = confusion.per_skill(names, routed, config.confidence)
+    per_skill = confusion.per_skill(names, routed, config.confidence, config.threshold)
     if listing is not None and listing.applied:
         state = {s.name: s.state for s in listing.skills}
         for skill in per_skill:

@@ -3,29 +3,39 @@ first, then the library (path, sha256, skill count), model, harness, budget, run
 
 from __future__ import annotations
 
-from skillbench.library.document import LibraryReport
+from skillbench.library.document import LibraryReport, SkillRouting
 from skillbench.library.listing import hidden_line
 from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.trigger import CatalogInfo
 
 MAX_PAIRS_IN_VERDICT = 3
+MAX_SKILLS_IN_VERDICT = 5
 WORRYING_RATE = 0.1
-"""A pair is named in the verdict when at least this share of its runs crossed over."""
+"""A pair is named in the verdict when at least this share of its queries crossed over."""
 
 
 def pair_line(report: LibraryReport, index: int) -> str:
-    """`a ↔ b: 7 of 12 runs crossed (58%, 32–81%)`."""
+    """`a ↔ b: 2 of 6 queries crossed (33%, 10–70%; 3 of 18 runs)`."""
     p = report.pairs[index]
     low, high = p.rate.low or 0.0, p.rate.high or 0.0
     return (
-        f"{p.a} ↔ {p.b}: {p.a_to_b + p.b_to_a} of {p.runs} runs crossed "
-        f"({(p.rate.value or 0):.0%}, {low:.0%}–{high:.0%})"
+        f"{p.a} ↔ {p.b}: {p.queries} of {p.rate.n} queries crossed "
+        f"({(p.rate.value or 0):.0%}, {low:.0%}–{high:.0%}; {p.a_to_b + p.b_to_a} of {p.runs} runs)"
     )
 
 
+def own_set_line(skill: SkillRouting) -> str:
+    """`xlsx: 2 of 3 queries fail (recall 0.33); e.g. 'open the sheet'`."""
+    total = (skill.passed or 0) + (skill.failed or 0)
+    recall = "–" if skill.recall.value is None else f"{skill.recall.value:.2f}"
+    example = f"; e.g. {skill.failing[0][:60]!r}" if skill.failing else ""
+    return f"{skill.name}: {skill.failed} of {total} queries fail (recall {recall}){example}"
+
+
 def library_verdict(report: LibraryReport) -> Verdict:
-    """One line: the worst pairs and the hidden skills; the failures list every such pair, each
-    skill listed by name only, and each skill with queries that never fired it."""
+    """One line: the worst pairs, the hidden skills and the skills failing their own eval set
+    (`trigger`'s rule, so a tested skill the library routes away from fails here as it would
+    there); the failures list every such pair, hidden skill and failing skill."""
     worst = [i for i, p in enumerate(report.pairs) if (p.rate.value or 0.0) >= WORRYING_RATE][
         :MAX_PAIRS_IN_VERDICT
     ]
@@ -33,8 +43,8 @@ def library_verdict(report: LibraryReport) -> Verdict:
     hidden = hidden_line(report.listing) if report.listing is not None else None
     if hidden:
         failures.append(f"listing: {hidden}")
-    silent = [s.name for s in report.per_skill if s.runs and s.recall.value == 0]
-    failures += [f"never fired on its own queries: {name}" for name in silent]
+    failing = [s for s in report.per_skill if s.failed]
+    failures += [f"fails its own eval set: {own_set_line(s)}" for s in failing]
     if not report.queries:
         return Verdict(ok=None, line="no queries were routed")
     if not any(q.runs for q in report.queries):
@@ -48,15 +58,20 @@ def library_verdict(report: LibraryReport) -> Verdict:
     if not failures:
         return Verdict(
             ok=True,
-            line=f"no pair crosses {WORRYING_RATE:.0%} of its runs and every skill is listed in full",
+            line=f"every tested skill passes its own eval set, no pair crosses {WORRYING_RATE:.0%} "
+            "of its queries and every skill is listed in full",
         )
     parts = []
     if worst:
         parts.append("worst pair " + pair_line(report, worst[0]))
     if hidden:
         parts.append(hidden)
-    if silent:
-        parts.append(f"{len(silent)} skill(s) never fired on their own queries")
+    if failing:
+        parts.append(
+            f"{len(failing)} skill(s) fail their own eval set: "
+            + ", ".join(s.name for s in failing[:MAX_SKILLS_IN_VERDICT])
+            + (" …" if len(failing) > MAX_SKILLS_IN_VERDICT else "")
+        )
     return Verdict(ok=False, line="; ".join(parts), failures=failures)
 
 

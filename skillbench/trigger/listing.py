@@ -103,6 +103,8 @@ _DATE_SUFFIX = re.compile(r"-\d{8}$")
 def string_width(text: str) -> int:
     """Terminal columns of `text` as `Bun.stringWidth` counts them (ambiguous = narrow):
     wide and full-width characters 2, combining marks and control characters 0, others 1."""
+    if text.isascii() and text.isprintable():  # every character one column: no lookup
+        return len(text)
     width = 0
     for char in text:
         if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf", "Cc"):

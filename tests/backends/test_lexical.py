@@ -51,3 +51,52 @@ def test_importing_it_loads_no_heavy_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _drawn_from_probabilities(judge: LexicalJudge, request: TriggerRequest) -> str | None:
+    """The draw over the whole distribution, skill by skill (the judge's sparse draw must agree)."""
+    import random
+
+    names, probs = judge.probabilities(request)
+    u = random.Random(judge._draw_seed(request)).random()
+    cumulative = 0.0
+    for name, p in zip(names, probs, strict=False):
+        cumulative += p
+        if u < cumulative:
+            return name
+    return None
+
+
+def test_the_sparse_draw_agrees_with_the_whole_distribution() -> None:
+    import random
+
+    rng = random.Random(7)
+    vocab = ["pdf", "merge", "csv", "clean", "header", "form", "sql", "docker", "regex", "notes"]
+    for trial in range(60):
+        skills = tuple(
+            SkillEntry(f"s{i}-{rng.choice(vocab)}", " ".join(rng.sample(vocab, rng.randint(0, 4))))
+            for i in range(rng.randint(1, 30))
+        )
+        judge = LexicalJudge(temperature=rng.choice([0.02, 0.5]), bias=rng.choice([0.07, 1.0]))
+        for run in range(20):
+            query = " ".join(rng.sample(vocab, rng.randint(0, 4)))
+            request = TriggerRequest(skills[0], skills[1:], query, run, trial)
+            assert judge.decide(request).fired == _drawn_from_probabilities(judge, request)
+
+
+def test_a_catalog_is_indexed_once_for_every_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillbench.backends.offline import lexical
+
+    built: list[int] = []
+    original = lexical.SkillIndex.__init__
+
+    def counting(self: lexical.SkillIndex, skills: list[SkillEntry]) -> None:
+        built.append(len(skills))
+        original(self, skills)
+
+    monkeypatch.setattr(lexical.SkillIndex, "__init__", counting)
+    catalog = tuple(SkillEntry(f"skill-{i}", f"Handles topic {i} files.") for i in range(500))
+    judge = LexicalJudge()
+    for i in range(50):
+        judge.decide(TriggerRequest(PDF, catalog, f"topic {i} files please", i))
+    assert built == [501]  # one index for 50 queries, not one per query

@@ -63,22 +63,34 @@ async def test_one_call_per_query_run_and_the_matrix_is_the_judges_decisions(
     assert any("gamma" in w and "untested" in w for w in report.warnings)
 
 
-async def test_recall_precision_and_steals_with_wilson_intervals(tmp_path: Path) -> None:
+async def test_recall_precision_and_steals_with_wilson_intervals_over_queries(
+    tmp_path: Path,
+) -> None:
+    """Every interval counts queries (docs/statistics.md), each query reduced by `trigger`'s
+    rule first: over runs alpha's recall was 4 of 8 runs (0.5, Wilson(4, 8))."""
     report = await _route(small_library(tmp_path), RouterJudge(SCRIPT))
     skills = {s.name: s for s in report.per_skill}
     alpha, beta, gamma = skills["alpha"], skills["beta"], skills["gamma"]
-    # alpha: 9 runs started, 1 undecided -> 8 completed; 4 fired alpha; 1 more alpha fire on b2
-    assert (alpha.runs, alpha.recall.value) == (8, 0.5)
-    low, high = stats.wilson_interval(4, 8)
+    # alpha's should-trigger queries: a1 fired it 2/3 (pass), a2 1/3 (fail), a3 1/2 (pass;
+    # one run undecided); the run counts stay beside the rates
+    assert alpha.runs == 8 and (alpha.recall.value, alpha.recall.n) == (round(2 / 3, 4), 3)
+    low, high = stats.wilson_interval(2, 3)
     assert (alpha.recall.low, alpha.recall.high) == (round(low, 4), round(high, 4))
-    assert alpha.fires == 5 and alpha.precision.value == 0.8
-    assert [(f.skill, f.runs) for f in alpha.stolen_by] == [("beta", 3)]
+    # the queries firing alpha in at least half their runs: a1 and a3, both its own
+    assert alpha.fires == 5 and (alpha.precision.value, alpha.precision.n) == (1.0, 2)
+    assert (alpha.passed, alpha.failed, alpha.failing) == (3, 1, ["a2"])  # n1 passes
+    assert [(f.skill, f.runs, f.rate.n, f.rate.value) for f in alpha.stolen_by] == [
+        ("beta", 3, 3, round(2 / 3, 4))  # 3 runs, on 2 of alpha's 3 queries
+    ]
     assert [(f.skill, f.runs) for f in alpha.steals_from] == [("beta", 1)]
-    assert beta.recall.value == round(5 / 6, 4) and beta.precision.value == round(5 / 8, 4)
+    assert (beta.recall.value, beta.precision.value) == (1.0, round(2 / 3, 4))  # a2 fired beta
+    assert (beta.passed, beta.failed) == (2, 0)
     assert gamma.recall.n == 0 and gamma.recall.value is None  # untested: no recall, never 0
+    assert gamma.passed is None and gamma.failed is None
     assert [(f.skill, f.runs) for f in gamma.steals_from] == [(NONE, 1)]
     pair = report.pairs[0]
     assert (pair.a, pair.b, pair.a_to_b, pair.b_to_a, pair.runs) == ("alpha", "beta", 3, 1, 14)
+    assert (pair.queries, pair.rate.n, pair.rate.value) == (3, 5, 0.6)  # a1, a2, b2 of 5
     assert pair.examples[0] == "a2"  # the query that crossed most comes first
 
 

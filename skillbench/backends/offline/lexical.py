@@ -18,6 +18,8 @@ import json
 import math
 import random
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from skillbench.backends.base import (
@@ -32,6 +34,9 @@ from skillbench.errors import InputError
 ROUTER_VERSION = "lexical-v1"
 DEFAULT_TEMPERATURE = 0.02
 DEFAULT_BIAS = 0.07
+MAX_INDEXES = 4
+"""Skill sets whose word index a judge keeps (one per target and catalog in use; an index of
+10,000 skills is a few MB, so only the last few: an improvement loop makes a new target a round)."""
 _WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
     [
@@ -117,6 +122,64 @@ def overlap(query: frozenset[str], skill: frozenset[str]) -> float:
     return len(query & skill) / math.sqrt(len(query) * len(skill))
 
 
+class SkillIndex:
+    """The word bags of a skill set (target first, then the catalog, names deduplicated) as an
+    inverted index: a query is scored against the skills sharing a word with it, not all."""
+
+    def __init__(self, skills: Sequence[SkillEntry]) -> None:
+        self.names = [s.name for s in skills]
+        self.sizes: list[int] = []
+        postings: dict[str, list[int]] = {}
+        for i, skill in enumerate(skills):
+            bag = words(f"{skill.description} {skill.name.replace('-', ' ')}")
+            self.sizes.append(len(bag))
+            for word in bag:
+                postings.setdefault(word, []).append(i)
+        self.postings = postings
+
+    def scores(self, query: frozenset[str]) -> dict[int, float]:
+        """`overlap(query, bag)` of every skill whose bag shares a word with `query` (every
+        other skill scores 0)."""
+        shared: dict[int, int] = {}
+        for word in query:
+            for i in self.postings.get(word, ()):
+                shared[i] = shared.get(i, 0) + 1
+        return {i: n / math.sqrt(len(query) * self.sizes[i]) for i, n in shared.items()}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A softmax over the skills and "no skill", kept sparse: `matched` the weight of each skill
+    (by position) sharing a word with the query, `other` that of every other skill (score 0),
+    `none` that of "no skill"; `total` their sum."""
+
+    names: list[str]
+    matched: dict[int, float]
+    other: float
+    none: float
+    total: float
+
+    def draw(self, u: float) -> str | None:
+        """The skill at which the cumulative probability, in order, first exceeds `u` (None:
+        "no skill"), found in time proportional to the matched skills, not all of them."""
+        goal = u * self.total
+        cumulative = 0.0
+        after = 0  # the first position not yet passed
+        for position, weight in [*self.matched.items(), (len(self.names), 0.0)]:
+            gap = position - after  # unmatched skills before this position, `other` each
+            if gap and cumulative + gap * self.other > goal:
+                skipped = int((goal - cumulative) / self.other) if self.other > 0 else 0
+                return self.names[after + min(max(skipped, 0), gap - 1)]
+            cumulative += gap * self.other
+            if position == len(self.names):
+                break
+            cumulative += weight
+            if goal < cumulative:
+                return self.names[position]
+            after = position + 1
+        return None
+
+
 class LexicalJudge:
     """Routes a query among the target skill and its catalog by word overlap."""
 
@@ -142,6 +205,8 @@ class LexicalJudge:
         self.temperature = temperature
         self.bias = bias
         self.seed = seed
+        self._indexes: dict[tuple[int, int], tuple[SkillEntry, tuple[SkillEntry, ...], SkillIndex]]
+        self._indexes = {}
 
     def identity(self) -> dict[str, Any]:
         """Router version and constants: everything that changes a decision."""
@@ -162,28 +227,44 @@ class LexicalJudge:
         """The router version."""
         return {"router": ROUTER_VERSION}
 
-    @staticmethod
-    def _skills(request: TriggerRequest) -> list[SkillEntry]:
+    def _index(self, request: TriggerRequest) -> SkillIndex:
+        """The word index of the request's skills, built once per skill set (every run of an
+        eval, every query of a library, shares one target and one catalog tuple)."""
+        key = (id(request.target), id(request.catalog))
+        memo = self._indexes.get(key)
+        if memo is not None and memo[0] is request.target and memo[1] is request.catalog:
+            return memo[2]
         skills = [request.target]
         seen = {request.target.name}
         for skill in request.catalog:
             if skill.name not in seen:
                 seen.add(skill.name)
                 skills.append(skill)
-        return skills
+        index = SkillIndex(skills)
+        if len(self._indexes) >= MAX_INDEXES:
+            self._indexes.clear()
+        self._indexes[key] = (request.target, request.catalog, index)
+        return index
+
+    def _weights(self, request: TriggerRequest) -> Weights:
+        """The softmax weights of the request's skills and of "no skill" (see `Weights`)."""
+        index = self._index(request)
+        scores = index.scores(words(request.query))
+        logits = {i: s / self.temperature for i, s in scores.items()}
+        unmatched = len(index.names) - len(logits)
+        none = self.bias / self.temperature
+        top = max([*logits.values(), *([0.0] if unmatched else []), none])
+        matched = {i: math.exp(v - top) for i, v in sorted(logits.items())}
+        other = math.exp(0.0 - top)
+        rest = math.exp(none - top)
+        total = sum(matched.values()) + unmatched * other + rest
+        return Weights(index.names, matched, other, rest, total)
 
     def probabilities(self, request: TriggerRequest) -> tuple[list[str], list[float]]:
         """(skill names, probabilities); the last probability is "no skill"."""
-        skills = self._skills(request)
-        query = words(request.query)
-        scores = [
-            overlap(query, words(f"{s.description} {s.name.replace('-', ' ')}")) for s in skills
-        ]
-        logits = [s / self.temperature for s in scores] + [self.bias / self.temperature]
-        top = max(logits)
-        weights = [math.exp(v - top) for v in logits]
-        total = sum(weights)
-        return [s.name for s in skills], [w / total for w in weights]
+        w = self._weights(request)
+        probs = [w.matched.get(i, w.other) / w.total for i in range(len(w.names))]
+        return list(w.names), [*probs, w.none / w.total]
 
     def _draw_seed(self, request: TriggerRequest) -> int:
         blob = json.dumps(
@@ -202,20 +283,17 @@ class LexicalJudge:
 
     def decide(self, request: TriggerRequest) -> TriggerOutcome:
         """One run: draw the fired skill (or none) from the routing distribution."""
-        names, probs = self.probabilities(request)
+        w = self._weights(request)
         u = random.Random(self._draw_seed(request)).random()
-        fired: str | None = None
-        cumulative = 0.0
-        for name, p in zip(names, probs, strict=False):
-            cumulative += p
-            if u < cumulative:
-                fired = name
-                break
+        fired = w.draw(u)
         return TriggerOutcome(
             triggered=fired == request.target.name,
             fired=fired,
             usage=CallUsage(),
-            detail={"p_target": round(probs[0], 6), "p_none": round(probs[-1], 6)},
+            detail={
+                "p_target": round(w.matched.get(0, w.other) / w.total, 6),
+                "p_none": round(w.none / w.total, 6),
+            },
         )
 
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
