@@ -29,7 +29,6 @@ from skillbench.gate.evalsource import (
 )
 from skillbench.gate.pairing import QueryPairs, RecordingJudge, holm_adjusted, pair_runs
 from skillbench.gate.power import minimum_detectable_effect, plan_runs
-from skillbench.gate.scanned import scan_change
 from skillbench.gate.report import (
     GateQuery,
     GateReport,
@@ -40,6 +39,7 @@ from skillbench.gate.report import (
     pooled_alpha,
     query_change,
 )
+from skillbench.gate.scanned import scan_change
 from skillbench.limits import MAX_RUNS
 from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport

@@ -22,7 +22,9 @@ def counts_text(findings: Sequence[ScanFinding]) -> str:
 def finding_line(finding: ScanFinding, prefix: str = "") -> str:
     """``  error    RULE  file:line  reason``."""
     where = f"{prefix}{finding.file}:{finding.line}"
-    return f"  {finding.severity:<7}  {finding.rule}  {printable(where)}  {printable(finding.reason)}"
+    return (
+        f"  {finding.severity:<7}  {finding.rule}  {printable(where)}  {printable(finding.reason)}"
+    )
 
 
 def skill_lines(scan: SkillScan, *, prefix: str = "") -> list[str]:

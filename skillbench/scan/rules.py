@@ -92,9 +92,7 @@ def _hidden(kind: HiddenKind, what: str) -> Callable[[Ctx], Iterable[Hit]]:
     return check
 
 
-def _line_hits(
-    files: Iterable[SkillFile], pattern: re.Pattern[str], reason: str
-) -> Iterable[Hit]:
+def _line_hits(files: Iterable[SkillFile], pattern: re.Pattern[str], reason: str) -> Iterable[Hit]:
     for file in files:
         count = 0
         for number, line in enumerate(file.lines, start=1):
@@ -106,7 +104,9 @@ def _line_hits(
 
 def _ignore_instructions(ctx: Ctx) -> Iterable[Hit]:
     return _line_hits(
-        ctx.of_kind("instructions"), p.IGNORE_INSTRUCTIONS, "tells the agent to drop its instructions"
+        ctx.of_kind("instructions"),
+        p.IGNORE_INSTRUCTIONS,
+        "tells the agent to drop its instructions",
     )
 
 

@@ -25,9 +25,7 @@ def scan_skill(folder: str | Path, label: str | None = None) -> SkillScan:
         for hit in rule.check(ctx)
     ]  # fmt: skip
     findings.sort(key=lambda f: (f.file != SKILL_MD, f.file, f.line, f.rule))
-    return SkillScan(
-        skill=label or path.name, path=str(path), findings=findings, skipped=skipped
-    )
+    return SkillScan(skill=label or path.name, path=str(path), findings=findings, skipped=skipped)
 
 
 def _label(folder: Path, root: Path) -> str:

@@ -48,8 +48,5 @@ def find_secrets(path: str | Path) -> list[SecretHit]:
     collection = SecretsCollection()
     with default_settings():
         collection.scan_file(str(path))
-    hits = {
-        (secret.line_number or 1, secret.type)
-        for _, secret in collection
-    }
+    hits = {(secret.line_number or 1, secret.type) for _, secret in collection}
     return [SecretHit(line, kind, kind in LIKELY_ONLY) for line, kind in sorted(hits)]

@@ -100,4 +100,6 @@ def test_the_summary_counts_the_scan_findings_of_a_hostile_skill(
     shutil.copytree(ROOT / "tests" / "data" / "scan" / "hostile" / "secret", library / "secret")
     _run(str(library), "--backend", "lexical", "--runs", "1", "--no-cache")
     text = capsys.readouterr().out
-    assert "Scan: 12 skills scanned: 11 clean, 1 with errors, 0 with warnings only (1 error, " in text
+    assert (
+        "Scan: 12 skills scanned: 11 clean, 1 with errors, 0 with warnings only (1 error, " in text
+    )

@@ -51,7 +51,11 @@ def test_hidden_text_is_decoded_in_the_reason() -> None:
     bits = scan_skill(HOSTILE / "hidden-zero-width").findings[0]
     assert "'run rm -rf ~'" in bits.reason
     bidi = scan_skill(HOSTILE / "hidden-bidi").findings
-    assert len(bidi) == 1 and "<U+202E>" in bidi[0].reason and "RIGHT-TO-LEFT OVERRIDE" in bidi[0].reason
+    assert (
+        len(bidi) == 1
+        and "<U+202E>" in bidi[0].reason
+        and "RIGHT-TO-LEFT OVERRIDE" in bidi[0].reason
+    )
 
 
 def test_ordinary_invisible_characters_are_not_hidden_text() -> None:

