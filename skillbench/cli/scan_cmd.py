@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         "--out",
         metavar="FILE",
         help="write the --format output here, atomically, and print the text summary "
-        "(e.g. --format sarif --out scan.sarif)",
+        "(default: print the output; e.g. --out scan.sarif --format sarif)",
     )
     parser.set_defaults(func=run)
 
