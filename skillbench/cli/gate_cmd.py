@@ -354,6 +354,8 @@ def _print_text(report: Any) -> None:
     for q in sorted(report.queries, key=lambda q: q.delta or 0)[:20]:
         if q.delta:
             lines.append(f"  {q.delta:+.2f}  {q.query}: {q.detail}")
+    if report.scan is not None:
+        lines.extend(report.scan.lines())
     if report.cost is not None:
         lines.extend(cost_lines(report.cost))
     for line in lines:

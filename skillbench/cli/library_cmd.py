@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(dumps_json(report.to_json_dict()))
     else:
-        print_report(common.console(), report)
+        print_report(common.console(), report, scan=_scan_line(args.library_dir))
     for warning in report.warnings:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:
@@ -151,8 +151,17 @@ def _check_budget(args: argparse.Namespace) -> None:
         )
 
 
-def print_report(console: Console, report: LibraryReport) -> None:
-    """Header (verdict first), per-skill table, worst pairs, listing what-if, pre-screen."""
+def _scan_line(library_dir: str) -> str:
+    """``Scan: …``: `skillbench scan`'s totals for the library (docs/scan.md)."""
+    from skillbench.scan.output import scan_line
+    from skillbench.scan.scan import scan_path
+
+    return scan_line(scan_path(library_dir))
+
+
+def print_report(console: Console, report: LibraryReport, *, scan: str | None = None) -> None:
+    """Header (verdict first), the scan's totals, per-skill table, worst pairs, listing
+    what-if, pre-screen."""
     from rich.table import Table
 
     from skillbench.library.verdict import library_header
@@ -161,6 +170,8 @@ def print_report(console: Console, report: LibraryReport) -> None:
 
     for line in header_lines(library_header(report)):
         console.print(common.safe(line), markup=False)
+    if scan is not None:
+        console.print(common.safe(scan), markup=False)
     table = Table(title="per skill", title_justify="left")
     shown = report.per_skill
     if len(shown) > MAX_SKILLS_SHOWN:  # the ones that fail, then those firing least

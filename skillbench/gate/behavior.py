@@ -38,6 +38,7 @@ from skillbench.gate.report import (
     query_change,
 )
 from skillbench.gate.run import GateOptions, _head
+from skillbench.gate.scanned import scan_change
 
 CONFIG = "with_skill"
 CASES = ("case", "cases")
@@ -234,7 +235,7 @@ class BehaviorGate:
                 kind="behavior", skill_name=self.head_skill.name, verdict="no base",
                 verdict_line=line, alpha=o.alpha, power=o.power, runs=0, base=base, head=head,
                 seed=o.seed, mde_line="no base: no test was made",
-                warnings=self.warnings or None,
+                warnings=self.warnings or None, scan=scan_change(None, self.skill_dir),
             )  # fmt: skip
         budget = workflow_budget(budget=budget or o.budget, max_cost=o.max_cost, plan=self.plan)
         mark = budget.meter.snapshot()
@@ -276,7 +277,9 @@ class BehaviorGate:
             if cache is not None:
                 cache.close()
         cost = budget.block(as_of=price_table_date(), since=mark)
-        return build_behavior(self, outcomes, base, head, cost=cost, notes=notes)
+        report = build_behavior(self, outcomes, base, head, cost=cost, notes=notes)
+        report.scan = scan_change(self.base.folder, self.skill_dir)
+        return report
 
 
 def build_behavior(

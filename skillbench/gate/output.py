@@ -153,6 +153,9 @@ def markdown(report: GateReport, *, report_dir: str | Path | None = None) -> str
             "</details>",
             "",
         ]
+    if report.scan is not None:  # `skillbench scan`: what the change added
+        scan = report.scan.lines()
+        lines += [f"**{md_cell(scan[0])}**", *(f"- {md_cell(x.strip())}" for x in scan[1:]), ""]
     if report.cost is not None:
         lines.append(f"cost: {md_cell(cost_summary(report.cost))}")
     links = []

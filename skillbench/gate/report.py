@@ -15,6 +15,7 @@ from pydantic import Field
 from skillbench.gate.evalsource import EvalSetChange
 from skillbench.gate.pairing import QueryPairs
 from skillbench.gate.power import alone_clause, runs_to_flag
+from skillbench.gate.scanned import ScanChange
 from skillbench.schemas.common import Doc
 from skillbench.schemas.cost import CostBlock
 
@@ -122,6 +123,9 @@ class GateReport(Doc):
         default=None,
         description="the eval set that graded both sides (the base's by default) and what the "
         "change under test did to it",
+    )
+    scan: ScanChange | None = Field(
+        default=None, description="`skillbench scan` findings new in head versus base"
     )
     header: dict[str, Any] | None = None
     warnings: list[str] | None = None

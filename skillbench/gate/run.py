@@ -39,6 +39,7 @@ from skillbench.gate.report import (
     pooled_alpha,
     query_change,
 )
+from skillbench.gate.scanned import scan_change
 from skillbench.limits import MAX_RUNS
 from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport
@@ -303,6 +304,7 @@ async def run_gate(
             skill_name=gate.head.name, verdict="no base", verdict_line=line, alpha=o.alpha,
             power=o.power, runs=0, base=base_doc, head=head, seed=o.seed,
             mde_line="no base: no test was made", warnings=gate.warnings or None,
+            scan=scan_change(None, gate.skill_dir),
         )  # fmt: skip
     # the one --max-cost guard: a shared budget (an A/A calibration's) was checked by its owner
     budget = workflow_budget(
@@ -351,6 +353,8 @@ async def run_gate(
         report.cost.notes = [*(report.cost.notes or []), PILOT_NOTE]
     if budget.cap_usd is not None and report.cost is not None:
         report.cost.cap_usd = budget.cap_usd
+    if aa is None:  # an A/A calibration's base is the head itself
+        report.scan = scan_change(base.folder, gate.skill_dir)
     if report.header is not None and report.cost is not None:  # both sides' (and the pilot's)
         report.header["cost"] = cost_summary(report.cost)
         report.header["cost_detail"] = report.cost.model_dump(mode="json", exclude_none=True)

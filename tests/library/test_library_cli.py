@@ -43,6 +43,7 @@ def test_the_sample_library_offline_re_run_from_cache_and_budget(
     assert first["overlap"][0]["a"] == "changelog-writer"
     text = capsys.readouterr().out
     assert "testsmith" in text and "listing at 16,000 characters: 11 of 11 in full" in text
+    assert "Scan: 11 skills scanned: 11 clean, 0 with errors, 0 with warnings only" in text
 
     again = route_library_sync(SAMPLE, TriggerOptions(backend="lexical", runs=2, cache_path=cache))
     assert again.calls == 0 and again.cache_hits == first["calls"]
@@ -89,3 +90,16 @@ def test_bad_input_is_exit_2_before_any_call(
     assert _run(str(SAMPLE), "--backend", "lexical", "--budget", "0") == 2
     assert _run(str(SAMPLE), "--backend", "lexical", "--evals", str(tmp_path / "nope")) == 2
     assert "--evals" in capsys.readouterr().err
+
+
+def test_the_summary_counts_the_scan_findings_of_a_hostile_skill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    library = tmp_path / "library"
+    shutil.copytree(SAMPLE, library)
+    shutil.copytree(ROOT / "tests" / "data" / "scan" / "hostile" / "secret", library / "secret")
+    _run(str(library), "--backend", "lexical", "--runs", "1", "--no-cache")
+    text = capsys.readouterr().out
+    assert (
+        "Scan: 12 skills scanned: 11 clean, 1 with errors, 0 with warnings only (1 error, " in text
+    )
