@@ -200,7 +200,9 @@ def test_a_session_holds_no_secret_and_its_key_reaches_the_api_through_the_forwa
     finally:
         unregister_backend("codex")
     assert outcome.triggered, outcome.error
-    assert session_keys == [f"Bearer {CANARIES['OPENAI_API_KEY']}"]  # the real key arrived
+    # every request of the session reached the API with the real key (one, or more when the CLI
+    # retries a slow stream on a loaded machine), never with the session's dummy
+    assert session_keys and set(session_keys) == {f"Bearer {CANARIES['OPENAI_API_KEY']}"}
     environments = [path.read_text() for path in dumps.iterdir()]
     assert environments
     for text in environments:
