@@ -1,0 +1,236 @@
+"""Claude Code transcripts (`~/.claude/projects/<slug>/<session>.jsonl`) as field records.
+
+A turn starts at a user line that carries the user's own words (a string, or text blocks; not a
+tool result, not `isMeta`, not a sidechain) under a new `promptId`. What the turn's model saw is
+the `skill_listing` attachment state at its first assistant line (an initial listing replaces,
+`isInitial: false` adds; `- name: description` is listed in full, a bare `- name` was shed). A
+`Skill` tool_use is a model invocation, or a nested one when its line is attributed to a skill
+(`attributionSkill`); `<command-name>/x</command-name>` is a user slash when `x` is a listed
+skill. Subagent files (`<session>/subagents/`) are not turns of the user and are not read.
+
+The last turn of a file is held back (its start offset remembered) until the file shows it is
+over: a `last-prompt` line after it, or no write for `SETTLED_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from skillbench.field.importers import ImportOptions
+from skillbench.field.reader import FileState, JsonLines
+from skillbench.field.records import (
+    FieldRecord,
+    Followed,
+    ImportCounts,
+    Invocation,
+    Listing,
+    Offered,
+    fill_late_slashes,
+    short_hash,
+    text_hash,
+)
+from skillbench.redaction import redact
+
+SETTLED_SECONDS = 600
+"""A file not written for this long is taken as finished (its last turn is emitted)."""
+_COMMAND = re.compile(r"<command-name>/?([^<\s]+)</command-name>")
+_LISTED = re.compile(r"^- ([^:\n]+?)(: .*)?$")
+
+
+def parse_listing(content: str) -> dict[str, Listing]:
+    """Skill → full / name-only, from a `skill_listing` attachment's content."""
+    listed: dict[str, Listing] = {}
+    for line in content.splitlines():
+        match = _LISTED.match(line)
+        if match:
+            listed[match.group(1).strip()] = "full" if match.group(2) else "name-only"
+    return listed
+
+
+def _prompt_text(content: Any) -> str | None:
+    """The user's own words of a user line, None for a tool result or nothing."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") == "tool_result":
+            return None
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    return "\n".join(texts) if texts else None
+
+
+@dataclass
+class _Turn:
+    start: int
+    prompt_id: str
+    index: int
+    line: dict[str, Any]
+    text: str
+    listing_before: dict[str, Listing]
+    command: str | None = None
+    offered: dict[str, Listing] | None = None
+    invoked: list[Invocation] = field(default_factory=list)
+    first_tool: str | None = None
+    first_skill: str | None = None
+    attributed: dict[str, int] = field(default_factory=dict)
+
+
+def _skill_name(value: Any) -> str | None:
+    return value.strip().lstrip("/") or None if isinstance(value, str) else None
+
+
+class ClaudeImporter:
+    """The Claude Code transcript importer."""
+
+    agent = "claude"
+
+    def default_root(self) -> Path:
+        """`~/.claude/projects` (or `$CLAUDE_CONFIG_DIR/projects`)."""
+        base = os.environ.get("CLAUDE_CONFIG_DIR")
+        return (Path(base) if base else Path.home() / ".claude") / "projects"
+
+    def session_files(self, root: Path) -> Iterator[Path]:
+        """`<root>/<slug>/<session>.jsonl`, sorted (subagent files are one level deeper)."""
+        for project in sorted(p for p in root.iterdir() if p.is_dir()):
+            yield from sorted(p for p in project.glob("*.jsonl") if p.is_file())
+
+    def read(
+        self, path: Path, state: FileState, options: ImportOptions, counts: ImportCounts
+    ) -> Iterator[FieldRecord]:
+        """The finished turns of `path` from `state.offset` (see the module's rule)."""
+        listing: dict[str, Listing] = dict(state.carry.get("listing") or {})
+        index = int(state.carry.get("index") or 0)
+        turns: list[FieldRecord] = []
+        current: _Turn | None = None
+        closed = False
+        lines = JsonLines(path, state.offset, counts)
+        for start, line in lines:
+            if line.get("isSidechain") is True:
+                continue
+            kind = line.get("type")
+            if kind == "last-prompt":
+                closed = True
+                continue
+            if kind == "attachment":
+                self._listing_update(line, listing)
+                continue
+            message = line.get("message") if isinstance(line.get("message"), dict) else {}
+            if kind == "user" and not line.get("isMeta"):
+                text = _prompt_text(message.get("content"))
+                prompt_id = str(line.get("promptId") or line.get("uuid") or start)
+                if text is not None and (current is None or prompt_id != current.prompt_id):
+                    if current is not None:
+                        turns.append(self._record(current, listing, options))
+                        index += 1
+                    match = _COMMAND.search(text)
+                    command = match.group(1) if match else None
+                    current = _Turn(start, prompt_id, index, line, text, dict(listing), command)
+                    closed = False
+                continue
+            if kind == "assistant" and current is not None:
+                self._assistant(current, line, message, listing)
+        settled = time.time() - path.stat().st_mtime >= SETTLED_SECONDS
+        if current is not None and (closed or settled):
+            turns.append(self._record(current, listing, options))
+            index += 1
+            state.offset = lines.position
+            state.carry = {"listing": listing, "index": index}
+        elif current is not None:
+            state.offset = current.start
+            state.carry = {"listing": current.listing_before, "index": current.index}
+        else:
+            state.offset = lines.position
+            state.carry = {"listing": listing, "index": index}
+        fill_late_slashes(turns)
+        for record in turns:
+            if options.since is not None and record.time is not None:
+                when = _parse_time(record.time)
+                if when is not None and when < options.since:
+                    counts.turns_before_since += 1
+                    continue
+            counts.turns += 1
+            yield record
+
+    @staticmethod
+    def _listing_update(line: dict[str, Any], listing: dict[str, Listing]) -> None:
+        attachment = line.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") != "skill_listing":
+            return
+        parsed = parse_listing(str(attachment.get("content") or ""))
+        if attachment.get("isInitial") is not False:
+            listing.clear()
+        listing.update(parsed)
+
+    @staticmethod
+    def _assistant(
+        turn: _Turn, line: dict[str, Any], message: dict[str, Any], listing: dict[str, Listing]
+    ) -> None:
+        """Fold one assistant line: the listing seen, attribution, tool calls."""
+        if turn.offered is None:
+            turn.offered = dict(listing)
+        attributed = _skill_name(line.get("attributionSkill"))
+        if attributed:
+            turn.attributed[attributed] = turn.attributed.get(attributed, 0) + 1
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name = str(block.get("name") or "")
+            skill = None
+            if name == "Skill":
+                given = block.get("input")
+                skill = _skill_name(given.get("skill") if isinstance(given, dict) else None)
+            if turn.first_tool is None:
+                turn.first_tool, turn.first_skill = name, skill
+            if skill:
+                by = "nested" if attributed else "model"
+                turn.invoked.append(Invocation(skill=skill, by=by))
+
+    def _record(
+        self, turn: _Turn, listing: dict[str, Listing], options: ImportOptions
+    ) -> FieldRecord:
+        offered = turn.offered if turn.offered is not None else dict(listing)
+        line = turn.line
+        command = turn.command
+        invoked = list(turn.invoked)
+        if command and command in offered:
+            invoked.insert(0, Invocation(skill=command, by="user-slash"))
+        return FieldRecord(
+            agent=self.agent,
+            agent_version=str(line["version"]) if line.get("version") else None,
+            session=short_hash(str(line.get("sessionId") or "")),
+            project=short_hash(str(line.get("cwd") or "")),
+            turn=turn.prompt_id,
+            index=turn.index,
+            time=str(line["timestamp"]) if line.get("timestamp") else None,
+            prompt_sha256=text_hash(turn.text),
+            prompt_chars=len(turn.text),
+            text=redact(turn.text) if options.with_text else None,
+            command=command,
+            offered=[Offered(skill=s, listing=how) for s, how in offered.items()],
+            offered_source="transcript",
+            invoked=invoked,
+            first_tool=turn.first_tool,
+            first_skill=turn.first_skill,
+            followed=Followed(attributed_turns=dict(turn.attributed)),
+        )
+
+
+def _parse_time(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+CLAUDE_IMPORTER = ClaudeImporter()
