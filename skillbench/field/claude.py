@@ -41,6 +41,7 @@ from skillbench.redaction import redact
 SETTLED_SECONDS = 600
 """A file not written for this long is taken as finished (its last turn is emitted)."""
 _COMMAND = re.compile(r"<command-name>/?([^<\s]+)</command-name>")
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LISTED = re.compile(r"^- ([^:\n]+?)(: .*)?$")
 
 
@@ -134,6 +135,10 @@ class ClaudeImporter:
                         index += 1
                     match = _COMMAND.search(text)
                     command = match.group(1) if match else None
+                    if command is not None:  # the prompt as the user typed it
+                        given = _ARGS.search(text)
+                        typed = given.group(1).strip() if given else ""
+                        text = f"/{command} {typed}".rstrip()
                     current = _Turn(start, prompt_id, index, line, text, dict(listing), command)
                     closed = False
                 continue
