@@ -90,10 +90,8 @@ def run_report(args: argparse.Namespace) -> int:
     if args.out:
         check_output(args.out, "--out", folder=True)
     counts = LoadCounts()
-    report = build_report(
-        field_records(Path(args.field_file), counts), floor=args.floor, skipped=counts.skipped
-    )
-    report.skipped_lines = counts.skipped
+    report = build_report(field_records(Path(args.field_file), counts), floor=args.floor)
+    report.skipped_lines = counts.skipped  # known once the records were read
     if args.out:
         write_json(Path(args.out) / "field_report.json", report)
     if args.json:

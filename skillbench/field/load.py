@@ -21,9 +21,10 @@ class LoadCounts:
     skipped: int = 0
 
 
-def field_records(path: Path, counts: LoadCounts | None = None) -> Iterator[FieldRecord]:
+def field_records(path: str | Path, counts: LoadCounts | None = None) -> Iterator[FieldRecord]:
     """Every valid record of `path`, streamed (InputError when it is not a readable file)."""
     counts = counts if counts is not None else LoadCounts()
+    path = Path(path)
     if not path.is_file():
         raise InputError("is not a field file (make one with `skillbench field import`)", path=path)
     with path.open("rb") as handle:

@@ -95,9 +95,7 @@ def _verdict(row: SkillField, floor: int) -> tuple[str | None, str | None]:
     return "fires", None
 
 
-def build_report(
-    records: Iterable[FieldRecord], *, floor: int = DEFAULT_FLOOR, skipped: int = 0
-) -> FieldReport:
+def build_report(records: Iterable[FieldRecord], *, floor: int = DEFAULT_FLOOR) -> FieldReport:
     """The report of a stream of records (one pass; memory grows with skills and sessions)."""
     exposed: Counter[str] = Counter()
     full: Counter[str] = Counter()
@@ -180,7 +178,6 @@ def build_report(
         floor=floor,
         skills=rows,
         competition=matrix,
-        skipped_lines=skipped,
     )
 
 
