@@ -83,21 +83,18 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     """Report; text, or JSON with --json."""
-    from skillbench.field.load import LoadCounts, field_records
-    from skillbench.field.report import build_report, report_lines
+    from skillbench.field.report import field_report_lines, read_field_report
     from skillbench.io import check_output, dumps_json, write_json
 
     if args.out:
         check_output(args.out, "--out", folder=True)
-    counts = LoadCounts()
-    report = build_report(field_records(Path(args.field_file), counts), floor=args.floor)
-    report.skipped_lines = counts.skipped  # known once the records were read
+    report = read_field_report(args.field_file, floor=args.floor)
     if args.out:
         write_json(Path(args.out) / "field_report.json", report)
     if args.json:
         sys.stdout.write(dumps_json(report.model_dump(mode="json")))
         return EXIT_OK
-    for line in report_lines(report):
+    for line in field_report_lines(report):
         print(common.safe(line))
     return EXIT_OK
 

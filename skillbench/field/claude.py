@@ -125,7 +125,8 @@ class ClaudeImporter:
             if kind == "attachment":
                 self._listing_update(line, listing)
                 continue
-            message = line.get("message") if isinstance(line.get("message"), dict) else {}
+            given = line.get("message")
+            message: dict[str, Any] = given if isinstance(given, dict) else {}
             if kind == "user" and not line.get("isMeta"):
                 text = _prompt_text(message.get("content"))
                 prompt_id = str(line.get("promptId") or line.get("uuid") or start)

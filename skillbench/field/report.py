@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field
 
+from skillbench.field.load import LoadCounts, field_records
 from skillbench.field.records import LATE_SLASH_TURNS, FieldRecord
+from skillbench.reports.header import HeaderInputs, Verdict, make_header
 from skillbench.schemas.base import Document
+from skillbench.schemas.report import ReportHeader
 from skillbench.schemas.trigger import Interval
 from skillbench.stats import wilson_interval
 
@@ -187,7 +191,7 @@ def _rate(interval: Interval) -> str:
     return f"{interval.value:.0%} [{interval.low:.0%}, {interval.high:.0%}]"
 
 
-def report_lines(report: FieldReport, *, top: int = 10) -> list[str]:
+def field_report_lines(report: FieldReport, *, top: int = 10) -> list[str]:
     """The report as text (a skill per line, then the competition's largest cells)."""
     lines = [
         f"{report.records} turns in {report.sessions} sessions "
@@ -207,3 +211,25 @@ def report_lines(report: FieldReport, *, top: int = 10) -> list[str]:
     for cell in report.competition[:top]:
         lines.append(f"  {cell.winner} won over {cell.loser}: {cell.turns} turns")
     return lines
+
+
+def read_field_report(path: str | Path, *, floor: int = DEFAULT_FLOOR) -> FieldReport:
+    """The report of a field file (its lines that are not records counted in `skipped_lines`)."""
+    counts = LoadCounts()
+    report = build_report(field_records(path, counts), floor=floor)
+    report.skipped_lines = counts.skipped
+    return report
+
+
+def field_header(report: FieldReport, field_file: str | Path | None = None) -> ReportHeader:
+    """The notebook's header: how many skills reach the floor, and which never fired."""
+    judged = [row for row in report.skills if row.verdict is not None]
+    never = [row.skill for row in judged if row.proactive_turns == 0]
+    line = (
+        f"{report.records} turns, {report.sessions} sessions; {len(judged)} of "
+        f"{len(report.skills)} skills reach the floor of {report.floor} exposed turns"
+    )
+    if never:
+        line += f"; never fired on its own: {', '.join(never)}"
+    verdict = Verdict(None if not judged else not never, line, never)
+    return make_header("Field report", verdict, HeaderInputs(eval_set=field_file))
