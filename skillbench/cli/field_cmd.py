@@ -33,7 +33,9 @@ def register(subparsers: Any) -> None:
     imp = commands.add_parser("import", help="session files → FIELD.jsonl (incremental)")
     imp.add_argument("agent", choices=sorted(IMPORTERS), help="whose sessions to read")
     imp.add_argument(
-        "--projects", metavar="DIR", help="the sessions folder (the agent's own, e.g. the default)"
+        "--projects",
+        metavar="DIR",
+        help="the sessions folder (default: the agent's own, ~/.claude/projects for claude)",
     )
     imp.add_argument("--since", metavar="AGE", help="only turns newer than this (30d, 12h, 90m)")
     imp.add_argument(
