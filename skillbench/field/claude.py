@@ -9,21 +9,19 @@ the `skill_listing` attachment state at its first assistant line (an initial lis
 skill. Subagent files (`<session>/subagents/`) are not turns of the user and are not read.
 
 The last turn of a file is held back (its start offset remembered) until the file shows it is
-over: a `last-prompt` line after it, or no write for `SETTLED_SECONDS`.
+over: a `last-prompt` line after it, or no write for `importers.SETTLED_SECONDS`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from skillbench.field.importers import ImportOptions
+from skillbench.field.importers import ImportOptions, finished, settled
 from skillbench.field.reader import FileState, JsonLines
 from skillbench.field.records import (
     FieldRecord,
@@ -32,14 +30,11 @@ from skillbench.field.records import (
     Invocation,
     Listing,
     Offered,
-    fill_late_slashes,
     short_hash,
     text_hash,
 )
 from skillbench.redaction import redact
 
-SETTLED_SECONDS = 600
-"""A file not written for this long is taken as finished (its last turn is emitted)."""
 _COMMAND = re.compile(r"<command-name>/?([^<\s]+)</command-name>")
 _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LISTED = re.compile(r"^- ([^:\n]+?)(: .*)?$")
@@ -145,8 +140,7 @@ class ClaudeImporter:
                 continue
             if kind == "assistant" and current is not None:
                 self._assistant(current, line, message, listing)
-        settled = time.time() - path.stat().st_mtime >= SETTLED_SECONDS
-        if current is not None and (closed or settled):
+        if current is not None and (closed or settled(path)):
             turns.append(self._record(current, listing, options))
             index += 1
             state.offset = lines.position
@@ -157,15 +151,7 @@ class ClaudeImporter:
         else:
             state.offset = lines.position
             state.carry = {"listing": listing, "index": index}
-        fill_late_slashes(turns)
-        for record in turns:
-            if options.since is not None and record.time is not None:
-                when = _parse_time(record.time)
-                if when is not None and when < options.since:
-                    counts.turns_before_since += 1
-                    continue
-            counts.turns += 1
-            yield record
+        yield from finished(turns, options, counts)
 
     @staticmethod
     def _listing_update(line: dict[str, Any], listing: dict[str, Listing]) -> None:
@@ -230,13 +216,6 @@ class ClaudeImporter:
             first_skill=turn.first_skill,
             followed=Followed(attributed_turns=dict(turn.attributed)),
         )
-
-
-def _parse_time(value: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 CLAUDE_IMPORTER = ClaudeImporter()

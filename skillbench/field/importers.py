@@ -8,6 +8,7 @@ imported only when used, as `backends/spec.py` does for backends.
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,10 @@ from typing import Protocol
 
 from skillbench.errors import InputError
 from skillbench.field.reader import FileState
-from skillbench.field.records import FieldRecord, ImportCounts
+from skillbench.field.records import FieldRecord, ImportCounts, fill_late_slashes
+
+SETTLED_SECONDS = 600
+"""A session file not written for this long is taken as finished (its last turn is emitted)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,10 @@ class Importer(Protocol):
         ...
 
 
-IMPORTERS: dict[str, str] = {"claude": "skillbench.field.claude:CLAUDE_IMPORTER"}
+IMPORTERS: dict[str, str] = {
+    "claude": "skillbench.field.claude:CLAUDE_IMPORTER",
+    "codex": "skillbench.field.codex:CODEX_IMPORTER",
+}
 """Agents whose session files `field import` reads, each its importer as "module:attribute"."""
 
 
@@ -61,3 +68,29 @@ def importer(agent: str) -> Importer:
     module, _, name = target.partition(":")
     found: Importer = getattr(importlib.import_module(module), name)
     return found
+
+
+def settled(path: Path) -> bool:
+    """Whether `path` has not been written for `SETTLED_SECONDS`."""
+    return time.time() - path.stat().st_mtime >= SETTLED_SECONDS
+
+
+def finished(
+    turns: list[FieldRecord], options: ImportOptions, counts: ImportCounts
+) -> Iterator[FieldRecord]:
+    """One session's finished turns, late slashes filled, those before `--since` left out."""
+    fill_late_slashes(turns)
+    for record in turns:
+        when = _parse_time(record.time) if record.time else None
+        if options.since is not None and when is not None and when < options.since:
+            counts.turns_before_since += 1
+            continue
+        counts.turns += 1
+        yield record
+
+
+def _parse_time(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -1,13 +1,15 @@
-"""Real Claude Code transcripts for the field tests, written by the pinned CLI (print mode) in
+"""Real Claude Code transcripts and Codex rollouts for the field tests, written by the pinned CLI (print mode) in
 an isolated HOME against the loopback fake Messages API (tests/mock_anthropic_sse.py), which
 decides which skill fires for each query. Made once per test session."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mock_anthropic_sse import MockAnthropic, RecordedRequest
@@ -115,3 +117,77 @@ def claude_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
                 sent = [r for r in mock.requests[seen:] if r.path.startswith("/v1/messages")]
                 prompts.append(Prompt(session_id, query, sent))
     return Transcripts(home, home / ".claude" / "projects", prompts)
+
+
+@dataclass
+class CodexRun:
+    """One `codex exec` run: its prompt and the skill the fake made the model read (or None)."""
+
+    query: str
+    read: str | None
+
+
+@dataclass
+class CodexRollouts:
+    sessions: Path
+    runs: list[CodexRun]
+
+
+def codex_answer(kind: str, body: dict[str, Any]) -> Any:
+    """The fake's decision: a query naming csv or pdf reads that skill's SKILL.md through
+    Codex's `exec` tool; after the tool output, or for anything else, a text answer."""
+    from agent_fake_api import Reply
+
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    last = items[-1] if items else {}
+    if last.get("type") in ("custom_tool_call_output", "function_call_output"):
+        return Reply("text", text="Done.")
+    query = json.dumps(last.get("content", ""))
+    for word, skill in (("csv", "tidy-csv"), ("pdf", "pdf-tools")):
+        if word in query:
+            code = f'await tools.exec_command({{cmd: "cat .agents/skills/{skill}/SKILL.md"}})'
+            return Reply("call", "exec", code, custom=True)
+    return Reply("text", text="Just an answer.")
+
+
+CODEX_QUERIES = ["clean my spreadsheet csv duplicate rows", "merge my pdf documents", "hello"]
+
+
+@pytest.fixture(scope="session")
+def codex_rollouts(tmp_path_factory: pytest.TempPathFactory) -> CodexRollouts:
+    """Three `codex exec` sessions of the real pinned Codex CLI against the loopback Responses
+    fake (tests/agent_fake_api.py); skipped when the CLI is not installed."""
+    from agent_fake_api import FakeAgentAPI
+
+    from skillbench.backends.codex.agent import CODEX
+    from skillbench.errors import BackendError
+
+    try:
+        binary = CODEX.locate()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    root = tmp_path_factory.mktemp("field-codex")
+    home, project = root / "home", root / "proj"
+    home.mkdir()
+    for name, description in SKILLS.items():
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n")
+    runs: list[CodexRun] = []
+    with FakeAgentAPI(answer=codex_answer) as fake:
+        CODEX.prepare(project, home, fake.url + "/v1", CODEX.default_model)
+        env = CODEX.capture_env(home, fake.url + "/v1", CODEX.settings())
+        for query in CODEX_QUERIES:
+            seen = len(fake.requests)
+            call = CODEX.capture_call(binary, CODEX.default_model, query)
+            done = subprocess.run(
+                call.argv, input=call.stdin, cwd=project, env=env, capture_output=True,
+                timeout=180, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr[-2000:]
+            replies = [codex_answer("responses", r.body) for r in fake.requests[seen:]]
+            read = next(
+                (r.args.split("skills/")[1].split("/")[0] for r in replies if r.custom), None
+            )
+            runs.append(CodexRun(query, read))
+    return CodexRollouts(home / ".codex" / "sessions", runs)
