@@ -158,7 +158,7 @@ class CodexImporter:
                 for s in turn["listed"]
             ],
             offered_source="transcript",
-            invoked=[Invocation(skill=skill, by=by) for by, skill in seen],  # type: ignore[arg-type]
+            invoked=[Invocation(skill=skill, by=by) for by, skill in seen],
             first_tool=turn["first_tool"],
             first_skill=turn["first_skill"],
         )
