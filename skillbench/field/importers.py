@@ -55,6 +55,7 @@ class Importer(Protocol):
 IMPORTERS: dict[str, str] = {
     "claude": "skillbench.field.claude:CLAUDE_IMPORTER",
     "codex": "skillbench.field.codex:CODEX_IMPORTER",
+    "gemini": "skillbench.field.gemini:GEMINI_IMPORTER",
 }
 """Agents whose session files `field import` reads, each its importer as "module:attribute"."""
 

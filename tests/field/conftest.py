@@ -191,3 +191,66 @@ def codex_rollouts(tmp_path_factory: pytest.TempPathFactory) -> CodexRollouts:
             )
             runs.append(CodexRun(query, read))
     return CodexRollouts(home / ".codex" / "sessions", runs)
+
+
+def gemini_answer(kind: str, body: dict[str, Any]) -> Any:
+    """The fake's decision: `activate_skill` for a query naming csv or pdf; after the function
+    response, or for anything else, a text answer."""
+    from agent_fake_api import Reply
+
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    parts = (
+        [p for p in (contents[-1].get("parts") or []) if isinstance(p, dict)] if contents else []
+    )
+    if any("functionResponse" in p for p in parts):
+        return Reply("text", text="Done.")
+    query = next((str(p["text"]) for p in reversed(parts) if "text" in p), "")
+    for word, skill in (("csv", "tidy-csv"), ("pdf", "pdf-tools")):
+        if word in query and "<session_context>" not in query:
+            return Reply("call", "activate_skill", {"name": skill})
+    return Reply("text", text="Just an answer.")
+
+
+@dataclass
+class GeminiChats:
+    root: Path
+    runs: list[CodexRun]
+
+
+@pytest.fixture(scope="session")
+def gemini_chats(tmp_path_factory: pytest.TempPathFactory) -> GeminiChats:
+    """Three `gemini -p` sessions (yolo mode, as the gemini backend captures) of the real pinned
+    Gemini CLI against the loopback fake; skipped when the CLI is not installed."""
+    from agent_fake_api import FakeAgentAPI
+
+    from skillbench.backends.gemini.agent import GEMINI
+    from skillbench.errors import BackendError
+
+    try:
+        binary = GEMINI.locate()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    root = tmp_path_factory.mktemp("field-gemini")
+    home, project = root / "home", root / "proj"
+    home.mkdir()
+    for name, description in SKILLS.items():
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n")
+    runs: list[CodexRun] = []
+    with FakeAgentAPI(answer=gemini_answer) as fake:
+        model = GEMINI.default_model
+        GEMINI.prepare(project, home, fake.url, model)
+        env = GEMINI.capture_env(home, fake.url, GEMINI.settings())
+        for query in CODEX_QUERIES:
+            seen = len(fake.requests)
+            call = GEMINI.capture_call(binary, model, query)
+            done = subprocess.run(
+                call.argv, input=call.stdin, cwd=project, env=env, capture_output=True,
+                timeout=180, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr[-2000:]
+            replies = [gemini_answer("gemini", r.body) for r in fake.requests[seen:]]
+            read = next((r.args["name"] for r in replies if r.kind == "call"), None)
+            runs.append(CodexRun(query, read))
+    return GeminiChats(home / ".gemini" / "tmp", runs)
