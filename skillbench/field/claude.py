@@ -200,6 +200,7 @@ class ClaudeImporter:
         return FieldRecord(
             agent=self.agent,
             agent_version=str(line["version"]) if line.get("version") else None,
+            entrypoint=str(line["entrypoint"]) if line.get("entrypoint") else None,
             session=short_hash(str(line.get("sessionId") or "")),
             project=short_hash(str(line.get("cwd") or "")),
             turn=turn.prompt_id,

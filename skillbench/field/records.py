@@ -69,10 +69,14 @@ LATE_SLASH_TURNS = 3
 class FieldRecord(Document):
     """One user turn of one real session."""
 
-    omit_if_none: ClassVar[frozenset[str]] = frozenset({"text", "command"})
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"text", "command", "entrypoint"})
 
     agent: str
     agent_version: str | None
+    entrypoint: str | None = Field(
+        default=None,
+        description="how the agent ran, as it says (Claude Code: sdk-cli = print mode)",
+    )
     session: str = Field(description="hash of the session id")
     project: str = Field(description="hash of the project folder")
     turn: str = Field(description="the agent's id of this turn (Claude Code: promptId)")

@@ -1,12 +1,15 @@
-"""Real Claude Code transcripts and Codex rollouts for the field tests, written by the pinned CLI (print mode) in
-an isolated HOME against the loopback fake Messages API (tests/mock_anthropic_sse.py), which
+"""Real Claude Code transcripts (print mode, and one interactive session in a pty), Codex
+rollouts and Gemini chats for the field tests, written by the pinned CLIs in an isolated HOME against the loopback fake Messages API (tests/mock_anthropic_sse.py), which
 decides which skill fires for each query. Made once per test session."""
 
 from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +70,51 @@ SESSIONS: list[tuple[str, dict[str, str], list[str]]] = [
     ),
     ("33333333-3333-4333-8333-333333333333", {}, ["what is the weather"]),
 ]
+INTERACTIVE = ("44444444-4444-4444-8444-444444444444", "clean my spreadsheet csv duplicate rows")
+"""One session of the interactive CLI (in a pseudo-terminal, the query as its first prompt)."""
+INTERACTIVE_KEY = "sk-ant-dummy-offline-interactive-0123456789"
+
+
+def _interactive(home: Path, project: Path, env: dict[str, str]) -> None:
+    """Run the interactive CLI in a pty until its transcript shows the turn answered, then end it.
+
+    `~/.claude.json` is pre-seeded as a user's would be (onboarding done, the key approved, the
+    project trusted), so no dialog waits for a keypress."""
+    seeded = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [INTERACTIVE_KEY[-20:]], "rejected": []},
+        "projects": {
+            str(project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+        },
+    }
+    (home / ".claude.json").write_text(json.dumps(seeded))
+    session_id, query = INTERACTIVE
+    master, slave = pty.openpty()
+    child = subprocess.Popen(
+        [str(REPO_CLAUDE), "--session-id", session_id, query],
+        stdin=slave, stdout=slave, stderr=slave, cwd=project, close_fds=True,
+        env={**env, "ANTHROPIC_API_KEY": INTERACTIVE_KEY, "TERM": "xterm-256color"},
+        start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    projects = home / ".claude" / "projects"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    os.read(master, 65536)  # keep the terminal drained
+                except OSError:
+                    break
+            found = list(projects.glob(f"*/{session_id}.jsonl"))
+            if found and b'"stop_reason":"end_turn"' in found[0].read_bytes():
+                return  # answered; ending the CLI writes the session's closing line
+        raise AssertionError("the interactive CLI did not answer within 120 s")
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+        os.close(master)
 
 
 def _project(root: Path) -> Path:
@@ -81,7 +129,8 @@ def _project(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def claude_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
-    """Three sessions (seven user turns) of the real CLI; skipped when it cannot run."""
+    """Three print-mode sessions (seven user turns) and one interactive session (one turn) of
+    the real CLI; skipped when it cannot run."""
     reason = real_cli_skip_reason()
     if reason is not None:
         pytest.skip(reason)
@@ -116,6 +165,10 @@ def claude_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
                 assert done.returncode == 0, done.stderr[-2000:]
                 sent = [r for r in mock.requests[seen:] if r.path.startswith("/v1/messages")]
                 prompts.append(Prompt(session_id, query, sent))
+        seen = len(mock.requests)
+        _interactive(home, project, base)
+        sent = [r for r in mock.requests[seen:] if r.path.startswith("/v1/messages")]
+        prompts.append(Prompt(INTERACTIVE[0], INTERACTIVE[1], sent))
     return Transcripts(home, home / ".claude" / "projects", prompts)
 
 

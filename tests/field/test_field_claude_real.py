@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SESSIONS, SKILLS, Transcripts
+from conftest import INTERACTIVE, SESSIONS, SKILLS, Transcripts
 
 from skillbench.cli import main
 from skillbench.field.load import field_records
@@ -44,13 +44,15 @@ def test_each_turn_equals_what_the_fake_decided(
     claude_transcripts: Transcripts, tmp_path: Path
 ) -> None:
     records = _import(claude_transcripts, tmp_path / "field.jsonl")
-    assert len(records) == len(claude_transcripts.prompts) == 7
+    assert len(records) == len(claude_transcripts.prompts) == 8
     turns = _by_turn(records)
     index: Counter[str] = Counter()
     for prompt in claude_transcripts.prompts:
         record = turns[(short_hash(prompt.session_id), index[prompt.session_id])]
         index[prompt.session_id] += 1
         assert record.agent == "claude" and record.agent_version == "2.1.197"
+        interactive = prompt.session_id == INTERACTIVE[0]
+        assert record.entrypoint == ("cli" if interactive else "sdk-cli")
         assert record.prompt_sha256 == text_hash(prompt.query) and record.text is None
         assert record.offered_source == "transcript"
         # what the model saw in full is what the fake was sent with a description
@@ -107,7 +109,7 @@ def test_report_counts_match_the_fake(
     assert tidy["exposed_name_only"] == 2 and tidy["late_slash_misses"] == 2
     rate = tidy["proactive_rate"]
     assert rate["n"] == tidy["exposed_turns"] and rate["low"] <= rate["value"] <= rate["high"]
-    assert report["sessions"] == 3 and report["records"] == 7
+    assert report["sessions"] == 4 and report["records"] == 8
     assert any(
         c["winner"] == "tidy-csv" and c["loser"] == "pdf-tools" for c in report["competition"]
     )
@@ -157,8 +159,8 @@ def test_incremental_import_reads_only_what_was_appended(
     assert state["counts"]["malformed_lines"] == 1 and state["counts"]["truncated_tails"] == 1
     session.write_bytes(b"".join(lines[:cut]) + b"{not json\n" + b"".join(lines[cut:]))
     second = _import(Transcripts(claude_transcripts.home, projects, []), out)
-    assert len(second) == len(first) + 3 == 7  # the other three turns of session 1, once
-    assert len({(r.session, r.turn) for r in second}) == 7
+    assert len(second) == len(first) + 3 == 8  # the other three turns of session 1, once
+    assert len({(r.session, r.turn) for r in second}) == 8
     assert [r.index for r in second if r.session == short_hash(SESSIONS[0][0])] == [0, 1, 2, 3]
     # the listing carried over the offset: the later turns still know what was offered
     assert all(r.offered for r in second)
