@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import INTERACTIVE, SESSIONS, SKILLS, Transcripts
+from field_sessions import INTERACTIVE, SESSIONS, SKILLS, Transcripts
 
 from skillbench.cli import main
 from skillbench.field.load import field_records

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SKILLS, CodexRollouts
+from field_sessions import SKILLS, CodexRollouts
 
 from skillbench.cli import main
 from skillbench.field import importers

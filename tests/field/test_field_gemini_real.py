@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SKILLS, GeminiChats
+from field_sessions import SKILLS, GeminiChats
 
 from skillbench.cli import main
 from skillbench.field.load import field_records
