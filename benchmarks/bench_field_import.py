@@ -1,7 +1,7 @@
 """Benchmark `skillbench field import claude`: throughput and peak memory on synthetic volume.
 
 Writes Claude Code transcripts shaped like the ones the pinned CLI 2.1.197 writes (the line
-types and keys of tests/field/conftest.py's real sessions: user prompt, `skill_listing`
+types and keys of the real sessions tests/field_sessions.py makes: user prompt, `skill_listing`
 attachment of 30 skills, a `Skill` tool_use, its tool_result and the skill body, an attributed
 answer, a 16 KB tool result as real sessions carry, `last-prompt`), 40 turns per session, until
 `--mb` megabytes; then times one fresh `skillbench field import` process over them and a second
