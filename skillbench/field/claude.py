@@ -132,8 +132,8 @@ class ClaudeImporter:
                     match = _COMMAND.search(text)
                     command = match.group(1) if match else None
                     if command is not None:  # the prompt as the user typed it
-                        given = _ARGS.search(text)
-                        typed = given.group(1).strip() if given else ""
+                        arguments = _ARGS.search(text)
+                        typed = arguments.group(1).strip() if arguments else ""
                         text = f"/{command} {typed}".rstrip()
                     current = _Turn(start, prompt_id, index, line, text, dict(listing), command)
                     closed = False
