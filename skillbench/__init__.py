@@ -134,6 +134,10 @@ _EXPORTS: dict[str, str] = {
     "diff_header": "skillbench.reports.diff",
     "diff_rows": "skillbench.reports.diff",
     "diff_figure": "skillbench.reports.diff_plots",
+    # field truth (issue 33)
+    "read_field_report": "skillbench.field.report",
+    "field_header": "skillbench.field.report",
+    "field_report_lines": "skillbench.field.report",
 }
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
@@ -185,6 +189,8 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "explain_failures_sync",
     "explain_query",
     "false_triggers_frame",
+    "field_header",
+    "field_report_lines",
     "findings_by_code_figure",
     "findings_frame",
     "findings_html",
@@ -218,6 +224,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "plan_library",
     "plan_skill_eval",
     "read_evals",
+    "read_field_report",
     "read_gradings",
     "read_trigger_report",
     "results_frame",
@@ -306,6 +313,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
     from skillbench.cost.budget import Budget
     from skillbench.cost.limit import cost_limit
+    from skillbench.field.report import field_header, field_report_lines, read_field_report
     from skillbench.improve.cost import round_costs_frame
     from skillbench.improve.options import ImproveOptions
     from skillbench.improve.overfit import (

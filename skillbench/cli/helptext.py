@@ -73,6 +73,12 @@ EXAMPLES: dict[str, str] = {
     "plan.skill": "data/skills/csv-cleanup",
     "init.out": "csv-cleanup.trigger.json",
     "from_report": "csv-cleanup.trigger-report.json",
+    "import.out": "field.jsonl",
+    "projects": "~/.claude/projects",
+    "since": "30d",
+    "floor": "30",
+    "mine.skill": "csv-cleanup",
+    "mine.out": "csv-cleanup.field-evals.json",
 }
 PLACEHOLDERS = ("VALUE", "path/to/")
 """What an example falls back to when EXAMPLES has no real value for an option (a test keeps

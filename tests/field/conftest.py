@@ -1,0 +1,5 @@
+"""The field tests' session-scoped fixtures: real transcripts of the real CLIs (field_sessions.py)."""
+
+from field_sessions import claude_transcripts, codex_rollouts, gemini_chats
+
+__all__ = ["claude_transcripts", "codex_rollouts", "gemini_chats"]
