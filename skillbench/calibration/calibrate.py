@@ -13,7 +13,7 @@ from skillbench.calibration.binding import (
     write_calibration,
 )
 from skillbench.calibration.items import grader_items, workspace_of
-from skillbench.calibration.labels import human_truth, read_labels
+from skillbench.calibration.labels import human_truth, inter_rater, read_labels
 from skillbench.calibration.metrics import Calibration, ErrorRates, calibrate_items
 from skillbench.errors import InputError
 from skillbench.timestamps import utc_timestamp
@@ -47,6 +47,7 @@ def calibrate(
         raise InputError("no label names a model verdict of this workspace (labels name "
                          "`run` relative to the workspace and the expectation's text)",
                          path=labels_path, rule="labels")  # fmt: skip
+    result.inter_rater = [asdict(a) for a in inter_rater(labels)]
     doc = CalibrationFile(
         binding=current_binding(skill_dir, workspace),
         created_at=utc_timestamp(),
@@ -92,4 +93,5 @@ def calibration_json(result: Calibration) -> dict[str, Any]:
         "labeller_ties": result.ties,
         "strata": result.strata,
         "disagreements": result.disagreements,
+        "inter_rater": result.inter_rater,
     }

@@ -106,3 +106,32 @@ def human_truth(labels: list[Label]) -> Truth:
         else:
             verdicts[key] = votes[True] > votes[False]
     return Truth(verdicts, ties)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Two labellers on the items both judged."""
+
+    first: str
+    second: str
+    n: int
+    agreed: int
+    kappa: float | None
+
+
+def inter_rater(labels: list[Label]) -> list[Agreement]:
+    """Cohen's κ of every pair of labellers over their overlap (last judgement each)."""
+    from skillbench.stats import cohen_kappa
+
+    by_key = latest_by_labeler(labels)
+    names = sorted({label.labeler for label in labels})
+    out: list[Agreement] = []
+    for k, first in enumerate(names):
+        for second in names[k + 1 :]:
+            both = [(v[first], v[second]) for v in by_key.values() if first in v and second in v]
+            if not both:
+                continue
+            a, b = [x for x, _ in both], [y for _, y in both]
+            agreed = sum(1 for x, y in both if x == y)
+            out.append(Agreement(first, second, len(both), agreed, cohen_kappa(a, b)))
+    return out

@@ -92,6 +92,7 @@ class Calibration:
     ties: int
     disagreements: list[dict[str, object]] = field(default_factory=list)
     strata: str = ""
+    inter_rater: list[dict[str, object]] = field(default_factory=list)
 
 
 def rogan_gladen(p: float, tpr: float, tnr: float) -> float | None:

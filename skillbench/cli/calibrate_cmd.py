@@ -73,6 +73,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
                    f"{_pct(d.corrected)}{_interval(d.low, d.high)}")  # fmt: skip
     out.append("per expectation:")
     out += [line(f"  {text}", r) for text, r in result.per_expectation.items()]
+    for a in result.inter_rater:
+        out.append(f"labellers {a['first']} and {a['second']}: {a['agreed']}/{a['n']} agree, "
+                   f"kappa {_pct(a['kappa'])}")  # type: ignore[arg-type]  # fmt: skip
     if result.unmatched:
         out.append(f"{result.unmatched} label(s) name no model verdict of this workspace (ignored)")
     if result.ties:
