@@ -20,12 +20,12 @@ from skillbench.behavior.grade import load_cases, read_gradings
 from skillbench.behavior.grade_prompt import SYSTEM, GraderReply
 from skillbench.behavior.structured import json_instruction
 from skillbench.behavior.workspace import Workspace
+from skillbench.calibration.items import grader_items
 from skillbench.documents import read_model
 from skillbench.errors import InputError
 from skillbench.io import write_json
 
 CALIBRATION_FILE = "calibration.json"
-KIND = "skillbench-calibration"
 
 
 def _sha(text: str) -> str:
@@ -71,7 +71,7 @@ class CalibrationFile(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    kind: Literal["skillbench-calibration"] = KIND
+    kind: Literal["skillbench-calibration"] = "skillbench-calibration"
     binding: Binding
     created_at: str
     labels: dict[str, Any]
@@ -102,24 +102,39 @@ def write_calibration(space: Workspace, doc: CalibrationFile) -> Path:
 
 @dataclass(frozen=True)
 class GraderStatus:
-    """Whether the workspace's grader is calibrated: "calibrated", "stale" or "uncalibrated"."""
+    """Whether the workspace's grader is calibrated: "calibrated", "stale", "uncalibrated", or
+    "machine-checked" (no verdict rests on the model grader)."""
 
-    state: Literal["calibrated", "stale", "uncalibrated"]
+    state: Literal["calibrated", "stale", "uncalibrated", "machine-checked"]
     reasons: list[str] = field(default_factory=list)
     calibration: CalibrationFile | None = None
 
     @property
     def provisional(self) -> bool:
-        """A verdict resting on this grader is provisional unless it is calibrated."""
-        return self.state != "calibrated"
+        """A verdict resting on this grader is provisional unless it is calibrated (and better
+        than chance: J > 0) or no verdict rests on it."""
+        if self.state == "machine-checked":
+            return False
+        return self.state != "calibrated" or not (self.attenuation or 0) > 0
 
     @property
     def attenuation(self) -> float | None:
         """J of a current calibration (None otherwise)."""
-        return self.calibration.attenuation if self.calibration and not self.provisional else None
+        if self.state != "calibrated" or self.calibration is None:
+            return None
+        return self.calibration.attenuation
+
+    def short(self) -> str:
+        """A few words for a verdict line."""
+        if self.state == "calibrated" and self.provisional:
+            return "provisional: grader no better than chance (J <= 0)"
+        return {"stale": "provisional: grader calibration stale",
+                "uncalibrated": "provisional: grader uncalibrated"}.get(self.state, "")  # fmt: skip
 
     def line(self) -> str:
         """One line for a report."""
+        if self.state == "machine-checked":
+            return "every verdict is a machine check: no model grader to calibrate"
         if self.state == "calibrated":
             j = self.attenuation
             return "grader calibrated" + (f" (attenuation J = {j:.3f})" if j is not None else "")
@@ -128,10 +143,18 @@ class GraderStatus:
         return "grader uncalibrated (run `skillbench label` and `skillbench calibrate`): verdicts provisional"
 
 
-def grader_status(skill_dir: str | Path, workspace: str | Path | None = None) -> GraderStatus:
-    """Compare calibration.json (if any) with the grader now."""
+def grader_status(
+    skill_dir: str | Path,
+    workspace: str | Path | None = None,
+    *,
+    calibration: str | Path | None = None,
+) -> GraderStatus:
+    """Compare `calibration` (default the workspace's calibration.json) with the grader of the
+    workspace's gradings now."""
     space = Workspace.for_skill(skill_dir, workspace)
-    path = calibration_path(space)
+    if not grader_items(skill_dir, workspace):
+        return GraderStatus("machine-checked")
+    path = Path(calibration) if calibration is not None else calibration_path(space)
     if not path.is_file():
         return GraderStatus("uncalibrated")
     try:

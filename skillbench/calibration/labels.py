@@ -58,7 +58,7 @@ def new_label(run: str, expectation: str, label: str, labeler: str, **extra: obj
     """A Label stamped with the current time."""
     return Label(
         run=run, expectation=expectation, label=label, labeler=labeler, at=utc_timestamp(), **extra
-    )  # type: ignore[arg-type]
+    )
 
 
 def read_labels(path: str | Path) -> list[Label]:

@@ -308,7 +308,7 @@ def _bootstrap(
         if pair is not None and pair[0] in values and pair[1] in values:
             draws["delta"].append(values[pair[0]] - values[pair[1]])
     out: dict[str, tuple[float | None, float | None]] = {}
-    for name, values in draws.items():
-        low, high = np.quantile(values, [0.025, 0.975])
+    for name, drawn in draws.items():
+        low, high = np.quantile(np.asarray(drawn), [0.025, 0.975])
         out[name] = (float(low), float(high))
     return out

@@ -70,8 +70,8 @@ def run_label(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror})",
                          path="--port", rule="port") from None  # fmt: skip
-    host, port = server.server_address[:2]
-    print(f"http://{host}:{port}/", flush=True)
+    port = server.server_address[1]
+    print(f"http://127.0.0.1:{port}/", flush=True)
     common.stderr_console().print(
         common.safe(f"labelling {len(sample)} of {len(items)} verdicts as {labeler} into {labels}"),
         markup=False,
