@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,11 @@ def calibrate(
     workspace: str | Path | None = None,
     seed: int = 0,
     write: bool = True,
+    pair: tuple[str, str] | None = None,
 ) -> tuple[Calibration, CalibrationFile, Path | None]:
     """Measure the grader against the human labels; InputError (nothing written) when no label
-    names a model verdict of the workspace."""
+    names a model verdict of the workspace. `pair` (candidate, baseline) defaults to
+    with_skill vs baseline, else the newest version vs the one before."""
     labels = read_labels(labels_path)
     space = workspace_of(skill_dir, workspace)
     population = grader_items(skill_dir, workspace)
@@ -38,10 +41,11 @@ def calibrate(
                          rule="no-verdicts")  # fmt: skip
     truth = human_truth(labels)
     arms = sorted({i.arm for i in population})
-    try:
-        pair: tuple[str, str] | None = choose_pair(arms, None, None)
-    except InputError:
-        pair = None
+    if pair is None:
+        try:
+            pair = choose_pair(arms, None, None)
+        except InputError:
+            pair = None
     result = calibrate_items(population, truth.verdicts, pair=pair, ties=len(truth.ties), seed=seed)
     if result.labelled == 0:
         raise InputError("no label names a model verdict of this workspace (labels name "
@@ -51,7 +55,8 @@ def calibrate(
     doc = CalibrationFile(
         binding=current_binding(skill_dir, workspace),
         created_at=utc_timestamp(),
-        labels={"path": str(Path(labels_path)), "lines": len(labels),
+        labels={"path": str(Path(labels_path).resolve()), "lines": len(labels),
+                "sha256": labels_sha256(labels_path),
                 "labellers": sorted({lab.labeler for lab in labels})},
         tpr=result.overall.tpr.value,
         tnr=result.overall.tnr.value,
@@ -60,6 +65,11 @@ def calibrate(
     )  # fmt: skip
     path = write_calibration(space, doc) if write else None
     return result, doc, path
+
+
+def labels_sha256(path: str | Path) -> str:
+    """sha256 of the labels file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def rates_json(rates: ErrorRates) -> dict[str, Any]:

@@ -131,3 +131,32 @@ def test_bad_labels_are_refused_before_anything_is_written(
     assert main(["calibrate", str(skill), "--labels", str(labels.with_name("none.jsonl"))]) == 2
     assert main(["calibrate", str(skill), "--labels", str(labels)]) == 0
     assert "TPR 0.857" in capsys.readouterr().out
+
+
+def test_benchmark_shows_corrected_rates_beside_the_raw_ones(
+    hand_labels: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    skill, labels = hand_labels
+    bench = skill.parent / "demo-skill-workspace" / "benchmark.json"
+    main(["benchmark", str(skill)])
+    out = capsys.readouterr().out
+    assert "grader uncalibrated" in out and "verdicts provisional" in out
+    block = json.loads(bench.read_text())["grader_calibration"]
+    assert block["provisional"] and block["pass_rates"]["with_skill"]["corrected"] is None
+    assert block["pass_rates"]["with_skill"]["observed"] == pytest.approx(10 / 12)
+
+    calibrate(skill, labels)
+    main(["benchmark", str(skill)])
+    out = capsys.readouterr().out
+    assert "with_skill: 0.833 -> 0.948 [" in out  # 91/96, with its bootstrap interval
+    assert "baseline: 0.500 -> 0.219 [" in out  # 7/32
+    assert "delta with_skill - baseline: +0.333 -> +0.729 [" in out  # 91/96 − 7/32 = 35/48
+    block = json.loads(bench.read_text())["grader_calibration"]
+    assert not block["provisional"] and block["attenuation"] == pytest.approx(16 / 35)
+    assert block["delta"]["corrected"] == pytest.approx(35 / 48)
+
+    labels.write_text(labels.read_text() + "\n", encoding="utf-8")  # the labels changed
+    main(["benchmark", str(skill)])
+    out = capsys.readouterr().out
+    assert "with_skill: 0.833 -> 0.948 (n=12)" in out  # the point estimate, no interval
+    assert "its labels changed" in out
