@@ -122,7 +122,9 @@ def wilson_interval_float(p: float, n_eff: float) -> tuple[float, float]:
     denom = 1.0 + z * z / n_eff
     centre = (p + z * z / (2 * n_eff)) / denom
     half = z / denom * float(np.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff)))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return low, high
 
 
 def error_rates(
