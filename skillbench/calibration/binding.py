@@ -139,7 +139,9 @@ class GraderStatus:
             j = self.attenuation
             return "grader calibrated" + (f" (attenuation J = {j:.3f})" if j is not None else "")
         if self.state == "stale":
-            return "grader calibration STALE (" + "; ".join(self.reasons) + "): verdicts provisional"
+            return (
+                "grader calibration STALE (" + "; ".join(self.reasons) + "): verdicts provisional"
+            )
         return "grader uncalibrated (run `skillbench label` and `skillbench calibrate`): verdicts provisional"
 
 

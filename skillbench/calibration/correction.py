@@ -28,7 +28,9 @@ class BenchmarkCorrection:
         out = [self.status.line()]
         if self.status.state == "machine-checked":
             return out
-        out.append(f"model-graded pass rate, observed -> corrected for grader error ({self.source}):")
+        out.append(
+            f"model-graded pass rate, observed -> corrected for grader error ({self.source}):"
+        )
         for arm, c in self.rates.items():
             out.append(f"  {arm}: {_num(c.observed)} -> {_num(c.corrected)}{_ci(c)} (n={c.n})")
         if self.delta is not None:

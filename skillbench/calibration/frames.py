@@ -102,6 +102,11 @@ def calibration_header(
     return make_header(
         "Judge calibration",
         Verdict(None, line),
-        HeaderInputs(skill=Path(skill_dir).name, eval_set=labels, skill_dir=skill_dir,
-                     backend=grader, recorded=recorded),  # fmt: skip
+        HeaderInputs(
+            skill=Path(skill_dir).name,
+            eval_set=labels,
+            skill_dir=skill_dir,
+            backend=grader,
+            recorded=recorded,
+        ),
     )

@@ -225,9 +225,7 @@ def calibrate_items(
     per_exp: dict[str, ErrorRates] = {}
     for text in sorted({i.expectation for i in labelled}):
         idx = [k for k, i in enumerate(labelled) if i.expectation == text]
-        per_exp[text] = error_rates(
-            [labelled[k].grader_pass for k in idx], [human[k] for k in idx]
-        )
+        per_exp[text] = error_rates([labelled[k].grader_pass for k in idx], [human[k] for k in idx])
     arms = sorted({i.arm for i in population})
     boot = _bootstrap(population, labelled, human, how, arms, pair, seed, resamples)
     corrected: dict[str, Corrected] = {}

@@ -29,7 +29,9 @@ def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, boo
     return take
 
 
-def stratified_sample(items: list[GraderItem], n: int = DEFAULT_SAMPLE, *, seed: int = 0) -> list[GraderItem]:
+def stratified_sample(
+    items: list[GraderItem], n: int = DEFAULT_SAMPLE, *, seed: int = 0
+) -> list[GraderItem]:
     """Up to `n` items, equal shares per arm × verdict stratum, borderline items taken first."""
     if n < 1:
         raise ValueError("the sample needs at least one item")

@@ -24,7 +24,7 @@ class _Handler(BaseHTTPRequestHandler):
     session: LabelSession
     server_version = "skillbench-label"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base signature
+    def log_message(self, format: str, *args: Any) -> None:
         return  # quiet: the terminal shows the URL only
 
     def _send(self, status: int, body: bytes, kind: str) -> None:

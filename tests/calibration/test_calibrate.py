@@ -61,7 +61,9 @@ def hand_labels(tmp_path: Path) -> tuple[Path, Path]:
     return skill, path
 
 
-def test_hand_written_labels_give_the_post_stratified_figures(hand_labels: tuple[Path, Path]) -> None:
+def test_hand_written_labels_give_the_post_stratified_figures(
+    hand_labels: tuple[Path, Path],
+) -> None:
     skill, labels = hand_labels
     result, doc, written = calibrate(skill, labels)
     o = result.overall

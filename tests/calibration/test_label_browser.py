@@ -127,12 +127,10 @@ def test_typed_labels_survive_a_reload_and_calibrate_exactly(
     _press(browser, "d")
     _wait_ready(browser, deferred)
     assert _count(browser, "deferred") == 1
-    typed = 0
     for _ in range(10):
         arm, case, run, expectation, item = _shown(browser)
         _press(browser, "1" if human_says(arm, case, run, expectation) else "2")
         _wait_ready(browser, item)
-        typed += 1
     lines = (root / "labels.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 10
 
