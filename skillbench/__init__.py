@@ -134,6 +134,16 @@ _EXPORTS: dict[str, str] = {
     "diff_header": "skillbench.reports.diff",
     "diff_rows": "skillbench.reports.diff",
     "diff_figure": "skillbench.reports.diff_plots",
+    # judge calibration (issue 34)
+    "calibrate": "skillbench.calibration.calibrate",
+    "calibration_json": "skillbench.calibration.calibrate",
+    "grader_status": "skillbench.calibration.binding",
+    "calibration_header": "skillbench.calibration.frames",
+    "grader_confusion_frame": "skillbench.calibration.frames",
+    "grader_error_frame": "skillbench.calibration.frames",
+    "corrected_rates_frame": "skillbench.calibration.frames",
+    "grader_expectations_frame": "skillbench.calibration.frames",
+    "grader_disagreements_frame": "skillbench.calibration.frames",
 }
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
@@ -159,6 +169,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "benchmark_header",
     "budget_what_if_frame",
     "build_benchmark",
+    "calibrate",
+    "calibration_header",
+    "calibration_json",
     "cases_frame",
     "catalog_line",
     "compare_header",
@@ -167,6 +180,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "confusion_heatmap",
+    "corrected_rates_frame",
     "cost_frame",
     "cost_limit",
     "cost_lines",
@@ -194,6 +208,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "gap_figure",
     "gap_frame",
     "grade_workspace_sync",
+    "grader_confusion_frame",
+    "grader_disagreements_frame",
+    "grader_error_frame",
+    "grader_expectations_frame",
+    "grader_status",
     "grading_chart_figure",
     "grading_header",
     "grading_rates_frame",
@@ -304,6 +323,16 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.run import run_cases
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.calibration.binding import grader_status
+    from skillbench.calibration.calibrate import calibrate, calibration_json
+    from skillbench.calibration.frames import (
+        calibration_header,
+        corrected_rates_frame,
+        grader_confusion_frame,
+        grader_disagreements_frame,
+        grader_error_frame,
+        grader_expectations_frame,
+    )
     from skillbench.cost.budget import Budget
     from skillbench.cost.limit import cost_limit
     from skillbench.improve.cost import round_costs_frame

@@ -11,7 +11,7 @@ from skillbench.reports.header import HeaderInputs, Verdict, make_header
 from skillbench.schemas.report import ReportHeader
 
 
-def confusion_frame(rates: ErrorRates) -> pd.DataFrame:
+def grader_confusion_frame(rates: ErrorRates) -> pd.DataFrame:
     """Human label (rows) × grader verdict (columns), plain counts."""
     return pd.DataFrame(
         {"grader pass": [rates.tp, rates.fp], "grader fail": [rates.fn, rates.tn]},
@@ -30,7 +30,7 @@ def _row(scope: str, r: ErrorRates) -> dict[str, object]:
     }  # fmt: skip
 
 
-def error_rates_frame(result: Calibration) -> pd.DataFrame:
+def grader_error_frame(result: Calibration) -> pd.DataFrame:
     """TPR and TNR with Wilson 95 % intervals, κ and accuracy beside the constant predictor's,
     overall and per arm."""
     rows = [_row("all arms", result.overall)]
@@ -38,7 +38,7 @@ def error_rates_frame(result: Calibration) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def pass_rates_frame(result: Calibration) -> pd.DataFrame:
+def corrected_rates_frame(result: Calibration) -> pd.DataFrame:
     """Each arm's observed model-graded pass rate and its Rogan–Gladen correction (bootstrap
     95 % interval), and the pair's delta."""
     rows = [
@@ -53,7 +53,7 @@ def pass_rates_frame(result: Calibration) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def expectations_frame(result: Calibration) -> pd.DataFrame:
+def grader_expectations_frame(result: Calibration) -> pd.DataFrame:
     """Per expectation: labelled verdicts, disagreements (grader ≠ human) and the error rates;
     the most disagreements first."""
     rows = [
@@ -68,7 +68,7 @@ def expectations_frame(result: Calibration) -> pd.DataFrame:
     return frame.sort_values(["disagreements", "expectation"], ascending=[False, True])
 
 
-def disagreements_frame(result: Calibration) -> pd.DataFrame:
+def grader_disagreements_frame(result: Calibration) -> pd.DataFrame:
     """Every labelled verdict the human overruled."""
     return pd.DataFrame(
         [{"run": d["run"], "expectation": d["expectation"], "arm": d["arm"],
