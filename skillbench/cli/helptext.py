@@ -73,6 +73,10 @@ EXAMPLES: dict[str, str] = {
     "plan.skill": "data/skills/csv-cleanup",
     "init.out": "csv-cleanup.trigger.json",
     "from_report": "csv-cleanup.trigger-report.json",
+    "label.port": "8765",
+    "n": "60",
+    "labeler": "ann",
+    "labels": "csv-cleanup-workspace/labels.jsonl",
 }
 PLACEHOLDERS = ("VALUE", "path/to/")
 """What an example falls back to when EXAMPLES has no real value for an option (a test keeps

@@ -28,14 +28,14 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(p, common.WORKSPACE_SHORT_HELP)
     p.add_argument("--port", type=common.int_in(0, 65535), default=0,
-                   help="port on 127.0.0.1 (0, the default, picks a free one)")  # fmt: skip
+                   help="port on 127.0.0.1; 0 picks a free one (0)")  # fmt: skip
     p.add_argument("--n", type=common.int_in(1, MAX_SAMPLE), default=120,
                    help="items in the sample (120)")  # fmt: skip
     p.add_argument("--labeler", metavar="NAME", help="your name in labels.jsonl (default: $USER)")
     p.add_argument("--labels", metavar="FILE",
                    help="labels file (default <workspace>/labels.jsonl)")  # fmt: skip
     p.add_argument("--seed", type=common.int_in(0, 2**31), default=0,
-                   help="sampling seed (0); the same seed resumes the same sample")  # fmt: skip
+                   help="sampling seed; the same seed resumes the same sample (0)")  # fmt: skip
     p.set_defaults(func=run_label)
 
 
