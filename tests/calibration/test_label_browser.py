@@ -62,15 +62,17 @@ def page(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
-    os.environ["SE_OFFLINE"] = "true"  # selenium-manager must never download a driver
+    monkeypatch.setenv("SE_OFFLINE", "true")  # selenium-manager must never download a driver
     options = Options()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-proxy-server", "--disable-background-networking"):  # fmt: skip
+                "--no-proxy-server", "--disable-background-networking", "--no-first-run",
+                "--disable-component-update", "--disable-sync", "--disable-default-apps",
+                "--disable-features=Translate,OptimizationHints,MediaRouter"):  # fmt: skip
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     try:
