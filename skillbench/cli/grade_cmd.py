@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from skillbench.cli import common
@@ -186,6 +187,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
         f"flaky: {len(extra.get('flaky', []))}",
         markup=False,
     )
+    for line in _grader_correction(args, path, paired):
+        out.print(common.safe(line), markup=False)
     if extra.get("cost"):
         from skillbench.schemas.cost import CostBlock, cost_lines
 
@@ -196,3 +199,21 @@ def run_benchmark(args: argparse.Namespace) -> int:
         err.print("nothing to compare: no case was run under both configurations", markup=False)
         return EXIT_FAILED
     return EXIT_FAILED if mean < 0 else EXIT_OK
+
+
+def _grader_correction(args: argparse.Namespace, path: Path, paired: dict[str, Any]) -> list[str]:
+    """Corrected pass rates and delta beside the raw ones (or why they are provisional), also
+    written into benchmark.json as `grader_calibration`."""
+    from skillbench.calibration.correction import benchmark_correction
+    from skillbench.io import read_json, write_json
+
+    candidate, baseline = paired.get("candidate"), paired.get("baseline")
+    if not candidate or not baseline:
+        return []
+    correction = benchmark_correction(
+        args.skill_dir, (str(candidate), str(baseline)), workspace=args.workspace
+    )
+    data = read_json(path)
+    data["grader_calibration"] = correction.as_json()
+    write_json(path, data)
+    return correction.lines()

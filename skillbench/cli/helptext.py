@@ -79,6 +79,10 @@ EXAMPLES: dict[str, str] = {
     "floor": "30",
     "mine.skill": "csv-cleanup",
     "mine.out": "csv-cleanup.field-evals.json",
+    "label.port": "8765",
+    "n": "60",
+    "labeler": "ann",
+    "labels": "csv-cleanup-workspace/labels.jsonl",
 }
 PLACEHOLDERS = ("VALUE", "path/to/")
 """What an example falls back to when EXAMPLES has no real value for an option (a test keeps

@@ -21,6 +21,7 @@ from typing import Any
 
 from skillbench.behavior.executors import Executor
 from skillbench.behavior.workspace import EvalsFile, Workspace
+from skillbench.calibration.binding import GraderStatus, calibration_path, grader_status
 from skillbench.cost.budget import Budget
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
@@ -153,6 +154,18 @@ def run_outcomes(runs: Sequence[Any]) -> dict[RunKey, bool | None]:
     return outcomes
 
 
+def side_grader_status(skill_dir: Path, sides: list[BehaviorSide]) -> GraderStatus:
+    """The calibration in the user's workspace (`<skill>-workspace/calibration.json`) checked
+    against the sides' grader, prompt and rubric: the head's, or the base's when only the base
+    has a model verdict ("machine-checked" when neither has)."""
+    mine = calibration_path(Workspace.for_skill(skill_dir))
+    statuses = [grader_status(s.folder, s.workspace.root, calibration=mine) for s in sides]
+    for status in reversed(statuses):
+        if status.state != "machine-checked":
+            return status
+    return statuses[-1]
+
+
 class BehaviorGate:
     """One behavior gate: both sides prepared in the report folder, run, graded, paired."""
 
@@ -188,6 +201,9 @@ class BehaviorGate:
             )
         self.evals = _read(self.evals_file)
         self.sides: list[BehaviorSide] = []
+        self.grader_status: GraderStatus | None = None
+        """The model grader's calibration (the user's workspace's calibration.json) as it
+        applies to the head side's gradings; set by `run`."""
 
     def prepare(self) -> list[BehaviorSide]:
         """The two sides' copies (none without a base)."""
@@ -271,6 +287,7 @@ class BehaviorGate:
                 )  # fmt: skip
                 notes.extend(f"{side.label}: {n}" for n in graded.notes if "no expectations" in n)
                 outcomes.append(run_outcomes(graded.runs))
+            self.grader_status = side_grader_status(self.skill_dir, sides)
             if cache is not None:
                 self.warnings.extend(cache.flush())
         finally:
@@ -320,8 +337,16 @@ def build_behavior(
     pairs = sum(r.pairs for r in rows)
     p = mcnemar_exact(regressed, improved)
     rates = [(r.base_passed + 0.5) / (r.pairs + 1) for r in rows if r.pairs]
-    mde = minimum_detectable_effect(rates, gate.runs, alpha=half, power=o.power) if rates else None
+    status = gate.grader_status
+    j = status.attenuation if status is not None and not status.provisional else None
+    mde = (
+        minimum_detectable_effect(rates, gate.runs, alpha=half, power=o.power,
+                                  attenuation=min(1.0, j or 1.0))
+        if rates else None
+    )  # fmt: skip
     mde_line = mde_sentence(mde, gate.runs, len(rates), o.power, unit=CASES, alpha=half)
+    if j is not None and j < 1:
+        mde_line += f" (a true change; the grader's attenuation J = {j:.3f} folded into the power)"
     dropped = sum(1 for q in queries if q.change == "regressed")
     rose = sum(1 for q in queries if q.change == "improved")
     verdict, line, ok = decide(
@@ -329,6 +354,10 @@ def build_behavior(
     )
     if gate.eval_set is not None and gate.eval_set.used == "head":
         line = f"{line} [{HEAD_MARK}]"
+    if status is not None and status.provisional:
+        line = f"{line} [{status.short()}]"
+    if status is not None and status.state != "machine-checked":
+        notes.append(status.line())
     if not pairs:
         notes.append("no run was graded on both sides: nothing was compared")
     base.pass_rate = round(sum(r.base_passed for r in rows) / pairs, 4) if pairs else None

@@ -83,11 +83,26 @@ def exact_power(pairs: int, regressed: float, improved: float, alpha: float = 0.
     return float(np.clip((weights * tail).sum(), 0.0, 1.0))
 
 
+def _check_attenuation(attenuation: float) -> None:
+    if not 0 < attenuation <= 1:
+        raise ValueError("attenuation must be in (0, 1]")
+
+
 def power_at(
-    rates: Sequence[float], runs: int, effect: float, *, alpha: float = 0.05, affected: float = 1.0
+    rates: Sequence[float],
+    runs: int,
+    effect: float,
+    *,
+    alpha: float = 0.05,
+    affected: float = 1.0,
+    attenuation: float = 1.0,
 ) -> float:
-    """The gate's power with `runs` runs of each query whose base pass rates are `rates`."""
-    regressed, improved = cell_probabilities(rates, effect, affected=affected)
+    """The gate's power with `runs` runs of each query whose base pass rates are `rates`.
+
+    `attenuation` is the grader's J = TPR + TNR − 1 (`skillbench calibrate`): a true drop δ
+    shows in the graded pass rates as J·δ, so the power is that of the observed J·δ."""
+    _check_attenuation(attenuation)
+    regressed, improved = cell_probabilities(rates, effect * attenuation, affected=affected)
     return exact_power(len(rates) * runs, regressed, improved, alpha)
 
 
@@ -98,17 +113,20 @@ def minimum_detectable_effect(
     alpha: float = 0.05,
     power: float = 0.8,
     affected: float = 1.0,
+    attenuation: float = 1.0,
 ) -> float | None:
-    """The smallest drop δ (a multiple of 0.005) in the pass rate of every affected query that
-    the gate detects with probability ≥ `power`; None when even δ = 1 is not detected."""
+    """The smallest true drop δ (a multiple of 0.005) in the pass rate of every affected query
+    that the gate detects with probability ≥ `power` through a grader of attenuation J (the drop
+    observed is J·δ); None when even δ = 1 is not detected."""
     _check(alpha, power)
     steps = round(1 / _EFFECT_STEP)
     lo, hi = 1, steps
-    if power_at(rates, runs, 1.0, alpha=alpha, affected=affected) < power:
+    kw = {"alpha": alpha, "affected": affected, "attenuation": attenuation}
+    if power_at(rates, runs, 1.0, **kw) < power:
         return None
     while lo < hi:  # power grows with the effect
         mid = (lo + hi) // 2
-        if power_at(rates, runs, mid * _EFFECT_STEP, alpha=alpha, affected=affected) >= power:
+        if power_at(rates, runs, mid * _EFFECT_STEP, **kw) >= power:
             hi = mid
         else:
             lo = mid + 1
@@ -130,6 +148,7 @@ class RunsPlan:
     queries_needed: int
     achieved_power: float
     enough: bool
+    attenuation: float = 1.0
 
     def lines(self) -> list[str]:
         """The plan as sentences."""
@@ -156,6 +175,11 @@ class RunsPlan:
                 f"{self.queries_needed} queries like them at {MAX_RUNS} runs"
             )
         lines.append(f"  base pass rate across queries: mean {self.mean_rate:.2f}")
+        if self.attenuation < 1:
+            lines.append(
+                f"  grader attenuation J = {self.attenuation:.3f} folded in: the drop seen "
+                f"through the grader is {self.effect * self.attenuation:.3f}"
+            )
         return lines
 
 
@@ -167,14 +191,17 @@ def plan_runs(
     power: float = 0.8,
     affected: float = 1.0,
     max_runs: int = MAX_RUNS,
+    attenuation: float = 1.0,
 ) -> RunsPlan:
-    """The fewest runs per query reaching `power` for `effect` with these base pass rates; when
+    """The fewest runs per query reaching `power` for a true `effect` with these base pass rates,
+    seen through a grader of attenuation J (`effect`·J observed; ≈ 1/J² more runs); when
     `max_runs` is not enough, how many queries like these would be."""
     _check(alpha, power)
     if not 0 < effect <= 1:
         raise ValueError("effect must be in (0, 1]")
+    _check_attenuation(attenuation)
     m = len(rates)
-    regressed, improved = cell_probabilities(rates, effect, affected=affected)
+    regressed, improved = cell_probabilities(rates, effect * attenuation, affected=affected)
     mean_rate = float(np.mean(rates))
 
     def ok(pairs: int) -> bool:
@@ -184,7 +211,9 @@ def plan_runs(
         ok, limit=4 * max(m * max_runs, _normal_pairs(regressed, improved, alpha, power))
     )
     if needed is None:
-        return RunsPlan(effect, alpha, power, affected, m, mean_rate, None, None, 0, 0.0, False)
+        return RunsPlan(
+            effect, alpha, power, affected, m, mean_rate, None, None, 0, 0.0, False, attenuation
+        )
     runs = max(1, math.ceil(needed / m))
     while runs <= max_runs and not ok(m * runs):  # the exact test's power saw-tooths in N
         runs += 1
@@ -195,8 +224,9 @@ def plan_runs(
         queries += 1
     achieved = exact_power(m * runs, regressed, improved, alpha)
     return RunsPlan(
-        effect, alpha, power, affected, m, mean_rate, needed, runs, queries, achieved, enough
-    )
+        effect, alpha, power, affected, m, mean_rate, needed, runs, queries, achieved, enough,
+        attenuation,
+    )  # fmt: skip
 
 
 def _normal_pairs(regressed: float, improved: float, alpha: float, power: float) -> int:

@@ -76,8 +76,9 @@ def write_skill(folder: Path, body: str) -> None:
     )
 
 
-def skill_repo(root: Path, base: str, head: str) -> Path:
-    """skills/gate-skill committed on main with body `base` and its behavior eval cases; the
+def skill_repo(root: Path, base: str, head: str, *, judged: str | None = None) -> Path:
+    """skills/gate-skill committed on main with body `base` and its behavior eval cases (with
+    `judged`, each case also has that expectation, which only the model grader decides); the
     working tree's body is `head` (uncommitted when it differs)."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
@@ -90,6 +91,11 @@ def skill_repo(root: Path, base: str, head: str) -> Path:
              "check": check}]}
         for i, p in enumerate(CASES)
     ]  # fmt: skip
+    if judged is not None:
+        for case in cases:
+            case["expectations"].append(
+                {"criterion": "judged", "description": judged, "required": True}
+            )
     (skill / "evals").mkdir()
     (skill / "evals" / "evals.json").write_text(
         json.dumps({"version": "1.0", "skill": "gate-skill", "cases": cases}), encoding="utf-8"
@@ -222,3 +228,37 @@ def test_a_change_that_rewrites_its_eval_cases_is_graded_on_the_bases(
     assert main(args(skill, tmp_path / "head", "--evals-from", "head")) == 0
     doc = report(tmp_path / "head")
     assert doc["verdict"] != "regressed" and HEAD_MARK in doc["verdict_line"]
+
+
+def test_a_model_graded_verdict_is_provisional_until_a_current_calibration_folds_j_into_power(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.calibration.binding import Binding, CalibrationFile, prompt_hash, rubric_hash
+    from skillbench.io import write_json
+
+    skill = skill_repo(tmp_path / "repo", GOOD, GOOD, judged="The answer is polite")
+    assert main(args(skill, tmp_path / "first")) == 0
+    plain = report(tmp_path / "first")
+    assert plain["verdict_line"].endswith("[provisional: grader uncalibrated]")
+    assert any("grader uncalibrated" in n for n in plain["notes"])
+    # a calibration of this grader, prompt and rubric with J = 0.5 (TPR = TNR = 0.75)
+    binding = Binding(grader=f"{NAME} (bgate-1)", prompt_sha256=prompt_hash(),
+                      rubric_sha256=rubric_hash(skill))  # fmt: skip
+    doc = CalibrationFile(binding=binding, created_at="2026-12-01T00:00:00Z", labels={},
+                          tpr=0.75, tnr=0.75, attenuation=0.5, summary={})  # fmt: skip
+    target = skill.parent / "gate-skill-workspace" / "calibration.json"
+    write_json(target, doc.model_dump(mode="json"))
+    assert main(args(skill, tmp_path / "second")) == 0
+    calibrated = report(tmp_path / "second")
+    assert "provisional" not in calibrated["verdict_line"]
+    assert "J = 0.500 folded into the power" in calibrated["mde_line"]
+    # a true drop shows as half of it: the detectable true drop is larger
+    assert calibrated["mde"] > plain["mde"]
+    # another grader model: the calibration is stale, the verdict provisional again
+    write_json(target, doc.model_copy(update={"binding": binding.model_copy(
+        update={"grader": f"{NAME} (other-model)"})}).model_dump(mode="json"))  # fmt: skip
+    assert main(args(skill, tmp_path / "third")) == 0
+    stale = report(tmp_path / "third")
+    assert stale["verdict_line"].endswith("[provisional: grader calibration stale]")
+    assert any("grader model changed" in n for n in stale["notes"])
+    assert stale["mde"] == plain["mde"]

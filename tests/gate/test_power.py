@@ -126,3 +126,22 @@ def test_the_gate_help_states_its_default_runs_with_their_power(
     with contextlib.suppress(SystemExit):
         main(["gate", "--help"])
     assert " ".join(gate_cmd.RUNS_POWER.split()) in " ".join(capsys.readouterr().out.split())
+
+
+def test_grader_attenuation_shrinks_the_drop_seen_and_raises_the_runs_needed() -> None:
+    from skillbench.gate.power import power_at
+
+    rates = [0.8, 0.7, 0.9, 0.6]
+    # a true drop of 0.3 through a grader with J = 0.5 is an observed drop of 0.15
+    assert power_at(rates, 10, 0.3, attenuation=0.5) == power_at(rates, 10, 0.15)
+    plain = plan_runs(rates, 0.3, alpha=0.025)
+    weak = plan_runs(rates, 0.3, alpha=0.025, attenuation=0.7)
+    assert weak.runs is not None and plain.runs is not None
+    # ≈ 1/J² ≈ 2 × the pairs (the exact test saw-tooths; allow the rounding of runs per query)
+    assert 1.6 * plain.runs <= weak.runs <= 2.6 * plain.runs
+    assert any("attenuation J = 0.700" in line for line in weak.lines())
+    mde = minimum_detectable_effect(rates, 20, alpha=0.025)
+    weak_mde = minimum_detectable_effect(rates, 20, alpha=0.025, attenuation=0.5)
+    assert mde is not None and weak_mde is not None and weak_mde > mde
+    with pytest.raises(ValueError):
+        power_at(rates, 10, 0.3, attenuation=0.0)

@@ -73,6 +73,7 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             evals_name = f"{name}.trigger.json"
             shutil.copy(ROOT / "data" / "evals" / evals_name, home / "evals" / evals_name)
         shutil.copytree(ROOT / "data" / "catalog", home / "catalog")
+        shutil.copytree(ROOT / "data" / "calibration", home / "calibration")
         skill, evals = home / "skills" / "csv-cleanup", home / "evals" / "csv-cleanup.trigger.json"
         _model_graded_workspace(skill, home / "workspace")
         for name in ("csv-cleanup", "sql-query-reviewer"):
@@ -104,6 +105,10 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
         "benchmark": behavior,
         "blind_comparison": behavior,
         "report_diff": {"a": str(home / "a.json"), "b": str(home / "b.json")},
+        "judge_calibration": {
+            "skill_dir": str(home / "calibration" / "sample-skill"),
+            "labels": str(home / "calibration" / "labels.jsonl"),
+        },
         "library_routing": {
             "library_dir": str(home / "skills"),
             "evals": str(home / "evals"),
