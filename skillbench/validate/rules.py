@@ -41,8 +41,13 @@ PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", "codex", "gemini"
 #: The other agents' profiles: the open standard's keys, plus each agent's own limits (`AGENT_LIMITS`).
 AGENT_PROFILES: tuple[Profile, ...] = ("codex", "gemini", "opencode")
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-CLAUDE_CODE_KEYS = (
-    *AGENTSKILLS_KEYS,
+#: The Claude Code version whose skill frontmatter keys `CLAUDE_CODE_KEYS` lists (and whose
+#: readers the claude-code value rules follow): the newest CLI installed (`make claude-latest`).
+CLAUDE_CODE_KEYS_VERSION = "2.1.332"
+#: Every key of the skill frontmatter schema in Claude Code 2.1.332 (the schema its own
+#: unknown-key check uses; `scripts/claude_skill_keys.py` reads it from the binary), plus the
+#: open standard's. The documented ones first, then those the CLI marks internal.
+CLAUDE_CODE_DOCUMENTED_KEYS = (
     "argument-hint",
     "disable-model-invocation",
     "user-invocable",
@@ -50,9 +55,49 @@ CLAUDE_CODE_KEYS = (
     "context",
     "agent",
     "hooks",
-    "version",
     "when_to_use",
+    "disallowed-tools",
+    "disallowedTools",
+    "effort",
+    "shell",
+    "paths",
+    "background",
 )
+CLAUDE_CODE_INTERNAL_KEYS = (
+    "version",
+    "arguments",
+    "fallback",
+    "created_by",
+    "improved_by",
+    "mcpServers",
+    "lspServers",
+    "agents",
+    "outputStyles",
+    "themes",
+    "workflows",
+    "channels",
+    "monitors",
+    "settings",
+    "userConfig",
+    "defaultEnabled",
+    "experimental",
+    "dependencies",
+    "displayName",
+    "author",
+    "homepage",
+    "repository",
+    "keywords",
+)
+CLAUDE_CODE_KEYS = (*AGENTSKILLS_KEYS, *CLAUDE_CODE_DOCUMENTED_KEYS, *CLAUDE_CODE_INTERNAL_KEYS)
+#: What Claude Code 2.1.332 reads as `effort` (case-insensitive; `med` is its alias of medium).
+EFFORT_LEVELS = ("low", "medium", "med", "high", "xhigh", "max")
+#: Strings Claude Code reads as true / false in a flag key (case-insensitive, trimmed).
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+FLAG_KEYS = ("disable-model-invocation", "user-invocable", "background", "fallback")
+STRING_LIST_KEYS = ("disallowed-tools", "paths")
+SHELLS = ("bash", "powershell")
+_LEADING_INTEGER = re.compile(r"^\s*[+-]?\d")
 ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
     "claude-code": frozenset(CLAUDE_CODE_KEYS),
@@ -447,6 +492,81 @@ def _agent_without_fork(ctx: Ctx) -> CheckResult:
     return None
 
 
+def _effort_value(ctx: Ctx) -> CheckResult:
+    """Claude Code's `effort`: a level or an integer; anything else is ignored with a warning."""
+    if not _has(ctx, "effort"):
+        return None
+    value = ctx.fm["effort"]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return None
+    if isinstance(value, str) and (value.lower() in EFFORT_LEVELS or _LEADING_INTEGER.match(value)):
+        return None
+    levels = ", ".join(level for level in EFFORT_LEVELS if level != "med")
+    return (
+        f"effort must be one of {levels} or an integer, found {shorten(value)} "
+        f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} ignores it)"
+    )
+
+
+def _context_value(ctx: Ctx) -> CheckResult:
+    value = ctx.fm.get("context")
+    if value is None or value in ("inline", "fork"):
+        return None
+    return (
+        f"context must be 'inline' or 'fork', found {shorten(value)} (Claude Code runs it inline)"
+    )
+
+
+def _flag_values(ctx: Ctx) -> CheckResult:
+    """Flag keys as Claude Code reads them: a boolean, or a string/number among the true and
+    false words; anything else falls back to the key's default."""
+    found = []
+    for key in FLAG_KEYS:
+        if not _has(ctx, key):
+            continue
+        value = ctx.fm[key]
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, str | int | float) and str(value).strip().lower() in (
+            *TRUE_WORDS,
+            *FALSE_WORDS,
+        ):
+            continue
+        found.append(
+            f"{key} must be true or false, found {shorten(value)} "
+            f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} uses its default instead)"
+        )
+    return found
+
+
+def _string_lists(ctx: Ctx) -> CheckResult:
+    """`disallowed-tools` and `paths`: a comma-separated string or a list of strings (Claude
+    Code drops other items)."""
+    found = []
+    for key in STRING_LIST_KEYS:
+        value = ctx.fm.get(key)
+        if value is None or isinstance(value, str):
+            continue
+        if not isinstance(value, list):
+            found.append(f"{key} must be a string or a list of strings, found {shorten(value)}")
+            continue
+        found.extend(
+            f"{key}[{i}] must be a string, found {shorten(item)}"
+            for i, item in enumerate(value)
+            if not isinstance(item, str)
+        )
+    return found
+
+
+def _shell_value(ctx: Ctx) -> CheckResult:
+    value = ctx.fm.get("shell")
+    if value is None or str(value).strip().lower() in ("", *SHELLS):
+        return None
+    return (
+        f"shell must be bash or powershell, found {shorten(value)} (Claude Code falls back to bash)"
+    )
+
+
 def _too_many_lines(ctx: Ctx) -> CheckResult:
     text = ctx.text
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
@@ -573,6 +693,11 @@ RULES: tuple[Rule, ...] = (
     Rule("ALLOWED_TOOLS_ITEM_TYPE", "error", ALL, _allowed_tools_items, "allowed-tools list item is not a string"),
     Rule("MODEL_TYPE", "error", CC, _type_is("model", str, "a string"), "model is not a string"),
     Rule("HOOKS_TYPE", "error", CC, _type_is("hooks", dict, "a mapping"), "hooks is not a mapping"),
+    Rule("EFFORT_VALUE", "error", CC, _effort_value, "effort is not a level or an integer"),
+    Rule("CONTEXT_VALUE", "error", CC, _context_value, "context is not inline or fork"),
+    Rule("FLAG_VALUE", "error", CC, _flag_values, "a true/false key has another value"),
+    Rule("STRING_LIST_TYPE", "error", CC, _string_lists, "disallowed-tools or paths is not a string or list of strings"),
+    Rule("SHELL_VALUE", "error", CC, _shell_value, "shell is not bash or powershell"),
     Rule("CONTEXT_FORK_NO_AGENT", "warning", CC, _fork_without_agent, "context: fork but no agent set"),
     Rule("AGENT_WITHOUT_FORK", "warning", CC, _agent_without_fork, "agent set but context is not fork"),
     Rule("SKILL_MD_TOO_LONG", "warning", ALL, _too_many_lines, "SKILL.md exceeds 500 lines"),
