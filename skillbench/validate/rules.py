@@ -25,6 +25,8 @@ from skillbench.skill import (
     decode_skill_md,
     find_skills,
     iter_files,
+    link_root,
+    linked_outside,
     parse_frontmatter,
     read_skill_md,
     shorten,
@@ -190,17 +192,19 @@ class Ctx:
         profile: Profile = "claude-code",
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
+        root: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         self.profile = profile
         self.strict = strict
+        self.root = root
         self._frontmatter = frontmatter
 
     @cached_property
     def loaded(self) -> Loaded | FrontmatterProblem | InputError:
         """(text, frontmatter, body), or why the skill cannot be examined further."""
         try:
-            skill_md, raw = read_skill_md(self.path)
+            skill_md, raw = read_skill_md(self.path, self.root)
             _, text = decode_skill_md(raw, skill_md)
         except InputError as exc:
             return exc
@@ -567,6 +571,19 @@ def _shell_value(ctx: Ctx) -> CheckResult:
     )
 
 
+def _linked_skill_md(ctx: Ctx) -> CheckResult:
+    """SKILL.md links to a file outside the skill folder (inside the root, or it would not have
+    been read): valid, but the folder alone is not the skill."""
+    target = linked_outside(ctx.path)
+    if target is None:
+        return None
+    return (
+        f"SKILL.md is a symlink to {shorten(target, 120)}, outside the skill folder (inside "
+        f"{link_root(ctx.path, ctx.root)}): read and validated, but a copy of the folder alone "
+        "loses it"
+    )
+
+
 def _too_many_lines(ctx: Ctx) -> CheckResult:
     text = ctx.text
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
@@ -673,7 +690,8 @@ RULES: tuple[Rule, ...] = (
     Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
     Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
     Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
-    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the skill folder", stop=True),
+    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the library or repository root", stop=True),
+    Rule("SKILL_MD_LINKED", "warning", ALL, _linked_skill_md, "SKILL.md links to a file outside the skill folder"),
     Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
     Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
     Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
@@ -744,10 +762,13 @@ def validate_skill(
     *,
     profile: Profile = "claude-code",
     strict: bool = False,
+    root: str | Path | None = None,
 ) -> ValidationReport:
     """Validate one skill folder; never raises for bad skill content (findings instead). A
-    SKILL.md linking outside the skill folder is an error (SKILL_MD_LINK_OUTSIDE): not read."""
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict)
+    SKILL.md linking outside the skill folder is read when it stays inside `link_root(path,
+    root)` (`root`: the library being validated; SKILL_MD_LINKED, a warning), else an error
+    (SKILL_MD_LINK_OUTSIDE): not read."""
+    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, root=root)
     return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
 
 
@@ -765,13 +786,14 @@ def validate_description(text: object, *, name: str | None = None) -> list[Findi
 def validate_library(
     root: str | Path, *, profile: Profile = "claude-code", strict: bool = False
 ) -> list[ValidationReport]:
-    """Validate every skill folder under `root` (see `find_skills`); a missing root or a root
-    without skills gives the single report of `validate_skill(root)`."""
+    """Validate every skill folder under `root` (see `find_skills`; a SKILL.md may link anywhere
+    inside `root`); a missing root or a root without skills gives the single report of
+    `validate_skill(root)`."""
     skills = find_skills(root) if Path(root).is_dir() else []
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
     profile = _check_profile(profile)
-    return [validate_skill(p, profile=profile, strict=strict) for p in skills]
+    return [validate_skill(p, profile=profile, strict=strict, root=root) for p in skills]
 
 
 def _skill_label(report: ValidationReport, root: str | Path | None = None) -> str:

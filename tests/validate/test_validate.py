@@ -130,12 +130,13 @@ def test_every_code_has_a_case_and_a_row() -> None:
         "SKILL_DIR_MISSING",
         "SKILL_PATH_NOT_DIR",
         "SKILL_MD_LINK_OUTSIDE",  # tests/validate/test_validate_library.py
+        "SKILL_MD_LINKED",
         "AGENT_LIMIT",  # tests/validate/test_validate_agents.py
         "AGENT_DOCUMENTED_LIMIT",
         *CLAUDE_CODE_VALUE_CODES,  # tests/validate/test_claude_code_keys.py
     }
-    # the seed's 30, SKILL_MD_LINK_OUTSIDE, the two agent limits, Claude Code's value rules
-    assert len(CODES) == 33 + len(CLAUDE_CODE_VALUE_CODES)
+    # the seed's 30, the two SKILL.md link codes, the two agent limits, Claude Code's values
+    assert len(CODES) == 34 + len(CLAUDE_CODE_VALUE_CODES)
     assert seed_codes == set(CODES) == {r.code for r in RULES}
     assert CODES["README_PRESENT"].level == "warning/error"
     assert CODES["NAME_FORMAT"].level == "error"
