@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from real_cli import real_cli_skip_reason, replay_judge
+from real_cli import claude_versions, real_cli_skip_reason, replay_judge
 
 from skillbench.backends.anthropic.capture import (
     CaptureServer,
@@ -40,6 +41,14 @@ pytestmark = [
     pytest.mark.needs_claude,
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
+CLAUDE: Path = REPO_CLAUDE
+
+@pytest.fixture(autouse=True, params=claude_versions())
+def claude_bin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs on each pinned CLI (the pin and the current release beside it), where
+    installed: the helpers read `CLAUDE`."""
+    monkeypatch.setattr(sys.modules[__name__], "CLAUDE", request.param)
+    return Path(request.param)
 
 QUERY = "download this video from youtube and save it as mp4"
 
@@ -67,7 +76,7 @@ def cli_own_request(
         for folder in folders:
             shutil.copytree(folder, project / ".claude" / "skills" / folder.name, symlinks=True)
         with CaptureServer() as server:
-            args = [str(REPO_CLAUDE), "-p", query, "--model", model]
+            args = [str(CLAUDE), "-p", query, "--model", model]
             args += ["--output-format", "stream-json", "--verbose"]
             subprocess.run(
                 args,
@@ -105,7 +114,7 @@ async def replay_once(
     tmp_path: Path, model: str, target: SkillEntry, catalog: tuple[SkillEntry, ...], reply: str
 ) -> tuple[httpx2.Request, Any, Any]:
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, model, sent, reply)
+    judge = replay_judge(tmp_path, model, sent, reply, claude_bin=CLAUDE)
     outcome = await judge.judge(TriggerRequest(target, catalog, QUERY, 0))
     report = await run_trigger_eval(
         target.name,
@@ -213,7 +222,7 @@ async def test_frontmatter_only_the_cli_reads_is_evaluated_with_a_warning(
     evals = tmp_path / "evals.json"
     evals.write_text(json.dumps([{"query": QUERY, "should_trigger": True}]), encoding="utf-8")
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool")
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool", claude_bin=CLAUDE)
     monkeypatch.setattr("skillbench.backends.registry.cached_judge", lambda *a, **k: judge)
     report = await evaluate_skill(
         wip, evals, options=TriggerOptions(backend="anthropic", runs=1, use_cache=False)
@@ -329,7 +338,7 @@ async def test_the_claude_code_backend_does_not_count_a_refused_call(
     monkeypatch.setattr(mock_anthropic_sse, "route", lambda query, skills: "pdf-tools")
     with MockAnthropic() as mock:
         env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "sk-ant-dummy-offline"}
-        judge = ClaudeCodeJudge(claude_bin=REPO_CLAUDE, env=env, timeout=60)
+        judge = ClaudeCodeJudge(claude_bin=CLAUDE, env=env, timeout=60)
         outcome = await judge.judge(TriggerRequest(target, (other,), "merge two pdf files", 0))
         await judge.aclose()
         calls = [r for r in mock.requests if r.path.startswith("/v1/messages")]
