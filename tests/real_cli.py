@@ -9,9 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import httpx2
+import pytest
 from mock_anthropic_sse import tool_use_stream
 
 from skillbench.backends.anthropic.replay import ReplayJudge

@@ -45,12 +45,14 @@ pytestmark = [
 ]
 CLAUDE: Path = REPO_CLAUDE
 
+
 @pytest.fixture(autouse=True, params=claude_versions())
 def claude_bin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test runs on each pinned CLI (the pin and the current release beside it), where
     installed: the helpers read `CLAUDE`."""
     monkeypatch.setattr(sys.modules[__name__], "CLAUDE", request.param)
     return Path(request.param)
+
 
 TARGET = SkillEntry("pdf-tools", "Use when merging, splitting or rotating PDF files.", "# PDF\n")
 CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning spreadsheet CSV tables.", "# CSV\n"),)
