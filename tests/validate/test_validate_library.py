@@ -344,3 +344,18 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path: Path) -> None:
     assert "  evil\\x1b[31m  NAME_FORMAT" in lines
     annotations = github_annotations([i.report for i in items], cwd=root)
     assert annotations and all("\x1b" not in line for line in annotations)
+
+
+def test_the_validate_command_takes_the_library_it_is_given_as_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No git repository around it: the PATH given is the root, so its `.gemini/skills` links
+    into `commands/` are valid (exit 0, the warning counted); one of those skills given alone
+    has only its parent folder as the root (exit 1)."""
+    from skillbench.cli import main
+
+    root = link_library(tmp_path / "lib")
+    assert main(["validate", str(root)]) == 0
+    assert "SKILL_MD_LINKED" in capsys.readouterr().out
+    assert main(["validate", str(root / ".gemini" / "skills" / "changelog")]) == 1
+    assert "SKILL_MD_LINK_OUTSIDE" in capsys.readouterr().out
