@@ -135,6 +135,15 @@ async def replay_once(
     return sent[0], outcome, report
 
 
+def listing_rules_are_the_pins(differences: str) -> None:
+    """The rest of a test checks the skill listing against rules read from the pin (2.1.197):
+    on another version, once its request has been found identical, the test stops as an
+    expected failure naming what that version was measured to list differently (issue 32:
+    request fidelity is tested on both; the listing rules are not yet re-derived)."""
+    if CLAUDE != REPO_CLAUDE:
+        pytest.xfail(f"listing differs from the pin's rules (measured on 2.1.332): {differences}")
+
+
 def mismatch_library(root: Path) -> list[Path]:
     return [
         write_skill(
@@ -163,6 +172,10 @@ async def test_folder_name_mismatch_is_listed_and_resolved_as_the_cli_does(
     )
     assert outcome.error is None and outcome.triggered is True
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "a skill whose frontmatter name differs from its folder is listed as `folder (name)` "
+        "('pdf.tools (pdf)', 'Zip_Tools (aaa-zip)'), which parse_listing takes as the name"
+    )
     names = [n for n, _ in parse_listing(listing_text(json.loads(request.content)) or "")]
     assert names[:4] == ["a-notes", "pdf.tools", "video-downloader", "Zip_Tools"]
     assert report.listing is not None and report.listing.target == "full"
@@ -268,6 +281,11 @@ async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
         tmp_path, model, target, tuple(entries[:-1]), target.name
     )
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "another budget and cut: the opus-4-7/4-8 libraries (18,213 and 29,658 listing "
+        "characters) fit whole, no budget logged (the pin: 6,000); area-03 (a 1,600-character "
+        "description) is listed truncated where `estimate` (the pin's rule) says name-only"
+    )
     listing = report.listing
     assert listing is not None and listing.source == "captured-request"
     # the budget is the one the CLI logged, never a model table's
@@ -311,6 +329,10 @@ async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees
     target = entries[0]
     request, _, _ = await replay_once(tmp_path, model, target, tuple(entries[1:]), target.name)
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "dockerfile-reviewer (its SKILL.md starts with a UTF-8 BOM) is listed name-only with "
+        "haiku-4-5; pdf-form-filler is listed as 'pdf-form-filler (pdf-form-fill)'"
+    )
     states = listed_states(request)
     assert states["dockerfile-reviewer"] == "full"
     assert listed_states(request).keys() >= {f.name for f in folders}
