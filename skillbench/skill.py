@@ -1,9 +1,11 @@
 """A skill folder: SKILL.md parsed (frontmatter, body, files), content hash, description rewrite.
 
 Reading is defensive: the SKILL.md must be a regular file (a symlink is followed to one inside the
-skill folder; one leading out of it is refused, SKILL_MD_LINK_OUTSIDE, so a shared skill cannot
-make skillbench read, send or store a file elsewhere; a dangling link names its target), at most
-`MAX_SKILL_MD_BYTES`; the
+skill folder, and to one elsewhere inside the root (`link_root`: the library being read, else the
+enclosing git repository, else the skill folder's parent: `linked_outside`, a warning for the
+validator); one leading out of the root is refused, SKILL_MD_LINK_OUTSIDE, so a shared skill
+cannot make skillbench read, send or store a file elsewhere; a dangling link names its target),
+at most `MAX_SKILL_MD_BYTES`; the
 frontmatter is at most `MAX_FRONTMATTER_CHARS`, nested at most `MAX_YAML_DEPTH` deep and, with
 aliases expanded, at most `MAX_YAML_NODES` nodes (so a "billion laughs" document is refused before
 it is built).
@@ -15,6 +17,7 @@ so the validator reports exactly what `Skill.load` would refuse.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
 import os
@@ -243,33 +246,35 @@ def _usable_frontmatter(text: str, path: str | Path) -> tuple[dict[str, Any], st
 # Locating, reading, decoding
 
 
-def locate_skill_md(folder: str | Path) -> Path:
+def locate_skill_md(folder: str | Path, root: str | Path | None = None) -> Path:
     """The folder's SKILL.md, checked to be (or to link to) a regular file (never read here).
 
-    A symlink is followed when its target (all links resolved) is inside the skill folder; one
-    leading out of it raises SKILL_MD_LINK_OUTSIDE naming the link and its target (Claude Code
-    would follow it, but a skill from someone else must not make skillbench read a file
-    elsewhere, send it to a model and store it). A dangling or looping link raises one
-    SKILL_MD_MISSING naming the link and its target.
+    A symlink is followed when its target (all links resolved) is inside the skill folder or,
+    elsewhere, inside `link_root(folder, root)` (a library sharing one SKILL.md between
+    `.gemini/skills/x` and `skills/x`: Claude Code and Gemini CLI load it); one leading out of
+    the root raises SKILL_MD_LINK_OUTSIDE naming the link, its target and the root (a skill
+    from someone else must not make skillbench read a file elsewhere, send it to a model and
+    store it). A dangling or looping link raises one SKILL_MD_MISSING naming the link and its
+    target.
     """
-    root = Path(folder)
-    if not os.path.lexists(root):
-        raise InputError("skill folder does not exist", path=root, rule="SKILL_DIR_MISSING")
-    if not root.is_dir():
-        raise InputError("not a directory", path=root, rule="SKILL_PATH_NOT_DIR")
-    skill_md = root / SKILL_MD
+    base = Path(folder)
+    if not os.path.lexists(base):
+        raise InputError("skill folder does not exist", path=base, rule="SKILL_DIR_MISSING")
+    if not base.is_dir():
+        raise InputError("not a directory", path=base, rule="SKILL_PATH_NOT_DIR")
+    skill_md = base / SKILL_MD
     if not os.path.lexists(skill_md):
         message = "no SKILL.md in the skill folder"
         try:
-            near = [n for n in os.listdir(root)[:MAX_FILES] if n.lower() == "skill.md"]
+            near = [n for n in os.listdir(base)[:MAX_FILES] if n.lower() == "skill.md"]
         except OSError:
             near = []
         if near:
             message += f" (found {near[0]!r}; the file must be named SKILL.md)"
-        raise InputError(message, path=root, rule="SKILL_MD_MISSING")
+        raise InputError(message, path=base, rule="SKILL_MD_MISSING")
     if skill_md.is_symlink():
         _check_link(skill_md)
-        _check_inside(skill_md, root)
+        _check_inside(skill_md, base, root)
     try:
         info = skill_md.stat()
     except OSError as exc:
@@ -307,15 +312,50 @@ def _check_link(skill_md: Path) -> None:
         ) from None
 
 
-def _check_inside(skill_md: Path, folder: Path) -> None:
-    """InputError (SKILL_MD_LINK_OUTSIDE) when the linked SKILL.md resolves outside `folder`."""
-    boundary = Path(os.path.realpath(folder))
-    target = Path(os.path.realpath(skill_md))
-    if target.is_relative_to(boundary):
+def find_link_root(folder: str | Path) -> Path:
+    """Where a skill's linked SKILL.md may lead when no library root is given: the enclosing
+    git repository's top folder (the nearest ancestor of the folder, itself included, holding
+    a `.git` folder or file; git itself is not run), else the skill folder's parent."""
+    start = Path(os.path.abspath(folder))
+    for candidate in (start, *start.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return start.parent
+
+
+def link_root(folder: str | Path, root: str | Path | None = None) -> Path:
+    """The root a linked SKILL.md may lead to: `root` (the library being read) when given,
+    else `find_link_root(folder)`."""
+    return Path(os.path.abspath(root)) if root is not None else find_link_root(folder)
+
+
+def _inside(path: str, folder: str | Path) -> bool:
+    boundary = os.path.realpath(folder)
+    return path == boundary or Path(path).is_relative_to(boundary)
+
+
+def linked_outside(folder: str | Path) -> str | None:
+    """The link text of the folder's SKILL.md when it resolves outside the (resolved) skill
+    folder, else None (no link, or a link within the folder)."""
+    skill_md = Path(folder) / SKILL_MD
+    if not skill_md.is_symlink() or _inside(os.path.realpath(skill_md), folder):
+        return None
+    return os.readlink(skill_md)
+
+
+def _check_inside(skill_md: Path, folder: Path, root: str | Path | None) -> None:
+    """InputError (SKILL_MD_LINK_OUTSIDE) when the linked SKILL.md resolves outside both
+    `folder` and the root (`link_root`)."""
+    target = os.path.realpath(skill_md)
+    if _inside(target, folder):
+        return
+    boundary = link_root(folder, root)
+    if _inside(target, boundary):
         return
     raise InputError(
-        f"SKILL.md is a symlink to {os.readlink(skill_md)!r}, outside the skill folder: not read "
-        "(a skill must be self-contained; copy the file into the folder)",
+        f"SKILL.md is a symlink to {os.readlink(skill_md)!r}, outside the skill folder and "
+        f"outside {boundary} (the library or repository it belongs to): not read (copy the "
+        "file into the folder)",
         path=skill_md,
         rule="SKILL_MD_LINK_OUTSIDE",
     )
@@ -327,9 +367,10 @@ def _skill_folder(path: str | Path) -> Path:
     return folder.parent if folder.name == SKILL_MD and folder.is_file() else folder
 
 
-def read_skill_md(folder: str | Path) -> tuple[Path, bytes]:
-    """Locate and read SKILL.md (bounded); InputError with the validation code as ``rule``."""
-    skill_md = locate_skill_md(folder)
+def read_skill_md(folder: str | Path, root: str | Path | None = None) -> tuple[Path, bytes]:
+    """Locate and read SKILL.md (bounded; a link may lead anywhere inside `link_root(folder,
+    root)`); InputError with the validation code as ``rule``."""
+    skill_md = locate_skill_md(folder, root)
     try:
         with open(skill_md, "rb") as handle:
             raw = handle.read(MAX_SKILL_MD_BYTES + 1)
@@ -442,6 +483,9 @@ class Skill:
     files: tuple[str, ...]
     file_digests: tuple[tuple[str, str], ...]
     content_hash: str
+    root: Path | None = None
+    """The library root it was loaded from (its SKILL.md may link anywhere inside), or None:
+    the default root of `link_root`."""
 
     @property
     def text(self) -> str:
@@ -453,14 +497,16 @@ class Skill:
         return self.raw.decode("utf-8", errors="replace")
 
     @classmethod
-    def load(cls, path: str | Path) -> Skill:
-        """Load a skill folder (or its SKILL.md path); InputError for unusable input."""
+    def load(cls, path: str | Path, root: str | Path | None = None) -> Skill:
+        """Load a skill folder (or its SKILL.md path); InputError for unusable input. `root`:
+        the library it belongs to (see `link_root`)."""
         folder = _skill_folder(path)
-        skill_md, raw = read_skill_md(folder)
+        skill_md, raw = read_skill_md(folder, root)
         digests = {
             rel: _file_digest(folder / rel) for rel in sorted(iter_files(folder)) if rel != SKILL_MD
         }
-        return cls._build(folder, skill_md, raw, tuple(sorted(digests.items())))
+        skill = cls._build(folder, skill_md, raw, tuple(sorted(digests.items())))
+        return skill if root is None else dataclasses.replace(skill, root=Path(root))
 
     @classmethod
     def _build(
@@ -512,7 +558,8 @@ class Skill:
     def with_description(self, text: str) -> Skill:
         """A candidate Skill whose SKILL.md differs only in the description; disk untouched."""
         new_raw = replace_description(self.raw, text, path=self.skill_md)
-        return Skill._build(self.path, self.skill_md, new_raw, self.file_digests)
+        built = Skill._build(self.path, self.skill_md, new_raw, self.file_digests)
+        return dataclasses.replace(built, root=self.root)
 
 
 def write_description(path: str | Path, text: str) -> Path:
@@ -642,13 +689,16 @@ def cli_description(mapping: dict[str, Any], body: str) -> str:
     return "Skill"
 
 
-def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
+def load_as_claude_code(
+    path: str | Path, root: str | Path | None = None
+) -> tuple[Skill, list[str]]:
     """The skill as Claude Code loads it, and the validation findings that `Skill.load` would
     refuse (as warnings): frontmatter that is not valid YAML but that Claude Code's fallback
     reads, or no usable description. Trigger, improve and agreement use this; `validate`
-    stays strict. InputError only for what Claude Code cannot load either (no SKILL.md, …)."""
+    stays strict. InputError only for what Claude Code cannot load either (no SKILL.md, …).
+    `root`: the library it belongs to (see `link_root`)."""
     try:
-        skill = Skill.load(path)
+        skill = Skill.load(path, root)
     except InputError as exc:
         if exc.rule not in {
             "FRONTMATTER_PARSE",
@@ -670,7 +720,7 @@ def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
             "and ignores its other keys (remove the BOM)"
         ]
     folder = _skill_folder(path)
-    skill_md, raw = read_skill_md(folder)
+    skill_md, raw = read_skill_md(folder, root)
     decode_skill_md(raw, skill_md)  # binary or non-UTF-8: refused as before
     mapping, body, _error = cli_frontmatter(raw.decode("utf-8", errors="replace"))
     digests = {
@@ -693,6 +743,7 @@ def load_as_claude_code(path: str | Path) -> tuple[Skill, list[str]]:
         files=tuple(sorted(all_digests)),
         file_digests=tuple(sorted(digests.items())),
         content_hash=_combined_hash(all_digests),
+        root=None if root is None else Path(root),
     )
     warning = (
         f"{skill_md}: {finding} — `skillbench validate` refuses this, but Claude Code loads "

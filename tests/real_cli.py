@@ -1,28 +1,57 @@
-"""Whether the real pinned `claude` CLI (.tools/, `make claude`) can run here, and why not."""
+"""Whether the real pinned `claude` CLI (.tools/, `make claude`) can run here, and why not; the
+versions the fidelity tests run on (the pin and, beside it, the current release)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from mock_anthropic_sse import tool_use_stream
 
 from skillbench.backends.anthropic.replay import ReplayJudge
-from skillbench.backends.claude_cli.session import REPO_CLAUDE
+from skillbench.backends.claude_cli.session import REPO_CLAUDE, REPO_ROOT
+
+_PIN = re.compile(r"^(CLAUDE_VERSION|CLAUDE_LATEST_VERSION) := (\S+)$", re.MULTILINE)
 
 
-def real_cli_skip_reason() -> str | None:
-    if not REPO_CLAUDE.exists():
-        return f"real claude CLI not installed at {REPO_CLAUDE} (run `make claude`)"
-    head = REPO_CLAUDE.resolve().read_bytes()[:64]
+def makefile_pins() -> dict[str, str]:
+    """The Makefile's pins: CLAUDE_VERSION (installed in .tools/) and CLAUDE_LATEST_VERSION (the
+    current release, installed beside it in .tools/claude-<version>/)."""
+    return dict(_PIN.findall((REPO_ROOT / "Makefile").read_text(encoding="utf-8")))
+
+
+def latest_claude() -> Path:
+    """Where `make claude-latest` puts the current release's `claude`."""
+    version = makefile_pins()["CLAUDE_LATEST_VERSION"]
+    return REPO_ROOT / ".tools" / f"claude-{version}" / "node_modules" / ".bin" / "claude"
+
+
+def claude_versions() -> list[Any]:
+    """pytest params (id: the version) for every pinned CLI: the pin first, then the current
+    release; each one absent or unable to run is skipped with the reason."""
+    pins = makefile_pins()
+    params = []
+    for name, path in (("CLAUDE_VERSION", REPO_CLAUDE), ("CLAUDE_LATEST_VERSION", latest_claude())):
+        reason = real_cli_skip_reason(path)
+        marks = [pytest.mark.skip(reason=reason)] if reason else []
+        params.append(pytest.param(path, id=pins[name], marks=marks))
+    return params
+
+
+def real_cli_skip_reason(claude: Path = REPO_CLAUDE) -> str | None:
+    if not claude.exists():
+        return f"real claude CLI not installed at {claude} (run `make claude`)"
+    head = claude.resolve().read_bytes()[:64]
     if head.startswith(b"#!") and b"node" in head and shutil.which("node") is None:
         return "node is not on PATH (the claude CLI script needs it)"
     try:
         done = subprocess.run(
-            [str(REPO_CLAUDE), "--version"], capture_output=True, timeout=30, check=False
+            [str(claude), "--version"], capture_output=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"`claude --version` cannot run: {type(exc).__name__}"
@@ -32,7 +61,12 @@ def real_cli_skip_reason() -> str | None:
 
 
 def replay_judge(
-    folder: Path, model: str, sent: list[httpx2.Request], skill: str, **options: Any
+    folder: Path,
+    model: str,
+    sent: list[httpx2.Request],
+    skill: str,
+    claude_bin: Path = REPO_CLAUDE,
+    **options: Any,
 ) -> ReplayJudge:
     """A replay judge whose template the real CLI captures (templates under `folder`) and whose
     API is a mock recording each request in `sent` and answering with a Skill call to `skill`."""
@@ -46,7 +80,7 @@ def replay_judge(
         model,
         api_key="sk-ant-dummy-offline",
         base_url="http://mock.local",
-        claude_bin=REPO_CLAUDE,
+        claude_bin=claude_bin,
         template_dir=folder / "templates",
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
         max_retries=0,

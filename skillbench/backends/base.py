@@ -37,6 +37,9 @@ class SkillEntry:
     body: str = ""
     folder: str | None = None
     content_hash: str | None = None
+    root: str | None = None
+    """The library `folder` was loaded from (its SKILL.md may link anywhere inside it: see
+    `skillbench.skill.link_root`); None: the default root. Never in a cache key."""
 
     def cache_fields(self) -> dict[str, Any]:
         """What about the entry determines an answer (no path; unset extras left out, so keys

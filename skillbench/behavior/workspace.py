@@ -28,6 +28,7 @@ from skillbench.schemas import writing_skills as ws
 from skillbench.schemas.convert import from_canonical, to_canonical
 from skillbench.schemas.loading import dump, format_errors, load
 from skillbench.schemas.registry import SKILL_CREATOR, WRITING_SKILLS
+from skillbench.skill import SKILL_MD, linked_outside, read_skill_md
 from skillbench.timestamps import utc_timestamp
 
 CONFIG_PATTERN = re.compile(r"^(with_skill|baseline|v\d+)$")
@@ -412,6 +413,10 @@ def copy_skill(
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         shutil.copytree(source, staging / "tree", ignore=ignore, symlinks=True)
+        if linked_outside(source) is not None:  # a SKILL.md shared within the library: its text
+            copied = staging / "tree" / SKILL_MD
+            copied.unlink()
+            copied.write_bytes(read_skill_md(skill_dir)[1])
         (staging / "tree").rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -111,7 +111,7 @@ def collect(args: argparse.Namespace) -> tuple[list[Labelled], bool, list[tuple[
             return (Path(raw) / label).as_posix() if len(args.paths) > 1 else label
 
         for folder in skills:
-            report = validate_skill(folder, profile=args.profile, strict=args.strict)
+            report = validate_skill(folder, profile=args.profile, strict=args.strict, root=path)
             items.append(Labelled(report, label_of(folder)))
         aliases.extend(
             (label_of(alias), label_of(target)) for alias, target in skill_aliases(path).items()

@@ -110,7 +110,7 @@ def library_entries(base: Path) -> list[SkillEntry]:
     by_name: dict[str, str] = {}
     by_folder: dict[str, str] = {}
     for folder in find_skills(base):
-        entry = entry_for(load_as_claude_code(folder)[0])
+        entry = entry_for(load_as_claude_code(folder, base)[0])
         where = str(entry.folder)
         for seen, key, what in (
             (by_name, entry.name, "skill name"),

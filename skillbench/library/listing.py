@@ -11,7 +11,7 @@ lists every skill in full when every longer one is cut to it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from skillbench.backends.base import SkillEntry
@@ -252,7 +252,7 @@ def as_listed(entries: Sequence[SkillEntry], listing: LibraryListing) -> list[Sk
             shown.append(entry)
             continue
         text = rule.entry_text(entry.description) if how == "truncated" else ""
-        shown.append(SkillEntry(entry.name, text, entry.body, entry.folder, entry.content_hash))
+        shown.append(replace(entry, description=text))
     return shown
 
 

@@ -84,7 +84,7 @@ def load_skill_dirs(folders: Iterable[Path], exclude: str | None) -> list[SkillE
     entries: dict[str, SkillEntry] = {}
     for root in folders:
         for folder in find_skills(root):
-            skill, _ = load_as_claude_code(folder)  # as Claude Code would load it
+            skill, _ = load_as_claude_code(folder, root)  # as Claude Code would load it
             if skill.name == exclude or skill.name in entries:
                 continue
             entries[skill.name] = entry_for(skill)
@@ -100,6 +100,8 @@ def entry_for(skill: Any) -> SkillEntry:
         extra["folder"] = str(skill.path)
     if "content_hash" in names:
         extra["content_hash"] = skill.content_hash
+    if "root" in names and getattr(skill, "root", None) is not None:
+        extra["root"] = str(skill.root)
     return SkillEntry(skill.name, skill.description, skill.body, **extra)
 
 

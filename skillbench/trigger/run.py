@@ -447,11 +447,16 @@ def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillE
         raise InputError("catalog folder not found", path=base)
     entries: dict[str, SkillEntry] = {}
     for folder in find_skills(base):  # .claude/skills etc. included; .git, node_modules skipped
-        skill, _ = load_as_claude_code(folder)  # as Claude Code would load it
+        skill, _ = load_as_claude_code(folder, base)  # as Claude Code would load it
         if skill.name == exclude or skill.name in entries:
             continue
         entries[skill.name] = SkillEntry(
-            skill.name, skill.description, skill.body, str(skill.path), skill.content_hash
+            skill.name,
+            skill.description,
+            skill.body,
+            str(skill.path),
+            skill.content_hash,
+            root=str(base),
         )
     return [entries[name] for name in sorted(entries)]
 

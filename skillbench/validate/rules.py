@@ -25,6 +25,8 @@ from skillbench.skill import (
     decode_skill_md,
     find_skills,
     iter_files,
+    link_root,
+    linked_outside,
     parse_frontmatter,
     read_skill_md,
     shorten,
@@ -41,8 +43,13 @@ PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", "codex", "gemini"
 #: The other agents' profiles: the open standard's keys, plus each agent's own limits (`AGENT_LIMITS`).
 AGENT_PROFILES: tuple[Profile, ...] = ("codex", "gemini", "opencode")
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-CLAUDE_CODE_KEYS = (
-    *AGENTSKILLS_KEYS,
+#: The Claude Code version whose skill frontmatter keys `CLAUDE_CODE_KEYS` lists (and whose
+#: readers the claude-code value rules follow): the newest CLI installed (`make claude-latest`).
+CLAUDE_CODE_KEYS_VERSION = "2.1.332"
+#: Every key of the skill frontmatter schema in Claude Code 2.1.332 (the schema its own
+#: unknown-key check uses; `scripts/claude_skill_keys.py` reads it from the binary), plus the
+#: open standard's. The documented ones first, then those the CLI marks internal.
+CLAUDE_CODE_DOCUMENTED_KEYS = (
     "argument-hint",
     "disable-model-invocation",
     "user-invocable",
@@ -50,9 +57,49 @@ CLAUDE_CODE_KEYS = (
     "context",
     "agent",
     "hooks",
-    "version",
     "when_to_use",
+    "disallowed-tools",
+    "disallowedTools",
+    "effort",
+    "shell",
+    "paths",
+    "background",
 )
+CLAUDE_CODE_INTERNAL_KEYS = (
+    "version",
+    "arguments",
+    "fallback",
+    "created_by",
+    "improved_by",
+    "mcpServers",
+    "lspServers",
+    "agents",
+    "outputStyles",
+    "themes",
+    "workflows",
+    "channels",
+    "monitors",
+    "settings",
+    "userConfig",
+    "defaultEnabled",
+    "experimental",
+    "dependencies",
+    "displayName",
+    "author",
+    "homepage",
+    "repository",
+    "keywords",
+)
+CLAUDE_CODE_KEYS = (*AGENTSKILLS_KEYS, *CLAUDE_CODE_DOCUMENTED_KEYS, *CLAUDE_CODE_INTERNAL_KEYS)
+#: What Claude Code 2.1.332 reads as `effort` (case-insensitive; `med` is its alias of medium).
+EFFORT_LEVELS = ("low", "medium", "med", "high", "xhigh", "max")
+#: Strings Claude Code reads as true / false in a flag key (case-insensitive, trimmed).
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+FLAG_KEYS = ("disable-model-invocation", "user-invocable", "background", "fallback")
+STRING_LIST_KEYS = ("disallowed-tools", "paths")
+SHELLS = ("bash", "powershell")
+_LEADING_INTEGER = re.compile(r"^\s*[+-]?\d")
 ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
     "claude-code": frozenset(CLAUDE_CODE_KEYS),
@@ -145,17 +192,19 @@ class Ctx:
         profile: Profile = "claude-code",
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
+        root: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         self.profile = profile
         self.strict = strict
+        self.root = root
         self._frontmatter = frontmatter
 
     @cached_property
     def loaded(self) -> Loaded | FrontmatterProblem | InputError:
         """(text, frontmatter, body), or why the skill cannot be examined further."""
         try:
-            skill_md, raw = read_skill_md(self.path)
+            skill_md, raw = read_skill_md(self.path, self.root)
             _, text = decode_skill_md(raw, skill_md)
         except InputError as exc:
             return exc
@@ -447,6 +496,94 @@ def _agent_without_fork(ctx: Ctx) -> CheckResult:
     return None
 
 
+def _effort_value(ctx: Ctx) -> CheckResult:
+    """Claude Code's `effort`: a level or an integer; anything else is ignored with a warning."""
+    if not _has(ctx, "effort"):
+        return None
+    value = ctx.fm["effort"]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return None
+    if isinstance(value, str) and (value.lower() in EFFORT_LEVELS or _LEADING_INTEGER.match(value)):
+        return None
+    levels = ", ".join(level for level in EFFORT_LEVELS if level != "med")
+    return (
+        f"effort must be one of {levels} or an integer, found {shorten(value)} "
+        f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} ignores it)"
+    )
+
+
+def _context_value(ctx: Ctx) -> CheckResult:
+    value = ctx.fm.get("context")
+    if value is None or value in ("inline", "fork"):
+        return None
+    return (
+        f"context must be 'inline' or 'fork', found {shorten(value)} (Claude Code runs it inline)"
+    )
+
+
+def _flag_values(ctx: Ctx) -> CheckResult:
+    """Flag keys as Claude Code reads them: a boolean, or a string/number among the true and
+    false words; anything else falls back to the key's default."""
+    found = []
+    for key in FLAG_KEYS:
+        if not _has(ctx, key):
+            continue
+        value = ctx.fm[key]
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, str | int | float) and str(value).strip().lower() in (
+            *TRUE_WORDS,
+            *FALSE_WORDS,
+        ):
+            continue
+        found.append(
+            f"{key} must be true or false, found {shorten(value)} "
+            f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} uses its default instead)"
+        )
+    return found
+
+
+def _string_lists(ctx: Ctx) -> CheckResult:
+    """`disallowed-tools` and `paths`: a comma-separated string or a list of strings (Claude
+    Code drops other items)."""
+    found = []
+    for key in STRING_LIST_KEYS:
+        value = ctx.fm.get(key)
+        if value is None or isinstance(value, str):
+            continue
+        if not isinstance(value, list):
+            found.append(f"{key} must be a string or a list of strings, found {shorten(value)}")
+            continue
+        found.extend(
+            f"{key}[{i}] must be a string, found {shorten(item)}"
+            for i, item in enumerate(value)
+            if not isinstance(item, str)
+        )
+    return found
+
+
+def _shell_value(ctx: Ctx) -> CheckResult:
+    value = ctx.fm.get("shell")
+    if value is None or str(value).strip().lower() in ("", *SHELLS):
+        return None
+    return (
+        f"shell must be bash or powershell, found {shorten(value)} (Claude Code falls back to bash)"
+    )
+
+
+def _linked_skill_md(ctx: Ctx) -> CheckResult:
+    """SKILL.md links to a file outside the skill folder (inside the root, or it would not have
+    been read): valid, but the folder alone is not the skill."""
+    target = linked_outside(ctx.path)
+    if target is None:
+        return None
+    return (
+        f"SKILL.md is a symlink to {shorten(target, 120)}, outside the skill folder (inside "
+        f"{link_root(ctx.path, ctx.root)}): read and validated, but a copy of the folder alone "
+        "loses it"
+    )
+
+
 def _too_many_lines(ctx: Ctx) -> CheckResult:
     text = ctx.text
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
@@ -553,7 +690,8 @@ RULES: tuple[Rule, ...] = (
     Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
     Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
     Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
-    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the skill folder", stop=True),
+    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the library or repository root", stop=True),
+    Rule("SKILL_MD_LINKED", "warning", ALL, _linked_skill_md, "SKILL.md links to a file outside the skill folder"),
     Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
     Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
     Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
@@ -573,6 +711,11 @@ RULES: tuple[Rule, ...] = (
     Rule("ALLOWED_TOOLS_ITEM_TYPE", "error", ALL, _allowed_tools_items, "allowed-tools list item is not a string"),
     Rule("MODEL_TYPE", "error", CC, _type_is("model", str, "a string"), "model is not a string"),
     Rule("HOOKS_TYPE", "error", CC, _type_is("hooks", dict, "a mapping"), "hooks is not a mapping"),
+    Rule("EFFORT_VALUE", "error", CC, _effort_value, "effort is not a level or an integer"),
+    Rule("CONTEXT_VALUE", "error", CC, _context_value, "context is not inline or fork"),
+    Rule("FLAG_VALUE", "error", CC, _flag_values, "a true/false key has another value"),
+    Rule("STRING_LIST_TYPE", "error", CC, _string_lists, "disallowed-tools or paths is not a string or list of strings"),
+    Rule("SHELL_VALUE", "error", CC, _shell_value, "shell is not bash or powershell"),
     Rule("CONTEXT_FORK_NO_AGENT", "warning", CC, _fork_without_agent, "context: fork but no agent set"),
     Rule("AGENT_WITHOUT_FORK", "warning", CC, _agent_without_fork, "agent set but context is not fork"),
     Rule("SKILL_MD_TOO_LONG", "warning", ALL, _too_many_lines, "SKILL.md exceeds 500 lines"),
@@ -619,10 +762,13 @@ def validate_skill(
     *,
     profile: Profile = "claude-code",
     strict: bool = False,
+    root: str | Path | None = None,
 ) -> ValidationReport:
     """Validate one skill folder; never raises for bad skill content (findings instead). A
-    SKILL.md linking outside the skill folder is an error (SKILL_MD_LINK_OUTSIDE): not read."""
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict)
+    SKILL.md linking outside the skill folder is read when it stays inside `link_root(path,
+    root)` (`root`: the library being validated; SKILL_MD_LINKED, a warning), else an error
+    (SKILL_MD_LINK_OUTSIDE): not read."""
+    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, root=root)
     return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
 
 
@@ -640,13 +786,14 @@ def validate_description(text: object, *, name: str | None = None) -> list[Findi
 def validate_library(
     root: str | Path, *, profile: Profile = "claude-code", strict: bool = False
 ) -> list[ValidationReport]:
-    """Validate every skill folder under `root` (see `find_skills`); a missing root or a root
-    without skills gives the single report of `validate_skill(root)`."""
+    """Validate every skill folder under `root` (see `find_skills`; a SKILL.md may link anywhere
+    inside `root`); a missing root or a root without skills gives the single report of
+    `validate_skill(root)`."""
     skills = find_skills(root) if Path(root).is_dir() else []
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
     profile = _check_profile(profile)
-    return [validate_skill(p, profile=profile, strict=strict) for p in skills]
+    return [validate_skill(p, profile=profile, strict=strict, root=root) for p in skills]
 
 
 def _skill_label(report: ValidationReport, root: str | Path | None = None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -364,6 +365,25 @@ def test_binary_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(BackendError, match="make claude"):
         resolve_claude_bin()
+
+
+def test_the_cli_on_path_comes_before_the_checkouts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 32: the CLI the user runs (on PATH) is the one evaluated; the checkout's pinned
+    copy only when there is none."""
+    monkeypatch.delenv(claude_code.BIN_ENV, raising=False)
+    pinned = tmp_path / "pinned" / "claude"
+    pinned.parent.mkdir()
+    shutil.copy(FAKE, pinned)
+    users = tmp_path / "bin" / "claude"
+    users.parent.mkdir()
+    shutil.copy(FAKE, users)
+    monkeypatch.setattr(claude_code, "REPO_CLAUDE", pinned)
+    monkeypatch.setenv("PATH", str(users.parent))
+    assert resolve_claude_bin() == users
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert resolve_claude_bin() == pinned
 
 
 def test_skill_markdown_quotes_awkward_descriptions() -> None:

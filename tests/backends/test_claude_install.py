@@ -139,3 +139,25 @@ def test_links_out_of_the_skill_and_big_files_are_left_out(
         assert not os.path.lexists(out / left_out), left_out
         assert any(left_out in record.getMessage() for record in caplog.records), left_out
     assert (out / "scripts" / "merge.py").is_file()
+
+
+def test_a_skill_md_linked_within_the_catalog_is_installed_as_its_text(tmp_path: Path) -> None:
+    """Issue 32 item 7: a catalog whose `.gemini/skills/x/SKILL.md` links to
+    `commands/x.md` (inside the catalog, no git repository around it) is loaded with the
+    catalog as its root and installed as a regular SKILL.md holding the linked text, never as a
+    link (which would dangle, or lead out of the throwaway project)."""
+    catalog = tmp_path / "catalog"
+    (catalog / "commands").mkdir(parents=True)
+    text = SKILL_MD.replace("pdf-tools", "changelog").replace("PDF", "changelog")
+    (catalog / "commands" / "changelog.md").write_text(text, encoding="utf-8")
+    folder = catalog / ".gemini" / "skills" / "changelog"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to("../../../commands/changelog.md")
+    (entry_,) = load_catalog(catalog)
+    assert entry_.root == str(catalog)
+    project = tmp_path / "project"
+    target = SkillEntry("other", "Use when testing.", "body")
+    assert install_skills(project, target, [entry_]) == ["other", "changelog"]
+    installed = project / ".claude" / "skills" / "changelog" / "SKILL.md"
+    assert not installed.is_symlink()
+    assert installed.read_text(encoding="utf-8") == text

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import zoneinfo
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from real_cli import real_cli_skip_reason, replay_judge
+from real_cli import claude_versions, real_cli_skip_reason, replay_judge
 
 from skillbench.backends.anthropic.capture import (
     REQUEST_SETTINGS,
@@ -42,6 +43,16 @@ pytestmark = [
     pytest.mark.needs_claude,
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
+CLAUDE: Path = REPO_CLAUDE
+
+
+@pytest.fixture(autouse=True, params=claude_versions())
+def claude_bin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs on each pinned CLI (the pin and the current release beside it), where
+    installed: the helpers read `CLAUDE`."""
+    monkeypatch.setattr(sys.modules[__name__], "CLAUDE", request.param)
+    return Path(request.param)
+
 
 TARGET = SkillEntry("pdf-tools", "Use when merging, splitting or rotating PDF files.", "# PDF\n")
 CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning spreadsheet CSV tables.", "# CSV\n"),)
@@ -123,7 +134,7 @@ def own_request(
     try:
         with CaptureServer() as server:
             subprocess.run(
-                [str(REPO_CLAUDE), "-p", query, "--model", model, *STREAM_JSON],
+                [str(CLAUDE), "-p", query, "--model", model, *STREAM_JSON],
                 cwd=project,
                 env=users_env(home, server.base_url),
                 capture_output=True,
@@ -151,7 +162,7 @@ async def test_replay_equals_the_clis_own_request_in_the_users_environment_and_p
         monkeypatch.setenv(name, value)
     project = user_project(tmp_path / "own")
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, model, sent, TARGET.name, project=project)
+    judge = replay_judge(tmp_path, model, sent, TARGET.name, claude_bin=CLAUDE, project=project)
     assert USER_ENV.items() <= judge.identity()["settings"].items()
     # the template is captured "yesterday": the capturing CLI's local date is another day
     zone, other_day = other_day_zone()
@@ -216,7 +227,7 @@ def test_the_billing_suffix_matches_the_cli_on_20_queries(
     for name, value in USER_ENV.items():
         monkeypatch.setenv(name, value)
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, TARGET.name)
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, TARGET.name, claude_bin=CLAUDE)
     template = judge.template_for(TARGET, ())
 
     def own(query: str) -> dict[str, Any]:
@@ -264,7 +275,7 @@ def test_the_request_settings_list_holds_what_changes_the_request(
             env = capture_env(home, server.base_url, extra, source=source)
             subprocess.run(
                 [
-                    str(REPO_CLAUDE),
+                    str(CLAUDE),
                     "-p",
                     "merge two pdf files",
                     "--model",

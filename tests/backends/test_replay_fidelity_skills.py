@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from real_cli import real_cli_skip_reason, replay_judge
+from real_cli import claude_versions, real_cli_skip_reason, replay_judge
 
 from skillbench.backends.anthropic.capture import (
     CaptureServer,
@@ -40,6 +41,16 @@ pytestmark = [
     pytest.mark.needs_claude,
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
+CLAUDE: Path = REPO_CLAUDE
+
+
+@pytest.fixture(autouse=True, params=claude_versions())
+def claude_bin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs on each pinned CLI (the pin and the current release beside it), where
+    installed: the helpers read `CLAUDE`."""
+    monkeypatch.setattr(sys.modules[__name__], "CLAUDE", request.param)
+    return Path(request.param)
+
 
 QUERY = "download this video from youtube and save it as mp4"
 
@@ -67,7 +78,7 @@ def cli_own_request(
         for folder in folders:
             shutil.copytree(folder, project / ".claude" / "skills" / folder.name, symlinks=True)
         with CaptureServer() as server:
-            args = [str(REPO_CLAUDE), "-p", query, "--model", model]
+            args = [str(CLAUDE), "-p", query, "--model", model]
             args += ["--output-format", "stream-json", "--verbose"]
             subprocess.run(
                 args,
@@ -105,7 +116,7 @@ async def replay_once(
     tmp_path: Path, model: str, target: SkillEntry, catalog: tuple[SkillEntry, ...], reply: str
 ) -> tuple[httpx2.Request, Any, Any]:
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, model, sent, reply)
+    judge = replay_judge(tmp_path, model, sent, reply, claude_bin=CLAUDE)
     outcome = await judge.judge(TriggerRequest(target, catalog, QUERY, 0))
     report = await run_trigger_eval(
         target.name,
@@ -122,6 +133,15 @@ async def replay_once(
     )
     await judge.aclose()
     return sent[0], outcome, report
+
+
+def listing_rules_are_the_pins(differences: str) -> None:
+    """The rest of a test checks the skill listing against rules read from the pin (2.1.197):
+    on another version, once its request has been found identical, the test stops as an
+    expected failure naming what that version was measured to list differently (issue 32:
+    request fidelity is tested on both; the listing rules are not yet re-derived)."""
+    if CLAUDE != REPO_CLAUDE:
+        pytest.xfail(f"listing differs from the pin's rules (measured on 2.1.332): {differences}")
 
 
 def mismatch_library(root: Path) -> list[Path]:
@@ -152,6 +172,10 @@ async def test_folder_name_mismatch_is_listed_and_resolved_as_the_cli_does(
     )
     assert outcome.error is None and outcome.triggered is True
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "a skill whose frontmatter name differs from its folder is listed as `folder (name)` "
+        "('pdf.tools (pdf)', 'Zip_Tools (aaa-zip)'), which parse_listing takes as the name"
+    )
     names = [n for n, _ in parse_listing(listing_text(json.loads(request.content)) or "")]
     assert names[:4] == ["a-notes", "pdf.tools", "video-downloader", "Zip_Tools"]
     assert report.listing is not None and report.listing.target == "full"
@@ -213,7 +237,7 @@ async def test_frontmatter_only_the_cli_reads_is_evaluated_with_a_warning(
     evals = tmp_path / "evals.json"
     evals.write_text(json.dumps([{"query": QUERY, "should_trigger": True}]), encoding="utf-8")
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool")
+    judge = replay_judge(tmp_path, "claude-haiku-4-5", sent, "wip-tool", claude_bin=CLAUDE)
     monkeypatch.setattr("skillbench.backends.registry.cached_judge", lambda *a, **k: judge)
     report = await evaluate_skill(
         wip, evals, options=TriggerOptions(backend="anthropic", runs=1, use_cache=False)
@@ -257,6 +281,11 @@ async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
         tmp_path, model, target, tuple(entries[:-1]), target.name
     )
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "another budget and cut: the opus-4-7/4-8 libraries (18,213 and 29,658 listing "
+        "characters) fit whole, no budget logged (the pin: 6,000); area-03 (a 1,600-character "
+        "description) is listed truncated where `estimate` (the pin's rule) says name-only"
+    )
     listing = report.listing
     assert listing is not None and listing.source == "captured-request"
     # the budget is the one the CLI logged, never a model table's
@@ -300,6 +329,10 @@ async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees
     target = entries[0]
     request, _, _ = await replay_once(tmp_path, model, target, tuple(entries[1:]), target.name)
     assert_identical(request, cli_own_request(QUERY, folders, model))
+    listing_rules_are_the_pins(
+        "dockerfile-reviewer (its SKILL.md starts with a UTF-8 BOM) is listed name-only with "
+        "haiku-4-5; pdf-form-filler is listed as 'pdf-form-filler (pdf-form-fill)'"
+    )
     states = listed_states(request)
     assert states["dockerfile-reviewer"] == "full"
     assert listed_states(request).keys() >= {f.name for f in folders}
@@ -329,7 +362,7 @@ async def test_the_claude_code_backend_does_not_count_a_refused_call(
     monkeypatch.setattr(mock_anthropic_sse, "route", lambda query, skills: "pdf-tools")
     with MockAnthropic() as mock:
         env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "sk-ant-dummy-offline"}
-        judge = ClaudeCodeJudge(claude_bin=REPO_CLAUDE, env=env, timeout=60)
+        judge = ClaudeCodeJudge(claude_bin=CLAUDE, env=env, timeout=60)
         outcome = await judge.judge(TriggerRequest(target, (other,), "merge two pdf files", 0))
         await judge.aclose()
         calls = [r for r in mock.requests if r.path.startswith("/v1/messages")]

@@ -182,3 +182,21 @@ def test_the_agent_never_sees_the_expectations_it_is_graded_on(tmp_path: Path) -
     assert not (installed / "evals").exists()
     assert (installed / "refs" / "evals" / "e.md").read_text() == "kept\n"
     assert runner.identity()["skill_install"] == "without-evals"
+
+
+def test_a_snapshot_holds_the_text_of_a_skill_md_linked_within_the_repository(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 item 7: a SKILL.md shared inside the repository (`SKILL.md ->
+    ../shared/x.md`) is snapshotted as its text, not as a link that dangles in `v0/`."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    folder = make_skill(repo / "skills")
+    shared = repo / "shared" / "csv-tidy.md"
+    shared.parent.mkdir()
+    shutil.move(folder / "SKILL.md", shared)
+    (folder / "SKILL.md").symlink_to("../../shared/csv-tidy.md")
+    space = init_workspace(folder).workspace
+    copied = space.version_dir(0) / "SKILL.md"
+    assert not copied.is_symlink()
+    assert copied.read_bytes() == shared.read_bytes()

@@ -22,6 +22,13 @@ from skillbench.validate.rules import (
 )
 
 D = GOOD_DESCRIPTION
+CLAUDE_CODE_VALUE_CODES = (
+    "EFFORT_VALUE",
+    "CONTEXT_VALUE",
+    "FLAG_VALUE",
+    "STRING_LIST_TYPE",
+    "SHELL_VALUE",
+)
 
 
 def fm(**extra: str) -> str:
@@ -123,10 +130,13 @@ def test_every_code_has_a_case_and_a_row() -> None:
         "SKILL_DIR_MISSING",
         "SKILL_PATH_NOT_DIR",
         "SKILL_MD_LINK_OUTSIDE",  # tests/validate/test_validate_library.py
+        "SKILL_MD_LINKED",
         "AGENT_LIMIT",  # tests/validate/test_validate_agents.py
         "AGENT_DOCUMENTED_LIMIT",
+        *CLAUDE_CODE_VALUE_CODES,  # tests/validate/test_claude_code_keys.py
     }
-    assert len(CODES) == 33  # the seed's 30, SKILL_MD_LINK_OUTSIDE and the two agent limits
+    # the seed's 30, the two SKILL.md link codes, the two agent limits, Claude Code's values
+    assert len(CODES) == 34 + len(CLAUDE_CODE_VALUE_CODES)
     assert seed_codes == set(CODES) == {r.code for r in RULES}
     assert CODES["README_PRESENT"].level == "warning/error"
     assert CODES["NAME_FORMAT"].level == "error"

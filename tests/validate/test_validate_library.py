@@ -42,10 +42,10 @@ def link_library(root: Path) -> Path:
     return root
 
 
-def test_a_skill_md_linking_outside_its_folder_is_an_error(tmp_path: Path) -> None:
-    """Issue 27 (review): Claude Code follows such a link, but skillbench would read a file
-    outside the skill, send it to a model and store it; even inside the library (the
-    `.gemini/skills/x/SKILL.md -> ../../../commands/x.md` layout) or its git repository."""
+def test_a_skill_md_linked_within_the_library_is_read_with_a_warning(tmp_path: Path) -> None:
+    """Issue 32 item 7: the `.gemini/skills/x/SKILL.md -> ../../../commands/x.md` layout (88
+    skills of a public library; Gemini CLI and Claude Code load them) is read and validated,
+    with a warning; as a single skill too, inside its git repository."""
     root = link_library(tmp_path / "lib")
     (root / ".git").mkdir()
     reports = validate_library(root)
@@ -54,11 +54,44 @@ def test_a_skill_md_linking_outside_its_folder_is_an_error(tmp_path: Path) -> No
         ".gemini/skills/release-notes",
     ]
     for report in reports:
-        assert not report.valid
-        assert [f.code for f in report.errors] == ["SKILL_MD_LINK_OUTSIDE"]
-        assert "../../../commands/" in report.errors[0].message
+        assert report.valid, report
+        assert [f.code for f in report.warnings] == ["SKILL_MD_LINKED"]
+        assert "../../../commands/" in report.warnings[0].message
     single = validate_skill(root / ".gemini" / "skills" / "changelog")
-    assert [f.code for f in single.errors] == ["SKILL_MD_LINK_OUTSIDE"]
+    assert single.valid and [f.code for f in single.warnings] == ["SKILL_MD_LINKED"]
+
+
+def test_links_inside_the_root_are_read_and_a_link_leaving_it_is_refused(tmp_path: Path) -> None:
+    """A linked skill folder (`.gemini/skills/x -> ../../skills/x`) and a SKILL.md shared inside
+    the library (`SKILL.md -> ../../shared/release-notes.md`) are read; a SKILL.md leading out of the
+    library (no git repository around it) stays an error, never read."""
+    root = tmp_path / "lib"
+    make_skill(root / "skills", "changelog", body="# changelog\n")
+    (root / ".gemini" / "skills").mkdir(parents=True)
+    (root / ".gemini" / "skills" / "changelog").symlink_to("../../skills/changelog")
+    (root / "shared").mkdir()
+    (root / "shared" / "release-notes.md").write_text(skill_md("release-notes"))
+    (root / "skills" / "release-notes").mkdir()
+    (root / "skills" / "release-notes" / "SKILL.md").symlink_to("../../shared/release-notes.md")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(skill_md("leaky", description=f"{D} OUTSIDE-SECRET"))
+    (root / "skills" / "leaky").mkdir()
+    (root / "skills" / "leaky" / "SKILL.md").symlink_to(outside)
+    by_label = {item.label: item.report for item in label_reports(validate_library(root), root)}
+    assert set(by_label) == {"skills/changelog", "skills/leaky", "skills/release-notes"}
+    changelog = by_label["skills/changelog"]
+    assert changelog.valid and not changelog.warnings
+    shared = by_label["skills/release-notes"]
+    assert shared.valid and [f.code for f in shared.warnings] == ["SKILL_MD_LINKED"]
+    leaky = by_label["skills/leaky"]
+    assert [f.code for f in leaky.errors] == ["SKILL_MD_LINK_OUTSIDE"]
+    assert str(root) in leaky.errors[0].message
+    assert "OUTSIDE-SECRET" not in json.dumps(leaky.to_json_dict())
+    linked = validate_skill(root / ".gemini" / "skills" / "changelog", root=root)
+    assert linked.valid and not linked.warnings
+    # without the library root (and no git repository) the root is the skill's parent folder
+    alone = validate_skill(root / "skills" / "release-notes")
+    assert [f.code for f in alone.errors] == ["SKILL_MD_LINK_OUTSIDE"]
 
 
 def test_dangling_link_is_one_finding_naming_link_and_target(tmp_path: Path) -> None:
@@ -311,3 +344,18 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path: Path) -> None:
     assert "  evil\\x1b[31m  NAME_FORMAT" in lines
     annotations = github_annotations([i.report for i in items], cwd=root)
     assert annotations and all("\x1b" not in line for line in annotations)
+
+
+def test_the_validate_command_takes_the_library_it_is_given_as_the_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No git repository around it: the PATH given is the root, so its `.gemini/skills` links
+    into `commands/` are valid (exit 0, the warning counted); one of those skills given alone
+    has only its parent folder as the root (exit 1)."""
+    from skillbench.cli import main
+
+    root = link_library(tmp_path / "lib")
+    assert main(["validate", str(root)]) == 0
+    assert "SKILL_MD_LINKED" in capsys.readouterr().out
+    assert main(["validate", str(root / ".gemini" / "skills" / "changelog")]) == 1
+    assert "SKILL_MD_LINK_OUTSIDE" in capsys.readouterr().out

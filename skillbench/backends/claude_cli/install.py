@@ -157,7 +157,7 @@ def skill_md_bytes(entry: SkillEntry) -> bytes:
         return skill_markdown(entry).encode("utf-8")
     from skillbench.skill import parse_frontmatter
 
-    skill_md, raw = read_skill_md(entry.folder)
+    skill_md, raw = read_skill_md(entry.folder, entry.root)
     text = raw.decode("utf-8-sig", errors="replace")
     strict = parse_frontmatter(text).mapping
     if strict is not None and strict.get("description") == entry.description:
@@ -172,12 +172,14 @@ def skill_md_bytes(entry: SkillEntry) -> bytes:
     return replace_description(raw, entry.description, path=skill_md)
 
 
-def copy_folder(source: Path, dest: Path, max_bytes: int = DEFAULT_MAX_COPY) -> list[str]:
+def copy_folder(
+    source: Path, dest: Path, max_bytes: int = DEFAULT_MAX_COPY, root: str | None = None
+) -> list[str]:
     """Copy a skill folder's files to `dest` by `skill_copy.copy_tree`'s rules (links inside the
     folder kept as links, a link leading out of it left out, at most `max_bytes` of files);
     SKILL.md is written separately. Returns the warnings naming what was left out; each is also
     logged once per process (a trigger eval installs the same skill for every query)."""
-    read_skill_md(source)  # refused as before when there is no usable SKILL.md
+    read_skill_md(source, root)  # refused as before when there is no usable SKILL.md
     label = os.path.basename(os.path.abspath(source))
     plan = copy_tree(
         source,
@@ -204,7 +206,7 @@ def install_skill(project: Path, entry: SkillEntry, skills_dir: str = CLAUDE_SKI
     folder = project / skills_dir / cli_name(entry)
     folder.mkdir(parents=True, exist_ok=False)
     if entry.folder is not None:
-        copy_folder(Path(entry.folder), folder)
+        copy_folder(Path(entry.folder), folder, root=entry.root)
     (folder / SKILL_MD).write_bytes(skill_md_bytes(entry))
     return folder
 

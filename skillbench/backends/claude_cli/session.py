@@ -111,8 +111,9 @@ DECIDED_GRACE = 2.0
 
 
 def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path:
-    """The `claude` executable: the argument, then $SKILLBENCH_CLAUDE_BIN, then the repo's
-    pinned `.tools/node_modules/.bin/claude`, then PATH. BackendError when none is usable."""
+    """The `claude` executable: the argument, then $SKILLBENCH_CLAUDE_BIN, then the `claude`
+    on PATH (the CLI the user runs), then the checkout's pinned `.tools/node_modules/.bin/claude`
+    (issue 32). BackendError when none is usable."""
     candidates: list[tuple[str, str | None]] = [
         ("claude_bin argument", os.fspath(claude_bin) if claude_bin else None),
         (f"${BIN_ENV}", os.environ.get(BIN_ENV) or None),
@@ -124,11 +125,11 @@ def resolve_claude_bin(claude_bin: str | os.PathLike[str] | None = None) -> Path
         if found and os.access(found, os.X_OK) and Path(found).is_file():
             return Path(found)
         raise BackendError(f"claude CLI from {origin} is not an executable file: {value}")
-    if REPO_CLAUDE.is_file() and os.access(REPO_CLAUDE, os.X_OK):
-        return REPO_CLAUDE
     on_path = shutil.which("claude")
     if on_path:
         return Path(on_path)
+    if REPO_CLAUDE.is_file() and os.access(REPO_CLAUDE, os.X_OK):
+        return REPO_CLAUDE
     raise BackendError(f"claude CLI not found: {CLAUDE_INSTALL_HINT}")
 
 
