@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "scan"
 HOSTILE = DATA / "hostile"
 
+
 def test_a_clean_skill_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scan", str(ROOT / "data" / "skills" / "csv-cleanup")]) == 0
     assert capsys.readouterr().out == "csv-cleanup: no findings\n"

@@ -687,11 +687,10 @@ class AnthropicTextModel(_AnthropicBase):
         import anthropic
 
         kwargs = self._kwargs(request)
-        schema = {"type": "json_schema", "schema": anthropic.transform_schema(output_model)}
+        schema = anthropic.transform_schema(output_model)
+        kwargs["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
         try:
-            message = await self._call(
-                lambda: self.client.messages.create(output_config={"format": schema}, **kwargs)
-            )
+            message = await self._call(lambda: self.client.messages.create(**kwargs))
         except anthropic.AnthropicError as exc:
             raise BackendError(
                 f"anthropic structured call failed: {self._error_text(exc)}"
