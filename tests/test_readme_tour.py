@@ -78,3 +78,22 @@ def test_the_readme_tour_runs_as_written_outside_the_checkout(tmp_path: Path) ->
     assert list((tour / "reports" / "trigger_eval").glob("*/index.html"))
     assert list((tmp_path / "share" / "skillbench" / "reports" / "gate").glob("*/gate_report.json"))
     assert not (ROOT / "data" / "skills" / "commit-message-writer" / "evals").exists()
+
+
+def test_samples_copies_the_data_once_and_never_overwrites(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillbench.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["samples", "tour/data"]) == 0
+    copied = tmp_path / "tour" / "data"
+    assert (copied / "skills" / "csv-cleanup" / "SKILL.md").is_file()
+    assert (copied / "evals" / "csv-cleanup.trigger.json").is_file()
+    assert not list(copied.rglob("*-workspace"))  # a checkout's tour leftovers stay behind
+    (copied / "mine.txt").write_text("kept")
+    capsys.readouterr()
+    assert main(["samples", "tour/data"]) == 2
+    assert "tour/data: already exists: nothing was copied" in capsys.readouterr().err
+    assert (copied / "mine.txt").read_text() == "kept"
+    assert sorted(p.name for p in (tmp_path / "tour").iterdir()) == ["data"]  # no partial left
