@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from skillbench.errors import BackendError
 from skillbench.schemas.cost import TOKEN_KINDS, TokenCounts
 
 
@@ -271,6 +272,15 @@ class TextModel(Protocol):
     async def aclose(self) -> None:
         """Release clients."""
         ...
+
+
+class PaidReplyError(BackendError):
+    """A call was made (and paid) but its reply was unusable: `usage` is what it cost, so a
+    meter counts the call although no response came back."""
+
+    def __init__(self, message: str, usage: CallUsage) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 def reply_problem(exc: Exception) -> str:

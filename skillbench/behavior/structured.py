@@ -1,7 +1,7 @@
 """Ask a TextModel for an object of a pydantic model (through whatever wraps it: cache, meter).
 
-Backends with native structured output (`AnthropicTextModel.complete_json`, i.e.
-`messages.parse(output_format=...)`) are used natively (`CachingTextModel` caches those replies
+Backends with native structured output (`AnthropicTextModel.complete_json`: the schema as
+`output_config.format`) are used natively (`CachingTextModel` caches those replies
 under the request plus the output schema); any other TextModel (claude-code, test
 fakes) is asked for one JSON object in its reply, which is then validated. A reply that does not
 validate raises BackendError; it is never guessed or repaired.

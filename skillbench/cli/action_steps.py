@@ -1,5 +1,5 @@
 """The steps of the GitHub Action (`action.yml`), so its YAML holds one command per step and
-no logic: `python -m skillbench.cli.action_steps tools|targets|gate --name=value …`.
+no logic: `python -m skillbench.cli.action_steps tools|targets|gate|scan --name=value …`.
 
 - `tools`: what the chosen backend needs beyond the core install (its spec says): its
   skillbench extra (`BackendSpec.extra`), and the CLI it runs even with every call cached
@@ -8,6 +8,9 @@ no logic: `python -m skillbench.cli.action_steps tools|targets|gate --name=value
   as a JSON list; fails closed (exit 2, one line) when git cannot say.
 - `gate`: `skillbench gate` on each changed skill that has an eval set; the worst exit code and
   verdict.
+- `scan`: `skillbench scan` of each changed skill, one SARIF 2.1.0 file for code scanning
+  (`github/codeql-action/upload-sarif`); error-level findings fail the job only with
+  `fail-on-scan`, through the Action's last step, after the upload.
 
 Every value reaches `$GITHUB_OUTPUT` through `reports.ci.append_file_command` (one line, or a
 block under a random delimiter), so no folder name can end a value early or set another output.
@@ -36,11 +39,11 @@ skill got (`none` when no skill was gated)."""
 _UNSAFE_FOLDER_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def _flag(text: str) -> bool:
-    """An Action input's boolean (`true` / `false`, any case; empty is false)."""
+def _flag(text: str, name: str = "behavior") -> bool:
+    """The Action input `name`'s boolean (`true` / `false`, any case; empty is false)."""
     value = text.strip().lower()
     if value not in ("true", "false", ""):
-        raise InputError(f"{text!r} is neither true nor false", path="behavior")
+        raise InputError(f"{text!r} is neither true nor false", path=name)
     return value == "true"
 
 
@@ -193,6 +196,53 @@ def gate_step(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def scan_step(args: argparse.Namespace) -> int:
+    """Scans each changed skill still present (from the repository's top) into one SARIF file
+    at `--out`; outputs `sarif` (its path; empty when `--enabled` is false), `errors` and
+    `warnings` (finding counts) and `fail` (`true` when `--fail-on-scan` is set and a finding
+    is an error; else empty). Exits 0: failing is the Action's last step's job, after the
+    upload."""
+    from skillbench.gate.baseref import repo_root
+    from skillbench.io import atomic_write_text, check_output, dumps_json
+    from skillbench.reports.ci import annotation
+    from skillbench.scan.findings import ScanReport
+    from skillbench.scan.sarif import sarif_document
+    from skillbench.scan.scan import scan_skill
+    from skillbench.skill import SKILL_MD
+
+    skills = _skills(args.skills)
+    fail_on = _flag(args.fail_on_scan, "fail-on-scan")
+    if not _flag(args.enabled, "scan"):
+        _outputs({"sarif": "", "errors": "0", "warnings": "0", "fail": ""})
+        print("scan: off (input scan is false)")
+        return EXIT_OK
+    out = Path(args.out).resolve()
+    check_output(out, "--out")
+    root = repo_root(Path.cwd())
+    present = [s for s in skills if (root / s / SKILL_MD).is_file()]
+    for skill in sorted(set(skills) - set(present)):
+        print(annotation("notice", f"{skill} has no {SKILL_MD} in the head: not scanned",
+                         title="skillbench scan"), flush=True)  # fmt: skip
+    report = ScanReport(
+        root=".", library=True, skills=[scan_skill(root / s, label=s) for s in present]
+    )
+    atomic_write_text(out, dumps_json(sarif_document(report, cwd=root)))
+    errors = sum(f.severity == "error" for f in report.findings)
+    warnings = len(report.findings) - errors
+    for scan in report.skills:  # errors annotated here too; every finding is in the SARIF
+        for finding in (f for f in scan.findings if f.severity == "error"):
+            print(annotation("error", f"{finding.rule}: {finding.reason}",
+                             file=f"{scan.skill}/{finding.file}", line=finding.line,
+                             title="skillbench scan"), flush=True)  # fmt: skip
+    failing = fail_on and errors > 0
+    _outputs({"sarif": str(out), "errors": str(errors), "warnings": str(warnings),
+              "fail": "true" if failing else ""})  # fmt: skip
+    print(terminal_safe(f"scanned {len(present)} skill(s): {errors} error(s), {warnings} "
+                        f"warning(s); SARIF in {out}"
+                        + ("; the job fails (fail-on-scan)" if failing else "")))  # fmt: skip
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """One subcommand per step; every value is a string as the Action's inputs are."""
     parser = argparse.ArgumentParser(prog="python -m skillbench.cli.action_steps")
@@ -214,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--max-cost", default="")
     gate.add_argument("--reports", required=True)
     gate.set_defaults(func=gate_step)
+    scan = steps.add_parser("scan", help="skillbench scan of the changed skills, as SARIF")
+    scan.add_argument("--skills", required=True)
+    scan.add_argument("--out", required=True)
+    scan.add_argument("--enabled", default="true")
+    scan.add_argument("--fail-on-scan", default="false")
+    scan.set_defaults(func=scan_step)
     for step in (tools, gate):
         step.add_argument("--backend", default="")
         step.add_argument("--behavior", default="false")

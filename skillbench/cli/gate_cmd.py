@@ -119,7 +119,8 @@ def register(subparsers: Any) -> None:
         "--out",
         metavar="DIR",
         help="report folder: gate_report.json and gate_report.html (default "
-        "reports/gate/<UTC time>/)",
+        "reports/gate/<UTC time>/; run inside the gated repository, under "
+        "$XDG_DATA_HOME/skillbench/, default ~/.local/share/skillbench/: never into the repository)",
     )
     p.add_argument(
         "--format",

@@ -21,6 +21,7 @@ from typing import Any
 
 from skillbench.backends.base import (
     CallUsage,
+    PaidReplyError,
     TextModel,
     TextRequest,
     TextResponse,
@@ -356,17 +357,20 @@ class MeteredTextModel:
             raise CostCapReached(f"{STOPPED_NOTE} (${self.budget.cap_usd:g})")
         self.budget.started()
         made = 0
+        purpose = request.purpose or "text"
         try:
             response = await call
             self.budget.meter.record(
-                self.name,
-                self.model,
-                request.purpose or "text",
-                response.usage,
-                cached=response.cached,
-                priced=self.priced,
-            )
+                self.name, self.model, purpose, response.usage,
+                cached=response.cached, priced=self.priced,
+            )  # fmt: skip
             made = 0 if response.cached else 1
+        except PaidReplyError as exc:  # made and paid, its reply unusable: still a call
+            self.budget.meter.record(
+                self.name, self.model, purpose, exc.usage, cached=False, priced=self.priced
+            )
+            made = 1
+            raise
         finally:
             self.budget.finished(made=made)
         return response

@@ -336,12 +336,13 @@ def _report(
         state = {s.name: s.state for s in listing.skills}
         for skill in per_skill:
             skill.listing = state.get(skill.name)
-    usage = CallUsage()
+    usage, cached = CallUsage(), CallUsage()  # cached: what the cache hits cost when first paid
     for tally in tallies:
         usage.add(tally.usage)
+        cached.add(tally.cached_usage)
     calls = sum(t.calls for t in tallies)
     hits = sum(t.cache_hits for t in tallies)
-    cost = actual_cost(judge, calls, hits, usage, refused=refused)
+    cost = actual_cost(judge, calls, hits, usage, refused=refused, cached=cached)
     for line in cost.lines:  # the plan's purpose (`estimate_requests(purpose="library")`)
         line.purpose = PURPOSE
     warnings = list(library.warnings)

@@ -464,11 +464,31 @@ async def test_structured_output_via_messages_parse() -> None:
     await model.aclose()
 
 
-async def test_structured_output_mismatch_is_a_backend_error() -> None:
-    body = message([{"type": "text", "text": '{"passed": "maybe"}'}])
-    model = AnthropicTextModel(api_key=KEY, http_client=client(reply_with(body)))
-    with pytest.raises(BackendError, match="Verdict"):
-        await model.complete_structured(TextRequest(prompt="grade"), Verdict)
+async def test_structured_output_mismatch_is_a_backend_error_that_keeps_the_paid_usage() -> None:
+    """A reply that does not validate was still made and paid: the error carries its usage
+    (`messages.parse` discarded the message, so a meter counted no call; issue 31)."""
+    from skillbench.backends.base import PaidReplyError
+
+    for text in ('{"passed": "maybe"}', "I think it passed."):
+        body = message([{"type": "text", "text": text}])
+        model = AnthropicTextModel(api_key=KEY, http_client=client(reply_with(body)))
+        with pytest.raises(PaidReplyError, match="Verdict") as raised:
+            await model.complete_structured(TextRequest(prompt="grade"), Verdict)
+        assert isinstance(raised.value, BackendError)
+        assert (raised.value.usage.input_tokens, raised.value.usage.output_tokens) == (20, 10)
+        assert raised.value.usage.cost_usd > 0
+        await model.aclose()
+
+
+async def test_a_structured_request_is_the_one_messages_parse_sends() -> None:
+    """`complete_json` validates the reply itself but sends `messages.parse`'s exact body."""
+    calls: list[httpx2.Request] = []
+    body = message([{"type": "text", "text": '{"passed": true, "score": 4, "reason": "ok"}'}])
+    model = AnthropicTextModel(api_key=KEY, http_client=client(reply_with(body, calls)))
+    req = TextRequest(prompt="grade this", system="You are a grader.")
+    await model.complete_json(req, Verdict)
+    await model.client.messages.parse(output_format=Verdict, **model._kwargs(req))
+    assert json.loads(calls[0].content) == json.loads(calls[1].content)
     await model.aclose()
 
 

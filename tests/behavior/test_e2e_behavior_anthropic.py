@@ -153,3 +153,6 @@ def test_an_invalid_grader_reply_is_named_never_no_model(
     assert "GraderReply: not valid JSON" in err, err
     assert "no model" not in err, err
     assert api.count("structured") == 2  # asked twice: the first call and one retry
+    # both calls were made and paid, their replies unusable: the cost block counts them
+    assert "calls 2, cache hits 0" in err and "output 120" in err, err  # 60 tokens a reply
+    assert "anthropic claude-haiku-4-5 [grade]: calls 2, hits 0, $0.0" in err, err

