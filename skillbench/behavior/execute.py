@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.cache import CallCache, assert_no_secrets
-from skillbench.backends.spec import RECORDED_SAMPLES
+from skillbench.backends.spec import CLAUDE_SESSION, RECORDED_SAMPLES
 from skillbench.behavior.executors import (
     Executor,
     RunTask,
@@ -43,6 +43,8 @@ from skillbench.behavior.workspace import (
 )
 from skillbench.cost.budget import Budget, backend_priced
 from skillbench.errors import InputError
+from skillbench.hermetic.environment import Environment, parse_environment
+from skillbench.hermetic.netns import namespace_problem
 from skillbench.schemas.registry import WRITING_SKILLS
 from skillbench.timestamps import utc_timestamp
 
@@ -210,6 +212,45 @@ def replays_samples(backend: str | None) -> bool:
     return backend_spec(backend).executor == RECORDED_SAMPLES
 
 
+def case_environments(evals: EvalsFile) -> list[Environment | None]:
+    """Each case's `environment` block (None where a case has none); InputError names the
+    file and the case of a malformed one."""
+    found: list[Environment | None] = []
+    for index, case in enumerate(evals.evals.cases):
+        raw = case.extra.get("environment")
+        where = f"cases[{index}].environment"
+        found.append(None if raw is None else parse_environment(raw, path=evals.path, field=where))
+    return found
+
+
+def check_environments(environments: Sequence[Environment | None], backend: str) -> None:
+    """Environment blocks the backend cannot honour are refused (exit 2), never dropped: a
+    session backend other than Claude Code's, a confined network where no namespace can be
+    made. A backend without sessions (one text turn, replays) has no world to confine."""
+    from skillbench.backends.registry import backend_spec
+
+    spec = backend_spec(backend)
+    blocks = [e for e in environments if e is not None]
+    if not blocks or not spec.sessions:
+        return
+    if spec.executor != CLAUDE_SESSION:
+        raise InputError(
+            f"backend {spec.name!r} does not run cases in an `environment` (fakes, network "
+            "confinement): only claude-code sessions do",
+            path="--backend",
+            rule="environment",
+        )
+    if any(e.confined() for e in blocks):
+        problem = namespace_problem()
+        if problem is not None:
+            raise InputError(
+                f"network confinement (none/api-only) is impossible here: {problem}; "
+                'set "network": "allow" to run without it',
+                field="environment.network",
+                rule="environment",
+            )
+
+
 def check_run_inputs(
     workspace: Workspace,
     evals: EvalsFile,
@@ -235,6 +276,7 @@ def check_run_inputs(
     for index in range(len(evals.evals.cases)):
         resolve_input_files(evals, index, folder)
     expectation_checks(evals.model, path=evals.path)
+    check_environments(case_environments(evals), backend)
     initialised = workspace.history_path.is_file()
     for config in configs:
         number = config_version(config)
@@ -266,6 +308,7 @@ def plan_tasks(
     if runs < 1:
         raise InputError("must be at least 1", path="--runs")
     files = [resolve_input_files(evals, i, skill_dir) for i in range(len(evals.evals.cases))]
+    environments = case_environments(evals)
     tasks: list[RunTask] = []
     for config in configs:
         skill, version, note = config_skill(workspace, config, skill_dir)
@@ -282,6 +325,7 @@ def plan_tasks(
                         run_number=run,
                         skill=skill,
                         files=files[index],
+                        environment=environments[index],
                     )
                 )
     return tasks
