@@ -21,8 +21,13 @@ ASK_TOOL = "AskUserQuestion"
 
 
 def claude_env(world: World, env: dict[str, str]) -> dict[str, str]:
-    """The session's environment inside the world."""
-    return {**world.session_env(env), "CLAUDE_ENV_FILE": str(world.guard_file)}
+    """The session's environment inside the world. With fake MCP servers the CLI waits for
+    them before the first model call (`MCP_CONNECTION_NONBLOCKING=0`; print mode otherwise
+    sends its first request while they are still "pending", without their tools)."""
+    found = {**world.session_env(env), "CLAUDE_ENV_FILE": str(world.guard_file)}
+    if world.mcp_file is not None:
+        found["MCP_CONNECTION_NONBLOCKING"] = "0"
+    return found
 
 
 def _extend_list_flag(flags: list[str], flag: str, names: Sequence[str]) -> None:
