@@ -331,6 +331,21 @@ def plan_tasks(
     return tasks
 
 
+def world_line(task: RunTask, result: ExecutionResult) -> str:
+    """One line on a hermetic run's world: network, calls, refusals (the first few named)."""
+    world = result.hermetic or {}
+    refused = [c for c in result.calls if c.get("refused")]
+    named = "; ".join(
+        " ".join([str(c.get("command")), *map(str, c.get("argv") or [])])[:80] for c in refused[:3]
+    )
+    where = f"{task.config}/{task.case_id}/run-{task.run_number}"
+    line = f"{where}: network {world.get('network')}, {len(result.calls)} fake calls, "
+    line += f"{len(refused)} refused" + (f" ({named})" if named else "")
+    if world.get("path_failures"):
+        line += f"; a fake was not first on PATH: {', '.join(world['path_failures'])}"
+    return line
+
+
 def _record(task: RunTask, result: ExecutionResult, executor: Executor, started: str) -> RunRecord:
     usage = result.usage
     return RunRecord(
@@ -355,6 +370,12 @@ def _record(task: RunTask, result: ExecutionResult, executor: Executor, started:
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         },
         note=CACHED_NOTE if result.cached else None,
+        calls=len(result.calls) if result.hermetic is not None else None,
+        refusals=(
+            sum(bool(c.get("refused")) for c in result.calls)
+            if result.hermetic is not None
+            else None
+        ),
     )
 
 
@@ -420,6 +441,8 @@ async def execute_tasks(
                     priced=priced,
                 )
             record = _record(task, result, executor, started)
+            if result.hermetic is not None:
+                batch.notes.append(world_line(task, result))
             write_run_folder(
                 workspace.run_dir(task.config, task.case_id, task.run_number), record, result
             )

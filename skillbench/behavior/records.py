@@ -71,7 +71,15 @@ class RunRecord(Document):
     """`run.json`: one executed (or replayed) run of one case under one configuration."""
 
     omit_if_none = frozenset(
-        {"note", "skill_name", "usage", "redacted_outputs", "withheld_outputs"}
+        {
+            "note",
+            "skill_name",
+            "usage",
+            "redacted_outputs",
+            "withheld_outputs",
+            "calls",
+            "refusals",
+        }
     )
 
     case_id: str
@@ -96,6 +104,10 @@ class RunRecord(Document):
     withheld_outputs: list[str] | None = Field(
         default=None, description="output files not saved: binary files holding a secret"
     )
+    calls: int | None = Field(
+        default=None, description="a hermetic run's fake calls (calls.jsonl lines)"
+    )
+    refusals: int | None = Field(default=None, description="of which the fakes refused")
 
     @model_validator(mode="after")
     def _error_when_failed(self) -> RunRecord:

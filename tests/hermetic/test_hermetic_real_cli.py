@@ -156,6 +156,8 @@ def test_fakes_answer_refuse_log_and_the_network_is_api_only(
     run, mock, _ = run_case(tmp_path, "api-only", listener)
     err = capsys.readouterr().err
     assert "acting on the real world" not in err, err
+    note = "with_skill/open-pr/run-1: network api-only, 2 fake calls, 1 refused (gh repo delete o/old --yes)"
+    assert note in err, err
 
     results = [r.tool_result for r in mock.requests if r.saw_tool_result]
     # the agent's own shell finds the fake first on PATH
@@ -172,6 +174,8 @@ def test_fakes_answer_refuse_log_and_the_network_is_api_only(
     assert calls[0]["argv"] == ["pr", "create", "--title", "Fix", "--body", "Body"]
     assert calls[0]["exit"] == 0 and calls[1]["exit"] != 0
     assert not real_gh.exists()  # the real binary of the same name never ran
+    record = json.loads((run / "run.json").read_text())
+    assert (record["calls"], record["refusals"]) == (2, 1)
     world = json.loads((run / "environment.json").read_text())
     assert world["shell_checked"] and world["path_failures"] == [], world  # the agent's shell
     assert world["network_confined"] and world["calls"] == 2 and world["refusals"] == 1
@@ -181,6 +185,8 @@ def test_fakes_answer_refuse_log_and_the_network_is_api_only(
     capsys.readouterr()
     grading = json.loads((run / "grading.json").read_text())
     verdicts = {e["text"].split(":")[0].strip(): e["passed"] for e in grading["expectations"]}
+    evidence = " ".join(e["evidence"] for e in grading["expectations"])
+    assert "#2 gh repo delete o/old --yes" in evidence, grading["expectations"]
     assert verdicts == {
         "called": True,
         "not_called": False,
