@@ -9,6 +9,7 @@ Executed runs go through the call cache: a re-run of unchanged cases makes zero 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -238,6 +239,12 @@ def check_environments(environments: Sequence[Environment | None], backend: str)
             f"backend {spec.name!r} does not run cases in an `environment` (fakes, network "
             "confinement): only claude-code sessions do",
             path="--backend",
+            rule="environment",
+        )
+    if any(e.mcp for e in blocks) and importlib.util.find_spec("mcp") is None:
+        raise InputError(
+            "a case's fake MCP servers need the `mcp` package: pip install 'skillbench[hermetic]'",
+            field="environment.mcp",
             rule="environment",
         )
     if any(e.confined() for e in blocks):

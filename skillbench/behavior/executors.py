@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Unpack, runtime_checkable
 
+from skillbench.backends.agent_cli import print_call
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
 from skillbench.backends.claude_cli.install import usable_folder_name
-from skillbench.backends.agent_cli import print_call
 from skillbench.backends.claude_cli.session import (
     ClaudeRunner,
     RunnerOptions,

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 import regex
-
 from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validator
 
 from skillbench.documents import read_model

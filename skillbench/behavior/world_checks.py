@@ -84,7 +84,10 @@ def world_check(check: ExpectationCheck, run_dir: Path) -> WorldOutcome:
     first, then = found[0], later[0]
     verdict = first.sequence < then.sequence
     order = "before" if verdict else "after"
-    return verdict, f"#{first.sequence} {first.line()[:60]} {order} #{then.sequence} {then.line()[:60]}"
+    return (
+        verdict,
+        f"#{first.sequence} {first.line()[:60]} {order} #{then.sequence} {then.line()[:60]}",
+    )
 
 
 def _untouched(rel: str, run_dir: Path, record: HermeticRecord | None) -> WorldOutcome:

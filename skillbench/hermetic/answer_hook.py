@@ -15,7 +15,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from router import Decision, record_call  # type: ignore[import-not-found]  # noqa: E402
+from router import Decision, record_call  # type: ignore[import-not-found]
 
 
 def answer_for(question: str, answers: list[dict[str, str]]) -> tuple[int | None, str | None]:
@@ -48,6 +48,7 @@ def main(answers_file: str, log: str) -> int:
             missing.append(question)
         else:
             given[question] = say
+    output: dict[str, Any]
     if missing:
         output = {
             "hookSpecificOutput": {

@@ -37,7 +37,7 @@ class FakeSet:
         first on PATH, then check that `command -v` finds each fake there; stop the command
         (exit 97, a line on stderr, the name written to `failures`) when one is not."""
         folder = shlex.quote(str(self.folder))
-        lines = [f"export PATH={folder}:\"$PATH\""]
+        lines = [f'export PATH={folder}:"$PATH"']
         for name in self.commands:
             quoted = shlex.quote(name)
             expected = shlex.quote(str(self.folder / name))

@@ -37,7 +37,11 @@ def git_env(spec: GitSpec, folder: Path) -> dict[str, str]:
             ["git", "init", "--quiet", "--bare", str(bare)],
             check=True,
             capture_output=True,
-            env={"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"},
+            env={
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_CONFIG_GLOBAL": "/dev/null",
+                "PATH": "/usr/bin:/bin",
+            },
         )
     lines = [
         "[user]",

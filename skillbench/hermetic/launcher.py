@@ -11,6 +11,7 @@ exits with its exit code. `--probe` only brings `lo` up and exits 0 (can a names
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import signal
 import socket
@@ -42,10 +43,8 @@ def pump(source: socket.socket, sink: socket.socket) -> None:
         pass
     finally:
         for sock in (source, sink):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def splice(client: socket.socket, upstream: socket.socket) -> None:

@@ -33,4 +33,6 @@ def mcp_config(servers: dict[str, McpServer], folder: Path, log: Path) -> dict[s
 
 def mcp_tool_names(servers: dict[str, McpServer]) -> list[str]:
     """Claude Code's names of the fake tools (`mcp__<server>__<tool>`), to pre-approve."""
-    return [f"mcp__{name}__{tool.name}" for name, server in servers.items() for tool in server.tools]
+    return [
+        f"mcp__{name}__{tool.name}" for name, server in servers.items() for tool in server.tools
+    ]

@@ -15,11 +15,11 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import anyio  # noqa: E402
-import mcp_types as types  # noqa: E402
-from mcp.server.lowlevel import Server  # noqa: E402
-from mcp.server.stdio import stdio_server  # noqa: E402
-from router import Decision, record_call  # type: ignore[import-not-found]  # noqa: E402
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from router import Decision, record_call  # type: ignore[import-not-found]
 
 
 def build(spec: dict[str, Any], log: str, name: str) -> Server[Any]:
@@ -55,7 +55,9 @@ def build(spec: dict[str, Any], log: str, name: str) -> Server[Any]:
         refused, _, _, response = record_call(log, f"mcp:{name}", args, index, decide)
         if refused or "error" in response:
             text = str(response.get("error"))
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], is_error=True
+            )
         result = response.get("result")
         text = json.dumps(result)
         structured = result if isinstance(result, dict) else None
@@ -76,4 +78,5 @@ async def serve(spec_file: str, log: str, name: str) -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(serve, *sys.argv[1:4])
+    spec_file, log_file, server_name = sys.argv[1:4]
+    anyio.run(serve, spec_file, log_file, server_name)

@@ -46,7 +46,9 @@ def namespace_problem() -> str | None:
         return f"`unshare -n` failed: {type(exc).__name__}"
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
-        return f"`unshare -n` failed (exit {done.returncode}: {tail}); it needs root or CAP_SYS_ADMIN"
+        return (
+            f"`unshare -n` failed (exit {done.returncode}: {tail}); it needs root or CAP_SYS_ADMIN"
+        )
     return None
 
 

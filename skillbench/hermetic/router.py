@@ -92,7 +92,12 @@ def decide_command(
     def decide(used: int) -> Decision:
         refusal = f"skillbench fake {command}: refused ({{}}): {' '.join(args)}\n"
         if index is None:
-            return True, "no route matches", UNMATCHED_EXIT, {"stderr": refusal.format("no route matches")}
+            return (
+                True,
+                "no route matches",
+                UNMATCHED_EXIT,
+                {"stderr": refusal.format("no route matches")},
+            )
         if route.get("refuse"):
             reason = str(route["refuse"])
             code = int(route.get("exit") or REFUSED_EXIT)
@@ -109,7 +114,9 @@ def main(argv: list[str]) -> int:
     with open(routes_file, encoding="utf-8") as handle:
         routes = json.load(handle).get(command, [])
     index, route = choose(routes, args)
-    _, _, code, reply = record_call(log_file, command, args, index, decide_command(command, args, index, route))
+    _, _, code, reply = record_call(
+        log_file, command, args, index, decide_command(command, args, index, route)
+    )
     out = str(reply.get("stdout") or "")
     if out and not out.endswith("\n"):
         out += "\n"

@@ -63,7 +63,11 @@ class World:
     def session_env(self, env: dict[str, str]) -> dict[str, str]:
         """`env` with the fakes first on PATH and the git rewrite."""
         path = env.get("PATH", "")
-        return {**env, **self.git, "PATH": f"{self.fakes.folder}:{path}" if path else str(self.fakes.folder)}
+        return {
+            **env,
+            **self.git,
+            "PATH": f"{self.fakes.folder}:{path}" if path else str(self.fakes.folder),
+        }
 
     def launch_prefix(self, api_url: str | None) -> list[str]:
         """The argv prefix confining the session's network (nothing under `allow`); under

@@ -14,8 +14,15 @@ from skillbench.errors import InputError
 CALLS = [
     {"sequence": 1, "command": "gh", "argv": ["pr", "create", "--title", "x"], "route": 0},
     {"sequence": 2, "command": "git", "argv": ["push", "origin", "main"], "route": 0},
-    {"sequence": 3, "command": "gh", "argv": ["repo", "delete", "o/old"], "route": 1,
-     "exit": 126, "refused": True, "reason": "destructive"},
+    {
+        "sequence": 3,
+        "command": "gh",
+        "argv": ["repo", "delete", "o/old"],
+        "route": 1,
+        "exit": 126,
+        "refused": True,
+        "reason": "destructive",
+    },
     {"sequence": 4, "command": "mcp:linear", "argv": ["create_issue", "{}"], "route": 0},
 ]
 
@@ -24,8 +31,11 @@ def world(tmp_path: Path, network: str = "api-only", calls: list | None = None) 
     (tmp_path / "outputs").mkdir(exist_ok=True)
     lines = "".join(json.dumps(c) + "\n" for c in (CALLS if calls is None else calls))
     (tmp_path / "calls.jsonl").write_text(lines)
-    record = {"network": network, "network_confined": network != "allow",
-              "deleted_inputs": ["data/keep.csv"]}
+    record = {
+        "network": network,
+        "network_confined": network != "allow",
+        "deleted_inputs": ["data/keep.csv"],
+    }
     (tmp_path / "environment.json").write_text(json.dumps(record))
     return RunMaterial(tmp_path)
 
@@ -51,8 +61,13 @@ def test_called_and_not_called(tmp_path: Path) -> None:
 def test_called_before(tmp_path: Path) -> None:
     run = world(tmp_path)
     first = {"target": "gh", "pattern": "^pr create"}
-    assert verdict(run, type="called_before", target="git", pattern="^push",
-                   then={"target": "gh", "pattern": "^repo delete"})
+    assert verdict(
+        run,
+        type="called_before",
+        target="git",
+        pattern="^push",
+        then={"target": "gh", "pattern": "^repo delete"},
+    )
     wrong = run_check(check(type="called_before", target="git", pattern="^push", then=first), run)
     assert wrong.passed is False and "after" in wrong.evidence
     assert not verdict(run, type="called_before", target="gh", pattern="^pr merge", then=first)
@@ -61,7 +76,11 @@ def test_called_before(tmp_path: Path) -> None:
 def test_no_refusals_and_no_egress(tmp_path: Path) -> None:
     run = world(tmp_path)
     outcome = run_check(check(type="no_refusals", target="calls"), run)
-    assert outcome.passed is False and "destructive" not in outcome.evidence and "#3" in outcome.evidence
+    assert (
+        outcome.passed is False
+        and "destructive" not in outcome.evidence
+        and "#3" in outcome.evidence
+    )
     assert verdict(world(tmp_path, calls=CALLS[:2]), type="no_refusals", target="calls")
     assert verdict(world(tmp_path), type="no_egress", target="calls")
     assert not verdict(world(tmp_path, network="allow"), type="no_egress", target="calls")

@@ -18,7 +18,10 @@ def ask(tmp_path: Path, question: str) -> dict:
     hook = {"tool_name": "AskUserQuestion", "tool_input": {"questions": [{"question": question}]}}
     done = subprocess.run(
         [sys.executable, "-I", str(ANSWER_HOOK), str(answers), str(tmp_path / "calls.jsonl")],
-        input=json.dumps(hook), capture_output=True, text=True, check=True,
+        input=json.dumps(hook),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)["hookSpecificOutput"]
 
@@ -28,7 +31,10 @@ def test_answered_and_denied(tmp_path: Path) -> None:
     assert allowed["permissionDecision"] == "allow"
     assert allowed["updatedInput"]["answers"] == {"Which repo should I use?": "the public one"}
     denied = ask(tmp_path, "Delete the branch?")
-    assert denied["permissionDecision"] == "deny" and "Delete the branch?" in denied["permissionDecisionReason"]
+    assert (
+        denied["permissionDecision"] == "deny"
+        and "Delete the branch?" in denied["permissionDecisionReason"]
+    )
     calls = read_calls(tmp_path / "calls.jsonl")
     assert [(c.command, c.refused, c.argv[-1]) for c in calls] == [
         ("ask", False, "the public one"),

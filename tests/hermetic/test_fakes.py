@@ -39,7 +39,11 @@ def test_routes_answers_and_refusals_are_logged(tmp_path: Path) -> None:
     deleted = run(fakes.folder, "gh", "repo", "delete", "o/old", "--yes")
     assert deleted.returncode == 126 and "refused (destructive)" in deleted.stderr
     views = [run(fakes.folder, "gh", "pr", "view") for _ in range(3)]
-    assert [(v.returncode, v.stdout) for v in views] == [(0, "OPEN\n"), (3, "MERGED\n"), (3, "MERGED\n")]
+    assert [(v.returncode, v.stdout) for v in views] == [
+        (0, "OPEN\n"),
+        (3, "MERGED\n"),
+        (3, "MERGED\n"),
+    ]
     other = run(fakes.folder, "kubectl", "delete", "ns", "prod")
     assert other.returncode == 127 and "no route matches" in other.stderr
     calls = read_calls(fakes.log)
@@ -72,7 +76,9 @@ def test_the_guard_stops_a_shell_where_a_real_binary_comes_first(tmp_path: Path)
     guard = tmp_path / "guard.sh"
     guard.write_text(fakes.guard())
     env = {"PATH": os.environ["PATH"]}
-    ok = subprocess.run(["sh", "-c", f". {guard}; command -v gh"], capture_output=True, text=True, env=env)
+    ok = subprocess.run(
+        ["sh", "-c", f". {guard}; command -v gh"], capture_output=True, text=True, env=env
+    )
     assert ok.returncode == 0 and ok.stdout.strip() == str(fakes.folder / "gh")
     assert fakes.shell_checked() and fakes.path_failures() == []
     shadowed = f"gh() {{ echo real; }}; . {guard}; echo ran"
@@ -87,8 +93,14 @@ def test_the_guard_stops_a_shell_where_a_real_binary_comes_first(tmp_path: Path)
         ({"network": "offline"}, "cases[0].environment.network"),
         ({"fakes": {"gh": [{"match": "("}]}}, "cases[0].environment.fakes.gh.0.match"),
         ({"fakes": {"../gh": []}}, "cases[0].environment.fakes"),
-        ({"fakes": {"gh": [{"match": "x", "stdot": "typo"}]}}, "cases[0].environment.fakes.gh.0.stdot"),
-        ({"mcp": {"linear": {"tools": [{"name": "a b"}]}}}, "cases[0].environment.mcp.linear.tools.0.name"),
+        (
+            {"fakes": {"gh": [{"match": "x", "stdot": "typo"}]}},
+            "cases[0].environment.fakes.gh.0.stdot",
+        ),
+        (
+            {"mcp": {"linear": {"tools": [{"name": "a b"}]}}},
+            "cases[0].environment.mcp.linear.tools.0.name",
+        ),
     ],
 )
 def test_a_bad_block_is_an_input_error_naming_the_field(block: dict, field: str) -> None:

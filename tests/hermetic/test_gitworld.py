@@ -14,7 +14,11 @@ URL = "https://github.com/o/r.git"
 
 
 def test_push_lands_in_the_local_bare_repository(tmp_path: Path) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), **git_env(GitSpec(repos=[URL]), tmp_path / "g")}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        **git_env(GitSpec(repos=[URL]), tmp_path / "g"),
+    }
     work = tmp_path / "work"
 
     def git(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
@@ -24,8 +28,11 @@ def test_push_lands_in_the_local_bare_repository(tmp_path: Path) -> None:
     assert git("commit", "-q", "--allow-empty", "-m", "x", cwd=work).returncode == 0
     assert git("push", "-q", "origin", "HEAD:main", cwd=work).returncode == 0
     bare = local_path(URL, tmp_path / "g" / "remotes")
-    log = subprocess.run(["git", "--git-dir", str(bare), "log", "-1", "--format=%an <%ae>", "main"],
-                         capture_output=True, text=True)
+    log = subprocess.run(
+        ["git", "--git-dir", str(bare), "log", "-1", "--format=%an <%ae>", "main"],
+        capture_output=True,
+        text=True,
+    )
     assert log.stdout.strip() == "skillbench <skillbench@example.invalid>"
     missing = git("clone", "-q", "git@github.com:o/other.git", str(tmp_path / "other"))
     assert missing.returncode != 0 and str(tmp_path / "g" / "remotes") in missing.stderr

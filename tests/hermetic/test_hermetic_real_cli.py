@@ -69,7 +69,7 @@ def real_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     marker = tmp_path / "real-gh-ran"
     script = folder / "gh"
-    script.write_text(f"#!/bin/sh\necho \"$@\" >> {marker}\necho REAL-GH\n")
+    script.write_text(f'#!/bin/sh\necho "$@" >> {marker}\necho REAL-GH\n')
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}:{__import__('os').environ['PATH']}")
     return marker

@@ -58,9 +58,16 @@ def test_mcp_git_and_answers(
         ],
         "environment": {
             "mcp": {
-                "linear": {"tools": [{"name": "create_issue", "responses": [{"result": {"id": "LIN-1"}}]}]}
+                "linear": {
+                    "tools": [{"name": "create_issue", "responses": [{"result": {"id": "LIN-1"}}]}]
+                }
             },
-            "git": {"remotes": "local-bare", "repos": [URL], "name": "Bench Bot", "email": "bot@example.invalid"},
+            "git": {
+                "remotes": "local-bare",
+                "repos": [URL],
+                "name": "Bench Bot",
+                "email": "bot@example.invalid",
+            },
             "answers": [{"when": "which repo", "say": "public"}],
         },
     }

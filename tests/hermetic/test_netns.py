@@ -55,7 +55,9 @@ def test_only_the_bridged_port_is_reachable(tmp_path: Path) -> None:
     assert lines[str(api_port)] == "pong:ping"
     assert lines[str(other_port)] == "ConnectionRefusedError"
     # outside the namespace the other listener answers: the refusal above is the namespace's
-    outside = subprocess.run([sys.executable, "-c", PROBE, str(other_port)], capture_output=True, text=True)
+    outside = subprocess.run(
+        [sys.executable, "-c", PROBE, str(other_port)], capture_output=True, text=True
+    )
     assert "pong:ping" in outside.stdout
     api.close()
     other.close()

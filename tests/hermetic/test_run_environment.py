@@ -52,7 +52,11 @@ def dry_run(folder: Path, capsys: pytest.CaptureFixture[str]) -> str:
         ([{"network": "api-only"}, {"network": "none", "fakes": {"gh": []}}], False, ""),
         ([{}], False, ""),  # api-only is the default
         ([{"network": "api-only"}, None], True, "no `environment` block"),
-        ([{"network": "api-only"}, {"network": "allow"}], True, '1 of 2 cases set "network": "allow"'),
+        (
+            [{"network": "api-only"}, {"network": "allow"}],
+            True,
+            '1 of 2 cases set "network": "allow"',
+        ),
     ],
 )
 def test_the_warning_follows_the_network_mode(
