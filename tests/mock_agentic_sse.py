@@ -1,5 +1,5 @@
 """A loopback mock of the streaming Messages API that drives the REAL `claude` CLI through one
-agentic task: the first turn answers with a `Write` tool_use creating a file in the session's
+agentic task (or a `script` of tool calls, one per turn, then an `end_turn` text): the first turn answers with a `Write` tool_use creating a file in the session's
 working directory (read from the CLI's system prompt) — or with any other tool call given as
 `first_call` — and the turn after the tool result with an `end_turn` text. Side calls the CLI makes (no `Write` tool offered, or not streamed) get a short
 text. Every request is recorded without headers (no key is kept), with the tool result text.
@@ -69,6 +69,16 @@ def last_tool_result(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def tool_results(body: dict[str, Any]) -> int:
+    """How many tool results the conversation holds so far (the turn of a scripted session)."""
+    count = 0
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            count += isinstance(block, dict) and block.get("type") == "tool_result"
+    return count
+
+
 class _Handler(QuietHandler):
     server: _Server
 
@@ -98,9 +108,14 @@ class _Handler(QuietHandler):
         stream = bool(body.get("stream"))
         saw = has_tool_result(body)
         cwd = working_directory(body)
+        turn = tool_results(body)
         if not stream:
             answered, payload = "json-text", json.dumps(json_message(model, "OK.")).encode()
             kind = "application/json"
+        elif mock.script and "Bash" in tools and turn < len(mock.script):
+            answered = mock.script[turn][0]
+            payload = tool_use_stream(model, *mock.script[turn])
+            kind = "text/event-stream"
         elif (
             mock.first_call is not None and (mock.force or mock.first_call[0] in tools) and not saw
         ):
@@ -137,11 +152,13 @@ class AgenticMock:
         content: str = "",
         first_call: tuple[str, dict[str, Any]] | None = None,
         force: bool = False,
+        script: list[tuple[str, dict[str, Any]]] | None = None,
     ) -> None:
         self.rel_path = rel_path
         self.content = content
         self.first_call = first_call  # (tool, input) to call first instead of Write
         self.force = force  # call first_call even when the CLI did not offer that tool
+        self.script = list(script or [])  # one tool call per turn, in order, then end_turn
         self._requests: list[AgenticRequest] = []
         self._keys: list[str] = []
         self._bodies: list[str] = []

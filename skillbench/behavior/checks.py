@@ -13,6 +13,7 @@ from pathlib import Path
 import regex
 
 from skillbench.behavior.records import ExpectationCheck
+from skillbench.behavior.world_checks import HERMETIC_CHECKS, world_check
 
 EVIDENCE_LIMIT = 300
 #: Time bound of one regex check (the `regex` package stops a catastrophic backtrack).
@@ -90,6 +91,8 @@ def _target_text(check: ExpectationCheck, run: RunMaterial) -> tuple[str | None,
 
 def run_check(check: ExpectationCheck, run: RunMaterial) -> CheckOutcome:
     """Grade one expectation's machine-checkable form against a run folder."""
+    if check.type in HERMETIC_CHECKS:
+        return CheckOutcome(*world_check(check, run.run_dir))
     if check.type == "file_exists":
         files = _target_files(check, run)
         if files:

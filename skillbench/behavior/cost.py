@@ -138,11 +138,12 @@ def plan_run(
 
 def _fresh_tasks(evals: EvalsFile, skill_dir: Path, configs: Sequence[str], runs: int) -> list[Any]:
     """The tasks of a first `run` (before `init`): with_skill and v0 use the live skill."""
-    from skillbench.behavior.execute import resolve_input_files, skill_source
+    from skillbench.behavior.execute import case_environments, resolve_input_files, skill_source
     from skillbench.behavior.executors import RunTask
 
     live = skill_source(skill_dir)
     files = [resolve_input_files(evals, i, skill_dir) for i in range(len(evals.evals.cases))]
+    environments = case_environments(evals)
     return [
         RunTask(
             case_id=str(case.id),
@@ -152,6 +153,7 @@ def _fresh_tasks(evals: EvalsFile, skill_dir: Path, configs: Sequence[str], runs
             run_number=run,
             skill=None if config == "baseline" else live,
             files=files[index],
+            environment=environments[index],
         )
         for config in configs
         for index, case in enumerate(evals.evals.cases)

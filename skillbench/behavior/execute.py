@@ -9,6 +9,7 @@ Executed runs go through the call cache: a re-run of unchanged cases makes zero 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -16,7 +17,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.cache import CallCache, assert_no_secrets
-from skillbench.backends.spec import RECORDED_SAMPLES
+from skillbench.backends.spec import CLAUDE_SESSION, RECORDED_SAMPLES
 from skillbench.behavior.executors import (
     Executor,
     RunTask,
@@ -43,6 +44,8 @@ from skillbench.behavior.workspace import (
 )
 from skillbench.cost.budget import Budget, backend_priced
 from skillbench.errors import InputError
+from skillbench.hermetic.environment import Environment, parse_environment
+from skillbench.hermetic.netns import namespace_problem
 from skillbench.schemas.registry import WRITING_SKILLS
 from skillbench.timestamps import utc_timestamp
 
@@ -210,6 +213,51 @@ def replays_samples(backend: str | None) -> bool:
     return backend_spec(backend).executor == RECORDED_SAMPLES
 
 
+def case_environments(evals: EvalsFile) -> list[Environment | None]:
+    """Each case's `environment` block (None where a case has none); InputError names the
+    file and the case of a malformed one."""
+    found: list[Environment | None] = []
+    for index, case in enumerate(evals.evals.cases):
+        raw = case.extra.get("environment")
+        where = f"cases[{index}].environment"
+        found.append(None if raw is None else parse_environment(raw, path=evals.path, field=where))
+    return found
+
+
+def check_environments(environments: Sequence[Environment | None], backend: str) -> None:
+    """Environment blocks the backend cannot honour are refused (exit 2), never dropped: a
+    session backend other than Claude Code's, a confined network where no namespace can be
+    made. A backend without sessions (one text turn, replays) has no world to confine."""
+    from skillbench.backends.registry import backend_spec
+
+    spec = backend_spec(backend)
+    blocks = [e for e in environments if e is not None]
+    if not blocks or not spec.sessions:
+        return
+    if spec.executor != CLAUDE_SESSION:
+        raise InputError(
+            f"backend {spec.name!r} does not run cases in an `environment` (fakes, network "
+            "confinement): only claude-code sessions do",
+            path="--backend",
+            rule="environment",
+        )
+    if any(e.mcp for e in blocks) and importlib.util.find_spec("mcp") is None:
+        raise InputError(
+            "a case's fake MCP servers need the `mcp` package: pip install 'skillbench[hermetic]'",
+            field="environment.mcp",
+            rule="environment",
+        )
+    if any(e.confined() for e in blocks):
+        problem = namespace_problem()
+        if problem is not None:
+            raise InputError(
+                f"network confinement (none/api-only) is impossible here: {problem}; "
+                'set "network": "allow" to run without it',
+                field="environment.network",
+                rule="environment",
+            )
+
+
 def check_run_inputs(
     workspace: Workspace,
     evals: EvalsFile,
@@ -235,6 +283,7 @@ def check_run_inputs(
     for index in range(len(evals.evals.cases)):
         resolve_input_files(evals, index, folder)
     expectation_checks(evals.model, path=evals.path)
+    check_environments(case_environments(evals), backend)
     initialised = workspace.history_path.is_file()
     for config in configs:
         number = config_version(config)
@@ -266,6 +315,7 @@ def plan_tasks(
     if runs < 1:
         raise InputError("must be at least 1", path="--runs")
     files = [resolve_input_files(evals, i, skill_dir) for i in range(len(evals.evals.cases))]
+    environments = case_environments(evals)
     tasks: list[RunTask] = []
     for config in configs:
         skill, version, note = config_skill(workspace, config, skill_dir)
@@ -282,9 +332,25 @@ def plan_tasks(
                         run_number=run,
                         skill=skill,
                         files=files[index],
+                        environment=environments[index],
                     )
                 )
     return tasks
+
+
+def world_line(task: RunTask, result: ExecutionResult) -> str:
+    """One line on a hermetic run's world: network, calls, refusals (the first few named)."""
+    world = result.hermetic or {}
+    refused = [c for c in result.calls if c.get("refused")]
+    named = "; ".join(
+        " ".join([str(c.get("command")), *map(str, c.get("argv") or [])])[:80] for c in refused[:3]
+    )
+    where = f"{task.config}/{task.case_id}/run-{task.run_number}"
+    line = f"{where}: network {world.get('network')}, {len(result.calls)} fake calls, "
+    line += f"{len(refused)} refused" + (f" ({named})" if named else "")
+    if world.get("path_failures"):
+        line += f"; a fake was not first on PATH: {', '.join(world['path_failures'])}"
+    return line
 
 
 def _record(task: RunTask, result: ExecutionResult, executor: Executor, started: str) -> RunRecord:
@@ -311,6 +377,12 @@ def _record(task: RunTask, result: ExecutionResult, executor: Executor, started:
             "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         },
         note=CACHED_NOTE if result.cached else None,
+        calls=len(result.calls) if result.hermetic is not None else None,
+        refusals=(
+            sum(bool(c.get("refused")) for c in result.calls)
+            if result.hermetic is not None
+            else None
+        ),
     )
 
 
@@ -376,6 +448,8 @@ async def execute_tasks(
                     priced=priced,
                 )
             record = _record(task, result, executor, started)
+            if result.hermetic is not None:
+                batch.notes.append(world_line(task, result))
             write_run_folder(
                 workspace.run_dir(task.config, task.case_id, task.run_number), record, result
             )

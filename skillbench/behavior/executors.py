@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Unpack, runtime_checkable
 
+from skillbench.backends.agent_cli import print_call
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
 from skillbench.backends.claude_cli.install import usable_folder_name
 from skillbench.backends.claude_cli.session import (
     ClaudeRunner,
     RunnerOptions,
+    RunResult,
     redact,
     run_error,
     session_usage,
@@ -51,6 +53,9 @@ from skillbench.behavior.run_files import (
 from skillbench.behavior.spool import SpooledOutputs
 from skillbench.behavior.workspace import EVALS_FOLDER, SNAPSHOT_IGNORE
 from skillbench.errors import BackendError, InputError, SkillbenchError
+from skillbench.hermetic.claude_wiring import claude_env, claude_flags
+from skillbench.hermetic.environment import Environment
+from skillbench.hermetic.world import World
 from skillbench.limits import AGENT_SESSION_TIMEOUT, DEFAULT_MAX_OUTPUT
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
@@ -135,10 +140,15 @@ class RunTask:
     run_number: int
     skill: SkillSource | None
     files: tuple[tuple[str, Path], ...] = ()
+    environment: Environment | None = None
+    """The case's hermetic world (`environment` block); None: the session meets the real one."""
 
     def cache_fields(self) -> dict[str, Any]:
-        """Everything that determines the run (input file contents by digest)."""
+        """Everything that determines the run (input file contents by digest; the environment
+        block when there is one)."""
+        world = {} if self.environment is None else {"environment": self.environment.model_dump()}
         return {
+            **world,
             "kind": "behavior-run",
             "case_id": self.case_id,
             "prompt": self.prompt,
@@ -487,11 +497,24 @@ class ClaudeCodeExecutor(ClaudeRunner):
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""
         started_at = utc_timestamp()
-        with self.workdir() as (_, project, home):
+        calls: list[dict[str, Any]] = []
+        hermetic: dict[str, Any] | None = None
+        with self.workdir() as (root, project, home):
             before = self._prepare(task, project)
             parser = RecordingParser()
-            run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
-            spooled, over_cap = self._collect(project, before)
+            if task.environment is None:
+                run = await self.run_prompt(task.prompt, self.flags(), project, home, parser)
+                spooled, over_cap = self._collect(project, before)
+            else:
+                with World(task.environment, root) as world:
+                    try:
+                        run = await self._run_in(world, task.prompt, project, home, parser)
+                    except BackendError as exc:
+                        return failed_result(str(exc), task.prompt)
+                    spooled, over_cap = self._collect(project, before)
+                    deleted = [rel for rel in before if not (project / rel).exists()]
+                    calls = [c.model_dump(mode="json") for c in world.calls()]
+                    hermetic = world.record(deleted).model_dump(mode="json")
         secrets = self.secrets()
         outputs, redacted, withheld = scrub_outputs(spooled, secrets)
         session = run.session
@@ -524,7 +547,18 @@ class ClaudeCodeExecutor(ClaudeRunner):
             error=error,
             redacted_outputs=redacted,
             withheld_outputs=withheld,
+            calls=calls,
+            hermetic=hermetic,
         )
+
+    async def _run_in(
+        self, world: World, prompt: str, project: Path, home: Path | None, parser: StreamParser
+    ) -> RunResult:
+        """The session inside a hermetic world: its environment, flags and network namespace."""
+        env = claude_env(world, self.build_env(home))
+        call = print_call(self.claude_bin, claude_flags(world, self.flags()), prompt)
+        prefix = world.launch_prefix(env.get("ANTHROPIC_BASE_URL"))
+        return await self.run(call.argv[1:], project, env, parser, stdin=call.stdin, prefix=prefix)
 
 
 ExecutorFactory = Callable[..., Executor]

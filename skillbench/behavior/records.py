@@ -14,13 +14,27 @@ Check semantics (the grader implements them; `target` names what is checked):
 - ``json_valid``: the target text parses as JSON.
 - ``max_lines``: the target text has at most ``value`` (an integer) lines.
 A missing target file fails every check except that it is what file_exists reports.
+
+Checks of a hermetic run (a case with an `environment` block; `calls.jsonl` and
+`environment.json` in the run folder), all graded without a model:
+- ``called`` / ``not_called``: a call of the fake command ``target`` (`gh`, `mcp:<server>` for
+  an MCP tool, `ask` for a scripted answer) whose arguments, joined by spaces, match
+  ``pattern`` (any call when no pattern) is / is not in the log. A refused call counts as made.
+- ``called_before``: such a call comes before the first call matching ``then``
+  (``{"target", "pattern"}``); both must be in the log.
+- ``no_refusals`` (target ``"calls"``): no fake refused a call.
+- ``untouched`` (target ``"outputs/<path>"``): the run neither changed nor deleted the file.
+- ``no_egress`` (target ``"calls"``): the session ran with its network confined (`none` or
+  `api-only`, a namespace whose only way out is the model API).
+A run without `environment.json` fails the call and world checks: nothing was logged.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+import regex
 from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validator
 
 from skillbench.documents import read_model
@@ -31,8 +45,24 @@ from skillbench.schemas.base import Document
 from skillbench.schemas.registry import native_entry
 
 RunStatus = Literal["ok", "error"]
-CheckType = Literal["file_exists", "regex", "json_valid", "max_lines", "contains"]
-CHECK_TYPES: tuple[str, ...] = ("file_exists", "regex", "json_valid", "max_lines", "contains")
+CheckType = Literal[
+    "file_exists",
+    "regex",
+    "json_valid",
+    "max_lines",
+    "contains",
+    "called",
+    "not_called",
+    "called_before",
+    "no_refusals",
+    "untouched",
+    "no_egress",
+]
+CHECK_TYPES: tuple[str, ...] = get_args(CheckType)
+#: Checks of a hermetic run's calls (`calls.jsonl`): the target is a fake's command name.
+CALL_CHECKS = frozenset({"called", "not_called", "called_before"})
+#: Checks of the whole run's world: the target is "calls".
+WORLD_CHECKS = frozenset({"no_refusals", "no_egress"})
 SAMPLE_NOTE = "Hand-written SAMPLE run shipped for the offline demo; not produced by a model."
 
 
@@ -40,7 +70,15 @@ class RunRecord(Document):
     """`run.json`: one executed (or replayed) run of one case under one configuration."""
 
     omit_if_none = frozenset(
-        {"note", "skill_name", "usage", "redacted_outputs", "withheld_outputs"}
+        {
+            "note",
+            "skill_name",
+            "usage",
+            "redacted_outputs",
+            "withheld_outputs",
+            "calls",
+            "refusals",
+        }
     )
 
     case_id: str
@@ -65,11 +103,37 @@ class RunRecord(Document):
     withheld_outputs: list[str] | None = Field(
         default=None, description="output files not saved: binary files holding a secret"
     )
+    calls: int | None = Field(
+        default=None, description="a hermetic run's fake calls (calls.jsonl lines)"
+    )
+    refusals: int | None = Field(default=None, description="of which the fakes refused")
 
     @model_validator(mode="after")
     def _error_when_failed(self) -> RunRecord:
         if self.status == "error" and not self.error:
             raise ValueError("status is error but no error message is given")
+        return self
+
+
+def _check_call_ref(target: str, pattern: str | None) -> None:
+    if not target or any(c.isspace() for c in target) or "/" in target:
+        raise ValueError("target must be a command name (a fake's, `mcp:<server>` or `ask`)")
+    if pattern is not None:
+        try:
+            regex.compile(pattern)
+        except regex.error as exc:
+            raise ValueError(f"invalid regex {pattern!r}: {exc}") from None
+
+
+class CallRef(Document):
+    """A call to look for: a command and a regex over its arguments (joined by spaces)."""
+
+    target: str
+    pattern: str | None = None
+
+    @model_validator(mode="after")
+    def _valid(self) -> CallRef:
+        _check_call_ref(self.target, self.pattern)
         return self
 
 
@@ -80,9 +144,21 @@ class ExpectationCheck(Document):
     target: str
     pattern: str | None = None
     value: str | int | None = None
+    then: CallRef | None = Field(
+        default=None, description="called_before: the call that must come after"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ExpectationCheck:
+        if self.type in CALL_CHECKS:
+            _check_call_ref(self.target, self.pattern)
+            if self.type == "called_before" and self.then is None:
+                raise ValueError('a called_before check needs "then": {"target", "pattern"}')
+            return self
+        if self.type in WORLD_CHECKS:
+            if self.target != "calls":
+                raise ValueError(f'a {self.type} check needs target "calls"')
+            return self
         if not (self.target in ("transcript", "final_text") or self.target.startswith("outputs/")):
             raise ValueError('target must be "transcript", "final_text" or "outputs/<path>"')
         if ".." in Path(self.target).parts:
@@ -93,8 +169,8 @@ class ExpectationCheck(Document):
             raise ValueError("a contains check needs a string value")
         if self.type == "max_lines" and not (isinstance(self.value, int) and self.value >= 0):
             raise ValueError("a max_lines check needs a non-negative integer value")
-        if self.type == "file_exists" and not self.target.startswith("outputs/"):
-            raise ValueError('a file_exists check needs target "outputs/<path>"')
+        if self.type in ("file_exists", "untouched") and not self.target.startswith("outputs/"):
+            raise ValueError(f'a {self.type} check needs target "outputs/<path>"')
         return self
 
 

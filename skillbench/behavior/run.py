@@ -4,6 +4,7 @@ the recorded samples replayed)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from skillbench.backends.cache import CallCache
@@ -26,24 +27,40 @@ from skillbench.behavior.workspace import EvalsFile, Workspace
 from skillbench.cost.budget import Budget
 from skillbench.cost.limit import active_budget, workflow_budget
 from skillbench.cost.plan import CostPlan
+from skillbench.hermetic.environment import Environment
 
 DEFAULT_RUN_OPTIONS = RunOptions()
 
 
-def real_world_warning(backend: str | None) -> str | None:
+def real_world_warning(
+    backend: str | None, environments: Sequence[Environment | None] | None = None
+) -> str | None:
     """The one line a run on a session backend (`spec.sessions`: `claude-code`, a plugin's
-    agent) states before it starts and in its dry run: the agent acts on the real world (no
-    fake commands, no network isolation yet). None for a backend whose runs are API calls or
-    replays."""
+    agent) states before it starts and in its dry run when its agent acts on the real world:
+    a case without an `environment` block (real commands on PATH, the network), or one whose
+    block says `"network": "allow"`. None when every case runs in a confined world
+    (`none`/`api-only`), and for a backend whose runs are API calls or replays."""
     from skillbench.backends.registry import backend_spec
 
     spec = backend_spec(backend)
     if not spec.sessions:
         return None
+    cases = list(environments or [None])
+    open_world = sum(e is None for e in cases)
+    allowed = sum(e is not None and not e.confined() for e in cases)
+    if not open_world and not allowed:
+        return None
+    if not allowed:
+        return (
+            f"warning: {spec.name} runs are real agent sessions acting on the real world: the "
+            "commands the agent runs (gh, git, curl, rm…) are the real ones on PATH and it can "
+            "reach the network (no `environment` block: no fakes, no network isolation)"
+        )
+    which = f"{allowed} of {len(cases)} cases" if len(cases) > 1 else "the case"
     return (
-        f"warning: {spec.name} runs are real agent sessions acting on the real world: the "
-        "commands the agent runs (gh, git, curl, rm…) are the real ones on PATH and it can reach "
-        "the network (no fakes, no network isolation yet)"
+        f"warning: {spec.name} runs are real agent sessions acting on the real world: "
+        f'{which} set "network": "allow" (the agent can reach the network; unfaked commands on '
+        "PATH are the real ones)"
     )
 
 

@@ -1,7 +1,8 @@
 """What one executed run produced, how it is rendered, measured and written as a run folder.
 
 A run folder holds `run.json`, `transcript.jsonl`, `transcript.md`, `outputs/` (files the run
-created, plus seed 004 `metrics.json`) and seed 004 `timing.json`. Metrics and timing are
+created, plus seed 004 `metrics.json`) and seed 004 `timing.json`; a hermetic run (a case with
+an `environment` block) also `calls.jsonl` and `environment.json`. Metrics and timing are
 computed from the run's events and usage, never typed by hand. Output files pass the one
 redactor (`scrub_outputs`): secrets in text are replaced, a binary file holding one is withheld,
 and `run.json` names both.
@@ -23,6 +24,8 @@ from skillbench.backends.claude_cli.stream_json import Session, metrics, tool_re
 from skillbench.backends.skill_copy import human_size
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.behavior.spool import SpooledOutputs, outputs_size
+from skillbench.hermetic.calls import CALLS_FILE
+from skillbench.hermetic.world import ENVIRONMENT_FILE
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
 from skillbench.redaction import redact_bytes
 from skillbench.schemas.skill_creator import SCMetrics, SCTiming
@@ -49,6 +52,10 @@ class ExecutionResult:
     cached: bool = False
     redacted_outputs: list[str] = field(default_factory=list)
     withheld_outputs: list[str] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """A hermetic run's `calls.jsonl` lines (fake commands, MCP tools, scripted answers)."""
+    hermetic: dict[str, Any] | None = None
+    """A hermetic run's `environment.json` (`hermetic.world.HermeticRecord`); None otherwise."""
 
     def scrub(self, secrets: Iterable[str | None] = ()) -> None:
         """Pass the output files through the redactor (see `scrub_outputs`), in place."""
@@ -77,6 +84,7 @@ class ExecutionResult:
             "duration_s": self.duration_s,
             "redacted_outputs": self.redacted_outputs,
             "withheld_outputs": self.withheld_outputs,
+            **({"calls": self.calls, "hermetic": self.hermetic} if self.hermetic else {}),
         }
 
     @classmethod
@@ -95,6 +103,8 @@ class ExecutionResult:
             cached=True,
             redacted_outputs=list(data.get("redacted_outputs") or []),
             withheld_outputs=list(data.get("withheld_outputs") or []),
+            calls=list(data.get("calls") or []),
+            hermetic=data.get("hermetic"),
         )
 
 
@@ -314,6 +324,10 @@ def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) 
         jsonl = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.events)
         atomic_write_text(staging / "transcript.jsonl", jsonl)
         atomic_write_text(staging / "transcript.md", result.transcript_md)
+        if result.hermetic is not None:
+            calls = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in result.calls)
+            atomic_write_text(staging / CALLS_FILE, calls)
+            write_json(staging / ENVIRONMENT_FILE, result.hermetic)
         write_run_record(record, staging / "run.json")
         if run_dir.exists():
             old = run_dir.with_name(f".{run_dir.name}.old")

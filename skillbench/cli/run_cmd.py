@@ -28,7 +28,9 @@ def register(subparsers: Any) -> None:
         "On an API backend (anthropic) a run is ONE text turn: the SKILL.md in the system "
         "prompt, no tools, the reply saved as outputs/response.md, so expectations about files "
         "the agent creates or commands it runs cannot pass; claude-code runs an agent session "
-        "with tools (and acts on the real world: real commands on PATH, the network). "
+        "with tools, acting on the real world (real commands on PATH, the network) unless the "
+        "case has an `environment` block: fake commands first on PATH, every call logged to "
+        "calls.jsonl, the network confined to the model API (see docs/hermetic.md). "
         "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input, "
         "3 when refused or stopped by --max-cost.",
     )
@@ -81,7 +83,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     """`run`, with `--cluster` (when given) entered on `stack` once the inputs are checked."""
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import backend_spec, resolve_backend_name
-    from skillbench.behavior.execute import check_run_inputs
+    from skillbench.behavior.execute import case_environments, check_run_inputs
     from skillbench.behavior.options import RunOptions
     from skillbench.behavior.run import real_world_warning, run_cases
     from skillbench.behavior.workspace import (
@@ -133,7 +135,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         max_cost=cap,
     )
     plan = None if evals is None else _planner(args, workspace, evals, configs, backend)
-    real_world = real_world_warning(backend)
+    real_world = real_world_warning(backend, None if evals is None else case_environments(evals))
     if args.dry_run:
         if plan is None:
             raise InputError("nothing to plan: write the eval cases first", path=evals_file)

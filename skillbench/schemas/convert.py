@@ -76,6 +76,16 @@ def _text(value: str | dict[str, Any] | None) -> str | None:
 # ----- readers: dialect model → canonical -------------------------------------------------
 
 
+#: Case keys skillbench adds to either evals dialect, carried through conversions as is.
+CASE_EXTENSIONS = ("environment",)
+
+
+def _case_extensions(case: BaseModel) -> dict[str, Any]:
+    """The case's skillbench extension keys (the `environment` block)."""
+    extra = case.model_extra or {}
+    return {key: extra[key] for key in CASE_EXTENSIONS if key in extra}
+
+
 def _ws_evals(doc: ws.WSEvals) -> c.Evals:
     return c.Evals(
         skill_path=doc.skill,
@@ -89,6 +99,7 @@ def _ws_evals(doc: ws.WSEvals) -> c.Evals:
                     c.Expectation(text=e.description, criterion=e.criterion, required=e.required)
                     for e in case.expectations
                 ],
+                extra=_case_extensions(case),
             )
             for case in doc.cases
         ],
@@ -107,6 +118,7 @@ def _sc_evals(doc: sc.SCEvals | sc.SCEvalList) -> c.Evals:
                 expected_output=case.expected_output,
                 files=case.files,
                 expectations=[c.Expectation(text=text) for text in case.statements()],
+                extra=_case_extensions(case),
             )
             for case, case_id in zip(doc.evals, sc.case_ids(doc.evals), strict=True)
         ],
@@ -280,6 +292,7 @@ def _to_sc_evals(doc: c.Evals, losses: list[str]) -> sc.SCEvals:
                 expected_output=case.expected_output,
                 files=case.files,
                 expectations=[e.text for e in case.expectations],
+                **case.extra,
             )
         )
     if renumbered:
@@ -309,7 +322,13 @@ def _to_ws_evals(doc: c.Evals, losses: list[str]) -> ws.WSEvals:
                 )
             )
         cases.append(
-            ws.WSCase(id=case_id, prompt=case.prompt, files=case.files, expectations=expectations)
+            ws.WSCase(
+                id=case_id,
+                prompt=case.prompt,
+                files=case.files,
+                expectations=expectations,
+                **case.extra,
+            )
         )
     if invented_required:
         losses.append(

@@ -55,7 +55,10 @@ class SCEval(Doc):
     `assertions` instead of `expectations`, or are first drafts with `prompt` + `expected_output`
     and no expectations yet (Anthropic's skill-creator asks for those first). All are read;
     `statements()` is what grading uses, and a draft draws a warning, not an error.
+    `environment` (skillbench's hermetic world of the case) is kept as is.
     """
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "environment"})
 
     id: StrictInt | str | None = None
     prompt: str

@@ -24,7 +24,9 @@ class WSExpectation(Doc):
 
 
 class WSCase(Doc):
-    """One test case."""
+    """One test case (`environment`: skillbench's hermetic world of the case, kept as is)."""
+
+    extension_keys: ClassVar[frozenset[str]] = frozenset({"skillbench", "environment"})
 
     id: str
     prompt: str

@@ -33,6 +33,7 @@ FAKE = ROOT / "tests" / "fake_claude_agent" / "claude"
 CALLS_PER_SESSION = 2
 CALL_LIMIT = 2
 RUNS = 5  # x 2 configurations x 1 case = 10 sessions
+HERMETIC_COMMAND = "gh pr create --title x; gh repo delete o/old --yes; echo done"
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,7 @@ def cluster(record: Path) -> Iterator[LocalCluster]:
         "FAKE_AGENT_API_CALLS": str(CALLS_PER_SESSION),
         "FAKE_AGENT_SLEEP": "0.5",
         "FAKE_AGENT_RECORD": str(record),
+        "FAKE_AGENT_HERMETIC_RUN": HERMETIC_COMMAND,  # only where a case has an environment
     }
     env = {
         "head": {**common, "FAKE_AGENT_NODE": "head"},
@@ -207,3 +209,39 @@ def test_a_killed_driver_resumes_from_what_it_wrote(
     assert len(records) == 2 * RUNS and all(r["status"] == "ok" for r in records.values())
     hits = int(err.split(" from the cache)")[0].rsplit(", ", 1)[-1])
     assert hits >= written  # what the killed driver wrote was not run again
+
+
+def test_a_hermetic_case_on_the_cluster(
+    cluster: LocalCluster, api: MockMessagesAPI, tmp_path: Path
+) -> None:
+    """A case with an `environment` block, its sessions on the Ray nodes: each node builds the
+    world (fakes first on PATH, the call log, the network namespace with the API bridged), and
+    the run folders on the driver get each session's calls."""
+    skill = make_skill(tmp_path)
+    evals = json.loads((skill / "evals" / "evals.json").read_text())
+    evals["evals"][0]["environment"] = {
+        "network": "api-only",
+        "fakes": {
+            "gh": [
+                {"match": "^pr create", "stdout": "https://github.com/o/r/pull/7"},
+                {"match": "^repo delete", "refuse": "destructive"},
+            ]
+        },
+    }
+    (skill / "evals" / "evals.json").write_text(json.dumps(evals))
+    env = driver_env(api, {"RAY_ADDRESS": cluster.address})
+    args = ["run", str(skill), "--backend", "claude-code", "--runs", "2", "--no-cache"]
+    proc = run_cli([*args, "--configs", "with_skill", "--cluster", "ray"], env, tmp_path)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    assert "acting on the real world" not in err
+    for run in sorted((tmp_path / "tiny-workspace" / "runs" / "with_skill").glob("*/run-*")):
+        calls = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
+        assert [(c["command"], c["argv"][0], c["refused"]) for c in calls] == [
+            ("gh", "pr", False),
+            ("gh", "repo", True),
+        ], run
+        world = json.loads((run / "environment.json").read_text())
+        assert world["network_confined"] and world["shell_checked"], world
+        output = (run / "outputs" / "hermetic-output.txt").read_text()
+        assert "https://github.com/o/r/pull/7" in output and "refused (destructive)" in output

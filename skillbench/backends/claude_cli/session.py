@@ -454,6 +454,7 @@ class ClaudeRunner:
         parser: StreamParser | None = None,
         stop: StopRule | None = None,
         stdin: bytes | None = None,
+        prefix: Sequence[str] = (),
     ) -> RunResult:
         """Run the CLI once (bounded concurrency), parsing stdout as stream-json until the
         `result` event, or until `stop(session)` is True (the outcome is decided). The process
@@ -461,7 +462,8 @@ class ClaudeRunner:
         its whole group is killed at the end in every case (an early stop, a timeout, or
         leftover children after a normal exit), so nothing outlives a run. `stdin` (the prompt)
         is written to the CLI's stdin, then closed; None gives it no stdin. `parser` lets a
-        caller keep the raw lines."""
+        caller keep the raw lines. `prefix` runs the CLI under a launcher (a hermetic run's
+        network namespace: `skillbench.hermetic.netns`)."""
         async with self._slot():
             parser = parser if parser is not None else StreamParser()
             started = time.monotonic()
@@ -469,6 +471,7 @@ class ClaudeRunner:
             decided = False
             try:
                 proc = await asyncio.create_subprocess_exec(
+                    *prefix,
                     str(self.claude_bin),
                     *args,
                     cwd=str(cwd),
