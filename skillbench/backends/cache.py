@@ -445,17 +445,15 @@ class CallCache:
         if batch:
             kept = self._batch.get(key) or self._pending.get(key)
             if kept is not None:
-                stored: str | None = kept[0]
-            else:
-                with self._lock:
-                    if not self._batch:
-                        self._batch_since = time.monotonic()
-                    self._batch[key] = (blob, backend, kind, model, _now())
-                    full = len(self._batch) >= BATCH_ROWS
-                if full or time.monotonic() - self._batch_since >= BATCH_SECONDS:
-                    self._flush_batch()
-                return None
-            return None if stored == blob else _as_dict(stored)
+                return None if kept[0] == blob else _as_dict(kept[0])
+            with self._lock:
+                if not self._batch:
+                    self._batch_since = time.monotonic()
+                self._batch[key] = (blob, backend, kind, model, _now())
+                full = len(self._batch) >= BATCH_ROWS
+            if full or time.monotonic() - self._batch_since >= BATCH_SECONDS:
+                self._flush_batch()
+            return None
 
         def write(conn: sqlite3.Connection) -> str | None:
             inserted = conn.execute(
