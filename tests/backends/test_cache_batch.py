@@ -4,16 +4,16 @@ and served from memory meanwhile; a paid judge's answer is written at once (issu
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from test_cache import ScriptedJudge, request
 
 from skillbench.backends import cache as cache_module
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.redaction import redact_data, redacted_json
-
-from test_cache import ScriptedJudge, request
 
 
 def stored(path: Path) -> int:
@@ -109,5 +109,5 @@ def test_redacted_json_is_the_text_of_the_redacted_copy(
     monkeypatch.setenv("SB_TEST_TOKEN", 'pa"ss\\word-1234')  # JSON writes it escaped
     monkeypatch.setenv("SB_OTHER_SECRET", "x" * 20 + "TAILSECRET99")
     for dumps in ({"sort_keys": True, "ensure_ascii": False}, {}):
-        expected = __import__("json").dumps(redact_data(value), **dumps)
+        expected = json.dumps(redact_data(value), **dumps)
         assert redacted_json(value, **dumps) == expected
