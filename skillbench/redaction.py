@@ -8,6 +8,7 @@ redaction reads `REDACTED`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -97,6 +98,29 @@ def redact_data(value: Any, secrets: Iterable[str | None] = ()) -> Any:
     """A copy of plain data (dicts, lists, tuples as lists) with every string redacted."""
     known = secret_values(secrets)
     return _walk(value, known)
+
+
+def redacted_json(value: Any, secrets: Iterable[str | None] = (), **dumps: Any) -> str:
+    """`json.dumps(redact_data(value, secrets), **dumps)`, the same text, without the copy when
+    the text of `value` shows no secret: no key shape's literal and no secret value (nor its
+    tail) occurs in it. The shortcut holds only for secrets JSON writes as they are (each
+    character its own text, so a secret inside any string occurs verbatim in the document); a
+    secret JSON would escape (a quote, a backslash, a control character) takes the copy."""
+    known = secret_values(secrets)
+    text = json.dumps(value, **dumps)
+    if _ANY_SHAPE.search(text) is None and not any(
+        _found_in_json(secret, text, dumps) for secret in known
+    ):
+        return text
+    return json.dumps(_walk(value, known), **dumps)
+
+
+def _found_in_json(secret: str, text: str, dumps: dict[str, Any]) -> bool:
+    """Whether `secret` (or the tail `_redact` hides) may be in the JSON document `text`: when
+    JSON writes `secret` with escapes it may hide there, so the answer is yes."""
+    if json.dumps(secret, **dumps)[1:-1] != secret:
+        return True
+    return secret in text or (len(secret) > TAIL_LENGTH + 8 and secret[-TAIL_LENGTH:] in text)
 
 
 def _walk(value: Any, secrets: list[str]) -> Any:

@@ -37,7 +37,7 @@ from skillbench.backends.base import (
     cache_key,
 )
 from skillbench.errors import InputError
-from skillbench.redaction import redact_data
+from skillbench.redaction import redact_data, redacted_json
 
 CACHE_ENV = "SKILLBENCH_CACHE"
 BUSY_TIMEOUT_MS = 30_000
@@ -45,6 +45,10 @@ BUSY_TIMEOUT_MS = 30_000
 #: after FLUSH_BACKOFF_S, doubling), then once more when the cache is flushed at the end.
 FLUSH_ATTEMPTS = 4
 FLUSH_BACKOFF_S = 1.0
+#: Answers of a proxy judge (free to recompute) are written in batches, one transaction each:
+#: when this many are kept or the oldest has waited this long. A killed run loses at most those.
+BATCH_ROWS = 1_000
+BATCH_SECONDS = 0.5
 LOG = logging.getLogger("skillbench.cache")
 
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
@@ -139,6 +143,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _as_dict(blob: str) -> dict[str, Any] | None:
+    value = json.loads(blob)
+    return value if isinstance(value, dict) else None
+
+
 @dataclass(frozen=True)
 class CacheStats:
     """What the cache holds."""
@@ -164,6 +173,9 @@ class CallCache:
         # answers and journal marks a locked database could not take yet (kept, written later)
         self._pending: dict[str, tuple[str, str, str, str | None, str]] = {}
         self._pending_marks: dict[tuple[str, str], tuple[str, str]] = {}
+        # answers put with `batch=True`, written together (`_write_batch`)
+        self._batch: dict[str, tuple[str, str, str, str | None, str]] = {}
+        self._batch_since = 0.0
         self._flush_attempts = 0
         self._next_flush = 0.0
         self.warnings: list[str] = []
@@ -298,10 +310,64 @@ class CallCache:
                 if self._pending_marks.get(mark) == value2:
                     del self._pending_marks[mark]
 
+    def _write_batch(self, conn: sqlite3.Connection) -> None:
+        """The batched answers in one transaction; an answer that lost the race to another
+        writer of its key goes to `superseded` when it differs, as in `put`."""
+        with self._lock:
+            rows = list(self._batch.items())
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for key, (blob, backend, kind, model, at) in rows:
+                inserted = conn.execute(
+                    "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, blob, backend, kind, at, model),
+                ).rowcount
+                if inserted == 1:
+                    continue
+                row = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+                if row is not None and str(row[0]) != blob:
+                    conn.execute(
+                        "INSERT INTO superseded (key, value, backend, kind, created_at)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (key, blob, backend, kind, at),
+                    )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        with self._lock:
+            for key, value in rows:
+                if self._batch.get(key) == value:
+                    del self._batch[key]
+
+    def _flush_batch(self) -> None:
+        """Write the batched answers now; on another process's lock they join the answers kept
+        in memory (`_pending`), written after a backoff like those."""
+        if not self._batch:
+            return
+        if self._pending or self._pending_marks:  # a lock is already being waited out
+            with self._lock:
+                self._pending.update(self._batch)
+                self._batch.clear()
+            self._try_flush()
+            return
+        try:
+            self._retry(self._write_batch)
+        except sqlite3.OperationalError as exc:
+            if not self._is_lock(exc):
+                raise
+            with self._lock:
+                self._pending.update(self._batch)
+                self._batch.clear()
+            self._defer(exc)
+
     def flush(self) -> list[str]:
         """Write the answers kept in memory since a lock refused them (one more attempt, with
         the full busy timeout); the warnings of this cache (an answer that could not be
         written: the run's result stands, only the cache lacks it)."""
+        self._flush_batch()
         if self._pending or self._pending_marks:
             try:
                 self._retry(self._write_pending)
@@ -339,7 +405,7 @@ class CallCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored answer for `key` (or one kept in memory, not yet written), or None."""
-        kept = self._pending.get(key)
+        kept = self._batch.get(key) or self._pending.get(key)
         if kept is not None:
             value = json.loads(kept[0])
             return value if isinstance(value, dict) else None
@@ -359,6 +425,7 @@ class CallCache:
         backend: str,
         kind: str,
         model: str | None = None,
+        batch: bool = False,
     ) -> dict[str, Any] | None:
         """Store the answer for `key` (secrets scrubbed) unless one is already stored.
 
@@ -368,9 +435,25 @@ class CallCache:
         One writer per key: when two runs of the same eval race, the first answer stored wins
         and the later run reports that answer too, so a re-run of either reproduces its report.
         A losing answer that differs is kept in the `superseded` table, never dropped.
+
+        With `batch` (answers free to recompute: a proxy judge's), the answer is kept and
+        written with others in one transaction (`BATCH_ROWS`, `BATCH_SECONDS`, `flush`,
+        `close`); it is served from memory meanwhile, and an earlier answer of another process
+        is not looked up (it goes to `superseded` when it differs).
         """
-        clean = scrub_secrets(value)
-        blob = json.dumps(clean, sort_keys=True, ensure_ascii=False)
+        blob = redacted_json(value, sort_keys=True, ensure_ascii=False)
+        if batch:
+            kept = self._batch.get(key) or self._pending.get(key)
+            if kept is not None:
+                return None if kept[0] == blob else _as_dict(kept[0])
+            with self._lock:
+                if not self._batch:
+                    self._batch_since = time.monotonic()
+                self._batch[key] = (blob, backend, kind, model, _now())
+                full = len(self._batch) >= BATCH_ROWS
+            if full or time.monotonic() - self._batch_since >= BATCH_SECONDS:
+                self._flush_batch()
+            return None
 
         def write(conn: sqlite3.Connection) -> str | None:
             inserted = conn.execute(
@@ -407,11 +490,11 @@ class CallCache:
                 return None
         if stored is None or stored == blob:
             return None
-        kept = json.loads(stored)
-        return kept if isinstance(kept, dict) else None
+        return _as_dict(stored)
 
     def superseded(self, key: str | None = None) -> list[dict[str, Any]]:
         """Answers that lost a race to an earlier writer of the same key (oldest first)."""
+        self._flush_batch()
         sql = "SELECT key, value, backend, kind, created_at FROM superseded"
         params: tuple[str, ...] = ()
         if key is not None:
@@ -424,7 +507,7 @@ class CallCache:
 
     def has(self, key: str) -> bool:
         """Whether an answer for `key` is stored or kept (no counting, no journal)."""
-        if key in self._pending:
+        if key in self._pending or key in self._batch:
             return True
         row = self._retry(
             lambda conn: conn.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone()
@@ -491,6 +574,7 @@ class CallCache:
 
     def stats(self) -> CacheStats:
         """Counts of stored answers (by backend and kind) and journal entries."""
+        self._flush_batch()
 
         def query(conn: sqlite3.Connection) -> CacheStats:
             by_backend = dict(conn.execute("SELECT backend, COUNT(*) FROM calls GROUP BY backend"))
@@ -513,11 +597,18 @@ class CallCache:
 
     def clear(self) -> None:
         """Delete every stored answer and journal entry."""
+        with self._lock:
+            self._batch.clear()
         self._retry(lambda conn: conn.executescript("DELETE FROM calls; DELETE FROM journal;"))
 
     def close(self) -> None:
         """Write what a lock kept back (`flush`, unless a flush already gave up), then close
         every connection this cache opened."""
+        if self._batch and not self._closed:
+            try:
+                self._flush_batch()
+            except sqlite3.DatabaseError as exc:
+                LOG.warning("call cache %s: batched answers not written: %s", self.path, exc)
         if not self._closed and (self._pending or self._pending_marks) and not self.warnings:
             try:
                 self.flush()
@@ -656,7 +747,12 @@ class CachingJudge(_Counted):
             return outcome
         if outcome.error is None:
             earlier = self.cache.put(
-                key, outcome.to_cache(), backend=self.name, kind="trigger", model=self.model
+                key,
+                outcome.to_cache(),
+                backend=self.name,
+                kind="trigger",
+                model=self.model,
+                batch=self.is_proxy,  # free to recompute: written in batches
             )
             if earlier is not None:  # another run stored this key first: report its answer,
                 kept = TriggerOutcome.from_cache(earlier)  # but this call was made and paid

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
@@ -11,6 +14,8 @@ from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 from skillbench.limits import DEFAULT_RUNS
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from rich.console import Console
 
     from skillbench.library.document import LibraryReport
@@ -109,19 +114,20 @@ def run(args: argparse.Namespace) -> int:
         common.check_plan(plan, options.max_cost, dry_run=True)
         return EXIT_OK
     err = common.stderr_console()
-    with (
-        common.cluster(args, args.backend) as cluster,
-        common.progress_bar(err, "library routing") as on_progress,
-    ):
-        if cluster is not None:  # enough runs in flight to fill the cluster's agent slots
-            options = options.but(workers=cluster.workers(options.workers or 1))
-        report = route_library_sync(args.library_dir, options, progress=on_progress, **extra)
-    if args.out:
-        write_json(args.out, report)
-    if args.json:
-        sys.stdout.write(dumps_json(report.to_json_dict()))
-    else:
-        print_report(common.console(), report, scan=_scan_line(args.library_dir))
+    with _scan_alongside(args.library_dir, wanted=not args.json) as scan:
+        with (
+            common.cluster(args, args.backend) as cluster,
+            common.progress_bar(err, "library routing") as on_progress,
+        ):
+            if cluster is not None:  # enough runs in flight to fill the cluster's agent slots
+                options = options.but(workers=cluster.workers(options.workers or 1))
+            report = route_library_sync(args.library_dir, options, progress=on_progress, **extra)
+        if args.out:
+            write_json(args.out, report)
+        if args.json:
+            sys.stdout.write(dumps_json(report.to_json_dict()))
+        else:
+            print_report(common.console(), report, scan=scan())
     for warning in report.warnings:
         err.print(common.safe(f"WARNING: {warning}"), style="bold red", markup=False)
     if args.out:
@@ -157,6 +163,54 @@ def _scan_line(library_dir: str) -> str:
     from skillbench.scan.scan import scan_path
 
     return scan_line(scan_path(library_dir))
+
+
+def _scan_child(library_dir: str, conn: Connection) -> None:
+    """In the child process: send the scan line, or None when the scan failed (the parent
+    then scans itself, so its error is reported as the parent's)."""
+    try:
+        line: str | None = _scan_line(library_dir)
+    except Exception:
+        line = None
+    conn.send(line)
+    conn.close()
+
+
+@contextmanager
+def _scan_alongside(library_dir: str, *, wanted: bool) -> Iterator[Callable[[], str]]:
+    """The library's ``Scan: …`` line (`_scan_line`), made by a child process while the library
+    is routed: the scan's CPU (detect-secrets on every file, a third of a 10,000-skill run) runs
+    on the machine's other core. The child is stopped when routing fails; without a child (not
+    `wanted`, or it could not start) or an answer from it, the line is made here."""
+    process = receive = None
+    if wanted:
+        context = multiprocessing.get_context("spawn")
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_scan_child, args=(library_dir, send), daemon=True)
+        try:
+            process.start()
+        except OSError:
+            process = None
+        send.close()
+
+    def line() -> str:
+        found = None
+        if process is not None and receive is not None:
+            try:
+                found = receive.recv()
+            except EOFError:  # the child died
+                found = None
+        return found if isinstance(found, str) else _scan_line(library_dir)
+
+    try:
+        yield line
+    finally:
+        if process is not None:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        if receive is not None:
+            receive.close()
 
 
 def print_report(console: Console, report: LibraryReport, *, scan: str | None = None) -> None:

@@ -10,6 +10,7 @@ from skillbench.errors import InputError
 from skillbench.scan.files import read_skill_files
 from skillbench.scan.findings import ScanFinding, ScanReport, SkillScan
 from skillbench.scan.rules import RULES, Ctx
+from skillbench.scan.secrets import secret_settings
 from skillbench.skill import SKILL_MD, find_skills
 
 
@@ -18,12 +19,13 @@ def scan_skill(folder: str | Path, label: str | None = None) -> SkillScan:
     path = Path(folder)
     files, skipped = read_skill_files(path)
     ctx = Ctx(files)
-    findings = [
-        ScanFinding(rule=rule.id, severity=rule.severity, file=hit.file, line=hit.line,
-                    reason=hit.reason)
-        for rule in RULES
-        for hit in rule.check(ctx)
-    ]  # fmt: skip
+    with secret_settings():
+        findings = [
+            ScanFinding(rule=rule.id, severity=rule.severity, file=hit.file, line=hit.line,
+                        reason=hit.reason)
+            for rule in RULES
+            for hit in rule.check(ctx)
+        ]  # fmt: skip
     findings.sort(key=lambda f: (f.file != SKILL_MD, f.file, f.line, f.rule))
     return SkillScan(skill=label or path.name, path=str(path), findings=findings, skipped=skipped)
 
@@ -44,7 +46,8 @@ def scan_path(path: str | Path) -> ScanReport:
     skills = find_skills(root)
     if not skills:
         raise InputError("no skill folders (with a SKILL.md) found", path=root)
-    scans = [scan_skill(folder, _label(folder, root)) for folder in skills]
+    with secret_settings():  # once for the library, not once per file
+        scans = [scan_skill(folder, _label(folder, root)) for folder in skills]
     return ScanReport(root=str(path), library=True, skills=scans)
 
 
