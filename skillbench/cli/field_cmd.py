@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "field",
         help="field truth: trigger rates and eval rows from real sessions on this disk",
-        description="Read the session files agents already write (Claude Code transcripts, Codex rollouts, Gemini CLI chats) into "
+        description="Read the session files agents already write (Claude Code transcripts, Codex rollouts, Gemini CLI chats, the opencode database) into "
         "one record per user turn, report per skill how often it was offered and fired, and "
         "mine trigger-eval rows. Prompts are kept as hashes unless --with-text. Nothing is sent "
         "anywhere. Exit 0, or 2 on bad input.",
@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     imp.add_argument(
         "--projects",
         metavar="DIR",
-        help="the sessions folder (default: the agent's own: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)",
+        help="the sessions folder (default: the agent's own: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode)",
     )
     imp.add_argument("--since", metavar="AGE", help="only turns newer than this (30d, 12h, 90m)")
     imp.add_argument(
