@@ -143,3 +143,35 @@ def test_records_without_listing_descriptions_are_refused(
     assert any(o["listing"] == "full" for line in lines for o in line["offered"])
     assert main(check_args(old)) == 2
     assert "old.jsonl" in capsys.readouterr().err and mock.count("route") == 0
+
+
+def test_replay_harness_with_the_real_cli_agrees_as_the_fakes_decided(
+    field_file: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The default replay harness: the real pinned CLI captures its request once against the
+    loopback fake of tests/mock_anthropic_sse.py, which then routes each replayed turn by the
+    listing it is shown; the counts equal the fake's answers to the replayed requests."""
+    from mock_anthropic_sse import MockAnthropic
+
+    records = [r for r in field_records(field_file) if r.command is None]
+    with MockAnthropic() as mock:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+        monkeypatch.setenv("SKILLBENCH_CACHE", str(tmp_path / "calls.sqlite"))
+        monkeypatch.delenv("SLASH_COMMAND_TOOL_CHAR_BUDGET", raising=False)
+        args = ["field", "check", str(field_file), "--backend", "anthropic", "--json"]
+        assert main([*args, "--no-cache", "--workers", "1"]) == 0
+        sent = [r for r in mock.requests if r.path.startswith("/v1/messages") and r.listing]
+    result = json.loads(capsys.readouterr().out)
+    replayed = sent[-len(records) :]  # the capture's own requests come first
+    lab_fired = [r.answered_skill for r in replayed]
+    both = sum(
+        1 for rec, lab in zip(records, lab_fired, strict=True) if lab and lab == rec.first_skill
+    )
+    neither = sum(
+        1 for rec, lab in zip(records, lab_fired, strict=True) if not lab and not rec.first_skill
+    )
+    assert result["turns"] == result["compared"] == len(records)
+    assert (result["same_skill"], result["neither"]) == (both, neither)
+    assert result["same_skill"] >= 1
