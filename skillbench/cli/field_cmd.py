@@ -3,7 +3,8 @@
 `import` reads an agent's own session files (incrementally) into one record per user turn;
 `report` gives per-skill exposure, proactive rates with intervals, slash share, late-slash
 misses, starvation and competition; `mine` turns one skill's turns into trigger-eval rows to
-confirm. Nothing is sent anywhere.
+confirm; `check` replays the recorded turns through a backend and reports the agreement of the
+lab's first move with the field's. Only `check` sends anything (after its plan).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def register(subparsers: Any) -> None:
         help="field truth: trigger rates and eval rows from real sessions on this disk",
         description="Read the session files agents already write (Claude Code transcripts, Codex rollouts, Gemini CLI chats, the opencode database) into "
         "one record per user turn, report per skill how often it was offered and fired, and "
-        "mine trigger-eval rows. Prompts are kept as hashes unless --with-text. Nothing is sent "
-        "anywhere. Exit 0, or 2 on bad input.",
+        "mine trigger-eval rows; check replays each recorded turn with its listing (the lab vs the "
+        "field). Prompts are kept as hashes unless --with-text. Only check sends anything, after "
+        "its plan. Exit 0, 2 on bad input, 3 over --max-cost.",
     )
     commands = parser.add_subparsers(dest="field_command", metavar="SUBCOMMAND", required=True)
     imp = commands.add_parser("import", help="session files → FIELD.jsonl (incremental)")
