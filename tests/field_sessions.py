@@ -307,3 +307,79 @@ def gemini_chats(tmp_path_factory: pytest.TempPathFactory) -> GeminiChats:
             read = next((r.args["name"] for r in replies if r.kind == "call"), None)
             runs.append(CodexRun(query, read))
     return GeminiChats(home / ".gemini" / "tmp", runs)
+
+
+def opencode_skill(body: dict[str, Any]) -> str | None:
+    """The fake's decision for opencode: the skill to invoke for an agent request (one offering
+    the `skill` tool) whose query names csv or pdf and is not already answered by a tool result."""
+    if not any(isinstance(t, dict) and t.get("name") == "skill" for t in body.get("tools") or []):
+        return None
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    last = messages[-1].get("content") if messages else None
+    blocks = [b for b in last if isinstance(b, dict)] if isinstance(last, list) else []
+    if any(b.get("type") == "tool_result" for b in blocks):
+        return None
+    query = last if isinstance(last, str) else " ".join(str(b.get("text") or "") for b in blocks)
+    return next((s for w, s in (("csv", "tidy-csv"), ("pdf", "pdf-tools")) if w in query), None)
+
+
+def opencode_answer(body: dict[str, Any]) -> bytes:
+    """`opencode_skill`'s tool call, or a short text (the title request, a tool result, others)."""
+    from mock_anthropic_sse import text_stream, tool_use_stream
+
+    model, skill = str(body.get("model")), opencode_skill(body)
+    if skill is not None:
+        return tool_use_stream(model, "skill", {"name": skill})
+    return text_stream(model, "Just an answer.")
+
+
+@dataclass
+class OpencodeDb:
+    home: Path
+    root: Path
+    runs: list[CodexRun]
+    sessions: int
+
+
+OPENCODE_RUNS = [("clean my spreadsheet csv duplicate rows", False), ("hello there", True),
+                 ("merge my pdf documents", False)]  # fmt: skip
+"""(query, continue the previous session): two sessions, the first with two turns."""
+
+
+@pytest.fixture(scope="session")
+def opencode_db(tmp_path_factory: pytest.TempPathFactory) -> OpencodeDb:
+    """Three `opencode run` prompts (two sessions) of the real pinned opencode CLI against the
+    loopback Messages fake (tests/messages_fake.py), its database in an isolated HOME (XDG data
+    folder inside it); skipped when the CLI is not installed."""
+    from messages_fake import MessagesFake
+
+    from skillbench.backends.opencode.agent import OPENCODE
+    from skillbench.errors import BackendError
+
+    try:
+        binary = OPENCODE.locate()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    root = tmp_path_factory.mktemp("field-opencode")
+    home, project = root / "home", root / "proj"
+    home.mkdir()
+    for name, description in SKILLS.items():
+        folder = project / ".agents" / "skills" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n")
+    runs: list[CodexRun] = []
+    with MessagesFake(opencode_answer) as fake:
+        env = OPENCODE.capture_env(home, fake.base_url, {})
+        for query, resume in OPENCODE_RUNS:
+            seen = len(fake.requests)
+            call = OPENCODE.capture_call(binary, OPENCODE.default_model, query)
+            argv = [*call.argv, "--continue"] if resume else list(call.argv)
+            done = subprocess.run(
+                argv, input=call.stdin, cwd=project, env=env, capture_output=True,
+                timeout=180, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr[-2000:]
+            fired = [s for _, _, b in fake.requests[seen:] if (s := opencode_skill(b))]
+            runs.append(CodexRun(query, fired[0] if fired else None))
+    db = home / ".local" / "share" / "opencode"
+    return OpencodeDb(home, db, runs, sessions=sum(not r for _, r in OPENCODE_RUNS))

@@ -3,7 +3,8 @@
 `import` reads an agent's own session files (incrementally) into one record per user turn;
 `report` gives per-skill exposure, proactive rates with intervals, slash share, late-slash
 misses, starvation and competition; `mine` turns one skill's turns into trigger-eval rows to
-confirm. Nothing is sent anywhere.
+confirm; `check` replays the recorded turns through a backend and reports the agreement of the
+lab's first move with the field's. Only `check` sends anything (after its plan).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_OK
+from skillbench.errors import EXIT_COST_CAP, EXIT_OK
 
 
 def register(subparsers: Any) -> None:
@@ -24,10 +25,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "field",
         help="field truth: trigger rates and eval rows from real sessions on this disk",
-        description="Read the session files agents already write (Claude Code transcripts, Codex rollouts, Gemini CLI chats) into "
+        description="Read the session files agents already write (Claude Code transcripts, Codex rollouts, Gemini CLI chats, the opencode database) into "
         "one record per user turn, report per skill how often it was offered and fired, and "
-        "mine trigger-eval rows. Prompts are kept as hashes unless --with-text. Nothing is sent "
-        "anywhere. Exit 0, or 2 on bad input.",
+        "mine trigger-eval rows; check replays each recorded turn with its listing (the lab vs the "
+        "field). Prompts are kept as hashes unless --with-text. Only check sends anything, after "
+        "its plan. Exit 0, 2 on bad input, 3 over --max-cost.",
     )
     commands = parser.add_subparsers(dest="field_command", metavar="SUBCOMMAND", required=True)
     imp = commands.add_parser("import", help="session files → FIELD.jsonl (incremental)")
@@ -35,7 +37,7 @@ def register(subparsers: Any) -> None:
     imp.add_argument(
         "--projects",
         metavar="DIR",
-        help="the sessions folder (default: the agent's own: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)",
+        help="the sessions folder (default: the agent's own: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ~/.local/share/opencode)",
     )
     imp.add_argument("--since", metavar="AGE", help="only turns newer than this (30d, 12h, 90m)")
     imp.add_argument(
@@ -62,6 +64,21 @@ def register(subparsers: Any) -> None:
     mine.add_argument("--skill", required=True, type=common.text_value, help="the skill's name")
     mine.add_argument("--out", required=True, metavar="FILE", help="the eval set (Format B)")
     mine.set_defaults(func=run_mine)
+
+    check = commands.add_parser(
+        "check", help="replay each recorded turn with its listing: does the lab predict the field?"
+    )
+    check.add_argument(
+        "field_file", metavar="FIELD.jsonl", help="made by `field import claude --with-text`"
+    )
+    common.add_backend_options(check)
+    common.add_harness_option(check)
+    common.add_cache_options(check)
+    common.add_workers_option(check)
+    common.add_cost_options(check)
+    check.add_argument("--seed", type=int, default=0, help="the replay's seed (0)")
+    check.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
+    check.set_defaults(func=run_check)
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -117,4 +134,80 @@ def run_mine(args: argparse.Namespace) -> int:
         f"{len(rows) - positives} should-not); every label is to confirm; wrote "
         f"{common.safe(args.out)}"
     )
+    return EXIT_OK
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check: the plan first (printed; --dry-run stops there), --max-cost refused before any
+    call (exit 3), then the replays and their agreement with the recorded first moves."""
+    import asyncio
+
+    from skillbench.backends.base import TriggerOutcome
+    from skillbench.backends.registry import (
+        cached_judge,
+        default_workers,
+        open_cache,
+        resolve_backend_name,
+    )
+    from skillbench.cost.budget import CAP_ERROR, Budget, MeteredJudge
+    from skillbench.cost.plan import existing_cache
+    from skillbench.field.check import agreement, agreement_lines, check_turns, plan_check, replay
+    from skillbench.io import dumps_json
+    from skillbench.trigger.options import TriggerOptions
+
+    common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    cap = common.max_cost(args)
+    turns = check_turns(Path(args.field_file), seed=args.seed)
+    options = TriggerOptions(
+        backend=args.backend,
+        model=args.model,
+        harness=args.harness,
+        cache_before_query=args.cache_before_query,
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        cache_path=args.cache,
+        max_cost=cap,
+    )
+    name, judge_options = resolve_backend_name(options.backend), options.judge_options()
+    planning = existing_cache(options.cache_path, enabled=options.use_cache)
+    try:
+        plan = plan_check(
+            turns, name, model=options.model, judge_options=judge_options, cache=planning
+        )
+    finally:
+        if planning is not None:
+            planning.close()
+    common.check_plan(plan, cap, dry_run=args.dry_run)
+    if args.dry_run:
+        return EXIT_OK
+    for line in plan.text():  # the plan first, on stderr (stdout holds the result)
+        print(common.safe(line), file=sys.stderr)
+    workers = args.workers or default_workers(options.backend)
+    cache = open_cache(options.cache_path, enabled=options.use_cache)
+    budget = Budget(cap)
+    cached = cached_judge(
+        options.backend, model=options.model, cache=cache, workers=workers, **judge_options
+    )
+
+    async def run() -> list[TriggerOutcome]:
+        try:
+            return await replay(turns, MeteredJudge(cached, budget), workers=workers)
+        finally:
+            await cached.aclose()
+
+    try:
+        outcomes = asyncio.run(run())
+    finally:
+        if cache is not None:
+            cache.close()
+    result = agreement(turns, outcomes)
+    common.print_cost(budget)
+    if args.json:
+        sys.stdout.write(dumps_json(result.model_dump(mode="json")))
+    else:
+        for line in agreement_lines(result):
+            print(common.safe(line))
+    if any(o.error == CAP_ERROR for o in outcomes):
+        print("stopped at the cost cap (--max-cost): the rest counted as failed", file=sys.stderr)
+        return EXIT_COST_CAP
     return EXIT_OK

@@ -40,6 +40,16 @@ _ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _LISTED = re.compile(r"^- ([^:\n]+?)(: .*)?$")
 
 
+def parse_descriptions(content: str) -> dict[str, str]:
+    """Skill → description, of the skills a `skill_listing` content lists in full."""
+    found: dict[str, str] = {}
+    for line in content.splitlines():
+        match = _LISTED.match(line)
+        if match and match.group(2):
+            found[match.group(1).strip()] = match.group(2)[2:].strip()
+    return found
+
+
 def parse_listing(content: str) -> dict[str, Listing]:
     """Skill → full / name-only, from a `skill_listing` attachment's content."""
     listed: dict[str, Listing] = {}
@@ -105,6 +115,7 @@ class ClaudeImporter:
     ) -> Iterator[FieldRecord]:
         """The finished turns of `path` from `state.offset` (see the module's rule)."""
         listing: dict[str, Listing] = dict(state.carry.get("listing") or {})
+        described: dict[str, str] = dict(state.carry.get("descriptions") or {})
         index = int(state.carry.get("index") or 0)
         turns: list[FieldRecord] = []
         current: _Turn | None = None
@@ -118,7 +129,7 @@ class ClaudeImporter:
                 closed = True
                 continue
             if kind == "attachment":
-                self._listing_update(line, listing)
+                self._listing_update(line, listing, described if options.with_text else None)
                 continue
             given = line.get("message")
             message: dict[str, Any] = given if isinstance(given, dict) else {}
@@ -127,7 +138,7 @@ class ClaudeImporter:
                 prompt_id = str(line.get("promptId") or line.get("uuid") or start)
                 if text is not None and (current is None or prompt_id != current.prompt_id):
                     if current is not None:
-                        turns.append(self._record(current, listing, options))
+                        turns.append(self._record(current, listing, options, described))
                         index += 1
                     match = _COMMAND.search(text)
                     command = match.group(1) if match else None
@@ -141,27 +152,34 @@ class ClaudeImporter:
             if kind == "assistant" and current is not None:
                 self._assistant(current, line, message, listing)
         if current is not None and (closed or settled(path)):
-            turns.append(self._record(current, listing, options))
+            turns.append(self._record(current, listing, options, described))
             index += 1
             state.offset = lines.position
-            state.carry = {"listing": listing, "index": index}
+            state.carry = {"listing": listing, "index": index, "descriptions": described}
         elif current is not None:
             state.offset = current.start
-            state.carry = {"listing": current.listing_before, "index": current.index}
+            state.carry = {"listing": current.listing_before, "index": current.index,
+                           "descriptions": described}  # fmt: skip
         else:
             state.offset = lines.position
-            state.carry = {"listing": listing, "index": index}
+            state.carry = {"listing": listing, "index": index, "descriptions": described}
         yield from finished(turns, options, counts)
 
     @staticmethod
-    def _listing_update(line: dict[str, Any], listing: dict[str, Listing]) -> None:
+    def _listing_update(
+        line: dict[str, Any], listing: dict[str, Listing], described: dict[str, str] | None
+    ) -> None:
+        """Apply a `skill_listing` attachment; `described` (--with-text) keeps descriptions."""
         attachment = line.get("attachment")
         if not isinstance(attachment, dict) or attachment.get("type") != "skill_listing":
             return
-        parsed = parse_listing(str(attachment.get("content") or ""))
+        content = str(attachment.get("content") or "")
+        parsed = parse_listing(content)
         if attachment.get("isInitial") is not False:
             listing.clear()
         listing.update(parsed)
+        if described is not None:
+            described.update(parse_descriptions(content))
 
     @staticmethod
     def _assistant(
@@ -189,7 +207,11 @@ class ClaudeImporter:
                 turn.invoked.append(Invocation(skill=skill, by=by))
 
     def _record(
-        self, turn: _Turn, listing: dict[str, Listing], options: ImportOptions
+        self,
+        turn: _Turn,
+        listing: dict[str, Listing],
+        options: ImportOptions,
+        described: dict[str, str],
     ) -> FieldRecord:
         offered = turn.offered if turn.offered is not None else dict(listing)
         line = turn.line
@@ -210,7 +232,16 @@ class ClaudeImporter:
             prompt_chars=len(turn.text),
             text=redact(turn.text) if options.with_text else None,
             command=command,
-            offered=[Offered(skill=s, listing=how) for s, how in offered.items()],
+            offered=[
+                Offered(
+                    skill=s,
+                    listing=how,
+                    description=redact(described[s])
+                    if options.with_text and how == "full" and s in described
+                    else None,
+                )
+                for s, how in offered.items()
+            ],
             offered_source="transcript",
             invoked=invoked,
             first_tool=turn.first_tool,

@@ -56,6 +56,7 @@ IMPORTERS: dict[str, str] = {
     "claude": "skillbench.field.claude:CLAUDE_IMPORTER",
     "codex": "skillbench.field.codex:CODEX_IMPORTER",
     "gemini": "skillbench.field.gemini:GEMINI_IMPORTER",
+    "opencode": "skillbench.field.opencode:OPENCODE_IMPORTER",
 }
 """Agents whose session files `field import` reads, each its importer as "module:attribute"."""
 

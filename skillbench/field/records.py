@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from skillbench.schemas.base import Document
 
@@ -38,6 +38,18 @@ class Offered(BaseModel):
 
     skill: str
     listing: Listing
+    description: str | None = Field(
+        default=None,
+        description="the description as listed, redacted (--with-text, a full listing the "
+        "session recorded); left out of the file when None",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if data.get("description") is None:
+            data.pop("description", None)
+        return data
 
 
 class Invocation(BaseModel):
