@@ -1,5 +1,8 @@
-"""The blind labelling sample: stratified by arm × grader verdict, borderline verdicts first
-within a stratum, then shuffled so neither the arm nor the verdict can be read from the order.
+"""The blind labelling sample: stratified by arm × grader verdict; within a stratum the verdicts
+whose repeated grader calls disagreed come first, then borderline ones, then the rest at random
+(so doubtful verdicts are oversampled; `metrics.strata_weights` weighs each labelled verdict by
+its arm × verdict × doubt cell to undo it); then shuffled so neither the arm, the verdict nor the
+doubt can be read from the order.
 
 Seeded: the same workspace and seed give the same sample and order (a restarted page resumes)."""
 
@@ -11,6 +14,8 @@ from collections import defaultdict
 from skillbench.calibration.items import GraderItem
 
 DEFAULT_SAMPLE = 120
+DOUBT_ORDER = ("disagreed", "borderline", "clear")
+"""Which items of a stratum the sample takes first (`GraderItem.doubt`)."""
 
 
 def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, bool], int]:
@@ -32,7 +37,8 @@ def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, boo
 def stratified_sample(
     items: list[GraderItem], n: int = DEFAULT_SAMPLE, *, seed: int = 0
 ) -> list[GraderItem]:
-    """Up to `n` items, equal shares per arm × verdict stratum, borderline items taken first."""
+    """Up to `n` items, equal shares per arm × verdict stratum; within one, the items whose
+    repeated grader calls disagreed are taken first, then borderline ones."""
     if n < 1:
         raise ValueError("the sample needs at least one item")
     rng = random.Random(seed)
@@ -44,7 +50,7 @@ def stratified_sample(
     for stratum in sorted(strata, key=str):
         pool = list(strata[stratum])
         rng.shuffle(pool)
-        pool.sort(key=lambda i: not i.unsure)  # stable: borderline first, random otherwise
+        pool.sort(key=lambda i: DOUBT_ORDER.index(i.doubt))  # stable: random within a doubt
         chosen.extend(pool[: take[stratum]])
     rng.shuffle(chosen)
     return chosen

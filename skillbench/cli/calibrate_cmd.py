@@ -63,6 +63,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     out = [f"grader {doc.binding.grader}: {result.labelled} labelled of {result.population} "
            f"model verdicts (strata: {result.strata})", line("all", result.overall)]  # fmt: skip
     out += [line(f"arm {arm}", r) for arm, r in result.per_arm.items()]
+    if result.self_agreement is not None:
+        s = result.self_agreement
+        out.append(f"grader self-agreement: {_pct(s.value)}{_interval(s.low, s.high)} of {s.n} "
+                   "repeated verdicts had every repeat agree (Wilson 95%)")  # fmt: skip
     out.append("pass rates (observed -> corrected, 95% bootstrap interval):")
     for arm, c in result.corrected.items():
         out.append(f"  {arm}: {_pct(c.observed)} -> {_pct(c.corrected)}{_interval(c.low, c.high)}"
