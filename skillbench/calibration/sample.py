@@ -1,6 +1,7 @@
 """The blind labelling sample: stratified by arm × grader verdict; within a stratum the verdicts
-whose repeated grader calls disagreed come first, then borderline ones, then the rest at random
-(so doubtful verdicts are oversampled; `metrics.strata_weights` weighs each labelled verdict by
+whose repeated grader calls disagreed come first, then borderline ones, then the rest at random,
+one of each doubt ahead of all (so each doubt cell gets a label and doubtful verdicts are
+oversampled; `metrics.strata_weights` weighs each labelled verdict by
 its arm × verdict × doubt cell to undo it); then shuffled so neither the arm, the verdict nor the
 doubt can be read from the order.
 
@@ -34,6 +35,17 @@ def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, boo
     return take
 
 
+def _cells_first(pool: list[GraderItem]) -> list[GraderItem]:
+    """The pool (sorted by doubt) with one item of each doubt first, so a share of three or more
+    labels every doubt cell of its stratum (the weights need a label in each)."""
+    heads = [
+        next(i for i in pool if i.doubt == d)
+        for d in DOUBT_ORDER
+        if any(i.doubt == d for i in pool)
+    ]
+    return heads + [i for i in pool if i not in heads]
+
+
 def stratified_sample(
     items: list[GraderItem], n: int = DEFAULT_SAMPLE, *, seed: int = 0
 ) -> list[GraderItem]:
@@ -51,6 +63,6 @@ def stratified_sample(
         pool = list(strata[stratum])
         rng.shuffle(pool)
         pool.sort(key=lambda i: DOUBT_ORDER.index(i.doubt))  # stable: random within a doubt
-        chosen.extend(pool[: take[stratum]])
+        chosen.extend(_cells_first(pool)[: take[stratum]])
     rng.shuffle(chosen)
     return chosen

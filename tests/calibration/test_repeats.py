@@ -49,6 +49,12 @@ def test_disagreeing_verdicts_are_taken_first_and_weighed_back() -> None:
     assert {w for i, w in zip(sample, weights, strict=True) if i.arm == "with_skill"
             and not i.disagreed} == {27.0}  # fmt: skip
     assert sum(weights) == pytest.approx(len(items))  # the weights add up to the workspace
+    # more disagreed verdicts than the share: one clear verdict is still taken, so every cell
+    # is labelled and the fine weights apply
+    crowded = [_item("with_skill", True, k, split if k < 6 else (True,) * 3) for k in range(30)]
+    taken = stratified_sample(crowded, 4, seed=3)
+    assert sorted(i.doubt for i in taken) == ["clear", "disagreed", "disagreed", "disagreed"]
+    assert strata_weights(crowded, taken)[1] == "arm x grader verdict x doubt"
 
 
 def _split_reply(request: TextRequest) -> str:
