@@ -171,6 +171,11 @@ def test_grade_repeats_keeps_the_majority_and_records_every_verdict(
     shown = planned.out + planned.err
     assert "the grader asked 3 times each" in shown, shown
     assert "[grade]: calls 3, hits 0" in shown, shown  # K calls per run are planned
+    # --max-cost weighs the K calls: a cap one asking fits under but three do not is refused
+    assert main(["grade", str(skill), "--dry-run", "--max-cost", "0.006", *argv]) == 0
+    capsys.readouterr()
+    assert main(["grade", str(skill), "--repeats", "3", "--max-cost", "0.006", *argv]) == 3
+    assert "0.006" in capsys.readouterr().err
     assert api.count("structured") == 0  # planning asks nothing
     api.grader_scores = [4, 2, 4]  # pass, fail, pass
     # exit 1: the mock's run writes no files, so the machine checks fail
