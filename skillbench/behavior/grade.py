@@ -1,5 +1,6 @@
 """Grade the runs of a behavior workspace: deterministic checks first, then one model judgement
-per remaining expectation (quotes verified), else UNGRADED — never guessed.
+per remaining expectation (quotes verified; K with `repeats`, the majority kept), else
+UNGRADED — never guessed.
 
 `grade_workspace_sync(skill_dir)` grades every run folder and writes each grading dialect (see
 `skillbench.behavior.grade_dialects`). Pass rates count graded expectations only; the ungraded
@@ -262,7 +263,7 @@ async def grade_run(
         grade.conventions_ungraded = {key: problem or "invalid reply" for key in left}
         return grade
     if problem:  # some repeats were invalid: the verdicts rest on the others
-        grade.grader_note = f"{len(replies)} of {repeats} grader calls used: {problem}"
+        grade.grader_note = f"{len(replies)} of {repeats} repeats gave a valid reply: {problem}"
     grade.reply = reply = replies[0]
     apply_replies(items, replies, material)
     judged = {conv.key: conv for conv in reply.conventions}
