@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
         description="Treat the human labels as truth: the grader's TPR and TNR with Wilson "
         "intervals, kappa beside the constant predictor's, per arm and per expectation; each "
         "arm's observed pass rate corrected for the grader's error (Rogan-Gladen, clipped, "
-        "bootstrap interval) and the attenuation factor TPR + TNR - 1. Writes calibration.json "
+        "bootstrap interval) and the attenuation factor TPR + TNR - 1; with grade --repeats, the "
+        "grader's self-agreement (Wilson interval). Writes calibration.json "
         "in the workspace, bound to the grader's model, prompt and rubric.",
     )
     common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)

@@ -18,6 +18,7 @@ from skillbench.behavior.grade import grade_workspace_sync
 from skillbench.behavior.options import GradeOptions
 from skillbench.behavior.workspace import Workspace
 from skillbench.calibration.calibrate import calibrate
+from skillbench.calibration.frames import calibration_header
 from skillbench.calibration.items import GraderItem, grader_items
 from skillbench.calibration.metrics import strata_weights
 from skillbench.calibration.sample import stratified_sample
@@ -98,6 +99,8 @@ def test_calibrate_states_the_graders_self_agreement(
     assert main(["calibrate", str(repeated), "--labels", str(labels), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["self_agreement"]["value"] == pytest.approx(23 / 24)
+    header = calibration_header(result, "fake", skill_dir=repeated, labels=labels)
+    assert "self-agreement 0.958 over 24 repeated verdicts" in header.verdict
 
 
 def test_the_sample_takes_the_split_verdict_and_the_page_never_shows_repeats(
