@@ -19,6 +19,9 @@ MAX_RUNS = 100
 #: default threshold 0.5 and 95 % confidence (Wilson(4/4) = [0.51, 1]; 3/3 gives [0.44, 1]).
 #: (The PR gate states its own default with its power.)
 DEFAULT_RUNS = 4
+#: Times `grade --repeats` asks the grader about one run (each asking is one paid call; the
+#: stored verdict is the majority). Nine settles a majority well past what self-agreement needs.
+MAX_GRADE_REPEATS = 9
 #: Concurrent model calls.
 MAX_WORKERS = 64
 #: Per-run / per-call timeout, seconds (one hour).

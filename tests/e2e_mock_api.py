@@ -11,6 +11,8 @@
 
 `reply_extra` is appended to every behavior run's reply (e.g. a secret a model repeats);
 `structured_text`, when set, is the text of every structured reply instead (an invalid grader).
+`grader_scores`, when set, is the score every judgement of the k-th grader reply gets, cycled
+(e.g. [4, 2, 4]: pass, fail, pass for a grader asked three times).
 `fail_status` makes every Messages call fail with that HTTP status (with `retry-after-ms: 1` so
 the SDK's retries are instant); `echo_key` puts the received key into the error text, as a
 careless proxy would, so redaction is really exercised. The server counts requests and records
@@ -238,10 +240,12 @@ class MockAPI:
         echo_key: bool = False,
         reply_extra: str = "",
         structured_text: str | None = None,
+        grader_scores: list[int] | None = None,
     ) -> None:
         self.expected_key = expected_key
         self.reply_extra = reply_extra
         self.structured_text = structured_text
+        self.grader_scores = grader_scores
         self.fail_status = fail_status
         self.echo_key = echo_key
         self.counts: Counter[str] = Counter()
@@ -271,6 +275,12 @@ class MockAPI:
                 kind = "unknown_schema"
             with self.lock:
                 self.counts[kind] += 1
+                if self.grader_scores and "judgements" in data:
+                    graded = self.counts["graded"]
+                    self.counts["graded"] += 1
+                    score = self.grader_scores[graded % len(self.grader_scores)]
+                    for judgement in data["judgements"]:
+                        judgement["score"] = score
             text = json.dumps(data) if self.structured_text is None else self.structured_text
             return message(body, [{"type": "text", "text": text}], "end_turn")
         if any(t.get("name") == "Skill" for t in body.get("tools") or []):

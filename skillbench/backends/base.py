@@ -238,10 +238,16 @@ class TextRequest:
     temperature: float | None = None
     purpose: str = "text"
     run_index: int = 0
+    repeat: int = 0
+    """Which repeated asking of the same request this is (`grade --repeats`): 0 is the first
+    and is keyed without it, so caches written before repeats existed stay valid."""
 
     def cache_fields(self) -> dict[str, Any]:
-        """Everything that determines the answer."""
-        return asdict(self)
+        """Everything that determines the answer (`repeat` only when it is not 0)."""
+        fields = asdict(self)
+        if not self.repeat:
+            del fields["repeat"]
+        return fields
 
 
 @dataclass

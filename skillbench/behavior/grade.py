@@ -1,5 +1,6 @@
 """Grade the runs of a behavior workspace: deterministic checks first, then one model judgement
-per remaining expectation (quotes verified), else UNGRADED — never guessed.
+per remaining expectation (quotes verified; K with `repeats`, the majority kept), else
+UNGRADED — never guessed.
 
 `grade_workspace_sync(skill_dir)` grades every run folder and writes each grading dialect (see
 `skillbench.behavior.grade_dialects`). Pass rates count graded expectations only; the ungraded
@@ -18,15 +19,9 @@ from skillbench.aio import blocking
 from skillbench.backends.base import TextModel, TextRequest
 from skillbench.behavior.checks import RunMaterial, run_check
 from skillbench.behavior.grade_dialects import write_gradings
-from skillbench.behavior.grade_prompt import (
-    GraderReply,
-    Material,
-    ask_grader,
-    build_prompt,
-    grader_request,
-)
-from skillbench.behavior.grade_prompt import quote_found as _quote_found
+from skillbench.behavior.grade_prompt import GraderReply, Material, build_prompt, grader_request
 from skillbench.behavior.grade_records import GradedExpectation, GradeSummary, RunGrade
+from skillbench.behavior.grade_repeats import apply_replies, ask_repeatedly
 from skillbench.behavior.grade_stored import (
     grader_label,
     stored_grader,
@@ -189,27 +184,6 @@ def _check_item(number: int, exp: c.Expectation, check: ExpectationCheck, run: S
     )
 
 
-def _model_evidence(quote: str, reasoning: str, verified: bool | None) -> str:
-    if verified is None:
-        return f"(no quote: verdict rests on an absence) {reasoning}"
-    mark = "" if verified else "[UNVERIFIED: quote not found in the run] "
-    return f'{mark}"{quote}" — {reasoning}'
-
-
-def apply_reply(items: list[GradedExpectation], reply: GraderReply, material: Material) -> None:
-    """Fill the model-graded items from the reply, verifying each quote against the run."""
-    by_number = {j.id: j for j in reply.judgements}
-    for item in items:
-        judgement = by_number.get(item.number)
-        if item.method != "model" or judgement is None:
-            continue
-        verified = _quote_found(judgement.quote, material)
-        item.score = judgement.score
-        item.passed = judgement.score >= ws.PASS_SCORE
-        item.quote_verified = verified
-        item.evidence = _model_evidence(judgement.quote, judgement.reasoning, verified)
-
-
 def model_expectations(
     case: c.Case, checks: list[ExpectationCheck | None]
 ) -> list[tuple[int, str]]:
@@ -239,8 +213,11 @@ async def grade_run(
     case: c.Case,
     checks: list[ExpectationCheck | None],
     text_model: TextModel | None,
+    *,
+    repeats: int = 1,
 ) -> RunGrade:
-    """Grade one run folder in memory (nothing is written here)."""
+    """Grade one run folder in memory (nothing is written here); the grader is asked `repeats`
+    times and the majority kept (see `grade_repeats`)."""
     items: list[GradedExpectation] = []
     for number, exp in enumerate(case.expectations, start=1):
         check = checks[number - 1] if number - 1 < len(checks) else None
@@ -274,8 +251,10 @@ async def grade_run(
     material = run_material(run)
     wanted = [i.number for i in items if i.method == "model"]
     prompt = grader_prompt(case, checks, material, left)
-    reply, problem = await ask_grader(text_model, prompt, wanted, run_index=run.record.run_number)
-    if reply is None:
+    replies, problem = await ask_repeatedly(
+        text_model, prompt, wanted, run_index=run.record.run_number, repeats=repeats
+    )
+    if not replies:
         grade.grader_note = grade.grader_problem = problem
         for item in items:
             if item.method == "model":
@@ -283,8 +262,10 @@ async def grade_run(
                 item.evidence = f"ungraded: {problem}"
         grade.conventions_ungraded = {key: problem or "invalid reply" for key in left}
         return grade
-    grade.reply = reply
-    apply_reply(items, reply, material)
+    if problem:  # some repeats were invalid: the verdicts rest on the others
+        grade.grader_note = f"{len(replies)} of {repeats} repeats gave a valid reply: {problem}"
+    grade.reply = reply = replies[0]
+    apply_replies(items, replies, material)
     judged = {conv.key: conv for conv in reply.conventions}
     for key in left:
         if key in judged:
@@ -362,6 +343,7 @@ async def grade_workspace(
                 backend=resolve_backend_name(backend),
                 model=model,
                 cache=planning,
+                repeats=options.repeats,
             )
 
     budget = workflow_budget(budget=budget, max_cost=options.max_cost, plan=plan)
@@ -404,7 +386,8 @@ async def grade_workspace(
                 summary.stopped_at_cap += 1
                 return None
             try:
-                grade = await grade_run(run, case, cases.checks.get(run.record.case_id, []), chosen)
+                checks = cases.checks.get(run.record.case_id, [])
+                grade = await grade_run(run, case, checks, chosen, repeats=options.repeats)
             except CostCapReached:
                 summary.stopped_at_cap += 1
                 return None
@@ -436,9 +419,10 @@ def plan_grade(
     backend: str,
     model: str | None = None,
     cache: CallCache | None = None,
+    repeats: int = 1,
 ) -> CostPlan:
-    """The plan of `grade_workspace`: one grader request per run folder it would grade, built
-    by the functions `grade_run` sends with (`grader_prompt`, `grader_request`); no model
+    """The plan of `grade_workspace`: `repeats` grader requests per run folder it would grade,
+    built by the functions `grade_run` sends with (`grader_prompt`, `grader_request`); no model
     call."""
     from skillbench.backends.registry import backend_spec
     from skillbench.behavior.cost import key_model, planned_text_calls
@@ -448,7 +432,8 @@ def plan_grade(
     space = Workspace.for_skill(skill_dir, workspace)
     cases = load_cases(skill_dir)
     runs = [r for config in space.configs() for r in space.iter_runs(config)]
-    head = [f"plan: grade {len(runs)} run folder(s) on backend {backend}"]
+    asked = f", the grader asked {repeats} times each" if repeats > 1 else ""
+    head = [f"plan: grade {len(runs)} run folder(s) on backend {backend}{asked}"]
     estimator = get_estimator(backend, model=model, cache=cache)
     if backend_spec(backend).offline:
         return CostPlan(head, plan_block([], notes=[f"{notes.OFFLINE} (machine checks only)"]), [])
@@ -460,7 +445,10 @@ def plan_grade(
             continue
         checks = cases.checks.get(run.record.case_id, [])
         prompt = grader_prompt(case, checks, run_material(run), left_conventions(run))
-        requests.append(grader_request(raw, prompt, run_index=run.record.run_number))
+        requests += [
+            grader_request(raw, prompt, run_index=run.record.run_number, repeat=k)
+            for k in range(repeats)
+        ]
     line = planned_text_calls(estimator, "grade", requests, raw, GraderReply, cache)
     return CostPlan(head, plan_block([line], notes=[notes.RETRY]), [line])
 

@@ -1,7 +1,8 @@
 """One RunGrade → the three grading dialects, built from the existing schema models.
 
 - seed 004 `<run-dir>/grading.json` (SCGrading): graded expectations only, each marked with
-  `method` ("check" or "model") and, for a model verdict, its 1–5 `score`; `ungraded` (extra key)
+  `method` ("check" or "model") and, for a model verdict, its 1–5 `score` (and, with
+  `grade --repeats` > 1, `repeat_verdicts`: each call's pass/fail); `ungraded` (extra key)
   lists the rest; metrics and timing copied from the run's metrics.json / timing.json.
 - seed 002 `grading/<case>_v<N>_run<k>.json` (WSGrading): scored criteria, each marked with
   `score_source`: "model" (a 1–5 judgement) or "check" (a machine check mapped to the
@@ -87,6 +88,8 @@ def _sc_expectation(item: GradedExpectation) -> sc.SCExpectation:
     marks: dict[str, Any] = {"method": item.method}
     if item.method == "model" and item.score is not None:
         marks["score"] = item.score
+    if item.repeat_verdicts is not None:
+        marks["repeat_verdicts"] = list(item.repeat_verdicts)
     return sc.SCExpectation(
         text=item.text, passed=bool(item.passed), evidence=item.evidence, **marks
     )

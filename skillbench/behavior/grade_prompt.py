@@ -198,9 +198,10 @@ ATTEMPTS = 2
 """Grader calls per run when the reply is invalid: the first and one retry."""
 
 
-def grader_request(model: Any, prompt: str, *, run_index: int = 0) -> TextRequest:
+def grader_request(model: Any, prompt: str, *, run_index: int = 0, repeat: int = 0) -> TextRequest:
     """The grader request `ask_grader` sends `model` first (and a dry run plans): the JSON
-    instruction appended unless the model answers natively (wrappers pass `complete_json` on)."""
+    instruction appended unless the model answers natively (wrappers pass `complete_json` on).
+    `repeat` (`grade --repeats`) keys the k-th asking apart in the call cache."""
     native = callable(getattr(model, "complete_json", None))
     return TextRequest(
         prompt=prompt if native else f"{prompt}\n\n{json_instruction(GraderReply)}",
@@ -208,6 +209,7 @@ def grader_request(model: Any, prompt: str, *, run_index: int = 0) -> TextReques
         max_tokens=MAX_TOKENS,
         purpose="grade",
         run_index=run_index,
+        repeat=repeat,
     )
 
 
@@ -217,6 +219,7 @@ async def ask_grader(
     wanted: list[int],
     *,
     run_index: int = 0,
+    repeat: int = 0,
 ) -> tuple[GraderReply | None, str | None]:
     """(reply, None), or (None, why) when the reply is invalid twice (one retry): `why` says the
     grader was asked and what was wrong with its last reply (never that there was no model).
@@ -226,7 +229,7 @@ async def ask_grader(
     either way (and a meter outside it counts its hits). A failed call (BackendError other than
     an invalid reply) propagates.
     """
-    request = grader_request(model, prompt, run_index=run_index)
+    request = grader_request(model, prompt, run_index=run_index, repeat=repeat)
     base_prompt = request.prompt
     problem = ""
     for _attempt in range(ATTEMPTS):

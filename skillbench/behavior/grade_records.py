@@ -32,6 +32,9 @@ class GradedExpectation:
     score: int | None = None
     evidence: str = ""
     quote_verified: bool | None = None
+    repeat_verdicts: list[bool] | None = None
+    """Each repeated grader call's verdict (`grade --repeats` > 1), in call order; `passed` is
+    their majority (a tie fails). None when the grader was asked once."""
 
 
 @dataclass

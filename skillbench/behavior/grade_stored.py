@@ -2,8 +2,8 @@
 
 A report shows what the workspace holds: `grade.read_gradings` turns each run's seed 004
 `grading.json` back into a `RunGrade` (`stored_items`: graded expectations with their method,
-score and evidence; the `ungraded` list), so a report never re-grades (and so never replaces) a
-grading made by another grader. `stored_grader` names the grader of a run's grading, which
+score, evidence and repeated verdicts; the `ungraded` list), so a report never re-grades (and
+so never replaces) a grading made by another grader. `stored_grader` names the grader of a run's grading, which
 `grade_workspace` checks before it replaces one.
 """
 
@@ -78,11 +78,13 @@ def stored_items(case: c.Case | None, grading: sc.SCGrading | None) -> list[Grad
         extra = exp.model_extra or {}
         method: Method = "check" if extra.get("method") == "check" else "model"
         score = extra.get("score")
+        repeats = extra.get("repeat_verdicts")
         number, criterion, required = base(exp.text)
         items.append(
             GradedExpectation(
                 number, exp.text, criterion, required, method, passed=exp.passed,
                 score=score if isinstance(score, int) else None, evidence=exp.evidence,
+                repeat_verdicts=[bool(v) for v in repeats] if isinstance(repeats, list) else None,
             )
         )  # fmt: skip
     for left in (grading.model_extra or {}).get("ungraded") or []:

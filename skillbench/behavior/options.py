@@ -101,9 +101,13 @@ class GradeOptions(CachedOptions):
     """The configurations graded (None: every one in the workspace)."""
     force: bool = False
     """Replace gradings made by another grader (backend or model)."""
+    repeats: int = 1
+    """Times the grader is asked about each run (`--repeats`, 1 to `limits.MAX_GRADE_REPEATS`):
+    the stored verdict is the majority (a tie fails) and every verdict is recorded."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        limits.check_int(self.repeats, "--repeats", 1, limits.MAX_GRADE_REPEATS)
         if self.configs is not None:
             object.__setattr__(self, "configs", tuple(self.configs))
         if self.dialect not in DIALECTS:

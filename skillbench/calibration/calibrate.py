@@ -104,4 +104,5 @@ def calibration_json(result: Calibration) -> dict[str, Any]:
         "strata": result.strata,
         "disagreements": result.disagreements,
         "inter_rater": result.inter_rater,
+        "self_agreement": asdict(result.self_agreement) if result.self_agreement else None,
     }

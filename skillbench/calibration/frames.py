@@ -96,6 +96,9 @@ def calibration_header(
         f"grader {grader}: TPR {num(o.tpr.value)}, TNR {num(o.tnr.value)}, attenuation J "
         f"{num(o.attenuation)} over {result.labelled} human labels"
     )
+    if result.self_agreement is not None:
+        s = result.self_agreement
+        line += f"; self-agreement {num(s.value)} over {s.n} repeated verdicts"
     if result.delta is not None and result.pair is not None:
         line += (f"; delta {result.pair[0]} - {result.pair[1]} {num(result.delta.observed)} "
                  f"observed, {num(result.delta.corrected)} corrected")  # fmt: skip

@@ -1,9 +1,10 @@
 """The grader verdicts a human can label: every model-graded expectation of every graded run.
 
 Machine checks are left out (they are not the LLM grader). Each item carries its arm (the run's
-configuration) and the grader's verdict, which the labelling page never shows, and whether the
-verdict was borderline (score 3, the pass threshold, or an unverified quote): `grade` asks the
-grader once per run, so a borderline score stands in for repeated calls that would disagree.
+configuration), the grader's verdict and, when `grade --repeats` asked more than once, each
+call's verdict — none of which the labelling page shows — and its doubt: "disagreed" (the
+repeated calls did not agree), else "borderline" (score 3, the pass threshold, or an unverified
+quote), else "clear". The sampler takes the most doubtful first; the weights undo it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,26 @@ class GraderItem:
     grader_pass: bool
     score: int | None
     unsure: bool
+    """Borderline: score 3 (the pass threshold) or a quote not found in the run."""
+    repeat_verdicts: tuple[bool, ...] = ()
+    """Each repeated grader call's verdict (`grade --repeats`); empty when asked once."""
+
+    @property
+    def repeated(self) -> bool:
+        """Whether the grader was asked more than once about this verdict."""
+        return len(self.repeat_verdicts) > 1
+
+    @property
+    def disagreed(self) -> bool:
+        """Whether the repeated grader calls gave different verdicts."""
+        return len(set(self.repeat_verdicts)) > 1
+
+    @property
+    def doubt(self) -> str:
+        """ "disagreed", "borderline" or "clear": the sampler's priority and a weighting cell."""
+        if self.disagreed:
+            return "disagreed"
+        return "borderline" if self.unsure else "clear"
 
     @property
     def key(self) -> tuple[str, str]:
@@ -63,6 +84,7 @@ def grader_items(skill_dir: str | Path, workspace: str | Path | None = None) -> 
                     grader_pass=exp.passed,
                     score=exp.score,
                     unsure=exp.score == BORDERLINE_SCORE or unverified,
+                    repeat_verdicts=tuple(exp.repeat_verdicts or ()),
                 )
             )
     return items

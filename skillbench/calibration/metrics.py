@@ -3,9 +3,11 @@
 Human label = truth. TPR = P(grader pass | human pass), TNR = P(grader fail | human fail), each
 with a Wilson interval; κ (grader vs human) beside the constant predictor's (κ = 0, accuracy =
 the majority share). The labelled items are post-stratified to the workspace: an item of stratum
-arm × grader verdict (× borderline, when every such cell is labelled) weighs N_cell / n_cell, so a
-sample stratified by verdict (or labels written by hand) still estimates the workspace's TPR and
-TNR; with equal weights the counts are plain. Corrected pass rate (Rogan–Gladen):
+arm × grader verdict (× doubt: repeats disagreed / borderline / clear, when every such cell is
+labelled) weighs N_cell / n_cell, so a sample stratified by verdict and oversampling doubt (or
+labels written by hand) still estimates the workspace's TPR and TNR; with equal weights the
+counts are plain. Where `grade --repeats` asked the grader more than once, its self-agreement
+(the share of verdicts whose repeats all agreed, Wilson interval) is stated too. Corrected pass rate (Rogan–Gladen):
 θ = clip((p_obs + TNR − 1) / (TPR + TNR − 1), 0, 1) with a bootstrap interval (workspace verdicts
 and labels resampled within their strata); the attenuation factor is J = TPR + TNR − 1 (an
 observed delta is the true one × J under non-differential error).
@@ -93,6 +95,9 @@ class Calibration:
     disagreements: list[dict[str, object]] = field(default_factory=list)
     strata: str = ""
     inter_rater: list[dict[str, object]] = field(default_factory=list)
+    self_agreement: Rate | None = None
+    """Share of the workspace's repeated model verdicts whose repeats all agreed (None: the
+    grader was asked once per run)."""
 
 
 def rogan_gladen(p: float, tpr: float, tnr: float) -> float | None:
@@ -174,9 +179,10 @@ def strata_weights(
     population: list[GraderItem], labelled: list[GraderItem]
 ) -> tuple[list[float], str]:
     """Post-stratification weights N_cell / n_cell of the labelled items, finest cells whose
-    every populated cell is labelled: arm × verdict × borderline, else arm × verdict, else none."""
+    every populated cell is labelled: arm × verdict × doubt (repeats disagreed / borderline /
+    clear), else arm × verdict, else none."""
     for name, cell in (
-        ("arm x grader verdict x borderline", lambda i: (i.arm, i.grader_pass, i.unsure)),
+        ("arm x grader verdict x doubt", lambda i: (i.arm, i.grader_pass, i.doubt)),
         ("arm x grader verdict", lambda i: (i.arm, i.grader_pass)),
     ):
         big = Counter(cell(i) for i in population)
@@ -188,10 +194,21 @@ def strata_weights(
 
 def _cells(items: list[GraderItem], how: str) -> list[Cell]:
     if how.startswith("arm x grader verdict x"):
-        return [(i.arm, i.grader_pass, i.unsure) for i in items]
+        return [(i.arm, i.grader_pass, i.doubt) for i in items]
     if how.startswith("arm x grader verdict"):
         return [(i.arm, i.grader_pass) for i in items]
     return [("all",) for _ in items]
+
+
+def self_agreement(population: list[GraderItem]) -> Rate | None:
+    """The share of repeated verdicts (`grade --repeats` > 1) whose repeats all agreed, with its
+    Wilson 95 % interval; None when no verdict was repeated."""
+    repeated = [i for i in population if i.repeated]
+    if not repeated:
+        return None
+    agreed = sum(1 for i in repeated if not i.disagreed)
+    low, high = wilson_interval(agreed, len(repeated))
+    return Rate(agreed / len(repeated), low, high, len(repeated))
 
 
 def pass_rate(items: list[GraderItem], arm: str) -> tuple[float | None, int]:
@@ -252,7 +269,7 @@ def calibrate_items(
     return Calibration(
         overall, per_arm, per_exp, corrected, delta, pair, len(labelled), len(population),
         unmatched=sum(1 for k in truth if k not in by_key), ties=ties,
-        disagreements=disagreements, strata=how,
+        disagreements=disagreements, strata=how, self_agreement=self_agreement(population),
     )  # fmt: skip
 
 

@@ -1,5 +1,9 @@
-"""The blind labelling sample: stratified by arm × grader verdict, borderline verdicts first
-within a stratum, then shuffled so neither the arm nor the verdict can be read from the order.
+"""The blind labelling sample: stratified by arm × grader verdict; within a stratum the verdicts
+whose repeated grader calls disagreed come first, then borderline ones, then the rest at random,
+one of each doubt ahead of all (so each doubt cell gets a label and doubtful verdicts are
+oversampled; `metrics.strata_weights` weighs each labelled verdict by
+its arm × verdict × doubt cell to undo it); then shuffled so neither the arm, the verdict nor the
+doubt can be read from the order.
 
 Seeded: the same workspace and seed give the same sample and order (a restarted page resumes)."""
 
@@ -11,6 +15,8 @@ from collections import defaultdict
 from skillbench.calibration.items import GraderItem
 
 DEFAULT_SAMPLE = 120
+DOUBT_ORDER = ("disagreed", "borderline", "clear")
+"""Which items of a stratum the sample takes first (`GraderItem.doubt`)."""
 
 
 def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, bool], int]:
@@ -29,10 +35,22 @@ def _allocate(sizes: dict[tuple[str, bool], int], n: int) -> dict[tuple[str, boo
     return take
 
 
+def _cells_first(pool: list[GraderItem]) -> list[GraderItem]:
+    """The pool (sorted by doubt) with one item of each doubt first, so a share of three or more
+    labels every doubt cell of its stratum (the weights need a label in each)."""
+    heads = [
+        next(i for i in pool if i.doubt == d)
+        for d in DOUBT_ORDER
+        if any(i.doubt == d for i in pool)
+    ]
+    return heads + [i for i in pool if i not in heads]
+
+
 def stratified_sample(
     items: list[GraderItem], n: int = DEFAULT_SAMPLE, *, seed: int = 0
 ) -> list[GraderItem]:
-    """Up to `n` items, equal shares per arm × verdict stratum, borderline items taken first."""
+    """Up to `n` items, equal shares per arm × verdict stratum; within one, the items whose
+    repeated grader calls disagreed are taken first, then borderline ones."""
     if n < 1:
         raise ValueError("the sample needs at least one item")
     rng = random.Random(seed)
@@ -44,7 +62,7 @@ def stratified_sample(
     for stratum in sorted(strata, key=str):
         pool = list(strata[stratum])
         rng.shuffle(pool)
-        pool.sort(key=lambda i: not i.unsure)  # stable: borderline first, random otherwise
-        chosen.extend(pool[: take[stratum]])
+        pool.sort(key=lambda i: DOUBT_ORDER.index(i.doubt))  # stable: random within a doubt
+        chosen.extend(_cells_first(pool)[: take[stratum]])
     rng.shuffle(chosen)
     return chosen

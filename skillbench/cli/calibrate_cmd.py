@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
         description="Treat the human labels as truth: the grader's TPR and TNR with Wilson "
         "intervals, kappa beside the constant predictor's, per arm and per expectation; each "
         "arm's observed pass rate corrected for the grader's error (Rogan-Gladen, clipped, "
-        "bootstrap interval) and the attenuation factor TPR + TNR - 1. Writes calibration.json "
+        "bootstrap interval) and the attenuation factor TPR + TNR - 1; with grade --repeats, the "
+        "grader's self-agreement (Wilson interval). Writes calibration.json "
         "in the workspace, bound to the grader's model, prompt and rubric.",
     )
     common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)
@@ -63,6 +64,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     out = [f"grader {doc.binding.grader}: {result.labelled} labelled of {result.population} "
            f"model verdicts (strata: {result.strata})", line("all", result.overall)]  # fmt: skip
     out += [line(f"arm {arm}", r) for arm, r in result.per_arm.items()]
+    if result.self_agreement is not None:
+        s = result.self_agreement
+        out.append(f"grader self-agreement: {_pct(s.value)}{_interval(s.low, s.high)} of {s.n} "
+                   "repeated verdicts had every repeat agree (Wilson 95%)")  # fmt: skip
     out.append("pass rates (observed -> corrected, 95% bootstrap interval):")
     for arm, c in result.corrected.items():
         out.append(f"  {arm}: {_pct(c.observed)} -> {_pct(c.corrected)}{_interval(c.low, c.high)}"

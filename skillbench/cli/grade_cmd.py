@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from skillbench import limits
 from skillbench.cli import common
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
@@ -37,6 +38,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="replace gradings made by another grader (backend or model); without it such a "
         "grading is refused (exit 2, naming the file and both graders)",
+    )
+    g.add_argument(
+        "--repeats",
+        type=common.int_in(1, limits.MAX_GRADE_REPEATS),
+        default=1,
+        metavar="K",
+        help="ask the model grader K times per run (1); the stored verdict is the majority "
+        "(a tie fails), every verdict is recorded, K calls per run are planned and paid",
     )
     common.add_cache_options(g, cache_help="call cache file")
     common.add_cost_options(g)
@@ -80,6 +89,7 @@ def run_grade(args: argparse.Namespace) -> int:
         cache_path=args.cache,
         force=args.force,
         max_cost=cap,
+        repeats=args.repeats,
     )
     if args.dry_run:
         with planning_cache(args.cache, enabled=not args.no_cache) as cache:
@@ -89,6 +99,7 @@ def run_grade(args: argparse.Namespace) -> int:
                 backend=resolve_backend_name(args.backend),
                 model=args.model,
                 cache=cache,
+                repeats=args.repeats,
             )
         common.check_plan(plan, cap, dry_run=True)
         return EXIT_OK

@@ -83,6 +83,7 @@ EXAMPLES: dict[str, str] = {
     "n": "60",
     "labeler": "ann",
     "labels": "csv-cleanup-workspace/labels.jsonl",
+    "grade.repeats": "3",
 }
 PLACEHOLDERS = ("VALUE", "path/to/")
 """What an example falls back to when EXAMPLES has no real value for an option (a test keeps

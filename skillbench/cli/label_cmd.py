@@ -21,8 +21,9 @@ def register(subparsers: Any) -> None:
         "label",
         help="label the model grader's verdicts by hand in a local web page (blind)",
         description="Serve a labelling page on 127.0.0.1 (the URL is printed first; SIGTERM or "
-        "Ctrl-C stops it). The page shows a stratified sample (arm x grader verdict, borderline "
-        "verdicts first) in shuffled order, without the arm or the grader's verdict. Keys: 1 "
+        "Ctrl-C stops it). The page shows a stratified sample (arm x grader verdict; verdicts "
+        "whose repeated grader calls disagreed (grade --repeats) first, then borderline ones) in "
+        "shuffled order, without the arm, the grader's verdict or its repeats. Keys: 1 "
         "pass, 2 fail, d defer. Each answer is appended to labels.jsonl in the workspace.",
     )
     common.add_skill_dir(p, common.SKILL_WITH_EVALS_HELP)

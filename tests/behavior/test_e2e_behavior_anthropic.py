@@ -156,3 +156,45 @@ def test_an_invalid_grader_reply_is_named_never_no_model(
     # both calls were made and paid, their replies unusable: the cost block counts them
     assert "calls 2, cache hits 0" in err and "output 120" in err, err  # 60 tokens a reply
     assert "anthropic claude-haiku-4-5 [grade]: calls 2, hits 0, $0.0" in err, err
+
+
+def test_grade_repeats_keeps_the_majority_and_records_every_verdict(
+    skill: Path, api: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`grade --repeats 3`: the grader is asked three times (pass, fail, pass), the stored verdict
+    is the majority, the three verdicts are recorded and the plan and the cost count 3 calls."""
+    argv = ["--backend", "anthropic"]
+    assert main(["run", str(skill), "--configs", "with_skill", "--runs", "1", *argv]) == 0
+    capsys.readouterr()
+    assert main(["grade", str(skill), "--repeats", "3", "--dry-run", *argv]) == 0
+    planned = capsys.readouterr()
+    shown = planned.out + planned.err
+    assert "the grader asked 3 times each" in shown, shown
+    assert "[grade]: calls 3, hits 0" in shown, shown  # K calls per run are planned
+    # --max-cost weighs the K calls: a cap one asking fits under but three do not is refused
+    assert main(["grade", str(skill), "--dry-run", "--max-cost", "0.006", *argv]) == 0
+    capsys.readouterr()
+    assert main(["grade", str(skill), "--repeats", "3", "--max-cost", "0.006", *argv]) == 3
+    assert "0.006" in capsys.readouterr().err
+    assert api.count("structured") == 0  # planning asks nothing
+    api.grader_scores = [4, 2, 4]  # pass, fail, pass
+    # exit 1: the mock's run writes no files, so the machine checks fail
+    assert main(["grade", str(skill), "--repeats", "3", *argv]) == 1
+    err = capsys.readouterr().err
+    assert api.count("structured") == 3
+    assert "calls 3, cache hits 0" in err, err
+    grading = json.loads(
+        (skill.parent / "csv-cleanup-workspace" / "runs" / "with_skill" / CASE / "run-1"
+         / "grading.json").read_text(encoding="utf-8")
+    )  # fmt: skip
+    judged = [e for e in grading["expectations"] if e["method"] == "model"]
+    assert len(judged) == 1
+    assert judged[0]["passed"] is True
+    assert judged[0]["repeat_verdicts"] == [True, False, True]
+    assert judged[0]["score"] == 4  # the evidence of a repeat that agrees with the majority
+    assert load(skill.parent / "csv-cleanup-workspace" / "runs" / "with_skill" / CASE / "run-1"
+                / "grading.json").kind == "grading"  # fmt: skip
+    # each repeat has its own cache key: a re-run is served by the cache, three hits
+    assert main(["grade", str(skill), "--repeats", "3", *argv]) == 1
+    assert "calls 0, cache hits 3" in capsys.readouterr().err
+    assert api.count("structured") == 3
