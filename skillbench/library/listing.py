@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import CliSkill, cli_name, cli_skills
+from skillbench.backends.skill_install import CliSkill, cli_name, cli_skills
 from skillbench.library.document import BudgetWhatIf, LibraryListing, ListedSkill, ListingState
 from skillbench.trigger import listing as rule
 

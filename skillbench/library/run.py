@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
-from skillbench.backends.claude_cli.install import cli_name
+from skillbench.backends.skill_install import cli_name
 from skillbench.cost import notes as notes_of_cost
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from skillbench.backends.agent_cli import AgentCall
-from skillbench.backends.anthropic.limiter import Failure
 from skillbench.backends.base import CallUsage
-from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.limiter import Failure
+from skillbench.backends.skill_install import CliSkill
 from skillbench.backends.spec import cli_install_hint
 from skillbench.errors import BackendError
 

@@ -37,9 +37,9 @@ from skillbench.backends.anthropic.capture import (
     skill_set_hash,
 )
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.skill_install import install_skills
 from skillbench.errors import BackendError
 from skillbench.redaction import redact
 

@@ -63,10 +63,10 @@ from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTING
     build_env,
     request_settings,
 )
-from skillbench.backends.claude_cli.install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.skill_install import cli_name, install_skills, skill_md_bytes
 from skillbench.errors import BackendError
 
 LOG = logging.getLogger(__name__)

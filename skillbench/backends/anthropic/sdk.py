@@ -45,13 +45,6 @@ from pydantic import BaseModel
 
 from skillbench import redaction
 from skillbench.backends.anthropic import routing_prompt
-from skillbench.backends.anthropic.limiter import (
-    AdaptiveLimiter,
-    Failure,
-    RetryPolicy,
-    parse_retry_after,
-    request_sent,
-)
 from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.base import (
     CallUsage,
@@ -62,6 +55,13 @@ from skillbench.backends.base import (
     listing_request_fields,
     public_endpoint,
     reply_problem,
+)
+from skillbench.backends.limiter import (
+    AdaptiveLimiter,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    request_sent,
 )
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
