@@ -21,7 +21,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
@@ -399,15 +399,13 @@ async def route_library(
     (`SLASH_COMMAND_TOOL_CHAR_BUDGET`) for the run; ``embedder`` (`lexical`, `local` or None) is
     the overlap pre-screen's. `options.catalog_dir` and `options.escalate` do not apply (the
     library is the catalog)."""
-    from skillbench.backends.registry import cached_judge, default_workers, open_cache
-    from skillbench.cost.budget import MeteredJudge
     from skillbench.cost.limit import active_budget, workflow_budget
+    from skillbench.trigger.stack import judge_stack, with_default_workers
 
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)
     _queries(library)
-    if options.workers is None:
-        options = options.but(workers=default_workers(options.backend))
+    options = with_default_workers(options)
     with listing_budget_env(listing_budget):
 
         def plan() -> CostPlan:
@@ -422,36 +420,21 @@ async def route_library(
         budget = None
         if options.max_cost is not None or active_budget() is not None:
             budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
-        cache = open_cache(options.cache_path, enabled=options.use_cache)
-        try:
-            cached: Any = cached_judge(
-                options.backend,
-                model=options.model,
-                cache=cache,
-                workers=options.workers,
-                **options.judge_options(),
+        # the library is its own catalog: --escalate does not apply
+        async with judge_stack(options.but(escalate=False), budget) as stack:
+            report = await run_library(
+                library,
+                stack.judge,
+                options,
+                listing_budget=listing_budget,
+                embedder=embedder,
+                evals_dir=evals_dir,
+                progress=progress,
             )
-            judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
-            try:
-                report = await run_library(
-                    library,
-                    judge,
-                    options,
-                    listing_budget=listing_budget,
-                    embedder=embedder,
-                    evals_dir=evals_dir,
-                    progress=progress,
-                )
-            finally:
-                await cached.aclose()
             if report.cost is not None and budget is not None:
                 report.cost.cap_usd = budget.cap_usd
-            if cache is not None:
-                report.warnings.extend(cache.flush())
+            report.warnings.extend(stack.flush())
             return report
-        finally:
-            if cache is not None:
-                cache.close()
 
 
 route_library_sync = blocking(route_library)

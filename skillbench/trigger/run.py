@@ -321,15 +321,10 @@ async def evaluate_skill(
     ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
     and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
-    from skillbench.backends.registry import (
-        cached_judge,
-        default_workers,
-        open_cache,
-        require_replay,
-    )
-    from skillbench.cost.budget import MeteredJudge
+    from skillbench.backends.registry import require_replay
     from skillbench.cost.limit import active_budget, workflow_budget
     from skillbench.skill import load_as_claude_code
+    from skillbench.trigger.stack import judge_stack, with_default_workers
 
     if options.project is not None:
         require_replay(options.backend, options.harness, "--project")
@@ -341,30 +336,13 @@ async def evaluate_skill(
     from skillbench.trigger.catalog import resolve_catalog
 
     catalog, catalog_info = resolve_catalog(options.catalog_dir, exclude=skill.name)
-    if options.workers is None:
-        options = options.but(workers=default_workers(options.backend))
-    judge_options = options.judge_options()
+    options = with_default_workers(options)
 
     def plan() -> CostPlan:
         return plan_trigger(skill.name, text, queries, options, _skill_context(skill, catalog))
 
     if budget is None and (options.max_cost is not None or active_budget() is not None):
         budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
-    cache = open_cache(options.cache_path, enabled=options.use_cache)
-    cached: Any = cached_judge(
-        options.backend,
-        model=options.model,
-        cache=cache,
-        workers=options.workers,
-        **judge_options,
-    )
-    if options.escalate:
-        from skillbench.trigger.escalate import EscalatingJudge
-
-        cached = EscalatingJudge(
-            cached, cached_judge("claude-code", model=options.model, cache=cache)
-        )
-    judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
     context = EvalContext(
         body=skill.body,
         catalog=tuple(catalog),
@@ -373,27 +351,21 @@ async def evaluate_skill(
         evals_file=evals,
         catalog_info=catalog_info,
     )
-    try:
+    async with judge_stack(options, budget) as stack:
         report = await run_trigger_eval(
-            skill.name, text, queries, judge, options, context=context, progress=progress
+            skill.name, text, queries, stack.judge, options, context=context, progress=progress
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
         if load_warnings:
             report.warnings = [*load_warnings, *(report.warnings or [])]
-        if cache is not None:  # answers a locked cache could not take: written now, or said so
-            report.warnings = [*(report.warnings or []), *cache.flush()] or None
+        if stack.cache is not None:  # answers a locked cache could not take: written, or said
+            report.warnings = [*(report.warnings or []), *stack.flush()] or None
         from skillbench.trigger.verdict import trigger_header
 
         header = trigger_header(report, skill_dir=skill.path)
         report.header = header.model_dump(mode="json", exclude_none=True)
         return report
-    finally:
-        try:
-            await cached.aclose()
-        finally:
-            if cache is not None:
-                cache.close()
 
 
 async def plan_skill_eval(
