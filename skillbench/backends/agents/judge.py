@@ -25,8 +25,8 @@ from skillbench.backends.agents.capture import (
     cli_version,
     request_hash,
 )
-from skillbench.backends.anthropic.sdk import within_deadline
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.deadline import within_deadline
 from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
 from skillbench.backends.skill_install import CliSkill, cli_skills
 from skillbench.errors import BackendError
