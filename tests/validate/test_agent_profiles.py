@@ -15,8 +15,8 @@ VALIDATE = Path(__file__).resolve().parents[2] / "skillbench" / "validate"
 def test_the_profiles_are_the_agents_declared_limits() -> None:
     declared = agent_skill_limits()
     assert {"codex", "gemini", "opencode"} <= set(declared)
-    assert AGENT_LIMITS == declared and AGENT_PROFILES == tuple(declared)
-    assert PROFILES == ("agentskills", "claude-code", *declared)
+    assert declared == AGENT_LIMITS and tuple(declared) == AGENT_PROFILES
+    assert ("agentskills", "claude-code", *declared) == PROFILES
     assert all(all_specs()[name].skill_limits is limits for name, limits in declared.items())
 
 
