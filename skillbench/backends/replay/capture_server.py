@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 Recorded = tuple[str, dict[str, str], dict[str, Any]]
 """One recorded request: path, kept headers, JSON body."""
@@ -116,7 +116,7 @@ class CaptureServer(ThreadingHTTPServer):
                 return path, headers, body
         return None
 
-    def __enter__(self) -> CaptureServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
