@@ -63,6 +63,7 @@ class JudgeInfo:
     max_concurrency: int | None
     notes: tuple[str, ...]  # what a run should tell its reader (a forgotten batch id)
     escalated: int | None  # runs re-run through another backend (`--escalate`)
+    replays_template: bool = False  # sends a captured template, query swapped (`sent_body`)
 
     @property
     def harness_name(self) -> str | None:
@@ -116,6 +117,7 @@ def describe(judge: object) -> JudgeInfo:
         ),
         notes=tuple(getattr(inner, "notes", None) or ()),
         escalated=escalated if isinstance(escalated, int) else None,
+        replays_template=callable(getattr(inner, "template_for", None)),
     )
 
 
@@ -194,6 +196,21 @@ def _as_captured(template: Any) -> CapturedRequest:
         settings=dict(getattr(template, "settings", None) or {}),
         listing_budget=getattr(template, "listing_budget", None),
     )
+
+
+def sent_body(
+    judge: object, target: SkillEntry, catalog: tuple[SkillEntry, ...], query: str
+) -> dict[str, Any]:
+    """The body a template-replaying judge sends for `query` (captured if need be): as sent,
+    with the breakpoints the judge adds (`request_body`), else the template's own."""
+    inner = innermost(judge)
+    template = inner.template_for(target, catalog)
+    request_body = getattr(inner, "request_body", None)
+    if callable(request_body):
+        sent: dict[str, Any] = request_body(template, query)
+        return sent
+    body: dict[str, Any] = template.body_for(query)
+    return body
 
 
 def agent_listing(
