@@ -36,6 +36,7 @@ from skillbench.gate.aa import run_aa  # noqa: E402
 from skillbench.gate.run import GateOptions, run_gate  # noqa: E402
 from skillbench.io import write_json  # noqa: E402
 from skillbench.stats import wilson_interval  # noqa: E402
+from skillbench.trigger.options import TriggerOptions  # noqa: E402
 
 RESULTS = HERE / "results" / "gate.json"
 ALPHA = 0.05
@@ -75,8 +76,9 @@ def main() -> int:
     evals.write_text(json.dumps(queries), encoding="utf-8")
 
     def options(seed: int, **more: object) -> GateOptions:
-        return GateOptions(backend="fake-p", use_cache=False, runs="planned", effect=EFFECT,
-                           affected=AFFECTED, power=POWER, alpha=ALPHA, seed=seed, **more)  # type: ignore[arg-type]  # fmt: skip
+        trigger = TriggerOptions(backend="fake-p", use_cache=False, seed=seed)
+        return GateOptions(trigger=trigger, runs="planned", effect=EFFECT,
+                           affected=AFFECTED, power=POWER, alpha=ALPHA, **more)  # type: ignore[arg-type]  # fmt: skip
 
     started = time.perf_counter()
     caught, planned = 0, []
@@ -92,7 +94,9 @@ def main() -> int:
     aa_seconds = time.perf_counter() - started
 
     cache = tmp / "cache.sqlite"
-    cached = GateOptions(backend="fake-p", cache_path=cache, runs=10, alpha=ALPHA)
+    cached = GateOptions(
+        trigger=TriggerOptions(backend="fake-p", cache_path=cache), runs=10, alpha=ALPHA
+    )
     run_sync(lambda: run_gate(skill, evals, cached, base_ref="main"))
     judge.calls = 0
     again = run_sync(lambda: run_gate(skill, evals, cached, base_ref="main"))

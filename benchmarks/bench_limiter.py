@@ -280,9 +280,9 @@ class LimiterBench(BaseModel):
 def make_judge(url: str, workers: int, limiter: str) -> Any:
     """An AnthropicJudge whose requests carry a run id header (so the fake can tell a retry
     from a new run), with the chosen limiter."""
-    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
     from skillbench.backends.anthropic.sdk import AnthropicJudge
     from skillbench.backends.base import TriggerRequest
+    from skillbench.backends.limiter import AdaptiveLimiter
 
     class TaggedJudge(AnthropicJudge):
         def params(self, request: TriggerRequest) -> dict[str, Any]:
@@ -304,7 +304,7 @@ def make_judge(url: str, workers: int, limiter: str) -> Any:
 
 
 def _token_bucket_class() -> type:
-    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
+    from skillbench.backends.limiter import AdaptiveLimiter
 
     class _TokenBucket(AdaptiveLimiter):
         """Requests start at most `rate` per second (burst = limit), at most `limit` in flight."""

@@ -247,7 +247,7 @@ def cli_own_request(
     `folder`/project and `folder`/home); its own request (path, body normalised by the agent)."""
     import subprocess
 
-    from skillbench.backends.claude_cli.install import install_skills
+    from skillbench.backends.skill_install import install_skills
 
     project, home = folder / "project", folder / "home"
     project.mkdir(parents=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from trigger_fakes import ScriptedJudge
 
-from skillbench.backends.anthropic.limiter import AdaptiveLimiter, Failure, RetryPolicy
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.backends.limiter import AdaptiveLimiter, Failure, RetryPolicy
 from skillbench.cli import build_parser, main
 from skillbench.cli import logs as cli_logs
 
@@ -147,7 +147,7 @@ def test_limiter_decisions_are_debug_lines(caplog: pytest.LogCaptureFixture) -> 
     def classify(exc: BaseException) -> Failure | None:
         return exc.args[0] if isinstance(exc, Refused) else None
 
-    logger = "skillbench.backends.anthropic.limiter"
+    logger = "skillbench.backends.limiter"
     with caplog.at_level(logging.DEBUG, logger=logger):
         assert asyncio.run(limiter.run(call, classify)) == "ok"
         for _ in range(8):  # a whole window of 429s: congestion

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.skill_install import CliSkill
 
 TARGET = "target"
 OTHER_SKILL = "other-skill"

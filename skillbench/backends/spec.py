@@ -14,7 +14,7 @@ import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillbench.errors import BackendError
 
@@ -120,6 +120,9 @@ class BackendSpec:
     beside_cache: Part | None = None
     """`(options, cache_path) → options`: what it keeps beside the call cache in use (replay
     templates, an embedding store), added to its judge's options."""
+    skill_limits: SkillLimits | None = None
+    """The agent's own limits on a skill's frontmatter (the validator's `--profile <name>`;
+    None: no profile of its own)."""
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -162,6 +165,36 @@ class BackendSpec:
         if not target:
             raise BackendError(f"backend {self.name!r} has no {_PART_NAMES.get(part, part)}")
         return load_target(target, self.name) if isinstance(target, str) else target
+
+
+class SkillLimits(NamedTuple):
+    """What one agent requires of a skill's frontmatter before it lists the skill (the
+    validator's `--profile <backend>`; see docs/validation.md for the source of each: measured
+    on the pinned CLI, or read)."""
+
+    agent: str
+    max_name: int | None
+    max_description: int | None
+    name_matches_folder: bool
+    single_line_description: bool
+    enforced: bool
+    """True: the agent refuses a skill past a limit (AGENT_LIMIT, an error); False: the limits
+    are documented, but the pinned CLI listed such skills anyway (AGENT_DOCUMENTED_LIMIT, a
+    warning: a later version may enforce them)."""
+    note: str = ""
+    """What is known of the pinned CLI's own behaviour, added to a documented limit's finding."""
+
+
+def agent_skill_limits() -> dict[str, SkillLimits]:
+    """Every backend whose agent has limits of its own on a skill (`BackendSpec.skill_limits`),
+    by backend name, sorted: the validator's agent profiles."""
+    specs = all_specs()
+    found: dict[str, SkillLimits] = {}
+    for name in sorted(specs):
+        limits = specs[name].skill_limits
+        if limits is not None:
+            found[name] = limits
+    return found
 
 
 def cli_install_hint(

@@ -28,7 +28,6 @@ from typing import Any, Protocol, Unpack, runtime_checkable
 
 from skillbench.backends.agent_cli import print_call
 from skillbench.backends.base import CallUsage, TextModel, TextRequest
-from skillbench.backends.claude_cli.install import usable_folder_name
 from skillbench.backends.claude_cli.session import (
     ClaudeRunner,
     RunnerOptions,
@@ -39,6 +38,7 @@ from skillbench.backends.claude_cli.session import (
 )
 from skillbench.backends.claude_cli.stream_json import StreamParser
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
+from skillbench.backends.skill_install import usable_folder_name
 from skillbench.backends.spec import CLAUDE_SESSION, CONVERSATION, RECORDED_SAMPLES
 from skillbench.behavior.run_files import (
     ExecutionResult,

@@ -30,11 +30,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     p.add_argument(
         "--agents",
-        default="claude-code,opencode,gemini,codex",
+        default=None,
         metavar="LIST",
         type=common.text_value,
-        help="comma-separated agents (default claude-code,opencode,gemini,codex; "
-        "e.g. --agents claude-code,opencode)",
+        help="comma-separated agents (default: every agent, Claude Code's and each agent "
+        "backend's; e.g. --agents claude-code,opencode)",
     )
     p.add_argument(
         "--model",
@@ -89,7 +89,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:
         check_output(args.out, "--out")
-    agents = [a for a in (part.strip() for part in args.agents.split(",")) if a]
+    if args.agents is None:
+        from skillbench.backends.registry import agent_names
+
+        agents = agent_names()
+    else:
+        agents = [a for a in (part.strip() for part in args.agents.split(",")) if a]
     models = models_option(args.model)
     unknown = sorted(set(models) - {a.lower() for a in agents})
     if unknown:

@@ -145,26 +145,30 @@ def _runs(text: str) -> int | str:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from skillbench.backends.registry import harness_options
     from skillbench.gate.run import GateOptions
+    from skillbench.trigger.options import TriggerOptions
 
-    return GateOptions(
+    trigger = TriggerOptions(
         backend=args.backend,
         model=args.model,
+        harness=args.harness,
+        cache_before_query=args.cache_before_query,
         catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
-        backend_options=harness_options(args.harness, cache_before_query=args.cache_before_query),
-        runs=args.runs,
-        effect=args.effect,
-        affected=args.affected,
-        power=args.power,
-        alpha=args.alpha,
         seed=args.seed,
         workers=args.workers,
         timeout=args.timeout,
         threshold=args.threshold,
         max_cost=common.max_cost(args),
+    )
+    return GateOptions(
+        trigger=trigger,
+        runs=args.runs,
+        effect=args.effect,
+        affected=args.affected,
+        power=args.power,
+        alpha=args.alpha,
         evals_from=args.evals_from,
     )
 
@@ -266,7 +270,7 @@ def _behavior(
             if gate.base.folder is None:
                 print(common.safe(f"no base: {args.skill_dir} does not exist at {gate.base.ref}"))
                 return EXIT_OK
-            common.check_plan(gate.plan(), options.max_cost, dry_run=True)
+            common.check_plan(gate.plan(), options.trigger.max_cost, dry_run=True)
         return EXIT_OK
     gate = BehaviorGate(args.skill_dir, options, out, evals=args.evals, base_ref=args.base)
     err = common.stderr_console()
@@ -373,7 +377,7 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
     runs = PILOT_RUNS if options.runs == "planned" else int(options.runs)
     if args.aa:
         gate.choose_evals(None)
-        seed = options.seed
+        seed = options.trigger.seed
         plan = gate.plan_many(
             [(gate.head, runs, (aa_seed(seed, k, "base"), aa_seed(seed, k, "head")))
              for k in range(args.aa)]
@@ -383,9 +387,9 @@ def _dry_run(args: argparse.Namespace, options: Any) -> int:
         base_side = None if base.folder is None else _side(base.folder)[0]
         if base.folder is not None:
             gate.choose_evals(base)
-        plan = gate.plan(base_side, runs, (options.seed, options.seed))
+        plan = gate.plan(base_side, runs, (options.trigger.seed, options.trigger.seed))
     if options.runs == "planned":
         plan.lines.append(f"  --runs planned: this is the pilot ({PILOT_RUNS} runs); the plan "
                           "after it may add runs (`skillbench plan` says how many)")  # fmt: skip
-    common.check_plan(plan, options.max_cost, dry_run=True)
+    common.check_plan(plan, options.trigger.max_cost, dry_run=True)
     return EXIT_OK

@@ -243,7 +243,7 @@ def _ci(ci: list[float] | list[int] | None) -> str:
 def default_out(skill_dir: str | Path) -> Path:
     """`improve-<name>` in the working directory: the frontmatter name when it makes one folder
     name, else the skill folder's name (a name such as `../x` or `/tmp/x` is never a path)."""
-    from skillbench.backends.claude_cli.install import usable_folder_name
+    from skillbench.backends.skill_install import usable_folder_name
     from skillbench.skill import Skill
 
     name = f"improve-{Skill.load(skill_dir).name}"

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add the `validate` subcommand."""
+    from skillbench.backends.spec import agent_skill_limits
+
+    agents = list(agent_skill_limits())  # every agent backend with limits of its own
     parser = subparsers.add_parser(
         "validate",
         help="check skill folders against the Agent Skills / Claude Code frontmatter rules",
@@ -55,10 +58,10 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--profile",
-        choices=["agentskills", "claude-code", "codex", "gemini", "opencode"],
+        choices=["agentskills", "claude-code", *agents],
         default="claude-code",
         help="the open standard (description required), Claude Code's keys (default), or "
-        "another agent's: codex, gemini, opencode (the standard's keys and that agent's limits)",
+        f"another agent's: {', '.join(agents)} (the standard's keys and that agent's limits)",
     )
     parser.add_argument(
         "--library", action="store_true", help="treat every PATH as a folder of skills"

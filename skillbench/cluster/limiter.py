@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from skillbench.backends.anthropic.limiter import AdaptiveLimiter, parse_retry_after
+from skillbench.backends.limiter import AdaptiveLimiter, parse_retry_after
 
 HEAD_RESOURCE = "node:__internal_head__"
 RATE_LIMITED = frozenset({429, 529})

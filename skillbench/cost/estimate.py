@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillbench.backends.anthropic import prompt_cache, routing_prompt
 from skillbench.backends.base import SkillEntry, TextRequest, TriggerRequest
+from skillbench.backends.describe import describe, innermost, sent_body
 from skillbench.backends.spec import AGENT_REPLAY, AGENT_SESSION, FREE, MESSAGES_API
 from skillbench.cost.prices import dollars_or_unknown
 from skillbench.errors import InputError
@@ -584,26 +585,17 @@ def for_judge(judge: Any, estimator: Estimator, *, cache: CallCache | None = Non
     the judge replays captured templates (it has `template_for(target, catalog)` returning an
     object with `body_for(query)`, and maybe `request_body(template, query)` for the body as
     sent), else `estimator` unchanged; the batch discount of `estimator` carries over."""
-    inner = judge
-    while getattr(inner, "inner", None) is not None:
-        inner = inner.inner
+    info = describe(judge)
     if isinstance(estimator, AgentReplayEstimator):  # counts the agent's own request itself
-        return estimator.attach(inner)
-    template_for = getattr(inner, "template_for", None)
-    if not callable(template_for) or not estimator.model:
+        return estimator.attach(innermost(judge))
+    if not info.replays_template or not estimator.model:
         return estimator
-    request_body = getattr(inner, "request_body", None)
 
     def source(target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> dict[str, Any]:
-        template = template_for(target, catalog)
-        if callable(request_body):  # the body as sent (breakpoints the judge adds included)
-            sent: dict[str, Any] = request_body(template, QUERY_MARKER)
-            return sent
-        body: dict[str, Any] = template.body_for(QUERY_MARKER)
-        return body
+        return sent_body(judge, target, catalog, QUERY_MARKER)
 
     counter = getattr(estimator, "counter", None)
-    extra = bool(getattr(inner, "cache_before_query", False))
+    extra = info.harness is not None and bool(info.harness.cache_before_query)
     return TemplateEstimator(
         source,
         estimator.model,

@@ -57,15 +57,15 @@ async def run_aa(
         raise ValueError("repetitions must be >= 1")
     gate = GateRun(skill_dir, evals, options)
     gate.choose_evals(None)  # base = head: the eval set is not under test; refused when vacuous
-    if options.max_cost is not None:  # the cap holds for the whole calibration
+    if options.trigger.max_cost is not None:  # the cap holds for the whole calibration
         from skillbench.cost.limit import workflow_budget
 
         first = PILOT_RUNS if options.runs == "planned" else int(options.runs)
-        sides = [(aa_seed(options.seed, k, "base"), aa_seed(options.seed, k, "head"))
+        sides = [(aa_seed(options.trigger.seed, k, "base"), aa_seed(options.trigger.seed, k, "head"))
                  for k in range(repetitions)]  # fmt: skip
         options.budget = workflow_budget(
             budget=None,
-            max_cost=options.max_cost,
+            max_cost=options.trigger.max_cost,
             plan=lambda: gate.plan_many([(gate.head, first, seeds) for seeds in sides]),
         )
     rows: list[AaRepetition] = []

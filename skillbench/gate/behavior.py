@@ -116,8 +116,8 @@ def plan_sides(
     from skillbench.behavior.cost import plan_run
     from skillbench.cost.plan import plan_block, planning_cache
 
-    backend = resolve_backend_name(options.backend)
-    with planning_cache(options.cache_path, enabled=options.use_cache) as cache:
+    backend = resolve_backend_name(options.trigger.backend)
+    with planning_cache(options.trigger.cache_path, enabled=options.trigger.use_cache) as cache:
         plans = [
             plan_run(
                 side.workspace,
@@ -126,7 +126,7 @@ def plan_sides(
                 configs=[CONFIG],
                 runs=runs,
                 backend=backend,
-                model=options.model,
+                model=options.trigger.model,
                 cache=cache,
             )
             for side in sides
@@ -250,14 +250,16 @@ class BehaviorGate:
             return GateReport(
                 kind="behavior", skill_name=self.head_skill.name, verdict="no base",
                 verdict_line=line, alpha=o.alpha, power=o.power, runs=0, base=base, head=head,
-                seed=o.seed, mde_line="no base: no test was made",
+                seed=o.trigger.seed, mde_line="no base: no test was made",
                 warnings=self.warnings or None, scan=scan_change(None, self.skill_dir),
             )  # fmt: skip
-        budget = workflow_budget(budget=budget or o.budget, max_cost=o.max_cost, plan=self.plan)
+        budget = workflow_budget(
+            budget=budget or o.budget, max_cost=o.trigger.max_cost, plan=self.plan
+        )
         mark = budget.meter.snapshot()
-        backend = resolve_backend_name(o.backend)
+        backend = resolve_backend_name(o.trigger.backend)
         offline = backend_spec(backend).offline and executor is None
-        cache = None if offline else open_cache(o.cache_path, enabled=o.use_cache)
+        cache = None if offline else open_cache(o.trigger.cache_path, enabled=o.trigger.use_cache)
         notes: list[str] = []
         outcomes = []
         try:
@@ -265,8 +267,8 @@ class BehaviorGate:
                 init_workspace(side.folder, side.workspace.root)
                 chosen: Executor | None = None if executor is None else executor(side.label)
                 run_options = RunOptions(
-                    configs=[CONFIG], runs=self.runs, backend=backend, model=o.model,
-                    workers=o.workers or 2, timeout=o.timeout,
+                    configs=[CONFIG], runs=self.runs, backend=backend, model=o.trigger.model,
+                    workers=o.trigger.workers or 2, timeout=o.trigger.timeout,
                 )  # fmt: skip
                 batch = run_cases(
                     side.workspace, self.evals, run_options, skill_dir=side.folder, cache=cache,
@@ -278,8 +280,8 @@ class BehaviorGate:
                 if batch.missing:
                     notes.append(f"{side.label}: {len(batch.missing)} run(s) without a sample")
                 grade_options = GradeOptions(
-                    backend=backend, model=o.model, configs=[CONFIG], use_cache=o.use_cache,
-                    cache_path=o.cache_path,
+                    backend=backend, model=o.trigger.model, configs=[CONFIG], use_cache=o.trigger.use_cache,
+                    cache_path=o.trigger.cache_path,
                 )  # fmt: skip
                 graded = grade_workspace_sync(
                     side.folder, grade_options, workspace=side.workspace.root,
@@ -364,7 +366,7 @@ def build_behavior(
     head.pass_rate = round(sum(r.head_passed for r in rows) / pairs, 4) if pairs else None
     report = GateReport(
         kind="behavior", skill_name=head.skill_name or "", verdict=verdict, verdict_line=line,
-        ok=ok, alpha=o.alpha, power=o.power, runs=gate.runs, seed=o.seed, pairs=pairs,
+        ok=ok, alpha=o.alpha, power=o.power, runs=gate.runs, seed=o.trigger.seed, pairs=pairs,
         regressed=regressed, improved=improved, p_value=p, mde=mde, mde_line=mde_line,
         base=base, head=head, queries=queries, cost=cost, warnings=gate.warnings or None,
         notes=notes or None, eval_set=gate.eval_set,
@@ -373,7 +375,7 @@ def build_behavior(
     header = make_header(
         f"Gate (behavior): {report.skill_name}", Verdict(ok, line, failures),
         HeaderInputs(
-            skill=report.skill_name, eval_set=gate.evals_file, backend=o.backend, model=o.model,
+            skill=report.skill_name, eval_set=gate.evals_file, backend=o.trigger.backend, model=o.trigger.model,
             runs=f"{gate.runs} per case per side (with_skill)", cost=cost, skill_dir=gate.skill_dir,
         ),
     )  # fmt: skip

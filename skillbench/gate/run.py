@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +44,7 @@ from skillbench.limits import MAX_RUNS
 from skillbench.schemas.cost import CostBlock, cost_summary
 from skillbench.schemas.trigger import TriggerReport
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.options import TriggerOptions
 
 PILOT_RUNS = 4
 PILOT_NOTE = (
@@ -56,24 +57,16 @@ DEFAULT_RUNS = 10
 
 @dataclass
 class GateOptions:
-    """What the gate runs with (the CLI's flags)."""
+    """What the gate runs with (the CLI's flags): the trigger eval's own options (backend,
+    model, harness, catalog, cache, seed, workers, timeout, threshold, `max_cost`, …) as one
+    `TriggerOptions`, and what only the gate has."""
 
-    backend: str | None = None
-    model: str | None = None
-    catalog_dir: str | Path | None = None
-    use_cache: bool = True
-    cache_path: str | Path | None = None
-    backend_options: dict[str, Any] = field(default_factory=dict)
+    trigger: TriggerOptions = field(default_factory=TriggerOptions)
     runs: int | Literal["planned"] = DEFAULT_RUNS
     effect: float = DEFAULT_EFFECT
     affected: float = 1.0
     power: float = 0.8
     alpha: float = 0.05
-    seed: int = 0
-    workers: int | None = None
-    timeout: float | None = None
-    threshold: float = 0.5
-    max_cost: float | None = None
     evals_from: EvalsFrom = "base"
     budget: Any = None  # a Budget shared by several gates (an A/A calibration's repetitions)
     progress: Any = None
@@ -126,7 +119,7 @@ class GateRun:
         self.evals_read = self.evals  # the file the queries were read from
         self.eval_set: EvalSetChange | None = None
         self.catalog, self.catalog_info = resolve_catalog(
-            options.catalog_dir, exclude=self.head.name
+            options.trigger.catalog_dir, exclude=self.head.name
         )
 
     def choose_evals(self, base: BaseSkill | None) -> None:
@@ -150,13 +143,10 @@ class GateRun:
 
     def _plan(self, side: _Side, runs: int, seed: int) -> CostPlan:
         from skillbench.trigger.cost import plan_trigger
-        from skillbench.trigger.options import EvalContext, TriggerOptions
+        from skillbench.trigger.options import EvalContext
 
         o = self.options
-        options = TriggerOptions(
-            backend=o.backend, model=o.model, use_cache=o.use_cache, cache_path=o.cache_path,
-            backend_options=o.backend_options, runs=runs, seed=seed,
-        )  # fmt: skip
+        options = o.trigger.but(runs=runs, seed=seed)
         context = EvalContext(
             body=side.body, catalog=tuple(self.catalog), folder=side.folder,
             content_hash=side.content_hash,
@@ -191,17 +181,14 @@ class GateRun:
         self, judge: Any, base: _Side, head: _Side, runs: int, seeds: tuple[int, int]
     ) -> tuple[list[TriggerReport], list[RecordingJudge]]:
         """Both sides' trigger reports and recorders."""
-        from skillbench.trigger.options import EvalContext, TriggerOptions
+        from skillbench.trigger.options import EvalContext
         from skillbench.trigger.run import run_trigger_eval
 
         o = self.options
         reports, recorders = [], []
         for side, seed in ((base, seeds[0]), (head, seeds[1])):
             recorder = RecordingJudge(judge)
-            options = TriggerOptions(
-                backend=o.backend, model=o.model, runs=runs, seed=seed, threshold=o.threshold,
-                workers=o.workers, timeout=o.timeout,
-            )  # fmt: skip
+            options = o.trigger.but(runs=runs, seed=seed)
             context = EvalContext(
                 body=side.body, catalog=tuple(self.catalog), folder=side.folder,
                 content_hash=side.content_hash, evals_file=self.evals_read,
@@ -273,9 +260,8 @@ async def run_gate(
     """One gate: base (the skill at `base_ref`) vs head (the working tree). With `aa` (the
     repetition number of an A/A calibration), the base is the head itself and both sides get
     seeds of their own (`aa_seed`): fresh runs that differ only by chance."""
-    from skillbench.backends.registry import cached_judge, open_cache
-    from skillbench.cost.budget import MeteredJudge
     from skillbench.cost.limit import refuse_plan, workflow_budget
+    from skillbench.trigger.stack import judge_stack, with_default_workers
 
     gate = gate or GateRun(skill_dir, evals, options)
     o = options
@@ -289,7 +275,7 @@ async def run_gate(
         base_side, warnings = (None, []) if base.folder is None else _side(base.folder)
         if base.folder is not None:
             gate.choose_evals(base)
-    seeds = _seeds(o.seed, aa)
+    seeds = _seeds(o.trigger.seed, aa)
     first_runs = PILOT_RUNS if o.runs == "planned" else int(o.runs)
     head = GateSide(label="head", ref="working tree", commit=head_commit, dirty=dirty,
                     skill_name=gate.head.name, description=gate.head.description)  # fmt: skip
@@ -302,30 +288,21 @@ async def run_gate(
         line = f"no base: {gate.skill_dir} does not exist at {base.ref} (a new skill), nothing to compare"
         return GateReport(
             skill_name=gate.head.name, verdict="no base", verdict_line=line, alpha=o.alpha,
-            power=o.power, runs=0, base=base_doc, head=head, seed=o.seed,
+            power=o.power, runs=0, base=base_doc, head=head, seed=o.trigger.seed,
             mde_line="no base: no test was made", warnings=gate.warnings or None,
             scan=scan_change(None, gate.skill_dir),
         )  # fmt: skip
     # the one --max-cost guard: a shared budget (an A/A calibration's) was checked by its owner
     budget = workflow_budget(
         budget=o.budget,
-        max_cost=o.max_cost,
+        max_cost=o.trigger.max_cost,
         plan=lambda: gate.plan(base_side, first_runs, seeds),
     )
-    cache = open_cache(o.cache_path, enabled=o.use_cache)
-    workers = o.workers
-    if workers is None:
-        from skillbench.backends.registry import default_workers
-
-        workers = default_workers(o.backend)
-    gate.options.workers = workers
-    cached: Any = cached_judge(
-        o.backend, model=o.model, cache=cache, workers=workers, **(o.backend_options or {})
-    )
-    judge: Any = MeteredJudge(cached, budget)
+    gate.options = o = replace(o, trigger=with_default_workers(o.trigger))
     plan_lines: list[str] | None = None
     pilot_cost: CostBlock | None = None
-    try:
+    async with judge_stack(o.trigger, budget) as stack:
+        judge = stack.judge
         runs = first_runs
         reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
         if o.runs == "planned":
@@ -333,19 +310,12 @@ async def run_gate(
             runs, plan_lines = gate.planned_runs(pilot)
             if runs > first_runs:
                 pilot_cost = _combined_cost(reports)
-                if o.budget is None and o.max_cost is not None:
-                    refuse_plan(gate.plan(base_side, runs, seeds), o.max_cost)
+                if o.budget is None and o.trigger.max_cost is not None:
+                    refuse_plan(gate.plan(base_side, runs, seeds), o.trigger.max_cost)
                 reports, recorders = await gate.run_sides(judge, base_side, gate.head, runs, seeds)
-        if cache is not None:
-            warnings.extend(cache.flush())
-    finally:
-        try:
-            await cached.aclose()
-        finally:
-            if cache is not None:
-                cache.close()
+        warnings.extend(stack.flush())
     report = build_report(
-        gate, reports, recorders, base_doc, head, runs=runs, plan=plan_lines, seed=o.seed,
+        gate, reports, recorders, base_doc, head, runs=runs, plan=plan_lines, seed=o.trigger.seed,
         warnings=[*gate.warnings, *warnings],
     )  # fmt: skip
     if pilot_cost is not None and report.cost is not None:  # the pilot's calls were paid too

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.aio import blocking
-from skillbench.cost.budget import Budget, MeteredJudge, MeteredTextModel, backend_priced
+from skillbench.cost.budget import Budget, MeteredTextModel, backend_priced
 from skillbench.cost.plan import CostPlan
 from skillbench.documents import read_model
 from skillbench.errors import InputError
@@ -178,14 +178,10 @@ async def improve_skill(
     which the spend reaches it (the outputs so far are written). `budget`: a `Budget` shared
     across runs (a notebook session) whose meter records this loop and whose cap stops it; no
     upfront refusal (that is `max_cost`'s). `proposer` replaces the backend's."""
-    from skillbench.backends.registry import (
-        cached_judge,
-        open_cache,
-        require_replay,
-        resolve_backend_name,
-    )
+    from skillbench.backends.registry import require_replay, resolve_backend_name
     from skillbench.cost.limit import workflow_budget
     from skillbench.skill import load_as_claude_code
+    from skillbench.trigger.stack import judge_stack
 
     trigger = options.trigger
     if out is not None:
@@ -229,40 +225,27 @@ async def improve_skill(
         )
 
     budget = workflow_budget(budget=budget, max_cost=trigger.max_cost, plan=plan)
-    cache = open_cache(trigger.cache_path, enabled=trigger.use_cache)
-    judge = MeteredJudge(
-        cached_judge(
-            name,
-            model=trigger.model,
-            cache=cache,
-            workers=trigger.workers,
-            **trigger.judge_options(),
-        ),
-        budget,
-        priced=backend_priced(name, trigger.model),
-    )
-    chosen = proposer or make_proposer(name, model=trigger.model, cache=cache, budget=budget)
-    try:
-        result = await run_improve_loop(
-            skill.name,
-            skill.description,
-            queries,
-            judge,
-            chosen,
-            options.but(split_from=split),
-            context=context,
-            progress=progress,
-            budget=budget,
+    priced = backend_priced(name, trigger.model)
+    async with judge_stack(trigger.but(escalate=False), budget, priced=priced) as stack:
+        chosen = proposer or make_proposer(
+            name, model=trigger.model, cache=stack.cache, budget=budget
         )
-    finally:
         try:
-            await judge.aclose()
+            result = await run_improve_loop(
+                skill.name,
+                skill.description,
+                queries,
+                stack.judge,
+                chosen,
+                options.but(split_from=split),
+                context=context,
+                progress=progress,
+                budget=budget,
+            )
+        finally:
             model_obj = getattr(chosen, "model", None)
             if proposer is None and model_obj is not None:
                 await model_obj.aclose()
-        finally:
-            if cache is not None:
-                cache.close()
     if result.summary.settings is not None:  # the header's catalog row: source and hash
         result.summary.settings.catalog_source = catalog_info.source
         result.summary.settings.catalog_sha256 = catalog_info.sha256

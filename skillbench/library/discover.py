@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import cli_name
+from skillbench.backends.skill_install import cli_name
 from skillbench.errors import InputError
 from skillbench.library.document import SkillEvals
 from skillbench.trigger.catalog import catalog_hash, entry_for

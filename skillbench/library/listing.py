@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import CliSkill, cli_name, cli_skills
+from skillbench.backends.describe import CapturedRequest
+from skillbench.backends.skill_install import CliSkill, cli_name, cli_skills
 from skillbench.library.document import BudgetWhatIf, LibraryListing, ListedSkill, ListingState
 from skillbench.trigger import listing as rule
 
@@ -151,7 +152,7 @@ def library_listing(
     model: str,
     *,
     env: Mapping[str, str] | None = None,
-    captured: Any = None,
+    captured: CapturedRequest | None = None,
     budgets: Sequence[int] = WHAT_IF_BUDGETS,
 ) -> LibraryListing:
     """The listing of the library for `model`: from `captured` (a replay template: its `body`
@@ -161,9 +162,7 @@ def library_listing(
     by_folder = {cli_name(e): e.name for e in entries}
     budget, how = rule.cli_budget(model, env)
     if captured is not None and entries:
-        info = rule.from_request(
-            captured.body, entries[0], budget=getattr(captured, "listing_budget", None), env=env
-        )
+        info = rule.from_request(captured.body, entries[0], budget=captured.listing_budget, env=env)
         if info.budget_chars:
             budget, how = info.budget_chars, info.budget_source or how
         states = captured_states(captured.body, entries)

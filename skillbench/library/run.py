@@ -21,11 +21,12 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
-from skillbench.backends.claude_cli.install import cli_name
+from skillbench.backends.describe import agent_view, captured_request, describe
+from skillbench.backends.skill_install import cli_name
 from skillbench.cost import notes as notes_of_cost
 from skillbench.cost.plan import CostPlan
 from skillbench.errors import InputError
@@ -54,7 +55,6 @@ from skillbench.trigger.listing import BUDGET_ENV, DEFAULT_MODEL
 from skillbench.trigger.options import DEFAULT_OPTIONS, TriggerOptions
 from skillbench.trigger.report import QueryTally
 from skillbench.trigger.run import (
-    _innermost,
     _run_wave,
     backend_info,
     backend_workers,
@@ -130,25 +130,26 @@ def _listing(
 ) -> tuple[LibraryListing | None, str | None]:
     """The library's listing: read from the replay harness's captured request, else Claude
     Code's rule for the judge's model; (None, why) when the capture failed."""
-    inner: Any = _innermost(judge)
+    info = describe(judge)
     env = dict(os.environ)
     if budget is not None:
         env[BUDGET_ENV] = str(budget)
     model = listing_model(judge)
-    if getattr(inner, "harness", None) == "replay":
+    target, catalog = entries[0], tuple(entries[1:])
+    if info.listing == "captured":
         try:
-            template = inner.template_for(entries[0], tuple(entries[1:]))
+            captured = captured_request(judge, target, catalog)
         except Exception as exc:  # the runs report the same failure
             return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
-        env.update(getattr(template, "settings", {}) or {})
-        return library_listing(entries, model, env=env, captured=template), None
-    if getattr(inner, "agent", None) is not None:  # another agent: its own listing rules
+        env.update(captured.settings)
+        return library_listing(entries, model, env=env, captured=captured), None
+    if info.agent_title is not None:  # another agent: its own listing rules
         try:
-            view = inner.template_for(entries[0], tuple(entries[1:])).view()
+            view = agent_view(judge, target, catalog)
         except Exception as exc:  # the runs report the same failure
             return (
                 None,
-                f"LISTING: unknown: {inner.agent.title}'s request could not be captured ({exc})",
+                f"LISTING: unknown: {info.agent_title}'s request could not be captured ({exc})",
             )
         return agent_listing(entries, view), None
     return library_listing(entries, model, env=env), None
@@ -158,16 +159,14 @@ def budget_applies(judge: object) -> bool:
     """Whether Claude Code's listing budget decides what the judge is shown: its own request
     (the replay harness, the real CLI) or a proxy given the listed descriptions (`as_listed`);
     not a harness that sends every description in full (`minimal`) nor another agent."""
-    if getattr(_innermost(judge), "is_proxy", False):
-        return True
-    harness = harness_info(judge)  # type: ignore[arg-type]
-    return harness is not None and harness.claude_code_request
+    info = describe(judge)
+    return info.is_proxy or info.own_request
 
 
 def listing_applies(judge: object) -> bool:
     """Whether the report's listing is what the judge was shown: Claude Code's (see
     `budget_applies`) or another agent's own, read from its captured request."""
-    return budget_applies(judge) or getattr(_innermost(judge), "agent", None) is not None
+    return budget_applies(judge) or describe(judge).agent_title is not None
 
 
 def check_budget_applies(budget: int | None, applies: bool, harness: str | None) -> None:
@@ -220,7 +219,7 @@ async def run_library(
     if listing is not None and not applies:
         listing.applied = False
         notes.append(NOT_APPLIED_NOTE)
-    if getattr(_innermost(judge), "is_proxy", False) and listing is not None:
+    if describe(judge).is_proxy and listing is not None:
         entries = as_listed(entries, listing)
         notes.append(PROXY_LISTING_NOTE)
     target, catalog = library_set(entries)
@@ -403,15 +402,13 @@ async def route_library(
     (`SLASH_COMMAND_TOOL_CHAR_BUDGET`) for the run; ``embedder`` (`lexical`, `local` or None) is
     the overlap pre-screen's. `options.catalog_dir` and `options.escalate` do not apply (the
     library is the catalog)."""
-    from skillbench.backends.registry import cached_judge, default_workers, open_cache
-    from skillbench.cost.budget import MeteredJudge
     from skillbench.cost.limit import active_budget, workflow_budget
+    from skillbench.trigger.stack import judge_stack, with_default_workers
 
     check_listing_budget(listing_budget)
     library = load_library(library_dir, evals_dir=evals_dir)
     _queries(library)
-    if options.workers is None:
-        options = options.but(workers=default_workers(options.backend))
+    options = with_default_workers(options)
     with listing_budget_env(listing_budget):
 
         def plan() -> CostPlan:
@@ -426,36 +423,21 @@ async def route_library(
         budget = None
         if options.max_cost is not None or active_budget() is not None:
             budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
-        cache = open_cache(options.cache_path, enabled=options.use_cache)
-        try:
-            cached: Any = cached_judge(
-                options.backend,
-                model=options.model,
-                cache=cache,
-                workers=options.workers,
-                **options.judge_options(),
+        # the library is its own catalog: --escalate does not apply
+        async with judge_stack(options.but(escalate=False), budget) as stack:
+            report = await run_library(
+                library,
+                stack.judge,
+                options,
+                listing_budget=listing_budget,
+                embedder=embedder,
+                evals_dir=evals_dir,
+                progress=progress,
             )
-            judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
-            try:
-                report = await run_library(
-                    library,
-                    judge,
-                    options,
-                    listing_budget=listing_budget,
-                    embedder=embedder,
-                    evals_dir=evals_dir,
-                    progress=progress,
-                )
-            finally:
-                await cached.aclose()
             if report.cost is not None and budget is not None:
                 report.cost.cap_usd = budget.cap_usd
-            if cache is not None:
-                report.warnings.extend(cache.flush())
+            report.warnings.extend(stack.flush())
             return report
-        finally:
-            if cache is not None:
-                cache.close()
 
 
 route_library_sync = blocking(route_library)
@@ -487,7 +469,7 @@ def plan_library(
             judge_options = options.judge_options()
             estimator = get_estimator(name, model=model, cache=cache, **judge_options)
             keys, note = key_judge(name, model=model, cache=cache, options=judge_options)
-            proxy = keys is not None and getattr(_innermost(keys), "is_proxy", False)
+            proxy = keys is not None and describe(keys).is_proxy
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
             listing = library_listing(library.entries, listed_for)
             applies = listing_applies(keys) if keys is not None else options.harness != "minimal"

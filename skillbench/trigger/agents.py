@@ -31,8 +31,6 @@ from skillbench.trigger.options import TriggerOptions
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_AGENTS = ("claude-code", "opencode", "gemini", "codex")
-
 
 class AgentRun(Doc):
     """One agent's result on the eval set (or why it did not run)."""
@@ -117,7 +115,7 @@ async def run_agents(
     evals: str | Path,
     options: TriggerOptions | None = None,
     *,
-    agents: Sequence[str] = DEFAULT_AGENTS,
+    agents: Sequence[str] | None = None,
     models: dict[str, str] | None = None,
     backend_options: dict[str, dict[str, Any]] | None = None,
     n_resamples: int = 2000,
@@ -125,13 +123,16 @@ async def run_agents(
     """Run the eval set through every agent of `agents` with the same `options` (runs,
     threshold, seed, catalog, cache; its backend and model are set per agent: `models`, else
     the agent's default; `backend_options` per agent) and compare (see the module docstring).
-    InputError for an unknown agent name or a repeated one, before any run."""
-    from skillbench.backends.registry import agent_backend
+    InputError for an unknown agent name or a repeated one, before any run. `agents` None:
+    every agent (`registry.agent_names()`: Claude Code, then each agent backend)."""
+    from skillbench.backends.registry import agent_backend, agent_names
     from skillbench.trigger.run import evaluate_skill
 
     options = options or TriggerOptions()
     if options.runs == "auto":
         raise InputError("use a fixed number of runs: every agent samples alike", path="--runs")
+    if agents is None:
+        agents = agent_names()
     if not agents:
         raise InputError("name at least one agent", path="--agents")
     names = [a.strip().lower() for a in agents]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillbench.backends.base import SkillEntry, TriggerJudge, TriggerOutcome, TriggerRequest
+from skillbench.backends.describe import describe
 from skillbench.cost import notes
 from skillbench.cost.actual import actual_block, cost_line
 from skillbench.cost.budget import CAP_ERROR, backend_priced
@@ -155,8 +156,8 @@ def refused_by_cap(outcome: TriggerOutcome) -> bool:
 def priced(judge: TriggerJudge, outcomes_cost: float) -> bool:
     """Whether the judge's dollars are known (`cost.budget.backend_priced`, given what the
     outcomes reported)."""
-    name, model = str(getattr(judge, "name", "?")), getattr(judge, "model", None)
-    return bool(backend_priced(name, model, reported=outcomes_cost))
+    info = describe(judge)
+    return bool(backend_priced(info.name, info.model, reported=outcomes_cost))
 
 
 def actual_cost(
@@ -174,9 +175,10 @@ def actual_cost(
     first_paid: Dollars | None = None
     if cached is not None and hits:
         first_paid = cached.cost_usd if priced(judge, cached.cost_usd) else UNKNOWN
+    info = describe(judge)
     line = cost_line(
-        str(getattr(judge, "name", "?")),
-        getattr(judge, "model", None),
+        info.name,
+        info.model,
         "trigger",
         calls=calls,
         hits=hits,

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from skillbench.aio import blocking
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.describe import describe, stored_request
 from skillbench.errors import InputError
 from skillbench.redaction import clip, redact_data
 from skillbench.schemas.trigger import ListingInfo, TriggerReport
@@ -151,17 +152,11 @@ def listed_skills(
     stored replay template's listing; every skill in full for the minimal harness; None when
     not known. Never captures."""
     from skillbench.trigger import listing
-    from skillbench.trigger.run import _innermost
 
-    inner = _innermost(judge)
-    harness = getattr(inner, "harness", None)
-    if harness == "minimal":
+    if describe(judge).listing == "full":
         return {s.name: s.description for s in (target, *catalog)}
-    known = getattr(inner, "known_template", None)
-    if harness != "replay" or not callable(known):
-        return None
-    template = known(target, catalog)
-    text = listing.listing_text(template.body) if template is not None else None
+    stored = stored_request(judge, target, catalog)
+    text = listing.listing_text(stored.body) if stored is not None else None
     return dict(listing.parse_listing(text)) if text is not None else None
 
 
@@ -239,6 +234,7 @@ def _explain(
     # them unknown — nothing is captured here — so those runs read as not cached
     outcomes = [_cached(judge, r) for r in requests]
     target, others = requests[0].target, requests[0].catalog
+    described = describe(judge)
     listed, found, problem = None, None, None
     if any(outcomes):
         listed = listed_skills(judge, target, others)
@@ -254,8 +250,8 @@ def _explain(
         query=query.text,
         should_trigger=query.should_trigger,
         backend=backend,
-        model=getattr(judge, "model", None),
-        harness=getattr(getattr(judge, "inner", None), "harness", None),
+        model=described.model,
+        harness=described.harness_name,
         runs=moves,
         listing=found,
         listing_problem=problem,

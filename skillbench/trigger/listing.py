@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import CliSkill, cli_name, cli_skills
+from skillbench.backends.skill_install import CliSkill, cli_name, cli_skills
 from skillbench.schemas.trigger import ListingInfo, TriggerReport
 
 LISTING_MARKER = "The following skills are available for use with the Skill tool:"

@@ -25,6 +25,12 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.backends.describe import (
+    agent_listing,
+    captured_request,
+    describe,
+    warm_up,
+)
 from skillbench.cost import notes as notes_module
 from skillbench.cost.budget import Budget
 from skillbench.cost.plan import CostPlan
@@ -77,16 +83,6 @@ __all__ = [
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done_runs, planned_runs)`` after every run (planned shrinks in auto mode)."""
 
-MINIMAL_NOTE = (
-    "harness 'minimal': skillbench's imitation of Claude Code's routing prompt, NOT Claude Code's "
-    "request (system prompt, tools, skill listing, thinking and limits differ); use the default "
-    "replay harness for rates that mean Claude Code"
-)
-CACHE_BEFORE_QUERY_NOTE = (
-    "--cache-before-query: one prompt-cache breakpoint added before the query, so the skill "
-    "listing is read from the cache instead of rewritten for every query; the model saw Claude "
-    "Code's own tokens, only the request's caching hint differs"
-)
 SELF_BOUNDED_HEADROOM = 4  # workers per limiter slot for a judge that queues its own calls
 DEFAULT_RUNS = limits.DEFAULT_RUNS
 """Runs per query by default (`skillbench.limits.DEFAULT_RUNS`, kept here for importers)."""
@@ -136,7 +132,7 @@ async def run_trigger_eval(
     seed, timeout = options.seed, options.timeout
     workers = options.workers if options.workers is not None else backend_workers(judge)
     limits.check_int(workers, "--workers", 1, limits.MAX_WORKERS)
-    if timeout is not None and getattr(_innermost(judge), "batch", False):
+    if timeout is not None and describe(judge).batch:
         raise InputError(
             "a per-run timeout cannot apply to a Message Batch, which is awaited as a whole: "
             "drop --timeout, or drop --batch to run live calls with a timeout each",
@@ -154,16 +150,14 @@ async def run_trigger_eval(
     tallies = [QueryTally(query) for query in items]
     tracker = _Progress(progress, per_query * len(items))
     rule = SequentialRule(threshold=threshold, confidence=confidence, max_runs=max_runs)
-    warm_up = getattr(_innermost(judge), "warm_up", None)
-    if callable(warm_up):  # e.g. the SDK import: not part of the measured wall time
-        warm_up()
+    warm_up(judge)  # e.g. the SDK import: not part of the measured wall time
     LOG.info(
         "trigger eval of %s: %d queries, runs %s, %d workers, judge %s",
         skill_name,
         len(items),
         runs,
         workers,
-        getattr(judge, "name", type(judge).__name__),
+        describe(judge).name,
     )
     started = time.perf_counter()
     pending = list(tallies)
@@ -235,12 +229,13 @@ async def run_trigger_eval(
             )
         )
     notes = _notes(items, backend, runs, threshold, confidence, skill_name, catalog)
-    notes.extend(getattr(_innermost(judge), "notes", None) or [])  # e.g. a forgotten batch
-    harness = harness_info(judge)
+    described = describe(judge)
+    notes.extend(described.notes)  # e.g. a forgotten batch
+    harness = described.harness
     listing, listing_problem = listing_info(judge, target, others)
     if harness is not None and harness.note:
         notes.insert(0, harness.note)
-    escalated = getattr(judge, "escalated", None)
+    escalated = described.escalated
     if escalated is not None:
         notes.append(
             f"--escalate: {escalated} undecided run(s) re-run through the claude-code backend."
@@ -326,15 +321,10 @@ async def evaluate_skill(
     ``budget``: a `Budget` shared across runs (a notebook session): its meter records this run
     and its cap stops it; no upfront refusal (that is ``max_cost``'s).
     """
-    from skillbench.backends.registry import (
-        cached_judge,
-        default_workers,
-        open_cache,
-        require_replay,
-    )
-    from skillbench.cost.budget import MeteredJudge
+    from skillbench.backends.registry import require_replay
     from skillbench.cost.limit import active_budget, workflow_budget
     from skillbench.skill import load_as_claude_code
+    from skillbench.trigger.stack import judge_stack, with_default_workers
 
     if options.project is not None:
         require_replay(options.backend, options.harness, "--project")
@@ -346,30 +336,13 @@ async def evaluate_skill(
     from skillbench.trigger.catalog import resolve_catalog
 
     catalog, catalog_info = resolve_catalog(options.catalog_dir, exclude=skill.name)
-    if options.workers is None:
-        options = options.but(workers=default_workers(options.backend))
-    judge_options = options.judge_options()
+    options = with_default_workers(options)
 
     def plan() -> CostPlan:
         return plan_trigger(skill.name, text, queries, options, _skill_context(skill, catalog))
 
     if budget is None and (options.max_cost is not None or active_budget() is not None):
         budget = workflow_budget(budget=None, max_cost=options.max_cost, plan=plan)
-    cache = open_cache(options.cache_path, enabled=options.use_cache)
-    cached: Any = cached_judge(
-        options.backend,
-        model=options.model,
-        cache=cache,
-        workers=options.workers,
-        **judge_options,
-    )
-    if options.escalate:
-        from skillbench.trigger.escalate import EscalatingJudge
-
-        cached = EscalatingJudge(
-            cached, cached_judge("claude-code", model=options.model, cache=cache)
-        )
-    judge: TriggerJudge = MeteredJudge(cached, budget) if budget is not None else cached
     context = EvalContext(
         body=skill.body,
         catalog=tuple(catalog),
@@ -378,27 +351,21 @@ async def evaluate_skill(
         evals_file=evals,
         catalog_info=catalog_info,
     )
-    try:
+    async with judge_stack(options, budget) as stack:
         report = await run_trigger_eval(
-            skill.name, text, queries, judge, options, context=context, progress=progress
+            skill.name, text, queries, stack.judge, options, context=context, progress=progress
         )
         if report.cost is not None and budget is not None:
             report.cost.cap_usd = budget.cap_usd
         if load_warnings:
             report.warnings = [*load_warnings, *(report.warnings or [])]
-        if cache is not None:  # answers a locked cache could not take: written now, or said so
-            report.warnings = [*(report.warnings or []), *cache.flush()] or None
+        if stack.cache is not None:  # answers a locked cache could not take: written, or said
+            report.warnings = [*(report.warnings or []), *stack.flush()] or None
         from skillbench.trigger.verdict import trigger_header
 
         header = trigger_header(report, skill_dir=skill.path)
         report.header = header.model_dump(mode="json", exclude_none=True)
         return report
-    finally:
-        try:
-            await cached.aclose()
-        finally:
-            if cache is not None:
-                cache.close()
 
 
 async def plan_skill_eval(
@@ -462,11 +429,9 @@ def load_catalog(root: str | Path, *, exclude: str | None = None) -> list[SkillE
 
 
 def backend_workers(judge: TriggerJudge, fallback: int = 8) -> int:
-    """The innermost judge's `max_concurrency` (through cache wrappers), else `fallback`."""
-    value = getattr(_innermost(judge), "max_concurrency", None)
-    return (
-        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else fallback
-    )
+    """The judge's declared `max_concurrency` (through cache wrappers), else `fallback`."""
+    value = describe(judge).max_concurrency
+    return value if value is not None else fallback
 
 
 def backend_info(judge: TriggerJudge) -> BackendInfo:
@@ -475,40 +440,20 @@ def backend_info(judge: TriggerJudge) -> BackendInfo:
         versions = {str(k): str(v) for k, v in judge.versions().items()}
     except Exception:  # a report must not fail because a version probe did
         versions = {}
-    is_proxy = bool(getattr(judge, "is_proxy", False))
+    info = describe(judge)
     return BackendInfo(
-        name=str(getattr(judge, "name", type(judge).__name__)),
-        model=getattr(judge, "model", None),
+        name=info.name,
+        model=info.model,
         versions=versions,
-        is_proxy=is_proxy,
-        notes=PROXY_NOTE if is_proxy else None,
+        is_proxy=info.is_proxy,
+        notes=PROXY_NOTE if info.is_proxy else None,
     )
 
 
 def harness_info(judge: TriggerJudge) -> HarnessInfo | None:
-    """Whether the model was asked Claude Code's own request (replay, claude-code) or not."""
-    inner = _innermost(judge)
-    own = getattr(inner, "harness_info", None)
-    if callable(own):  # a judge that describes itself (the agent backends)
-        described: HarnessInfo | None = own()
-        return described
-    harness = getattr(inner, "harness", None)
-    name = str(getattr(inner, "name", ""))
-    if harness == "replay":
-        extra = bool(getattr(inner, "cache_before_query", False))
-        return HarnessInfo(
-            name="replay",
-            claude_code_request=True,
-            note=CACHE_BEFORE_QUERY_NOTE if extra else None,
-            cache_before_query=extra or None,
-        )
-    if harness == "minimal":
-        return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
-    if _runs_sessions(inner):  # the real CLI: Claude Code's own request, by construction
-        return HarnessInfo(name=name, claude_code_request=True)
-    if getattr(inner, "is_proxy", False):
-        return HarnessInfo(name=name or "proxy", claude_code_request=False)
-    return None
+    """Whether the model was asked Claude Code's own request (replay, claude-code) or not, as
+    the judge declares it (`backends.describe`)."""
+    return describe(judge).harness
 
 
 def listing_model(judge: object) -> str:
@@ -518,11 +463,7 @@ def listing_model(judge: object) -> str:
     embedding model's name), so `DEFAULT_MODEL`."""
     from skillbench.trigger.listing import DEFAULT_MODEL
 
-    inner = _innermost(judge)
-    if getattr(inner, "is_proxy", False):
-        return DEFAULT_MODEL
-    reported = getattr(inner, "reported_models", None) or [None]
-    return str(getattr(inner, "model", None) or reported[0] or DEFAULT_MODEL)
+    return describe(judge).listing_model or DEFAULT_MODEL
 
 
 def listing_info(
@@ -533,33 +474,29 @@ def listing_info(
     the proxy show it whole — and, when nothing was captured, why (no listing is claimed)."""
     from skillbench.trigger import listing
 
-    inner = _innermost(judge)
-    own = getattr(inner, "listing_info", None)
-    if callable(own):  # a judge that reads its own request (the agent backends)
-        found: tuple[ListingInfo | None, str | None] = own(target, catalog)
-        return found
+    info = describe(judge)
+    if info.listing == "agent":  # a judge that reads its own request (the agent backends)
+        return agent_listing(judge, target, catalog)
     model = listing_model(judge)
-    harness = getattr(inner, "harness", None)
-    if harness == "replay":
+    if info.listing == "captured":
         try:
-            template = inner.template_for(target, catalog)  # type: ignore[attr-defined]
+            captured = captured_request(judge, target, catalog)
         except Exception as exc:  # the runs already errored for the same reason
             return None, redact(
                 f"LISTING: unknown: Claude Code's request could not be captured, so what the "
                 f"model would see is not known ({exc})"
             )
-        env = {**os.environ, **getattr(template, "settings", {})}
-        budget = getattr(template, "listing_budget", None)
-        return listing.from_request(template.body, target, budget=budget, env=env), None
-    claude_code = _runs_sessions(inner)
-    if not (claude_code or harness == "minimal" or getattr(inner, "is_proxy", False)):
+        env = {**os.environ, **captured.settings}
+        budget = captured.listing_budget
+        return listing.from_request(captured.body, target, budget=budget, env=env), None
+    if info.listing not in ("rule", "full", "proxy"):
         return None, None
     try:
-        env = {**os.environ, **getattr(inner, "extra_env", {})}
+        env = {**os.environ, **info.listing_env}
         would = listing.estimate(target, catalog, model, env)
     except Exception as exc:  # an unreadable folder: the runs report it
         return None, redact(f"LISTING: unknown: Claude Code's listing rule not applied ({exc})")
-    if claude_code:
+    if info.listing == "rule":
         return would, None
     note = None
     if would.target != "full":
@@ -568,7 +505,7 @@ def listing_info(
             f"{target.name!r} {would.target} (budget {would.budget_chars or 0:,} characters)"
         )
     shown = ListingInfo(
-        target="full" if harness == "minimal" else "not-applicable",
+        target="full" if info.listing == "full" else "not-applicable",
         source="harness",
         budget_chars=would.budget_chars,
         budget_source=would.budget_source,
@@ -586,19 +523,19 @@ async def _run_wave(
 ) -> list[TriggerOutcome]:
     """Run one wave of requests.
 
-    When ``_wants_many(judge)`` and no per-run timeout is set, the whole wave goes to
-    ``judge_many`` in one call (one embedding batch for the local proxy, one Message Batch with
-    ``batch=True``; the call cache serves hits); a failure of that call turns every run of the wave
-    into an error. Otherwise each run is its own task, each bounded by ``timeout``. A judge with
+    When the judge takes whole waves (`JudgeInfo.whole_waves`) and no per-run timeout is set,
+    the whole wave goes to ``judge_many`` in one call (one embedding batch for the local proxy,
+    one Message Batch with ``batch=True``; the call cache serves hits); a failure of that call
+    turns every run of the wave into an error. Otherwise each run is its own task, each bounded by ``timeout``. A judge with
     its own ``limiter`` (`backends.limiter`: the API backend) gets every task at once when no
     ``timeout`` is set, so a run waiting out a ``retry-after`` gives its slot to another; with a
     ``timeout`` (a run's clock starts when it gets a worker), and for other judges, at most
     ``workers`` run at a time.
     """
-    many = getattr(judge, "judge_many", None)
-    if many is not None and timeout is None and _wants_many(judge):
+    info = describe(judge)
+    if timeout is None and info.whole_waves:
         try:
-            outcomes = list(await many(requests))
+            outcomes = list(await judge.judge_many(requests))  # type: ignore[attr-defined]
         except Exception as exc:
             message = redact(f"{type(exc).__name__}: {exc}")
             outcomes = [TriggerOutcome(triggered=False, error=message) for _ in requests]
@@ -613,7 +550,7 @@ async def _run_wave(
     pending = iter(range(len(requests)))
     # a judge with its own limiter frees its slot while a call waits out a retry-after: give it
     # headroom (runs queued in the limiter, not holding a worker), still O(workers) coroutines
-    self_bounded = timeout is None and getattr(_innermost(judge), "limiter", None) is not None
+    self_bounded = timeout is None and info.self_limited
     width = SELF_BOUNDED_HEADROOM * workers if self_bounded else workers
 
     async def worker() -> None:
@@ -623,33 +560,6 @@ async def _run_wave(
 
     await asyncio.gather(*(worker() for _ in range(min(width, len(requests)))))
     return [o if o is not None else TriggerOutcome(False, error="not run") for o in done]
-
-
-def _runs_sessions(judge: object) -> bool:
-    """Whether the judge's backend runs whole agent sessions of the real CLI (its spec's
-    `sessions`), so its request is Claude Code's own and its listing Claude Code's rule."""
-    from skillbench.backends.spec import all_specs
-
-    spec = all_specs().get(str(getattr(judge, "name", "")))
-    return spec is not None and spec.sessions
-
-
-def _wants_many(judge: object) -> bool:
-    """Whether a whole wave should go to ``judge_many``: only when the innermost judge (through
-    cache wrappers' ``inner``) has its own ``judge_many`` and batches for real — the offline
-    proxy (one embedding batch) or a backend with ``batch`` on. Live API and CLI backends get
-    one task per run, so ``workers`` and ``timeout`` apply."""
-    inner = _innermost(judge)
-    if getattr(inner, "judge_many", None) is None:
-        return False
-    return bool(getattr(inner, "is_proxy", False) or getattr(inner, "batch", False))
-
-
-def _innermost(judge: object) -> object:
-    """The judge under any cache wrappers (followed through their ``inner``)."""
-    while getattr(judge, "inner", None) is not None:
-        judge = judge.inner  # type: ignore[attr-defined]
-    return judge
 
 
 async def _judge_once(

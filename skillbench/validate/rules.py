@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from skillbench.backends.spec import SkillLimits, agent_skill_limits
 from skillbench.errors import InputError
 from skillbench.schemas.validation import Finding, ValidationReport
 from skillbench.skill import (
@@ -35,13 +36,16 @@ from skillbench.skill import (
 if TYPE_CHECKING:
     import pandas as pd
 
-Profile = Literal["agentskills", "claude-code", "codex", "gemini", "opencode"]
+Profile = str
+"""`agentskills`, `claude-code`, or an agent backend's name (`AGENT_PROFILES`)."""
 Level = Literal["error", "warning"]
 CheckResult = bool | str | list[str] | None
 
-PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", "codex", "gemini", "opencode")
-#: The other agents' profiles: the open standard's keys, plus each agent's own limits (`AGENT_LIMITS`).
-AGENT_PROFILES: tuple[Profile, ...] = ("codex", "gemini", "opencode")
+#: Each agent's own limits on a skill, declared by its backend (`BackendSpec.skill_limits`).
+AGENT_LIMITS: dict[str, SkillLimits] = agent_skill_limits()
+#: The other agents' profiles: the open standard's keys, plus each agent's own limits.
+AGENT_PROFILES: tuple[Profile, ...] = tuple(AGENT_LIMITS)
+PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", *AGENT_PROFILES)
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 #: The Claude Code version whose skill frontmatter keys `CLAUDE_CODE_KEYS` lists (and whose
 #: readers the claude-code value rules follow): the newest CLI installed (`make claude-latest`).
@@ -104,9 +108,7 @@ ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
     "agentskills": frozenset(AGENTSKILLS_KEYS),
     "claude-code": frozenset(CLAUDE_CODE_KEYS),
     # Claude Code's own keys (when_to_use, disable-model-invocation, …) do nothing in these agents
-    "codex": frozenset(AGENTSKILLS_KEYS),
-    "gemini": frozenset(AGENTSKILLS_KEYS),
-    "opencode": frozenset(AGENTSKILLS_KEYS),
+    **{agent: frozenset(AGENTSKILLS_KEYS) for agent in AGENT_PROFILES},
 }
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 RESERVED_PREFIXES = ("claude", "anthropic")
@@ -137,38 +139,7 @@ MAX_FINDINGS_PER_RULE = 20
 TRIGGER_HINT = "description should usually include explicit trigger language like 'Use when ...'"
 
 
-class AgentLimits(NamedTuple):
-    """What one agent requires of a skill's frontmatter before it lists the skill (see
-    docs/validation.md for the source of each: measured on the pinned CLI, or read)."""
-
-    agent: str
-    max_name: int | None
-    max_description: int | None
-    name_matches_folder: bool
-    single_line_description: bool
-    enforced: bool
-    """True: the agent refuses a skill past a limit (AGENT_LIMIT, an error); False: the limits
-    are documented, but the pinned CLI listed such skills anyway (AGENT_DOCUMENTED_LIMIT, a
-    warning: a later version may enforce them)."""
-    note: str = ""
-    """What is known of the pinned CLI's own behaviour, added to a documented limit's finding."""
-
-
-AGENT_LIMITS: dict[str, AgentLimits] = {
-    "codex": AgentLimits("Codex CLI", 64, 1024, False, True, enforced=True),
-    "gemini": AgentLimits(
-        "Gemini CLI", None, None, False, False, enforced=False, note="not checked on 0.61.0"
-    ),
-    "opencode": AgentLimits(
-        "opencode",
-        64,
-        1024,
-        True,
-        False,
-        enforced=False,
-        note="opencode 1.18.33 listed such skills anyway (measured)",
-    ),
-}
+AgentLimits = SkillLimits  # the validator's older name
 
 
 class Loaded(NamedTuple):

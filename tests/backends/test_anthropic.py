@@ -529,8 +529,8 @@ async def test_ratelimit_headers_reach_the_limiter_and_pause_the_next_call() -> 
 
 
 async def test_send_tracing_keeps_a_trace_extension_already_set() -> None:
-    from skillbench.backends.anthropic.limiter import AdaptiveLimiter
     from skillbench.backends.anthropic.sdk import trace_sends
+    from skillbench.backends.limiter import AdaptiveLimiter
 
     seen: list[str] = []
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
-from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.claude_cli.session import ClaudeCodeJudge
+from skillbench.backends.skill_install import install_skills
 from skillbench.skill import Skill
 from skillbench.trigger.run import load_catalog
 

@@ -10,15 +10,15 @@ import pytest
 
 from skillbench.backends.anthropic.first_turn import FirstTurn
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import (
+from skillbench.backends.claude_cli.session import resolved_invocations, target_fired
+from skillbench.backends.claude_cli.stream_json import Session, ToolUse
+from skillbench.backends.skill_install import (
     cli_name,
     cli_skills,
     collation_key,
     install_skills,
     resolve_call,
 )
-from skillbench.backends.claude_cli.session import resolved_invocations, target_fired
-from skillbench.backends.claude_cli.stream_json import Session, ToolUse
 from skillbench.errors import InputError
 from skillbench.skill import Skill, cli_frontmatter, load_as_claude_code
 from skillbench.trigger.listing import (

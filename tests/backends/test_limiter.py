@@ -9,7 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from skillbench.backends.anthropic.limiter import (
+from skillbench.backends.limiter import (
     AdaptiveLimiter,
     Failure,
     RetryPolicy,

@@ -27,10 +27,10 @@ from skillbench.backends.anthropic.capture import (
     request_settings,
     template_key,
 )
-from skillbench.backends.anthropic.limiter import RetryPolicy
 from skillbench.backends.anthropic.replay import ReplayJudge, provider_model
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
+from skillbench.backends.limiter import RetryPolicy
 
 TARGET = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
 CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning CSV tables.", "# CSV\n"),)

@@ -14,6 +14,7 @@ from skillbench.backends import registry
 from skillbench.gate.aa import run_aa
 from skillbench.gate.output import markdown
 from skillbench.gate.run import GateOptions, run_gate
+from skillbench.trigger.options import TriggerOptions
 
 QUERIES = [f"please tidy the csv export number {i}" for i in range(10)]
 BASE = {q: 0.9 for q in QUERIES}
@@ -37,7 +38,8 @@ def setup(tmp_path: Path, head: str | None) -> tuple[Path, Path]:
 
 
 def options(tmp_path: Path, **more: object) -> GateOptions:
-    return GateOptions(backend="gate-fake", cache_path=tmp_path / "c.sqlite", runs=8, **more)  # type: ignore[arg-type]
+    trigger = TriggerOptions(backend="gate-fake", cache_path=tmp_path / "c.sqlite")
+    return GateOptions(trigger=trigger, runs=8, **more)  # type: ignore[arg-type]
 
 
 def test_a_regression_is_caught_and_named(tmp_path: Path, judge: ProbabilityJudge) -> None:
@@ -124,7 +126,8 @@ def test_one_query_that_collapses_is_a_regression_on_its_own_test(tmp_path: Path
     registry.register_judge("gate-fake-2", lambda **_: fake)
     try:
         skill, evals = setup(tmp_path, NEW)
-        opts = GateOptions(backend="gate-fake-2", cache_path=tmp_path / "c.sqlite", runs=30)
+        trigger = TriggerOptions(backend="gate-fake-2", cache_path=tmp_path / "c.sqlite")
+        opts = GateOptions(trigger=trigger, runs=30)
         report = run_sync(lambda: run_gate(skill, evals, opts, base_ref="main"))
     finally:
         registry.unregister("gate-fake-2")

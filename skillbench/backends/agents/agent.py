@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from skillbench.backends.agent_cli import AgentCall
-from skillbench.backends.anthropic.limiter import Failure
 from skillbench.backends.base import CallUsage
-from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.limiter import Failure
+from skillbench.backends.skill_install import CliSkill
 from skillbench.backends.spec import cli_install_hint
 from skillbench.errors import BackendError
 
@@ -244,8 +244,15 @@ class Agent:
         return None
 
     def price(self, model: str, usage: CallUsage) -> tuple[float, str | None]:
-        """Dollars of one call and a note (default: unknown)."""
-        return 0.0, f"no price known for {self.name} model {model!r}"
+        """Dollars of one call from the price table (`$SKILLBENCH_PRICES` included, as the
+        estimate reads it, so a user-set price is metered against `--max-cost` too), and a note
+        when the model has no price."""
+        from skillbench.schemas.prices import load_prices
+
+        dollars = load_prices().dollars(model, usage)
+        if dollars is None:
+            return 0.0, f"no price known for {self.name} model {model!r}"
+        return float(dollars), None
 
 
 _PASSED = frozenset({"PATH", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ", "SHELL", "USER"})

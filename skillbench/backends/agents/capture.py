@@ -19,9 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,9 +35,10 @@ from skillbench.backends.anthropic.capture import (
     skill_set_hash,
 )
 from skillbench.backends.base import SkillEntry
-from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.replay.capture_server import CaptureServer
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.skill_install import install_skills
 from skillbench.errors import BackendError
 from skillbench.redaction import redact
 
@@ -143,95 +142,12 @@ def agent_template_key(
 # -- the capture server ------------------------------------------------------------------------
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: AgentCaptureServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """No access log."""
-
-    def _answer(self, method: str) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
-        if not isinstance(body, dict):
-            body = {}
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        agent = self.server.agent
-        if method == "POST":
-            kept = {k: headers[k] for k in agent.kept_headers if k in headers}
-            self.server.record(self.path, kept, body)
-        status, content_type, payload = agent.capture_reply(method, self.path, body)
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(payload)))
-        self.end_headers()
-        if method != "HEAD":
-            self.wfile.write(payload)
-
-    def do_POST(self) -> None:
-        self._answer("POST")
-
-    def do_GET(self) -> None:
-        self._answer("GET")
-
-    def do_HEAD(self) -> None:
-        self._answer("HEAD")
-
-
-class AgentCaptureServer(ThreadingHTTPServer):
-    """Loopback server speaking the agent's provider API (`Agent.capture_reply`); it records
-    every POST (path, the kept headers, body: never a key)."""
-
-    daemon_threads = True
+class AgentCaptureServer(CaptureServer):
+    """The capture server answering as `agent` (`Agent.capture_reply`)."""
 
     def __init__(self, agent: Agent) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(agent)
         self.agent = agent
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self._lock = threading.RLock()
-        self._arrived = threading.Condition(self._lock)
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        """`http://127.0.0.1:<port>` (agents add their own path, e.g. `/v1`)."""
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
-        """Keep one request."""
-        with self._arrived:
-            self.requests.append((path, headers, body))
-            self._arrived.notify_all()
-
-    def wait_for_agent_request(self, seconds: float) -> bool:
-        """Wait up to `seconds` for the agent's own request; whether it came."""
-        with self._arrived:
-            return self._arrived.wait_for(lambda: self._found() is not None, timeout=seconds)
-
-    def agent_request(self) -> tuple[str, dict[str, str], dict[str, Any]] | None:
-        """The first request the agent calls its own."""
-        with self._lock:
-            return self._found()
-
-    def _found(self) -> tuple[str, dict[str, str], dict[str, Any]] | None:
-        for path, headers, body in self.requests:
-            if self.agent.is_agent_request(path, body):
-                return path, headers, body
-        return None
-
-    def __enter__(self) -> AgentCaptureServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
 
 
 # -- capture -----------------------------------------------------------------------------------

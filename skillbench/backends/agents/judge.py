@@ -25,10 +25,10 @@ from skillbench.backends.agents.capture import (
     cli_version,
     request_hash,
 )
-from skillbench.backends.anthropic.limiter import AdaptiveLimiter, RetryPolicy
-from skillbench.backends.anthropic.sdk import within_deadline
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
-from skillbench.backends.claude_cli.install import CliSkill, cli_skills
+from skillbench.backends.deadline import within_deadline
+from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.skill_install import CliSkill, cli_skills
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
 from skillbench.redaction import redact

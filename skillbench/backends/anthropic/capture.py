@@ -42,7 +42,6 @@ import subprocess
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +62,11 @@ from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTING
     build_env,
     request_settings,
 )
-from skillbench.backends.claude_cli.install import cli_name, install_skills, skill_md_bytes
 from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
 from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.replay.capture_server import CaptureServer as ReplayCaptureServer
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.skill_install import cli_name, install_skills, skill_md_bytes
 from skillbench.errors import BackendError
 
 LOG = logging.getLogger(__name__)
@@ -361,51 +361,28 @@ def text_reply_stream(model: str, text: str = "OK.") -> bytes:
     )
 
 
-class _CaptureHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: CaptureServer
+_NOT_FOUND = b'{"type":"error","error":{"type":"not_found_error"}}'
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """No access log."""
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+class ClaudeReplier:
+    """Claude Code as the capture server's `CaptureReplier`: the Messages API answered with a
+    short text reply, `count_tokens` with a count, anything else a 404; its own request is the
+    first whose tools include `Skill`."""
 
-    def do_HEAD(self) -> None:
-        self._send(200, b"", "text/plain")
+    kept_headers = KEPT_HEADERS
 
-    def do_GET(self) -> None:
-        self._send(404, b'{"type":"error","error":{"type":"not_found_error"}}', "application/json")
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
-        if not isinstance(body, dict):
-            body = {}
-        path = self.path.split("?", 1)[0]
-        if path.endswith("/count_tokens"):
-            self._send(200, b'{"input_tokens": 100}', "application/json")
-            return
-        if not path.endswith("/v1/messages"):
-            self._send(
-                404, b'{"type":"error","error":{"type":"not_found_error"}}', "application/json"
-            )
-            return
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        self.server.record(self.path, {k: headers[k] for k in KEPT_HEADERS if k in headers}, body)
+    def capture_reply(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, str, bytes]:
+        """The loopback Messages API's answer."""
+        if method == "HEAD":
+            return 200, "text/plain", b""
+        path = path.split("?", 1)[0]
+        if method == "POST" and path.endswith("/count_tokens"):
+            return 200, "application/json", b'{"input_tokens": 100}'
+        if method != "POST" or not path.endswith("/v1/messages"):
+            return 404, "application/json", _NOT_FOUND
         model = str(body.get("model") or "claude")
         if body.get("stream"):
-            self._send(200, text_reply_stream(model), "text/event-stream")
-            return
+            return 200, "text/event-stream", text_reply_stream(model)
         reply = {
             "id": "msg_capture",
             "type": "message",
@@ -416,49 +393,24 @@ class _CaptureHandler(BaseHTTPRequestHandler):
             "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 2},
         }
-        self._send(200, json.dumps(reply).encode(), "application/json")
+        return 200, "application/json", json.dumps(reply).encode()
+
+    def is_agent_request(self, path: str, body: dict[str, Any]) -> bool:
+        """A Messages request offering the `Skill` tool."""
+        tools = body.get("tools") or []
+        return any(isinstance(t, dict) and t.get("name") == "Skill" for t in tools)
 
 
-class CaptureServer(ThreadingHTTPServer):
-    """Loopback Messages API that records every `/v1/messages` request (body and the kept
-    headers only: never the key)."""
-
-    daemon_threads = True
+class CaptureServer(ReplayCaptureServer):
+    """The capture server answering as Claude Code's Messages API (`ClaudeReplier`); the value
+    for ANTHROPIC_BASE_URL is its `base_url`."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _CaptureHandler)
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        """The value for ANTHROPIC_BASE_URL."""
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
-        """Keep one request."""
-        with self._lock:
-            self.requests.append((path, headers, body))
+        super().__init__(ClaudeReplier())
 
     def skill_request(self) -> tuple[str, dict[str, str], dict[str, Any]] | None:
         """The first request whose tools include `Skill`."""
-        with self._lock:
-            for path, headers, body in self.requests:
-                tools = body.get("tools") or []
-                if any(isinstance(t, dict) and t.get("name") == "Skill" for t in tools):
-                    return path, headers, body
-        return None
-
-    def __enter__(self) -> CaptureServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+        return self.agent_request()
 
 
 # -- capture -----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillbench.backends.anthropic.routing_prompt import normalise_skill_name
-from skillbench.backends.claude_cli.install import CliSkill, resolve_call
+from skillbench.backends.skill_install import CliSkill, resolve_call
 from skillbench.schemas.cost import TokenCounts
 
 SKILL_TOOL = "Skill"

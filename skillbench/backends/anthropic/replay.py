@@ -42,7 +42,6 @@ from skillbench.backends.anthropic.capture import (
     request_settings,
 )
 from skillbench.backends.anthropic.first_turn import FirstTurn
-from skillbench.backends.anthropic.limiter import AdaptiveLimiter, RetryPolicy
 from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.anthropic.project import ProjectSnapshot, snapshot
 from skillbench.backends.anthropic.prompt_cache import add_breakpoint_before_query
@@ -66,7 +65,8 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
-from skillbench.backends.claude_cli.install import CliSkill, cli_skills
+from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.skill_install import CliSkill, cli_skills
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
 

@@ -44,14 +44,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar, Unpack
 from pydantic import BaseModel
 
 from skillbench import redaction
+from skillbench.backends import deadline as deadline_module
 from skillbench.backends.anthropic import routing_prompt
-from skillbench.backends.anthropic.limiter import (
-    AdaptiveLimiter,
-    Failure,
-    RetryPolicy,
-    parse_retry_after,
-    request_sent,
-)
 from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.base import (
     CallUsage,
@@ -63,6 +57,14 @@ from skillbench.backends.base import (
     listing_request_fields,
     public_endpoint,
     reply_problem,
+)
+from skillbench.backends.deadline import CallTimedOut
+from skillbench.backends.limiter import (
+    AdaptiveLimiter,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    request_sent,
 )
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
@@ -252,17 +254,14 @@ def _describe(exc: BaseException) -> str:
 
 
 async def within_deadline(call: Awaitable[Any], deadline: float, seconds: float) -> Any:
-    """Await `call` until the loop time `deadline`; then an `anthropic.APITimeoutError`-like
-    AnthropicError (callers turn it into an error outcome, never "not triggered")."""
+    """`deadline.within_deadline` for the Anthropic SDK's callers: the timeout raised as an
+    `anthropic.AnthropicError`, which they already turn into an error outcome."""
     import anthropic
 
     try:
-        async with asyncio.timeout_at(deadline):
-            return await call
-    except TimeoutError:
-        raise anthropic.AnthropicError(
-            f"call timed out after {seconds:g} s (whole call, retries included)"
-        ) from None
+        return await deadline_module.within_deadline(call, deadline, seconds)
+    except CallTimedOut as exc:
+        raise anthropic.AnthropicError(str(exc)) from None
 
 
 _SENT_EVENTS = ("send_request_body.complete", "connect_tcp.started", "start_tls.started")

@@ -62,13 +62,6 @@ from skillbench.backends.claude_cli.env import (
     request_settings,
     secret_values,
 )
-from skillbench.backends.claude_cli.install import (
-    CliSkill,
-    cli_skills,
-    install_skills,
-    resolve_call,
-    skill_markdown,
-)
 from skillbench.backends.claude_cli.login import (
     LOGIN_DROPS,
     Login,
@@ -86,6 +79,13 @@ from skillbench.backends.claude_cli.stream_json import (
 from skillbench.backends.key_forwarder import KeyForwarder, custom_headers
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch, private_root
+from skillbench.backends.skill_install import (
+    CliSkill,
+    cli_skills,
+    install_skills,
+    resolve_call,
+    skill_markdown,
+)
 from skillbench.errors import BackendError, InputError
 from skillbench.limits import ROUTING_CALL_TIMEOUT, TEXT_CALL_TIMEOUT
 

@@ -42,11 +42,11 @@ from typing import Any, ClassVar
 from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.agent_stream import read_first_move
 from skillbench.backends.agents.agent import Agent, Listing, Move
-from skillbench.backends.anthropic.limiter import Failure, parse_retry_after
 from skillbench.backends.base import public_endpoint
-from skillbench.backends.claude_cli.install import CliSkill
 from skillbench.backends.codex.listing import codex_listing, parse_listing
 from skillbench.backends.codex.stream import CodexFold
+from skillbench.backends.limiter import Failure, parse_retry_after
+from skillbench.backends.skill_install import CliSkill
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
 

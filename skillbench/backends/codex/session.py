@@ -31,7 +31,6 @@ from skillbench.backends.agent_cli import spawn_options
 from skillbench.backends.agents.agent import ERROR, Move
 from skillbench.backends.agents.capture import AgentTemplate
 from skillbench.backends.base import TriggerOutcome, TriggerRequest
-from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.codex.agent import CAPTURE_KEY_VARIABLE, CODEX, capture_config
 from skillbench.backends.codex.judge import CodexJudge
 from skillbench.backends.codex.listing import parse_listing
@@ -39,6 +38,7 @@ from skillbench.backends.codex.stream import CodexFold
 from skillbench.backends.key_forwarder import KeyForwarder
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.skill_install import install_skills
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
 from skillbench.redaction import redact

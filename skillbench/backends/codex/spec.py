@@ -2,7 +2,7 @@
 Responses API (`backends/codex/`; the module names only strings, so listing backends imports
 nothing)."""
 
-from skillbench.backends.spec import BackendSpec, cli_install_hint
+from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
 from skillbench.extras import AGENTS
 
 CODEX_PACKAGE = "@openai/codex@0.169.0"
@@ -33,4 +33,5 @@ CODEX_SPEC = BackendSpec(
     cli_install=cli_install_hint(
         CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),
+    skill_limits=SkillLimits("Codex CLI", 64, 1024, False, True, enforced=True),
 )

@@ -19,8 +19,8 @@ from typing import Any
 
 from skillbench.backends.agent_skills import resolve_skill
 from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
-from skillbench.backends.claude_cli.install import CliSkill
 from skillbench.backends.codex.listing import ListedSkill
+from skillbench.backends.skill_install import CliSkill
 
 TOOL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
 _INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}

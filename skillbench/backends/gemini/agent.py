@@ -29,11 +29,11 @@ from typing import Any, ClassVar
 from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.agent_stream import read_first_move
 from skillbench.backends.agents.agent import Agent, Listing, Move
-from skillbench.backends.anthropic.limiter import Failure, parse_retry_after
 from skillbench.backends.base import public_endpoint
-from skillbench.backends.claude_cli.install import CliSkill
 from skillbench.backends.gemini.listing import gemini_listing
 from skillbench.backends.gemini.stream import GeminiFold, dump, skill_locations
+from skillbench.backends.limiter import Failure, parse_retry_after
+from skillbench.backends.skill_install import CliSkill
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
 

@@ -1,7 +1,7 @@
 """The `gemini` backend's spec: Gemini CLI's own first request replayed through google-genai
 (`backends/gemini/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec, cli_install_hint
+from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
 from skillbench.extras import AGENTS
 
 GEMINI_PACKAGE = "@google/gemini-cli@0.61.0"
@@ -23,5 +23,8 @@ GEMINI_SPEC = BackendSpec(
     cli_package=GEMINI_PACKAGE,
     cli_install=cli_install_hint(
         GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
+    ),
+    skill_limits=SkillLimits(
+        "Gemini CLI", None, None, False, False, enforced=False, note="not checked on 0.61.0"
     ),
 )

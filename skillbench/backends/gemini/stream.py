@@ -16,7 +16,7 @@ from typing import Any
 
 from skillbench.backends.agent_skills import resolve_skill
 from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
-from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.skill_install import CliSkill
 
 ACTIVATE_SKILL = "activate_skill"
 READ_FILE = "read_file"

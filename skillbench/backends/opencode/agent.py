@@ -46,10 +46,10 @@ from skillbench.backends.agents.agent import (
 )
 from skillbench.backends.anthropic.capture import text_reply_stream
 from skillbench.backends.anthropic.first_turn import FirstTurn
-from skillbench.backends.anthropic.limiter import Failure
 from skillbench.backends.anthropic.replay import DRAIN_SECONDS
 from skillbench.backends.base import CallUsage, public_endpoint
-from skillbench.backends.claude_cli.install import CliSkill
+from skillbench.backends.limiter import Failure
+from skillbench.backends.skill_install import CliSkill
 
 VERSION = "1.18.33"
 SKILL_TOOL = "skill"

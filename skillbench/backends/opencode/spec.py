@@ -1,7 +1,7 @@
 """The `opencode` backend's spec: opencode's own request replayed through the anthropic SDK
 (`backends/opencode/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec, cli_install_hint
+from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
 
 OPENCODE_PACKAGE = "opencode-ai@1.18.33"
 """The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
@@ -23,5 +23,14 @@ OPENCODE_SPEC = BackendSpec(
     cli_package=OPENCODE_PACKAGE,
     cli_install=cli_install_hint(
         OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
+    ),
+    skill_limits=SkillLimits(
+        "opencode",
+        64,
+        1024,
+        True,
+        False,
+        enforced=False,
+        note="opencode 1.18.33 listed such skills anyway (measured)",
     ),
 )
