@@ -143,17 +143,13 @@ def run_check(args: argparse.Namespace) -> int:
     import asyncio
 
     from skillbench.backends.base import TriggerOutcome
-    from skillbench.backends.registry import (
-        cached_judge,
-        default_workers,
-        open_cache,
-        resolve_backend_name,
-    )
-    from skillbench.cost.budget import CAP_ERROR, Budget, MeteredJudge
+    from skillbench.backends.registry import default_workers, resolve_backend_name
+    from skillbench.cost.budget import CAP_ERROR, Budget
     from skillbench.cost.plan import existing_cache
     from skillbench.field.check import agreement, agreement_lines, check_turns, plan_check, replay
     from skillbench.io import dumps_json
     from skillbench.trigger.options import TriggerOptions
+    from skillbench.trigger.stack import judge_stack
 
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     cap = common.max_cost(args)
@@ -183,23 +179,14 @@ def run_check(args: argparse.Namespace) -> int:
     for line in plan.text():  # the plan first, on stderr (stdout holds the result)
         print(common.safe(line), file=sys.stderr)
     workers = args.workers or default_workers(options.backend)
-    cache = open_cache(options.cache_path, enabled=options.use_cache)
+    options = options.but(workers=workers)
     budget = Budget(cap)
-    cached = cached_judge(
-        options.backend, model=options.model, cache=cache, workers=workers, **judge_options
-    )
 
     async def run() -> list[TriggerOutcome]:
-        try:
-            return await replay(turns, MeteredJudge(cached, budget), workers=workers)
-        finally:
-            await cached.aclose()
+        async with judge_stack(options, budget) as stack:  # the stack every trigger eval uses
+            return await replay(turns, stack.judge, workers=workers)
 
-    try:
-        outcomes = asyncio.run(run())
-    finally:
-        if cache is not None:
-            cache.close()
+    outcomes = asyncio.run(run())
     result = agreement(turns, outcomes)
     common.print_cost(budget)
     if args.json:
