@@ -144,8 +144,20 @@ def _runs(text: str) -> int | str:
     return common.runs_option()(text)
 
 
-def _options(args: argparse.Namespace) -> Any:
+def _backend_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge's harness options and, on the replay harness, its CLI mode (`--cli-mode`,
+    else interactive: `TriggerOptions.replay_cli_mode`)."""
     from skillbench.backends.registry import harness_options
+    from skillbench.trigger.options import TriggerOptions
+
+    options = harness_options(args.harness, cache_before_query=args.cache_before_query)
+    mode = TriggerOptions(
+        backend=args.backend, harness=args.harness, cli_mode=args.cli_mode
+    ).replay_cli_mode()
+    return {**options, "cli_mode": mode} if mode is not None else options
+
+
+def _options(args: argparse.Namespace) -> Any:
     from skillbench.gate.run import GateOptions
 
     return GateOptions(
@@ -154,7 +166,7 @@ def _options(args: argparse.Namespace) -> Any:
         catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
-        backend_options=harness_options(args.harness, cache_before_query=args.cache_before_query),
+        backend_options=_backend_options(args),
         runs=args.runs,
         effect=args.effect,
         affected=args.affected,
@@ -211,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
     check_output(out / "gate_report.json", "--out")
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     options = _options(args)
     if args.behavior:
         return _behavior(args, options, out, started)

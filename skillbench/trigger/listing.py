@@ -381,12 +381,17 @@ def listing_phrase(info: ListingInfo) -> str:
     return f"target {HOW[info.target]}{budget} [{info.source}]"
 
 
+CLI_MODE_PHRASE = {"interactive": "interactive CLI", "print": "print mode, claude -p"}
+
+
 def harness_phrase(report: TriggerReport) -> str | None:
     """`replay (Claude Code's own request)` / `minimal (NOT Claude Code's request)`, or None."""
     h = report.harness
     if h is None:
         return None
     whose = "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
+    if h.cli_mode is not None:
+        whose += f", {CLI_MODE_PHRASE.get(h.cli_mode, h.cli_mode)}"
     if h.cache_before_query:
         whose += ", + 1 cache breakpoint before the query"
     return f"{h.name} ({whose})"
