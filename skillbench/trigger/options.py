@@ -111,20 +111,22 @@ class TriggerOptions:
         options.update(harness_options(self.harness, cache_before_query=self.cache_before_query))
         if self.project is not None:
             options["project"] = self.project
-        mode = self.replay_cli_mode()
+        mode = self.replay_cli_mode(options.get("harness"))
         if mode is not None:
             options["cli_mode"] = mode
         return options
 
-    def replay_cli_mode(self) -> str | None:
+    def replay_cli_mode(self, harness: str | None = None) -> str | None:
         """The CLI mode the replay harness captures with (`cli_mode`, else interactive); None
-        when the backend is not the replay harness (the claude-code backend runs `claude -p`,
+        when the backend is not the replay harness (`harness`, else `self.harness`: a harness
+        may come in `backend_options`) (the claude-code backend runs `claude -p`,
         the report says so; `check_cli_mode_applies` refuses `--cli-mode` there)."""
         from skillbench.backends.claude_cli.interactive import DEFAULT_CLI_MODE
         from skillbench.backends.registry import backend_spec, resolve_harness
 
         spec = backend_spec(self.backend)
-        if spec.harnesses and resolve_harness(self.harness, spec.name) == "replay":
+        chosen = harness or self.harness
+        if spec.harnesses and resolve_harness(chosen, spec.name) == "replay":
             return self.cli_mode or DEFAULT_CLI_MODE
         return None
 

@@ -126,6 +126,8 @@ def test_the_replay_harness_captures_the_interactive_cli_unless_print_is_asked()
     assert replay.judge_options() == {"cli_mode": "interactive"}
     assert replay.but(cli_mode="print").judge_options() == {"cli_mode": "print"}
     assert replay.but(harness="minimal").judge_options() == {"harness": "minimal"}
+    given = replay.but(backend_options={"harness": "minimal"})  # the harness as an option
+    assert given.judge_options() == {"harness": "minimal"}
     assert TriggerOptions(backend="claude-code", cli_mode="print").judge_options() == {}
     assert TriggerOptions(backend="lexical").judge_options() == {}
     with pytest.raises(InputError, match="--cli-mode"):
