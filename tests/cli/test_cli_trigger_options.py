@@ -45,3 +45,42 @@ def test_each_command_builds_its_options_with_the_one_builder(
     with pytest.raises(Built) as built:
         main(argv)
     assert built.value.args[0] == differences
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trigger", SKILL, "--evals", EVALS],
+        ["improve", SKILL, "--evals", EVALS],
+        ["library", str(ROOT / "data" / "library")],
+        ["gate", SKILL, "--evals", EVALS],
+        ["explain", SKILL, "--evals", EVALS, "--query", "clean this csv"],
+    ],
+)
+@pytest.mark.parametrize("backend", ["claude-code", "lexical"])
+def test_cli_mode_is_refused_where_no_replay_harness_captures(
+    argv: list[str], backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--cli-mode` picks whose request the replay harness captures: elsewhere it would be
+    silently ignored (the claude-code backend runs `claude -p`), so it is an error, exit 2."""
+    assert main([*argv, "--backend", backend, "--cli-mode", "interactive"]) == 2
+    assert "--cli-mode" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["interactive", "print"])
+def test_the_cli_mode_reaches_the_trigger_options(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.cli import trigger_cmd
+
+    real = trigger_cmd.trigger_options
+
+    def builder(args: Any, **fields: Any) -> Any:
+        raise Built(real(args, **fields))
+
+    monkeypatch.setattr(trigger_cmd, "trigger_options", builder)
+    with pytest.raises(Built) as built:
+        main(["trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--cli-mode", mode])
+    options = built.value.args[0]
+    assert options.cli_mode == mode
+    assert options.judge_options()["cli_mode"] == mode
