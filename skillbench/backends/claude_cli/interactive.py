@@ -16,13 +16,9 @@ and kills the whole process group once `done()` says the request it waited for h
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
-import select
-import struct
 import subprocess
-import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -97,6 +93,11 @@ def run_interactive(
     """Run `argv` under a pty until `done()` is true, then kill its process tree; returns what
     it printed (for error messages). BackendError when it cannot start, or exits or times out
     before `done()`."""
+    import fcntl  # POSIX only: imported here so that importing this module works everywhere
+    import select
+    import struct
+    import termios
+
     master, slave = os.openpty()
     rows, cols = TERMINAL_SIZE
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
