@@ -84,3 +84,18 @@ def test_the_cli_mode_reaches_the_trigger_options(
     options = built.value.args[0]
     assert options.cli_mode == mode
     assert options.judge_options()["cli_mode"] == mode
+
+
+def test_the_gate_hands_the_cli_mode_to_the_replay_judge_only() -> None:
+    import argparse
+
+    from skillbench.cli.gate_cmd import _backend_options
+
+    def args(**given: Any) -> argparse.Namespace:
+        fields = {"harness": None, "cache_before_query": False, "cli_mode": None}
+        return argparse.Namespace(**{**fields, **given})
+
+    assert _backend_options(args(backend="anthropic")) == {"cli_mode": "interactive"}
+    assert _backend_options(args(backend="anthropic", cli_mode="print")) == {"cli_mode": "print"}
+    assert _backend_options(args(backend="anthropic", harness="minimal")) == {"harness": "minimal"}
+    assert _backend_options(args(backend="claude-code")) == {}
