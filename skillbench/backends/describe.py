@@ -137,11 +137,14 @@ def _harness(inner: Any, is_proxy: bool) -> HarnessInfo | None:
             claude_code_request=True,
             note=CACHE_BEFORE_QUERY_NOTE if extra else None,
             cache_before_query=extra or None,
+            cli_mode=str(getattr(inner, "cli_mode", "print")),
         )
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
     if _runs_sessions(inner):  # the real CLI: Claude Code's own request, by construction
-        return HarnessInfo(name=name, claude_code_request=True)
+        return HarnessInfo(
+            name=name, claude_code_request=True, cli_mode=getattr(inner, "cli_mode", "print")
+        )
     if is_proxy:
         return HarnessInfo(name=name or "proxy", claude_code_request=False)
     return None

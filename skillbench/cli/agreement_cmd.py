@@ -72,6 +72,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_catalog_option(p)
     common.add_project_option(p)
+    common.add_cli_mode_option(p)  # the replay side's; a claude-code side runs claude -p
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")

@@ -321,6 +321,7 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
         "the installed claude CLI; `minimal` = skillbench's imitation, not Claude Code's request "
         "(default replay)",
     )
+    add_cli_mode_option(parser)
     parser.add_argument(
         "--cache-before-query",
         action="store_true",
@@ -329,6 +330,35 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
         "query; the model sees the same tokens, the request's caching hints differ from Claude "
         "Code's (the report says so)",
     )
+
+
+def add_cli_mode_option(parser: argparse.ArgumentParser) -> None:
+    """`--cli-mode interactive|print`: whose request the replay harness captures."""
+    from skillbench.backends.claude_cli.interactive import CLI_MODES
+
+    parser.add_argument(
+        "--cli-mode",
+        choices=CLI_MODES,
+        help="replay harness only: capture the request of the interactive Claude Code CLI "
+        "(`interactive`, the default: what users type into, driven in a pseudo-terminal) or of "
+        "`claude -p` (`print`: headless and SDK users); the report states the mode",
+    )
+
+
+def check_cli_mode(cli_mode: str | None, backend: str | None, harness: str | None) -> None:
+    """`--cli-mode` is the replay harness's option: refuse it anywhere else (exit 2)."""
+    if cli_mode is None:
+        return
+    from skillbench.backends.registry import backend_spec, resolve_harness
+    from skillbench.errors import InputError
+
+    spec = backend_spec(backend)
+    if not spec.harnesses or resolve_harness(harness, spec.name) != "replay":
+        raise InputError(
+            f"applies to the replay harness of --backend anthropic only (the backend is "
+            f"{spec.name!r}; the claude-code backend runs claude -p)",
+            path="--cli-mode",
+        )
 
 
 def check_harness(

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from skillbench.trigger.explain import explain_query, explanation_lines
 
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
     options = trigger_options(args, cache_path=args.cache)
     found = run_sync(

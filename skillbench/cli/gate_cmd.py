@@ -156,6 +156,7 @@ def _options(args: argparse.Namespace) -> Any:
         catalog_dir=common.catalog_dir(args.catalog),
         use_cache=not args.no_cache,
         cache_path=args.cache,
+        cli_mode=args.cli_mode,
         seed=args.seed,
         workers=args.workers,
         timeout=args.timeout,
@@ -215,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
     check_output(out / "gate_report.json", "--out")
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     options = _options(args)
     if args.behavior:
         return _behavior(args, options, out, started)

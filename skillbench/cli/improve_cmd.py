@@ -123,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     common.apply_agent(args)
     common.check_default_backend(args.backend)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")

@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.out, "--out")
     common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     _check_budget(args)
     options = trigger_options(args)
     extra: dict[str, Any] = dict(

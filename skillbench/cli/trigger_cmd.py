@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     common.apply_agent(args)
     common.check_default_backend(args.backend)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
+    common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
     options = trigger_options(args)
     if args.dry_run:
@@ -145,7 +146,8 @@ def cluster_workers(options: TriggerOptions, cluster: Any) -> TriggerOptions:
 
 #: `TriggerOptions` fields read from the flag of the same name, when the command has that flag.
 SAME_NAME_FLAGS = (
-    "backend", "model", "harness", "cache_before_query", "project", "batch", "escalate", "runs",
+    "backend", "model", "harness", "cache_before_query", "cli_mode", "project", "batch",
+    "escalate", "runs",
     "max_runs", "confidence", "threshold", "seed", "workers", "timeout",
 )  # fmt: skip
 

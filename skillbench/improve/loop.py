@@ -42,6 +42,7 @@ from skillbench.schemas.trigger import TriggerQuery, TriggerReport
 from skillbench.stats import wilson_interval
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.evalset import EvalQuery
+from skillbench.trigger.listing import harness_phrase
 from skillbench.trigger.options import DEFAULT_CONTEXT, EvalContext
 from skillbench.trigger.run import backend_workers, run_trigger_eval
 from skillbench.validate.rules import validate_description
@@ -569,6 +570,7 @@ async def run_improve_loop(
             model=backend.model if backend else None,
             proposer=proposer_name,
             proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
+            trigger_harness=harness_phrase(reports[0]),
         ),
     )
     summary.cost = _loop_cost(iterations, budget, start, as_of)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from skillbench.improve.overfit import Labelled, as_labelled, chosen_iteration, verdict
 from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
-from skillbench.schemas.loop import LoopIteration, LoopSummary
+from skillbench.schemas.loop import LoopIteration, LoopSettings, LoopSummary
 from skillbench.schemas.trigger import CatalogInfo
 
 DEMO_PROPOSER = (
@@ -72,7 +72,7 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
             skill=summary.skill_name,
             eval_set=eval_set or (settings.evals_file if settings else None),
             backend=settings.backend if settings else None,
-            harness=f"proposer {settings.proposer}" if settings and settings.proposer else None,
+            harness=loop_harness(settings),
             model=settings.model if settings else None,
             runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)"
             if settings
@@ -82,6 +82,14 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
             catalog=loop_catalog(summary),
         ),
     )
+
+
+def loop_harness(settings: LoopSettings | None) -> str | None:
+    """The trigger evals' harness (with the CLI mode) and the proposer, as one header row."""
+    if settings is None:
+        return None
+    parts = [settings.trigger_harness, settings.proposer and f"proposer {settings.proposer}"]
+    return "; ".join(p for p in parts if p) or None
 
 
 def loop_catalog(summary: LoopSummary) -> CatalogInfo | None:

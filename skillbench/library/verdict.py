@@ -7,6 +7,7 @@ from skillbench.library.document import LibraryReport, SkillRouting
 from skillbench.library.listing import hidden_line
 from skillbench.reports.header import HeaderInputs, ReportHeader, Verdict, make_header
 from skillbench.schemas.trigger import CatalogInfo
+from skillbench.trigger.listing import harness_line
 
 MAX_PAIRS_IN_VERDICT = 3
 MAX_SKILLS_IN_VERDICT = 5
@@ -101,14 +102,7 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
             + f" [{report.listing.source}]"
         )
     backend = report.backend
-    harness = None
-    if report.harness is not None:
-        whose = (
-            "Claude Code's own request"
-            if report.harness.claude_code_request
-            else "NOT Claude Code's request"
-        )
-        harness = f"{report.harness.name} ({whose})"
+    harness = harness_line(report.harness) if report.harness is not None else None
     catalog = CatalogInfo(
         source=report.library,
         skills=[s.name for s in report.skills],

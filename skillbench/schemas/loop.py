@@ -175,6 +175,11 @@ class LoopSettings(Doc):
     model: str | None = None
     proposer: str | None = None
     proposer_is_heuristic: bool | None = None
+    trigger_harness: str | None = Field(
+        default=None,
+        description="the trigger evals' harness, whose request and the CLI mode "
+        "(e.g. `replay (Claude Code's own request, interactive CLI)`)",
+    )
 
 
 class LoopAdoption(Doc):

@@ -280,6 +280,11 @@ class HarnessInfo(Document):
     cache_before_query: bool | None = Field(
         default=None, description="replay: one prompt-cache breakpoint added before the query"
     )
+    cli_mode: str | None = Field(
+        default=None,
+        description="whose request: the interactive CLI's (`interactive`, what users type into) "
+        "or `claude -p`'s (`print`, headless and SDK users); None when no Claude Code CLI",
+    )
 
 
 class RunConfig(Document):

@@ -40,7 +40,7 @@ from typing import Any
 
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.skill_install import CliSkill, cli_name, cli_skills
-from skillbench.schemas.trigger import ListingInfo, TriggerReport
+from skillbench.schemas.trigger import HarnessInfo, ListingInfo, TriggerReport
 
 LISTING_MARKER = "The following skills are available for use with the Skill tool:"
 BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
@@ -381,12 +381,20 @@ def listing_phrase(info: ListingInfo) -> str:
     return f"target {HOW[info.target]}{budget} [{info.source}]"
 
 
+CLI_MODE_PHRASE = {"interactive": "interactive CLI", "print": "print mode, claude -p"}
+
+
 def harness_phrase(report: TriggerReport) -> str | None:
-    """`replay (Claude Code's own request)` / `minimal (NOT Claude Code's request)`, or None."""
-    h = report.harness
-    if h is None:
-        return None
+    """`replay (Claude Code's own request, interactive CLI)` / `minimal (NOT Claude Code's
+    request)`, or None (`harness_line`)."""
+    return harness_line(report.harness) if report.harness is not None else None
+
+
+def harness_line(h: HarnessInfo) -> str:
+    """The harness, whose request it sends and, with a Claude Code CLI, the CLI's mode."""
     whose = "Claude Code's own request" if h.claude_code_request else "NOT Claude Code's request"
+    if h.cli_mode is not None:
+        whose += f", {CLI_MODE_PHRASE.get(h.cli_mode, h.cli_mode)}"
     if h.cache_before_query:
         whose += ", + 1 cache breakpoint before the query"
     return f"{h.name} ({whose})"

@@ -47,6 +47,10 @@ class TriggerOptions:
     """Send each wave as one Message Batch (`--batch`; no per-run `timeout` then)."""
     backend_options: Mapping[str, Any] | None = None
     """Any other keyword for the backend's judge (e.g. `{"auth": "login"}` for claude-code)."""
+    cli_mode: str | None = None
+    """Whose request the replay harness captures (`--cli-mode`): `interactive` (the CLI users
+    type into, driven in a pty) or `print` (`claude -p`, headless and SDK users); None means
+    interactive on the replay harness. Other backends run print mode only."""
     escalate: bool = False
     """Re-run undecided runs (another tool first) through the claude-code backend."""
 
@@ -87,14 +91,19 @@ class TriggerOptions:
         if self.workers is not None:
             limits.check_int(self.workers, "--workers", 1, limits.MAX_WORKERS)
         limits.check_timeout(self.timeout)
+        if self.cli_mode is not None:
+            from skillbench.backends.claude_cli.interactive import check_cli_mode
+
+            check_cli_mode(self.cli_mode)
 
     def but(self, **changes: Any) -> TriggerOptions:
         """A copy with `changes` applied (`dataclasses.replace`; checked again)."""
         return dataclasses.replace(self, **changes)
 
     def judge_options(self) -> dict[str, Any]:
-        """The keywords for the backend's judge: `backend_options`, the harness, `batch` and
-        `project` (only those set, so a default run keys the call cache as before)."""
+        """The keywords for the backend's judge: `backend_options`, the harness, `batch`,
+        `project` (only those set, so a default run keys the call cache as before) and, on the
+        replay harness, the CLI mode (`replay_cli_mode`)."""
         from skillbench.backends.registry import harness_options
 
         options: dict[str, Any] = {"batch": True} if self.batch else {}
@@ -102,7 +111,24 @@ class TriggerOptions:
         options.update(harness_options(self.harness, cache_before_query=self.cache_before_query))
         if self.project is not None:
             options["project"] = self.project
+        mode = self.replay_cli_mode(options.get("harness"))
+        if mode is not None:
+            options["cli_mode"] = mode
         return options
+
+    def replay_cli_mode(self, harness: str | None = None) -> str | None:
+        """The CLI mode the replay harness captures with (`cli_mode`, else interactive); None
+        when the backend is not the replay harness (`harness`, else `self.harness`: a harness
+        may come in `backend_options`) (the claude-code backend runs `claude -p`,
+        the report says so; `check_cli_mode_applies` refuses `--cli-mode` there)."""
+        from skillbench.backends.claude_cli.interactive import DEFAULT_CLI_MODE
+        from skillbench.backends.registry import backend_spec, resolve_harness
+
+        spec = backend_spec(self.backend)
+        chosen = harness or self.harness
+        if spec.harnesses and resolve_harness(chosen, spec.name) == "replay":
+            return self.cli_mode or DEFAULT_CLI_MODE
+        return None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -560,6 +560,27 @@ def test_each_candidate_description_and_setting_gets_its_own_template() -> None:
     assert template_key(TARGET, CATALOG, MODEL, VERSION, {}) == base
 
 
+def test_the_cli_mode_keys_interactive_templates_and_leaves_print_keys_as_they_were() -> None:
+    """Issue 32: the interactive CLI's request differs, so its template has its own key; a
+    print-mode key is computed exactly as before the mode existed (stored templates stay
+    valid): the same fields, no `cli_mode` among them."""
+    import hashlib
+
+    from skillbench.backends.anthropic.capture import TEMPLATE_FORMAT, skill_set_hash
+
+    fields = {
+        "format": TEMPLATE_FORMAT,
+        "skills": skill_set_hash(TARGET, CATALOG),
+        "model": MODEL,
+        "cli": VERSION,
+        "settings": {},
+    }
+    before = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, {}) == before
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, {}, cli_mode="print") == before
+    assert template_key(TARGET, CATALOG, MODEL, VERSION, {}, cli_mode="interactive") != before
+
+
 def test_the_query_swap_is_json_safe_and_touches_only_the_sentinel(tmp_path: Path) -> None:
     template = TemplateStore(seeded_store(tmp_path)).load(
         template_key(TARGET, CATALOG, MODEL, VERSION, request_settings())

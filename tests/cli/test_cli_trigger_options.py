@@ -45,3 +45,57 @@ def test_each_command_builds_its_options_with_the_one_builder(
     with pytest.raises(Built) as built:
         main(argv)
     assert built.value.args[0] == differences
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trigger", SKILL, "--evals", EVALS],
+        ["improve", SKILL, "--evals", EVALS],
+        ["library", str(ROOT / "data" / "library")],
+        ["gate", SKILL, "--evals", EVALS],
+        ["explain", SKILL, "--evals", EVALS, "--query", "clean this csv"],
+    ],
+)
+@pytest.mark.parametrize("backend", ["claude-code", "lexical"])
+def test_cli_mode_is_refused_where_no_replay_harness_captures(
+    argv: list[str], backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--cli-mode` picks whose request the replay harness captures: elsewhere it would be
+    silently ignored (the claude-code backend runs `claude -p`), so it is an error, exit 2."""
+    assert main([*argv, "--backend", backend, "--cli-mode", "interactive"]) == 2
+    assert "--cli-mode" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["interactive", "print"])
+def test_the_cli_mode_reaches_the_trigger_options(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillbench.cli import trigger_cmd
+
+    real = trigger_cmd.trigger_options
+
+    def builder(args: Any, **fields: Any) -> Any:
+        raise Built(real(args, **fields))
+
+    monkeypatch.setattr(trigger_cmd, "trigger_options", builder)
+    with pytest.raises(Built) as built:
+        main(["trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--cli-mode", mode])
+    options = built.value.args[0]
+    assert options.cli_mode == mode
+    assert options.judge_options()["cli_mode"] == mode
+
+
+def test_the_gate_hands_the_cli_mode_to_the_replay_judge_only() -> None:
+    from skillbench.cli import build_parser
+    from skillbench.cli.gate_cmd import _options
+
+    def judge_options(*argv: str) -> dict[str, Any]:
+        args = build_parser().parse_args(["gate", "skill", "--evals", "e.json", *argv])
+        return dict(_options(args).trigger.judge_options())
+
+    assert judge_options("--backend", "anthropic").get("cli_mode") == "interactive"
+    assert judge_options("--backend", "anthropic", "--cli-mode", "print")["cli_mode"] == "print"
+    minimal = judge_options("--backend", "anthropic", "--harness", "minimal")
+    assert minimal.get("harness") == "minimal" and "cli_mode" not in minimal
+    assert "cli_mode" not in judge_options("--backend", "claude-code")

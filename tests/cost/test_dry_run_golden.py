@@ -51,8 +51,11 @@ for _backend in ("local", "anthropic", "claude-code"):
 UNCHECKED = {"compare_anthropic", "compare_anthropic_cap", "compare_anthropic_json"}
 UNCHECKED |= {"improve_anthropic_cap", "trigger_anthropic_cap"}  # the replay harness
 REPLAY = {  # the replay harness: its template is captured with the real CLI (skipped without it)
+    # recorded with `claude -p`'s request, before the interactive CLI's became the default
+    # (its request is ~9 % more tokens: more tools, another system prompt)
     "trigger_anthropic_replay_batch": [
         *("trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--batch"),
+        *("--cli-mode", "print"),
     ],
 }
 CASES.update(REPLAY)

@@ -307,7 +307,7 @@ def test_the_documented_workflow_runs_as_written(pr_repo: tuple[Path, str], tmp_
     # the mock routes by word overlap and the listing names the skill `csv-cleanup`: both
     # descriptions fire on these csv queries, so nothing changes
     assert context["steps.gate.outputs.verdict"] == "no change detected", gate.stdout
-    assert "harness: replay (Claude Code's own request)" in gate.stdout
+    assert "harness: replay (Claude Code's own request, interactive CLI)" in gate.stdout
     assert "CLI version: 2.1.197" in gate.stdout, gate.stdout
     assert f"{10 * len(QUERIES)} paired runs" in gate.stdout, gate.stdout  # 10 runs per query
     assert result.steps[-1].code == 0

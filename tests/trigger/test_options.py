@@ -115,7 +115,23 @@ def test_judge_options_carry_only_what_is_set() -> None:
         "harness": "replay",
         "cache_before_query": True,
         "project": "/tmp/p",
+        "cli_mode": "interactive",
     }
+
+
+def test_the_replay_harness_captures_the_interactive_cli_unless_print_is_asked() -> None:
+    """Issue 32: interactive is the default of the replay harness; print is asked for; other
+    backends and the minimal harness never receive the option (their judges run no capture)."""
+    replay = TriggerOptions(backend="anthropic")
+    assert replay.judge_options() == {"cli_mode": "interactive"}
+    assert replay.but(cli_mode="print").judge_options() == {"cli_mode": "print"}
+    assert replay.but(harness="minimal").judge_options() == {"harness": "minimal"}
+    given = replay.but(backend_options={"harness": "minimal"})  # the harness as an option
+    assert given.judge_options() == {"harness": "minimal"}
+    assert TriggerOptions(backend="claude-code", cli_mode="print").judge_options() == {}
+    assert TriggerOptions(backend="lexical").judge_options() == {}
+    with pytest.raises(InputError, match="--cli-mode"):
+        TriggerOptions(cli_mode="tty")
 
 
 def test_improve_options_hold_the_trigger_options() -> None:

@@ -129,6 +129,11 @@ class ReplayTemplate(BaseModel):
     listing_chars: int | None = Field(
         default=None, description="the listing's size by the CLI's own count, when it logged it"
     )
+    cli_mode: str = Field(
+        default="print",
+        description="how the CLI ran for the capture: `print` (`claude -p`) or `interactive` "
+        "(in a pty, as users type into it)",
+    )
 
     def content_hash(self) -> str:
         """SHA-256 of the headers and body (part of the replay judge's cache identity)."""
@@ -268,9 +273,11 @@ def template_key(
     cli_version: str,
     settings: Mapping[str, str],
     project: ProjectSnapshot | str | None = None,
+    cli_mode: str = "print",
 ) -> str:
-    """The cache key of a template: skill set content, model, CLI version, settings and the
-    `--project` snapshot (its `ProjectSnapshot.key`; None without a project)."""
+    """The cache key of a template: skill set content, model, CLI version, settings, the
+    `--project` snapshot (its `ProjectSnapshot.key`; None without a project) and the CLI mode
+    (only when not `print`, so the keys of print-mode templates stored before are unchanged)."""
     if isinstance(project, ProjectSnapshot):
         project = project.key()
     fields: dict[str, Any] = {
@@ -282,6 +289,8 @@ def template_key(
     }
     if project is not None:
         fields["project"] = project
+    if cli_mode != "print":
+        fields["cli_mode"] = cli_mode
     blob = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
@@ -513,6 +522,31 @@ def _run_cli(
     return subprocess.CompletedProcess(call.argv, proc.returncode, *text)
 
 
+def _run_interactive(
+    claude_bin: Path,
+    model: str,
+    debug_log: Path,
+    folder: Path,
+    env: dict[str, str],
+    server: CaptureServer,
+    timeout: float,
+) -> subprocess.CompletedProcess[str]:
+    """The interactive capture (`claude_cli.interactive`): the config seeded so the CLI asks
+    nothing, the sentinel as its initial prompt in a pty, stopped once the Skill-offering
+    request has arrived. The completed process carries what the terminal showed."""
+    from skillbench.backends.claude_cli.interactive import (
+        interactive_argv,
+        run_interactive,
+        seed_config,
+    )
+
+    seed_config(env, folder)
+    flags = ["--model", model, "--debug-file", str(debug_log)]
+    argv = interactive_argv(claude_bin, flags, SENTINEL)
+    shown = run_interactive(argv, folder, env, lambda: server.skill_request() is not None, timeout)
+    return subprocess.CompletedProcess(argv, 0, shown, "")
+
+
 def capture_template(
     claude_bin: Path,
     target: SkillEntry,
@@ -523,14 +557,16 @@ def capture_template(
     settings: Mapping[str, str] | None = None,
     timeout: float = CAPTURE_TIMEOUT,
     project: ProjectSnapshot | None = None,
+    cli_mode: str = "print",
 ) -> ReplayTemplate:
     """Run the CLI once against the capture server and return the normalised template (in a
-    copy of `project`'s view when given, see `replay_project`).
+    copy of `project`'s view when given, see `replay_project`), in print mode (`claude -p`) or,
+    with `cli_mode="interactive"`, as users type into it (`_run_interactive`).
 
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
     settings = dict(settings or {})
-    key = template_key(target, catalog, model, cli_version, settings, project)
+    key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
     root = make_scratch("capture").resolve()
     try:
         folder, home = root / "project", root / "home"
@@ -549,7 +585,10 @@ def capture_template(
             debug_log = root / "debug.log"
             flags = ["--model", model, "--output-format", "stream-json", "--verbose"]
             flags += ["--debug-file", str(debug_log)]
-            done = _run_cli(print_call(claude_bin, flags, SENTINEL), folder, env, timeout)
+            if cli_mode == "interactive":
+                done = _run_interactive(claude_bin, model, debug_log, folder, env, server, timeout)
+            else:
+                done = _run_cli(print_call(claude_bin, flags, SENTINEL), folder, env, timeout)
             found = server.skill_request()
         if found is None:
             tail = (done.stderr or done.stdout or "").strip()[-400:]
@@ -574,6 +613,7 @@ def capture_template(
             project_differs=differs,
             listing_budget=over[1] if over else None,
             listing_chars=over[0] if over else None,
+            cli_mode=cli_mode,
         )
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -636,10 +676,11 @@ class TemplateStore:
         cli_version: str,
         settings: Mapping[str, str],
         project: ProjectSnapshot | None = None,
+        cli_mode: str = "print",
     ) -> ReplayTemplate | None:
-        """The stored template for this skill set, model, CLI version, settings and project, or
-        None (never captured here: for cache keys and dry runs)."""
-        key = template_key(target, catalog, model, cli_version, settings, project)
+        """The stored template for this skill set, model, CLI version, settings, project and CLI
+        mode, or None (never captured here: for cache keys and dry runs)."""
+        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
         with self._lock:
             return self.load(key)
 
@@ -653,10 +694,11 @@ class TemplateStore:
         cli_version: str,
         settings: Mapping[str, str],
         project: ProjectSnapshot | None = None,
+        cli_mode: str = "print",
     ) -> ReplayTemplate:
-        """The template for this skill set, model, CLI version, settings and project (captured
-        once)."""
-        key = template_key(target, catalog, model, cli_version, settings, project)
+        """The template for this skill set, model, CLI version, settings, project and CLI mode
+        (captured once)."""
+        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
         with self._lock:
             found = self.load(key)
             if found is not None:
@@ -690,6 +732,7 @@ class TemplateStore:
                     cli_version=cli_version,
                     settings=settings,
                     project=project,
+                    cli_mode=cli_mode,
                 )
             except BackendError as exc:
                 self._failed[key] = str(exc)

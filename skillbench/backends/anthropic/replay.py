@@ -65,6 +65,7 @@ from skillbench.backends.base import (
     TriggerRequest,
     public_endpoint,
 )
+from skillbench.backends.claude_cli.interactive import check_cli_mode
 from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
 from skillbench.backends.skill_install import CliSkill, cli_skills
 from skillbench.errors import BackendError
@@ -221,6 +222,7 @@ class ReplayJudge:
         cache_before_query: bool = False,
         project: str | os.PathLike[str] | None = None,
         clock: Callable[[], datetime.date] = datetime.date.today,
+        cli_mode: str = "print",
     ) -> None:
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
@@ -233,6 +235,8 @@ class ReplayJudge:
         self._cli_version: str | None = None
         self.store = TemplateStore(template_dir)
         self.settings = request_settings()
+        #: `--cli-mode`: whose request is replayed, `claude -p`'s or the interactive CLI's.
+        self.cli_mode = check_cli_mode(cli_mode)
         #: `--project`: the capture sees this repository's view (read-only snapshot).
         self.project: ProjectSnapshot | None = snapshot(project) if project is not None else None
         #: Today's date for the replayed request (local time, as the CLI's own date).
@@ -290,6 +294,7 @@ class ReplayJudge:
             "cli_version": self.cli_version(),
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
+            **({"cli_mode": self.cli_mode} if self.cli_mode != "print" else {}),
             **(
                 {"project": self.project.label(), "project_key": self.project.key()}
                 if self.project is not None
@@ -305,6 +310,7 @@ class ReplayJudge:
             "claude_code": self.cli_version(),
             "endpoint": self.endpoint(),
             "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
+            "cli_mode": self.cli_mode,
             **({"project": self.project_label()} if self.project is not None else {}),
         }
 
@@ -341,6 +347,7 @@ class ReplayJudge:
                 cli_version=version,
                 settings=self.settings,
                 project=self.project,
+                cli_mode=self.cli_mode,
             )
         self.templates_used[template.key] = template
         self._by_skill_set[(target, catalog)] = template
@@ -356,6 +363,7 @@ class ReplayJudge:
             cli_version=self.cli_version(),
             settings=self.settings,
             project=self.project,
+            cli_mode=self.cli_mode,
         )
         self.templates_used[template.key] = template
         return template
@@ -374,6 +382,7 @@ class ReplayJudge:
             cli_version=self.cli_version(),
             settings=self.settings,
             project=self.project,
+            cli_mode=self.cli_mode,
         )
 
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:

@@ -94,6 +94,14 @@ class CaptureServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """An agent killed mid-reply (a capture stops it once its request is in, the interactive
+        one too) resets its connection: not worth a traceback on the user's terminal."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
     def record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
         """Keep one request."""
         with self._arrived:
