@@ -51,6 +51,7 @@ def test_a_replay_judge_is_described_through_its_wrappers() -> None:
         claude_code_request=True,
         note=CACHE_BEFORE_QUERY_NOTE,
         cache_before_query=True,
+        cli_mode="print",  # a replay judge built without a mode captures `claude -p`
     )
     assert info.listing == "captured" and info.own_request and info.listing_model
     assert info.batch and info.whole_waves and info.self_limited and info.max_concurrency == 12
