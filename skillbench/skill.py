@@ -17,6 +17,7 @@ so the validator reports exactly what `Skill.load` would refuse.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import errno
 import hashlib
@@ -165,12 +166,33 @@ def _expanded_size(root: Node, limit: int) -> int:
     return count
 
 
+_PARSED: dict[str, Any] = {}
+"""Frontmatter YAML already parsed in this process (text -> value), for a library's skills:
+each SKILL.md is read by the library's entries, by the listing (`cli_skills`) and by the
+install; the second and third parse are a copy of the first. Failures are never kept."""
+_PARSED_CHARS_LIMIT = 32 * 1024 * 1024
+_parsed_chars = 0
+
+
 def load_yaml_bounded(yaml_text: str) -> Any:
     """`yaml.safe_load` with bounds on size, nesting depth and alias expansion.
 
     Raises YamlBoundError (a bound), a yaml.YAMLError or a construction error (ValueError...);
-    callers turn all of them into findings.
+    callers turn all of them into findings. A text parsed before in this process is not parsed
+    again: the caller gets a deep copy of the first value (so it may change it freely).
     """
+    global _parsed_chars
+    if yaml_text in _PARSED:
+        return copy.deepcopy(_PARSED[yaml_text])
+    value = _load_yaml_bounded(yaml_text)
+    if _parsed_chars + len(yaml_text) <= _PARSED_CHARS_LIMIT:
+        _PARSED[yaml_text] = copy.deepcopy(value)
+        _parsed_chars += len(yaml_text)
+    return value
+
+
+def _load_yaml_bounded(yaml_text: str) -> Any:
+    """`load_yaml_bounded` without the memo."""
     if len(yaml_text) > MAX_FRONTMATTER_CHARS:
         raise YamlBoundError(f"YAML is over the {MAX_FRONTMATTER_CHARS} character limit")
     problem = _depth_problem(yaml_text)

@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 import pytest
+import yaml
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.errors import InputError
@@ -244,3 +245,39 @@ def test_a_skill_md_linking_inside_its_folder_is_read(tmp_path: Path) -> None:
     (path / "SKILL.md").unlink()
     (path / "SKILL.md").symlink_to("docs/real.md")
     assert Skill.load(path).skill_md == path / "SKILL.md"
+
+
+def test_a_frontmatter_is_parsed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library reads each SKILL.md's YAML for its entries, its listing and its install: the
+    second read is a copy of the first parse, never a second run of the YAML loader."""
+    import skillbench.skill as skill_module
+
+    loaders: list[str] = []
+
+    class Counting(skill_module._FAST_LOADER):  # type: ignore[misc,valid-type]
+        def __init__(self, stream: str) -> None:
+            loaders.append(stream)
+            super().__init__(stream)
+
+    monkeypatch.setattr(skill_module, "_FAST_LOADER", Counting)
+    text = "name: parsed-once-a1\ndescription: Parses once.\ntags: [a, b]\n"
+    first = skill_module.load_yaml_bounded(text)
+    runs = len(loaders)
+    second = skill_module.load_yaml_bounded(text)
+    assert runs > 0 and len(loaders) == runs
+    assert (
+        first
+        == second
+        == {"name": "parsed-once-a1", "description": "Parses once.", "tags": ["a", "b"]}
+    )
+    second["tags"].append("c")  # each caller owns its value
+    assert skill_module.load_yaml_bounded(text)["tags"] == ["a", "b"]
+    assert first["tags"] == ["a", "b"]
+
+
+def test_a_failed_parse_is_not_kept() -> None:
+    from skillbench.skill import load_yaml_bounded
+
+    for _ in range(2):
+        with pytest.raises(yaml.YAMLError):
+            load_yaml_bounded("name: [unclosed-a2\n")

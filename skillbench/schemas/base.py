@@ -27,13 +27,7 @@ class Document(BaseModel):
     def _drop_omitted_nones(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         if isinstance(data, dict) and self.omit_if_none:
-            aliases = {
-                name: (field.serialization_alias or field.alias or name)
-                for name, field in type(self).model_fields.items()
-            }
-            omitted = {aliases.get(name, name) for name in self.omit_if_none} | set(
-                self.omit_if_none
-            )
+            omitted = _omitted_keys(type(self))
             data = {k: v for k, v in data.items() if not (v is None and k in omitted)}
         return data
 
@@ -42,3 +36,22 @@ class Document(BaseModel):
         data = self.model_dump(mode="json", by_alias=True)
         assert isinstance(data, dict)
         return data
+
+
+_OMITTED: dict[type[Document], tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _omitted_keys(cls: type[Document]) -> frozenset[str]:
+    """The keys `cls` leaves out when None (its `omit_if_none` by name and by alias), worked out
+    once per class (again only if its `omit_if_none` is replaced), not once per document
+    written (a library report holds ~100,000)."""
+    known = _OMITTED.get(cls)
+    if known is not None and known[0] is cls.omit_if_none:
+        return known[1]
+    aliases = {
+        name: (field.serialization_alias or field.alias or name)
+        for name, field in cls.model_fields.items()
+    }
+    keys = frozenset({aliases.get(name, name) for name in cls.omit_if_none}) | cls.omit_if_none
+    _OMITTED[cls] = (cls.omit_if_none, keys)
+    return keys

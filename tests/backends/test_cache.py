@@ -421,3 +421,32 @@ async def test_caching_text_model(tmp_path: Path) -> None:
             with pytest.raises(BackendError):
                 await failing.complete(TextRequest(prompt="other"))
         assert failing.calls == 2 and cache.stats().entries == 2
+
+
+def test_a_free_calls_usage_is_dumped_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every proxy run stores the zero usage: its dump is made once and copied (the same dict
+    `model_dump` gives); any other usage, or a zero written as another type, is dumped as ever."""
+    from skillbench.backends import base as base_module
+
+    expected = {
+        name: CallUsage(5, 7, 1, 2, 0.25).model_dump()[name] * 0
+        for name in CallUsage().model_dump()
+    }
+    dumped: list[int] = []
+    real = CallUsage.model_dump
+
+    def counting(self: CallUsage, **kwargs: Any) -> dict[str, Any]:
+        dumped.append(1)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(base_module, "_ZERO_USAGE", None)
+    monkeypatch.setattr(CallUsage, "model_dump", counting)
+    first = [TriggerOutcome(triggered=True).to_cache()["usage"] for _ in range(50)]
+    assert first == [expected] * 50 and len(dumped) == 1
+    first[0]["input_tokens"] = 99  # each caller owns its copy
+    assert TriggerOutcome(triggered=True).to_cache()["usage"] == expected
+    paid = CallUsage(5, 7, 1, 2, 0.25)
+    assert TriggerOutcome(triggered=True, usage=paid).to_cache()["usage"] == real(paid)
+    odd = CallUsage()
+    odd.cost_usd = 0  # an int, written as 0 not 0.0: dumped, not copied
+    assert type(TriggerOutcome(triggered=True, usage=odd).to_cache()["usage"]["cost_usd"]) is int

@@ -100,3 +100,25 @@ def test_a_catalog_is_indexed_once_for_every_query(monkeypatch: pytest.MonkeyPat
     for i in range(50):
         judge.decide(TriggerRequest(PDF, catalog, f"topic {i} files please", i))
     assert built == [501]  # one index for 50 queries, not one per query
+
+
+def test_the_runs_of_a_query_share_one_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library runs each query 3 times in a row: the word scores are computed once for the
+    three, and each run still draws its own skill from the same distribution."""
+    from skillbench.backends.offline import lexical
+
+    scored: list[frozenset[str]] = []
+    original = lexical.SkillIndex.scores
+
+    def counting(self: lexical.SkillIndex, query_words: set[str]) -> dict[int, float]:
+        scored.append(frozenset(query_words))
+        return original(self, query_words)
+
+    monkeypatch.setattr(lexical.SkillIndex, "scores", counting)
+    judge, fresh, catalog = LexicalJudge(), LexicalJudge(), (CSV,)
+    for query in ("merge pdf forms", "clean csv headers"):
+        for run in range(3):
+            request = TriggerRequest(PDF, catalog, query, run)
+            assert judge.decide(request) == fresh.decide(request)
+            fresh._last_weights = None
+    assert len(scored) == 2 + 6  # `judge` once per query; `fresh`, forgetting, once per run

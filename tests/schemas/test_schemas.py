@@ -521,3 +521,33 @@ def test_added_trigger_fields_are_checked_against_the_counts() -> None:
         TriggerResult.model_validate(
             {**good, "triggers": 3, "trigger_rate": 1.0, "ci_low": 0.4385, "ci_high": 1.0}
         )
+
+
+def test_omitted_keys_are_worked_out_once_per_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library report dumps ~100,000 documents: the keys a class omits when None (by name and
+    by alias) are computed once for the class, and again only when its `omit_if_none` changes."""
+    from typing import ClassVar
+
+    from pydantic import Field
+
+    from skillbench.schemas import base
+
+    class Sample(base.Document):
+        omit_if_none: ClassVar[frozenset[str]] = frozenset({"dropped"})
+        dropped: str | None = Field(default=None, alias="droppedAlias")
+        kept: str | None = None
+
+    looked: list[str] = []
+    real = type(Sample).__getattribute__
+
+    def counting(cls: type, name: str) -> Any:
+        if cls is Sample and name == "model_fields":
+            looked.append(name)
+        return real(cls, name)
+
+    monkeypatch.setattr(type(Sample), "__getattribute__", counting)
+    dumps = [Sample().model_dump(by_alias=True) for _ in range(5)]
+    assert dumps == [{"kept": None}] * 5
+    assert len(looked) <= 1
+    Sample.omit_if_none = frozenset()
+    assert Sample().model_dump(by_alias=True) == {"droppedAlias": None, "kept": None}

@@ -207,6 +207,7 @@ class LexicalJudge:
         self.seed = seed
         self._indexes: dict[tuple[int, int], tuple[SkillEntry, tuple[SkillEntry, ...], SkillIndex]]
         self._indexes = {}
+        self._last_weights: tuple[SkillIndex, str, Weights] | None = None
 
     def identity(self) -> dict[str, Any]:
         """Router version and constants: everything that changes a decision."""
@@ -249,6 +250,9 @@ class LexicalJudge:
     def _weights(self, request: TriggerRequest) -> Weights:
         """The softmax weights of the request's skills and of "no skill" (see `Weights`)."""
         index = self._index(request)
+        last = self._last_weights
+        if last is not None and last[0] is index and last[1] == request.query:
+            return last[2]  # the next run of the same query: the same distribution
         scores = index.scores(words(request.query))
         logits = {i: s / self.temperature for i, s in scores.items()}
         unmatched = len(index.names) - len(logits)
@@ -258,7 +262,9 @@ class LexicalJudge:
         other = math.exp(0.0 - top)
         rest = math.exp(none - top)
         total = sum(matched.values()) + unmatched * other + rest
-        return Weights(index.names, matched, other, rest, total)
+        weights = Weights(index.names, matched, other, rest, total)
+        self._last_weights = (index, request.query, weights)
+        return weights
 
     def probabilities(self, request: TriggerRequest) -> tuple[list[str], list[float]]:
         """(skill names, probabilities); the last probability is "no skill"."""
