@@ -32,6 +32,9 @@ from skillbench.field.records import (
 )
 from skillbench.redaction import redact
 
+#: The `type` of the model's own messages in a Gemini CLI chat file (a record type, not a backend).
+MODEL_MESSAGE = "gemini"
+
 _WORKSPACE = re.compile(r"\*\*Workspace Directories:\*\*\s*\n\s*- ([^\n]+)")
 _SKILL_MD = re.compile(r"([^/\\\s'\"]+)[/\\]SKILL\.md")
 
@@ -108,7 +111,7 @@ class GeminiImporter:
                                "time": message.get("timestamp"), "turn": str(message.get("id")),
                                "calls": {}, "done": False, "carry": {"meta": dict(meta),
                                                                      "index": index}}  # fmt: skip
-                elif message.get("type") == "gemini" and current is not None:
+                elif message.get("type") == MODEL_MESSAGE and current is not None:
                     calls = message.get("toolCalls")
                     if isinstance(calls, list) and calls:
                         current["calls"][str(message.get("id"))] = calls

@@ -74,6 +74,7 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             shutil.copy(ROOT / "data" / "evals" / evals_name, home / "evals" / evals_name)
         shutil.copytree(ROOT / "data" / "catalog", home / "catalog")
         shutil.copytree(ROOT / "data" / "calibration", home / "calibration")
+        shutil.copytree(ROOT / "data" / "field", home / "field")
         skill, evals = home / "skills" / "csv-cleanup", home / "evals" / "csv-cleanup.trigger.json"
         _model_graded_workspace(skill, home / "workspace")
         for name in ("csv-cleanup", "sql-query-reviewer"):
@@ -109,6 +110,7 @@ def _params(home: Path) -> dict[str, dict[str, Any]]:
             "skill_dir": str(home / "calibration" / "sample-skill"),
             "labels": str(home / "calibration" / "labels.jsonl"),
         },
+        "field_report": {"field_file": str(home / "field" / "demo.field.jsonl")},
         "library_routing": {
             "library_dir": str(home / "skills"),
             "evals": str(home / "evals"),
