@@ -108,6 +108,9 @@ class BackendSpec:
     """The pinned npm package that provides `cli` (what the GitHub Action installs)."""
     cli_harnesses: tuple[str, ...] | None = None
     """The trigger harnesses that run `cli` (None: every call runs it, behavior runs too)."""
+    cli_mode_harness: str | None = None
+    """The harness whose capture drives the CLI either interactively (a pty) or in print mode
+    (`--cli-mode`, the judge's `cli_mode` keyword); None: the backend takes no CLI mode."""
     extra: str | None = None
     """The skillbench extra its parts import (`pip install 'skillbench[<extra>]'`; None: the
     core has all it needs)."""
@@ -134,6 +137,10 @@ class BackendSpec:
             raise ValueError(f"backend {self.name!r}: project_harness must be one of its harnesses")
         if self.cli_harnesses is not None and not set(self.cli_harnesses) <= set(self.harnesses):
             raise ValueError(f"backend {self.name!r}: cli_harnesses must be among its harnesses")
+        if self.cli_mode_harness is not None and self.cli_mode_harness not in self.harnesses:
+            raise ValueError(
+                f"backend {self.name!r}: cli_mode_harness must be one of its harnesses"
+            )
         if (self.cli_package or self.cli_harnesses is not None) and self.cli is None:
             raise ValueError(f"backend {self.name!r}: cli_package and cli_harnesses need a cli")
         for part, kinds in (("executor", EXECUTOR_KINDS), ("estimator", ESTIMATOR_KINDS)):

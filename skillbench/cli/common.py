@@ -353,7 +353,9 @@ def check_cli_mode(cli_mode: str | None, backend: str | None, harness: str | Non
     from skillbench.errors import InputError
 
     spec = backend_spec(backend)
-    if not spec.harnesses or resolve_harness(harness, spec.name) != "replay":
+    if spec.cli_mode_harness is None or resolve_harness(harness, spec.name) != (
+        spec.cli_mode_harness
+    ):
         raise InputError(
             f"applies to the replay harness of --backend anthropic only (the backend is "
             f"{spec.name!r}; the claude-code backend runs claude -p)",

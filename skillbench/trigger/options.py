@@ -126,7 +126,9 @@ class TriggerOptions:
 
         spec = backend_spec(self.backend)
         chosen = harness or self.harness
-        if spec.harnesses and resolve_harness(chosen, spec.name) == "replay":
+        if spec.cli_mode_harness is not None and (
+            resolve_harness(chosen, spec.name) == spec.cli_mode_harness
+        ):
             return self.cli_mode or DEFAULT_CLI_MODE
         return None
 

@@ -165,3 +165,17 @@ def test_eval_context_keeps_a_catalog_as_a_tuple() -> None:
     context = EvalContext(catalog=[], evals_file="x.json")  # type: ignore[arg-type]
     assert context.catalog == () and context.source == "x.json"
     assert EvalContext().source == "eval set"
+
+
+def test_only_the_claude_code_replay_takes_a_cli_mode() -> None:
+    """The other agents' replay harnesses take no `cli_mode` (their judges would refuse the
+    keyword); `--cli-mode` is refused on them with exit 2 (a fresh clone's run caught codex's
+    judge handed `cli_mode`)."""
+    from skillbench.cli.common import check_cli_mode
+    from skillbench.errors import InputError
+
+    assert TriggerOptions(backend="anthropic").judge_options()["cli_mode"] == "interactive"
+    for agent in ("codex", "gemini", "opencode"):
+        assert "cli_mode" not in TriggerOptions(backend=agent).judge_options()
+        with pytest.raises(InputError):
+            check_cli_mode("print", agent, None)

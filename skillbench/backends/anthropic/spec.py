@@ -23,6 +23,7 @@ ANTHROPIC = BackendSpec(
     cli_install=CLAUDE_INSTALL_HINT,
     cli_package=CLAUDE_PACKAGE,
     cli_harnesses=("replay",),
+    cli_mode_harness="replay",  # the replay capture drives the interactive CLI or `claude -p`
     beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     aliases=("api",),
 )

@@ -66,6 +66,11 @@ def seed_config(env: Mapping[str, str], project: Path) -> Path:
                 "allowedTools": [],
                 "hasTrustDialogAccepted": True,
                 "hasCompletedProjectOnboarding": True,
+                # a CLAUDE.md importing files outside the project: the dialog counted as shown
+                # and the imports not approved, as print mode never approves them (the
+                # interactive CLI would otherwise wait on that dialog and send nothing)
+                "hasClaudeMdExternalIncludesWarningShown": True,
+                "hasClaudeMdExternalIncludesApproved": False,
             }
         },
     }
