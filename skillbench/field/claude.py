@@ -30,8 +30,8 @@ from skillbench.field.records import (
     Invocation,
     Listing,
     Offered,
+    prompt_fields,
     short_hash,
-    text_hash,
 )
 from skillbench.redaction import redact
 
@@ -228,9 +228,7 @@ class ClaudeImporter:
             turn=turn.prompt_id,
             index=turn.index,
             time=str(line["timestamp"]) if line.get("timestamp") else None,
-            prompt_sha256=text_hash(turn.text),
-            prompt_chars=len(turn.text),
-            text=redact(turn.text) if options.with_text else None,
+            **prompt_fields(turn.text, with_text=options.with_text),
             command=command,
             offered=[
                 Offered(

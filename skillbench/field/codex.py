@@ -28,10 +28,9 @@ from skillbench.field.records import (
     ImportCounts,
     Invocation,
     Offered,
+    prompt_fields,
     short_hash,
-    text_hash,
 )
-from skillbench.redaction import redact
 
 _ADDED = ("<environment_context>", "# AGENTS.md", "<user_instructions>", "<permissions")
 _INJECTED = re.compile(r"^\s*<skill>\s*<name>([^<]+)</name>")
@@ -150,9 +149,7 @@ class CodexImporter:
             turn=turn["turn"],
             index=turn["index"],
             time=str(turn["time"]) if turn["time"] else None,
-            prompt_sha256=text_hash(text),
-            prompt_chars=len(text),
-            text=redact(text) if options.with_text else None,
+            **prompt_fields(text, with_text=options.with_text),
             offered=[
                 Offered(skill=s.name, listing="full" if s.description else "name-only")
                 for s in turn["listed"]

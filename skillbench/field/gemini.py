@@ -27,10 +27,9 @@ from skillbench.field.records import (
     ImportCounts,
     Invocation,
     Offered,
+    prompt_fields,
     short_hash,
-    text_hash,
 )
-from skillbench.redaction import redact
 
 #: The `type` of the model's own messages in a Gemini CLI chat file (a record type, not a backend).
 MODEL_MESSAGE = "gemini"
@@ -158,9 +157,7 @@ class GeminiImporter:
             turn=turn["turn"],
             index=turn["index"],
             time=str(turn["time"]) if turn["time"] else None,
-            prompt_sha256=text_hash(text),
-            prompt_chars=len(text),
-            text=redact(text) if options.with_text else None,
+            **prompt_fields(text, with_text=options.with_text),
             offered=[Offered(skill=s, listing="full") for s in offered],
             offered_source="reconstructed",
             invoked=invoked,

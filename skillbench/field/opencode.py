@@ -33,10 +33,9 @@ from skillbench.field.records import (
     ImportCounts,
     Invocation,
     Offered,
+    prompt_fields,
     short_hash,
-    text_hash,
 )
-from skillbench.redaction import redact
 
 PROJECT_SKILL_DIRS = (".opencode/skills", ".opencode/skill", ".claude/skills", ".agents/skills")
 USER_SKILL_DIRS = (".config/opencode/skills", ".claude/skills", ".agents/skills")
@@ -229,9 +228,7 @@ class OpencodeImporter:
             turn=message_id,
             index=index,
             time=_iso(created),
-            prompt_sha256=text_hash(text),
-            prompt_chars=len(text),
-            text=redact(text) if options.with_text else None,
+            **prompt_fields(text, with_text=options.with_text),
             offered=[Offered(skill=s, listing="full") for s in offered],
             offered_source="reconstructed",
             invoked=invoked,

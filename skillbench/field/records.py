@@ -7,7 +7,7 @@ with `--with-text`, and then passed through the redactor. Session and project ar
 from __future__ import annotations
 
 import hashlib
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -29,6 +29,26 @@ def short_hash(text: str) -> str:
 def text_hash(text: str) -> str:
     """The full SHA-256 of a prompt's text."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class PromptFields(TypedDict):
+    """A record's prompt fields (`prompt_fields`)."""
+
+    prompt_sha256: str
+    prompt_chars: int
+    text: str | None
+
+
+def prompt_fields(text: str, *, with_text: bool) -> PromptFields:
+    """A record's prompt fields: its hash and length always, its text (redacted) only when
+    asked (`--with-text`); the one privacy rule every importer follows."""
+    from skillbench.redaction import redact
+
+    return {
+        "prompt_sha256": text_hash(text),
+        "prompt_chars": len(text),
+        "text": redact(text) if with_text else None,
+    }
 
 
 class Offered(BaseModel):
