@@ -13,13 +13,14 @@ stored values.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +51,9 @@ FLUSH_BACKOFF_S = 1.0
 BATCH_ROWS = 1_000
 BATCH_SECONDS = 0.5
 LOG = logging.getLogger("skillbench.cache")
+
+PendingRow = tuple[str, str, str, str | None, str]
+"""An answer not yet written: (json, backend, kind, model, created_at)."""
 
 _SECRET_FIELDS = frozenset({"api_key", "apikey", "authorization", "x_api_key", "auth_token"})
 
@@ -148,6 +152,40 @@ def _as_dict(blob: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+@contextlib.contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction taken at once (BEGIN IMMEDIATE), rolled back on any failure."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _insert_or_supersede(conn: sqlite3.Connection, key: str, row: PendingRow) -> str | None:
+    """Store `row` under `key` unless an answer is stored; None when this one was stored,
+    else the stored answer (this one goes to `superseded` when it differs)."""
+    blob, backend, kind, model, at = row
+    inserted = conn.execute(
+        "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (key, blob, backend, kind, at, model),
+    ).rowcount
+    if inserted == 1:  # the common case: one statement, this answer is the answer
+        return None
+    found = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+    stored = str(found[0]) if found is not None else blob
+    if stored != blob:
+        conn.execute(
+            "INSERT INTO superseded (key, value, backend, kind, created_at) VALUES (?, ?, ?, ?, ?)",
+            (key, blob, backend, kind, at),
+        )
+    return stored
+
+
 @dataclass(frozen=True)
 class CacheStats:
     """What the cache holds."""
@@ -171,10 +209,10 @@ class CallCache:
         self._lock = threading.Lock()
         self._closed = False
         # answers and journal marks a locked database could not take yet (kept, written later)
-        self._pending: dict[str, tuple[str, str, str, str | None, str]] = {}
+        self._pending: dict[str, PendingRow] = {}
         self._pending_marks: dict[tuple[str, str], tuple[str, str]] = {}
         # answers put with `batch=True`, written together (`_write_batch`)
-        self._batch: dict[str, tuple[str, str, str, str | None, str]] = {}
+        self._batch: dict[str, PendingRow] = {}
         self._batch_since = 0.0
         self._flush_attempts = 0
         self._next_flush = 0.0
@@ -283,8 +321,7 @@ class CallCache:
         with self._lock:
             calls = list(self._pending.items())
             marks = list(self._pending_marks.items())
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(conn):
             for key, (blob, backend, kind, model, at) in calls:
                 conn.execute(
                     "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
@@ -297,11 +334,6 @@ class CallCache:
                     " VALUES (?, ?, ?, ?)",
                     (run_id, key, status, at),
                 )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         with self._lock:
             for key, value in calls:
                 if self._pending.get(key) == value:
@@ -315,28 +347,9 @@ class CallCache:
         writer of its key goes to `superseded` when it differs, as in `put`."""
         with self._lock:
             rows = list(self._batch.items())
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for key, (blob, backend, kind, model, at) in rows:
-                inserted = conn.execute(
-                    "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, blob, backend, kind, at, model),
-                ).rowcount
-                if inserted == 1:
-                    continue
-                row = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
-                if row is not None and str(row[0]) != blob:
-                    conn.execute(
-                        "INSERT INTO superseded (key, value, backend, kind, created_at)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (key, blob, backend, kind, at),
-                    )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+        with _immediate(conn):
+            for key, row in rows:
+                _insert_or_supersede(conn, key, row)
         with self._lock:
             for key, value in rows:
                 if self._batch.get(key) == value:
@@ -456,22 +469,7 @@ class CallCache:
             return None
 
         def write(conn: sqlite3.Connection) -> str | None:
-            inserted = conn.execute(
-                "INSERT OR IGNORE INTO calls (key, value, backend, kind, created_at, model)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (key, blob, backend, kind, _now(), model),
-            ).rowcount
-            if inserted == 1:  # the common case: one statement, this answer is the answer
-                return None
-            row = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
-            stored = str(row[0]) if row is not None else blob
-            if stored != blob:
-                conn.execute(
-                    "INSERT INTO superseded (key, value, backend, kind, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (key, blob, backend, kind, _now()),
-                )
-            return stored
+            return _insert_or_supersede(conn, key, (blob, backend, kind, model, _now()))
 
         self._try_flush()
         if self._pending and key in self._pending:
