@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
@@ -347,3 +347,15 @@ def public_endpoint(url: str | None) -> str | None:
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+
+async def judge_all(judge: Any, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
+    """Every request's outcome: through the judge's `judge_many` when it has one (one embedding
+    batch, one Message Batch), else one `judge` call after another. Wrappers (cache, meter)
+    pass their misses on with this, so they never probe the judge they wrap."""
+    if not requests:
+        return []
+    many = getattr(judge, "judge_many", None)
+    if many is not None:
+        return list(await many(list(requests)))
+    return [await judge.judge(request) for request in requests]

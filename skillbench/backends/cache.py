@@ -36,6 +36,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
     cache_key,
+    judge_all,
 )
 from skillbench.errors import InputError
 from skillbench.redaction import redact_data, redacted_json
@@ -792,11 +793,7 @@ class CachingJudge(_Counted):
                 self._counter.call()
             else:
                 self._start(key)
-        many = getattr(self.inner, "judge_many", None)
-        if missing and many is not None:
-            outcomes: list[TriggerOutcome] = await many([requests[i] for i in missing])
-        else:
-            outcomes = [await self.inner.judge(requests[i]) for i in missing]
+        outcomes = await judge_all(self.inner, [requests[i] for i in missing])
         for i, outcome in zip(missing, outcomes, strict=True):
             key = keys[i]
             results[i] = outcome if key is None else self._store(key, outcome)

@@ -28,6 +28,7 @@ from skillbench.backends.base import (
     TriggerJudge,
     TriggerOutcome,
     TriggerRequest,
+    judge_all,
 )
 from skillbench.cost import notes
 from skillbench.cost.actual import actual_block, cost_line
@@ -289,15 +290,11 @@ class MeteredJudge:
         else:
             allowed = [i for i, r in enumerate(requests) if self._cached_only(r)]
         results: list[TriggerOutcome | None] = [None] * len(requests)
-        many = getattr(self.inner, "judge_many", None)
         chosen = [requests[i] for i in allowed]
         self.budget.started(len(chosen))
         made = 0
         try:
-            if many is not None:
-                outcomes = list(await many(chosen)) if chosen else []
-            else:
-                outcomes = [await self.inner.judge(r) for r in chosen]
+            outcomes = await judge_all(self.inner, chosen)
             for i, outcome in zip(allowed, outcomes, strict=True):
                 results[i] = self._record(outcome)
                 made += 0 if outcome.cached else 1

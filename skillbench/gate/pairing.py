@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skillbench.backends.base import TriggerOutcome, TriggerRequest
+from skillbench.backends.base import TriggerOutcome, TriggerRequest, judge_all
 from skillbench.stats import holm, mcnemar_exact
 
 RunKey = tuple[str, int]
@@ -48,7 +48,7 @@ class RecordingJudge:
         return self._note(request, await self.inner.judge(request))
 
     async def judge_many(self, requests: Sequence[TriggerRequest]) -> list[TriggerOutcome]:
-        outcomes = list(await self.inner.judge_many(requests))
+        outcomes = await judge_all(self.inner, requests)
         if len(outcomes) == len(requests):
             for request, outcome in zip(requests, outcomes, strict=True):
                 self._note(request, outcome)
