@@ -1,8 +1,11 @@
 """A loopback mock of the streaming Messages API that drives the REAL `claude` CLI through one
 agentic task (or a `script` of tool calls, one per turn, then an `end_turn` text): the first turn answers with a `Write` tool_use creating a file in the session's
 working directory (read from the CLI's system prompt) — or with any other tool call given as
-`first_call` — and the turn after the tool result with an `end_turn` text. Side calls the CLI makes (no `Write` tool offered, or not streamed) get a short
-text. Every request is recorded without headers (no key is kept), with the tool result text.
+`first_call` — and the turn after the tool result with an `end_turn` text (`final_text`). With
+`question`, the session's first turn ends with that text instead, until a user reply follows it
+(the session resumed); then the script runs. Side calls the CLI makes (no `Write` tool offered, or not streamed) get a short
+text. Every request is recorded without headers (no key is kept), with the tool result text and
+the last user text.
 
     with AgenticMock(rel_path="evals/files/out.csv", content="a,b\\n") as mock:
         env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "dummy"}
@@ -40,6 +43,7 @@ class AgenticRequest:
     saw_tool_result: bool
     tool_result: str
     answered: str
+    user_text: str = ""
 
 
 def working_directory(body: dict[str, Any]) -> str | None:
@@ -67,6 +71,26 @@ def last_tool_result(body: dict[str, Any]) -> str:
             if block.get("is_error"):
                 parts.append("[is_error]")
     return "\n".join(parts)
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The text blocks of the last message when it is the user's (not a system reminder)."""
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return ""
+    texts = _texts(last.get("content"))
+    return "\n".join(t for t in texts if not t.lstrip().startswith("<system-reminder>"))
+
+
+def asked_already(body: dict[str, Any], question: str) -> bool:
+    """True when an assistant message of the conversation already holds `question`."""
+    return any(
+        isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and any(question in text for text in _texts(message.get("content")))
+        for message in body.get("messages") or []
+    )
 
 
 def tool_results(body: dict[str, Any]) -> int:
@@ -112,6 +136,10 @@ class _Handler(QuietHandler):
         if not stream:
             answered, payload = "json-text", json.dumps(json_message(model, "OK.")).encode()
             kind = "application/json"
+        elif mock.question and "Bash" in tools and not asked_already(body, mock.question):
+            answered = "question"
+            payload = text_stream(model, mock.question)
+            kind = "text/event-stream"
         elif mock.script and "Bash" in tools and turn < len(mock.script):
             answered = mock.script[turn][0]
             payload = tool_use_stream(model, *mock.script[turn])
@@ -131,9 +159,13 @@ class _Handler(QuietHandler):
             kind = "text/event-stream"
         else:
             answered = "final-text" if saw else "text"
-            payload = text_stream(model, FINAL_TEXT if saw else "OK.")
+            payload = text_stream(model, mock.final_text if saw else "OK.")
             kind = "text/event-stream"
-        mock.record(AgenticRequest(path, stream, tools, saw, last_tool_result(body), answered))
+        mock.record(
+            AgenticRequest(
+                path, stream, tools, saw, last_tool_result(body), answered, last_user_text(body)
+            )
+        )
         self._send(200, payload, kind)
 
 
@@ -153,12 +185,16 @@ class AgenticMock:
         first_call: tuple[str, dict[str, Any]] | None = None,
         force: bool = False,
         script: list[tuple[str, dict[str, Any]]] | None = None,
+        question: str | None = None,
+        final_text: str = FINAL_TEXT,
     ) -> None:
         self.rel_path = rel_path
         self.content = content
         self.first_call = first_call  # (tool, input) to call first instead of Write
         self.force = force  # call first_call even when the CLI did not offer that tool
         self.script = list(script or [])  # one tool call per turn, in order, then end_turn
+        self.question = question  # the first turn's reply, until a user reply follows it
+        self.final_text = final_text
         self._requests: list[AgenticRequest] = []
         self._keys: list[str] = []
         self._bodies: list[str] = []

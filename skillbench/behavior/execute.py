@@ -13,6 +13,7 @@ import importlib.util
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from skillbench import limits
 from skillbench.backends.base import cache_key
@@ -348,9 +349,27 @@ def world_line(task: RunTask, result: ExecutionResult) -> str:
     where = f"{task.config}/{task.case_id}/run-{task.run_number}"
     line = f"{where}: network {world.get('network')}, {len(result.calls)} fake calls, "
     line += f"{len(refused)} refused" + (f" ({named})" if named else "")
+    if result.answers:
+        line += "; " + questions_line(result.answers)
     if world.get("path_failures"):
         line += f"; a fake was not first on PATH: {', '.join(world['path_failures'])}"
     return line
+
+
+def questions_line(answers: Sequence[dict[str, Any]]) -> str:
+    """`2 questions, 1 unanswered (…)`: each question clipped, with its answer or why none."""
+
+    def one(item: dict[str, Any]) -> str:
+        question = " ".join(str(item.get("question") or "").split())
+        question = question if len(question) <= 60 else "…" + question[-59:]
+        said = item.get("answer") if item.get("answered") else None
+        return f"{question!r} → {said!r}" if said else f"{question!r}: {item.get('reason')}"
+
+    unanswered = sum(not a.get("answered") for a in answers)
+    shown = "; ".join(one(a) for a in answers[:3])
+    more = f" (+{len(answers) - 3} more)" if len(answers) > 3 else ""
+    count = f"{len(answers)} question{'s' if len(answers) != 1 else ''}"
+    return f"{count}, {unanswered} unanswered ({shown}{more})"
 
 
 def _record(task: RunTask, result: ExecutionResult, executor: Executor, started: str) -> RunRecord:
@@ -380,6 +399,12 @@ def _record(task: RunTask, result: ExecutionResult, executor: Executor, started:
         calls=len(result.calls) if result.hermetic is not None else None,
         refusals=(
             sum(bool(c.get("refused")) for c in result.calls)
+            if result.hermetic is not None
+            else None
+        ),
+        questions=len(result.answers) if result.hermetic is not None else None,
+        unanswered=(
+            sum(not a.get("answered") for a in result.answers)
             if result.hermetic is not None
             else None
         ),

@@ -57,6 +57,7 @@ from skillbench.hermetic.claude_wiring import claude_env, claude_flags
 from skillbench.hermetic.environment import Environment
 from skillbench.hermetic.world import World
 from skillbench.limits import AGENT_SESSION_TIMEOUT, DEFAULT_MAX_OUTPUT
+from skillbench.redaction import redact_data
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
@@ -498,6 +499,7 @@ class ClaudeCodeExecutor(ClaudeRunner):
         """One agentic session; files created or changed in the project become outputs."""
         started_at = utc_timestamp()
         calls: list[dict[str, Any]] = []
+        answers: list[dict[str, Any]] = []
         hermetic: dict[str, Any] | None = None
         with self.workdir() as (root, project, home):
             before = self._prepare(task, project)
@@ -514,6 +516,9 @@ class ClaudeCodeExecutor(ClaudeRunner):
                     spooled, over_cap = self._collect(project, before)
                     deleted = [rel for rel in before if not (project / rel).exists()]
                     calls = [c.model_dump(mode="json") for c in world.calls()]
+                    answers = redact_data(
+                        [a.model_dump(mode="json") for a in world.answers()], self.secrets()
+                    )
                     hermetic = world.record(deleted).model_dump(mode="json")
         secrets = self.secrets()
         outputs, redacted, withheld = scrub_outputs(spooled, secrets)
@@ -548,17 +553,26 @@ class ClaudeCodeExecutor(ClaudeRunner):
             redacted_outputs=redacted,
             withheld_outputs=withheld,
             calls=calls,
+            answers=answers,
             hermetic=hermetic,
         )
 
     async def _run_in(
         self, world: World, prompt: str, project: Path, home: Path | None, parser: StreamParser
     ) -> RunResult:
-        """The session inside a hermetic world: its environment, flags and network namespace."""
+        """The session inside a hermetic world: its environment, flags and network namespace;
+        with scripted answers (and an isolated HOME to store it in) a turn ending with a
+        question the answers fit is answered by resuming the session."""
         env = claude_env(world, self.build_env(home))
         call = print_call(self.claude_bin, claude_flags(world, self.flags()), prompt)
         prefix = world.launch_prefix(env.get("ANTHROPIC_BASE_URL"))
-        return await self.run(call.argv[1:], project, env, parser, stdin=call.stdin, prefix=prefix)
+        args = call.argv[1:]
+        if world.environment.answers and self.isolate_home:
+            follow_up = world.reply_answerer()
+            return await self.run_with_follow_ups(
+                args, project, env, parser, follow_up, stdin=call.stdin, prefix=prefix
+            )
+        return await self.run(args, project, env, parser, stdin=call.stdin, prefix=prefix)
 
 
 ExecutorFactory = Callable[..., Executor]

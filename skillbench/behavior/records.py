@@ -18,11 +18,12 @@ A missing target file fails every check except that it is what file_exists repor
 Checks of a hermetic run (a case with an `environment` block; `calls.jsonl` and
 `environment.json` in the run folder), all graded without a model:
 - ``called`` / ``not_called``: a call of the fake command ``target`` (`gh`, `mcp:<server>` for
-  an MCP tool, `ask` for a scripted answer) whose arguments, joined by spaces, match
-  ``pattern`` (any call when no pattern) is / is not in the log. A refused call counts as made.
+  an MCP tool, `ask` for a question of the agent, from `answers.jsonl`, argv `[question,
+  answer]`) whose arguments, joined by spaces, match ``pattern`` (any call when no pattern) is /
+  is not in the log. A refused call (an unanswered question) counts as made.
 - ``called_before``: such a call comes before the first call matching ``then``
   (``{"target", "pattern"}``); both must be in the log.
-- ``no_refusals`` (target ``"calls"``): no fake refused a call.
+- ``no_refusals`` (target ``"calls"``): no fake refused a call (questions are not calls).
 - ``untouched`` (target ``"outputs/<path>"``): the run neither changed nor deleted the file.
 - ``no_egress`` (target ``"calls"``): the session ran with its network confined (`none` or
   `api-only`, a namespace whose only way out is the model API).
@@ -78,6 +79,8 @@ class RunRecord(Document):
             "withheld_outputs",
             "calls",
             "refusals",
+            "questions",
+            "unanswered",
         }
     )
 
@@ -107,6 +110,10 @@ class RunRecord(Document):
         default=None, description="a hermetic run's fake calls (calls.jsonl lines)"
     )
     refusals: int | None = Field(default=None, description="of which the fakes refused")
+    questions: int | None = Field(
+        default=None, description="a hermetic run's questions of the agent (answers.jsonl lines)"
+    )
+    unanswered: int | None = Field(default=None, description="of which nobody answered")
 
     @model_validator(mode="after")
     def _error_when_failed(self) -> RunRecord:

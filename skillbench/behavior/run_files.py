@@ -2,7 +2,8 @@
 
 A run folder holds `run.json`, `transcript.jsonl`, `transcript.md`, `outputs/` (files the run
 created, plus seed 004 `metrics.json`) and seed 004 `timing.json`; a hermetic run (a case with
-an `environment` block) also `calls.jsonl` and `environment.json`. Metrics and timing are
+an `environment` block) also `calls.jsonl`, `answers.jsonl` (the agent's questions and the
+scripted answers it got) and `environment.json`. Metrics and timing are
 computed from the run's events and usage, never typed by hand. Output files pass the one
 redactor (`scrub_outputs`): secrets in text are replaced, a binary file holding one is withheld,
 and `run.json` names both.
@@ -20,10 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skillbench.backends.base import CallUsage
+from skillbench.backends.claude_cli.resume import SCRIPTED_ANSWER
 from skillbench.backends.claude_cli.stream_json import Session, metrics, tool_result_text
 from skillbench.backends.skill_copy import human_size
 from skillbench.behavior.records import RunRecord, write_run_record
 from skillbench.behavior.spool import SpooledOutputs, outputs_size
+from skillbench.hermetic.answers import ANSWERS_FILE
 from skillbench.hermetic.calls import CALLS_FILE
 from skillbench.hermetic.world import ENVIRONMENT_FILE
 from skillbench.io import atomic_write_bytes, atomic_write_text, write_json
@@ -53,7 +56,9 @@ class ExecutionResult:
     redacted_outputs: list[str] = field(default_factory=list)
     withheld_outputs: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
-    """A hermetic run's `calls.jsonl` lines (fake commands, MCP tools, scripted answers)."""
+    """A hermetic run's `calls.jsonl` lines (fake commands, MCP tools)."""
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """A hermetic run's `answers.jsonl` lines (the agent's questions, scripted answers)."""
     hermetic: dict[str, Any] | None = None
     """A hermetic run's `environment.json` (`hermetic.world.HermeticRecord`); None otherwise."""
 
@@ -84,7 +89,11 @@ class ExecutionResult:
             "duration_s": self.duration_s,
             "redacted_outputs": self.redacted_outputs,
             "withheld_outputs": self.withheld_outputs,
-            **({"calls": self.calls, "hermetic": self.hermetic} if self.hermetic else {}),
+            **(
+                {"calls": self.calls, "answers": self.answers, "hermetic": self.hermetic}
+                if self.hermetic
+                else {}
+            ),
         }
 
     @classmethod
@@ -104,6 +113,7 @@ class ExecutionResult:
             redacted_outputs=list(data.get("redacted_outputs") or []),
             withheld_outputs=list(data.get("withheld_outputs") or []),
             calls=list(data.get("calls") or []),
+            answers=list(data.get("answers") or []),
             hermetic=data.get("hermetic"),
         )
 
@@ -253,6 +263,10 @@ def render_stream_transcript(prompt: str, events: Iterable[dict[str, Any]]) -> s
                     lines += [f"### Tool call: {block.get('name', '?')}", "", "```json"]
                     lines += [_clip(payload), "```", ""]
         elif kind == "user" and isinstance(content, list):
+            if event.get("skillbench") == SCRIPTED_ANSWER:
+                texts = [str(b.get("text") or "") for b in content if isinstance(b, dict)]
+                lines += ["## User (scripted answer)", "", "\n".join(texts).strip(), ""]
+                continue
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     label = "Tool error" if block.get("is_error") else "Tool result"
@@ -327,6 +341,8 @@ def write_run_folder(run_dir: Path, record: RunRecord, result: ExecutionResult) 
         if result.hermetic is not None:
             calls = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in result.calls)
             atomic_write_text(staging / CALLS_FILE, calls)
+            asked = "".join(json.dumps(a, ensure_ascii=False) + "\n" for a in result.answers)
+            atomic_write_text(staging / ANSWERS_FILE, asked)
             write_json(staging / ENVIRONMENT_FILE, result.hermetic)
         write_run_record(record, staging / "run.json")
         if run_dir.exists():

@@ -1,6 +1,7 @@
 """The model-free checks of a hermetic run (`called`, `not_called`, `called_before`,
 `no_refusals`, `untouched`, `no_egress`; semantics in `behavior.records`), graded from the run
-folder's `calls.jsonl` and `environment.json`. Every outcome carries its evidence."""
+folder's `calls.jsonl`, `answers.jsonl` (the questions, as calls of `ask`) and
+`environment.json`. Every outcome carries its evidence."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import regex
 from skillbench.behavior.records import CallRef, ExpectationCheck
 from skillbench.documents import read_model
 from skillbench.errors import InputError
+from skillbench.hermetic.answers import ANSWERS_FILE, read_answers
 from skillbench.hermetic.calls import CALLS_FILE, CallRecord, read_calls
 from skillbench.hermetic.world import ENVIRONMENT_FILE, HermeticRecord
 
@@ -67,6 +69,8 @@ def world_check(check: ExpectationCheck, run_dir: Path) -> WorldOutcome:
         if refused:
             return False, f"{len(refused)} refused: {_listed(refused)}"
         return True, f"{len(calls)} calls, none refused"
+    asked = [a.as_call() for a in read_answers(run_dir / ANSWERS_FILE)]
+    calls = sorted([*calls, *asked], key=lambda c: c.sequence)
     found = [c for c in calls if _matches(c, check)]
     if check.type == "called":
         if found:

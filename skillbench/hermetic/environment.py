@@ -13,7 +13,8 @@
 
 The block is optional and unknown to skill-creator, whose dialect models keep unknown keys.
 A fake routes on a regex searched in its arguments joined by spaces; the first matching route
-answers; an unmatched call is refused (exit 127), so no real binary runs behind a fake.
+answers; an unmatched call is refused (exit 127), so no real binary runs behind a fake. A
+scripted answer's `when` is a regex searched (any case) in the agent's question.
 """
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ _COMMAND = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 _SERVER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
+def _regex(value: str) -> str:
+    """`value` when it compiles as a regular expression; ValueError saying why otherwise."""
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a regular expression: {exc}") from None
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -70,11 +80,7 @@ class Route(FakeReply):
     @field_validator("match")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a regular expression: {exc}") from None
-        return value
+        return _regex(value)
 
 
 class McpTool(_Strict):
@@ -101,10 +107,16 @@ class GitSpec(_Strict):
 
 
 class ScriptedAnswer(_Strict):
-    """An answer to an agent's question: `say` when the question contains `when` (any case)."""
+    """An answer to an agent's question: `say` when the regex `when` is found in the question
+    (any case): an `AskUserQuestion` question, or the reply a turn ended with."""
 
-    when: str
-    say: str
+    when: str = Field(min_length=1)
+    say: str = Field(min_length=1)
+
+    @field_validator("when")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return _regex(value)
 
 
 Answer = ScriptedAnswer

@@ -45,6 +45,32 @@ Decision = tuple[bool, str | None, int, dict[str, Any]]
 """(refused, reason, exit code, reply) of one call."""
 
 
+def sequenced(
+    log_file: str, key: str, build: Callable[[int, int], tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    """Under the lock of LOG (the call log): the next sequence number and how often `key` was
+    used before; `build(sequence, used)` gives (the file to append to, the record), and the
+    record is appended there as one JSON line. Calls and questions share one sequence, so their
+    order across `calls.jsonl` and `answers.jsonl` is known."""
+    with open(log_file + ".lock", "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state_file = log_file + ".state"
+        state: dict[str, Any] = {"sequence": 0, "used": {}}
+        if os.path.exists(state_file):
+            with open(state_file, encoding="utf-8") as handle:
+                state = json.load(handle)
+        state["sequence"] += 1
+        used = int(state["used"].get(key, 0))
+        state["used"][key] = used + 1
+        target, record = build(state["sequence"], used)
+        with open(target, "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+        with open(state_file + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(state_file + ".tmp", state_file)
+    return record
+
+
 def record_call(
     log_file: str,
     command: str,
@@ -54,20 +80,13 @@ def record_call(
 ) -> Decision:
     """Under the log's lock: the next sequence number, how often route `index` answered before
     (`decide` gets that count), one line appended to the log; returns `decide`'s answer."""
-    with open(log_file + ".lock", "a+", encoding="utf-8") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        state_file = log_file + ".state"
-        state: dict[str, Any] = {"sequence": 0, "used": {}}
-        if os.path.exists(state_file):
-            with open(state_file, encoding="utf-8") as handle:
-                state = json.load(handle)
-        state["sequence"] += 1
-        key = f"{command}#{index}"
-        used = int(state["used"].get(key, 0))
-        state["used"][key] = used + 1
-        refused, reason, code, reply = decide(used)
+    decision: list[Decision] = []
+
+    def build(sequence: int, used: int) -> tuple[str, dict[str, Any]]:
+        decision.append(decide(used))
+        refused, reason, code, _ = decision[0]
         record = {
-            "sequence": state["sequence"],
+            "sequence": sequence,
             "time": round(time.time(), 3),
             "command": command,
             "argv": args,
@@ -76,12 +95,10 @@ def record_call(
             "refused": refused,
             "reason": reason,
         }
-        with open(log_file, "a", encoding="utf-8") as log:
-            log.write(json.dumps(record) + "\n")
-        with open(state_file + ".tmp", "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
-        os.replace(state_file + ".tmp", state_file)
-    return refused, reason, code, reply
+        return log_file, record
+
+    sequenced(log_file, f"{command}#{index}", build)
+    return decision[0]
 
 
 def decide_command(

@@ -1,7 +1,7 @@
 """A session's hermetic world, built from a case's `environment` block in the session's
 scratch folder: fake binaries first on PATH (and the guard checking that in the agent's own
 shell), the git rewrite, the fake MCP servers, the network namespace. `World` is a context
-manager; `record()` and `calls()` say what happened, for the run folder."""
+manager; `record()`, `calls()` and `answers()` say what happened, for the run folder."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from skillbench.errors import BackendError
+from skillbench.hermetic.answers import ANSWERS_FILE, AnswerRecord, ReplyAnswerer, read_answers
 from skillbench.hermetic.calls import CallRecord, read_calls
 from skillbench.hermetic.environment import Environment
 from skillbench.hermetic.fakes import FakeSet, install_fakes
@@ -34,6 +35,8 @@ class HermeticRecord(Document):
     mcp_servers: list[str] = Field(default_factory=list)
     git: bool = False
     answers: int = Field(default=0, description="scripted answers available")
+    questions: int = Field(default=0, description="questions the agent asked (answers.jsonl)")
+    unanswered: int = Field(default=0, description="of which nobody answered")
     shell_checked: bool = Field(
         default=False, description="the guard ran in the agent's own shell and found the fakes"
     )
@@ -58,7 +61,13 @@ class World:
             self.mcp_file = root / "hermetic" / "mcp.json"
             config = mcp_config(environment.mcp, root / "hermetic", self.fakes.log)
             self.mcp_file.write_text(json.dumps(config), encoding="utf-8")
+        self.answers_log = root / "hermetic" / ANSWERS_FILE
+        self.answers_log.touch()
         self._bridge: UnixBridge | None = None
+
+    def reply_answerer(self) -> ReplyAnswerer:
+        """The follow-up answering a turn that ended with a question (logged here)."""
+        return ReplyAnswerer(self.environment.answers, self.fakes.log, self.answers_log)
 
     def session_env(self, env: dict[str, str]) -> dict[str, str]:
         """`env` with the fakes first on PATH and the git rewrite."""
@@ -90,9 +99,14 @@ class World:
         """Every call of a fake so far, in order."""
         return read_calls(self.fakes.log)
 
+    def answers(self) -> list[AnswerRecord]:
+        """Every question the agent asked so far, in order."""
+        return read_answers(self.answers_log)
+
     def record(self, deleted_inputs: list[str] | None = None) -> HermeticRecord:
         """What the world was, and what its checks saw."""
         calls = self.calls()
+        questions = self.answers()
         return HermeticRecord(
             network=self.environment.network,
             network_confined=self.environment.confined(),
@@ -100,6 +114,8 @@ class World:
             mcp_servers=sorted(self.environment.mcp),
             git=self.environment.git is not None,
             answers=len(self.environment.answers),
+            questions=len(questions),
+            unanswered=sum(not q.answered for q in questions),
             shell_checked=self.fakes.shell_checked(),
             path_failures=self.fakes.path_failures(),
             calls=len(calls),

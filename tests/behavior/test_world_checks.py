@@ -86,6 +86,37 @@ def test_no_refusals_and_no_egress(tmp_path: Path) -> None:
     assert not verdict(world(tmp_path, network="allow"), type="no_egress", target="calls")
 
 
+def test_questions_are_calls_of_ask(tmp_path: Path) -> None:
+    """answers.jsonl's questions are graded as calls of `ask` (argv: question, answer), in one
+    sequence with the fakes' calls; an unanswered one is no refusal of a fake."""
+    run = world(tmp_path, calls=CALLS[:2])
+    asked = [
+        {
+            "sequence": 3,
+            "question": "Which repo?",
+            "via": "reply",
+            "scripted": 0,
+            "answer": "the public one",
+            "answered": True,
+        },
+        {
+            "sequence": 4,
+            "question": "Delete it?",
+            "via": "AskUserQuestion",
+            "answered": False,
+            "reason": "no scripted answer",
+        },
+    ]
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in asked))
+    found = run_check(check(type="called", target="ask", pattern="^Which repo\\? the public"), run)
+    assert found.passed and "#3 ask Which repo? the public one" in found.evidence
+    assert verdict(run, type="called", target="ask", pattern="^Delete it")
+    assert not verdict(run, type="not_called", target="ask")
+    later = {"target": "ask", "pattern": "^Which"}
+    assert verdict(run, type="called_before", target="gh", pattern="^pr", then=later)
+    assert verdict(run, type="no_refusals", target="calls")
+
+
 def test_untouched(tmp_path: Path) -> None:
     run = world(tmp_path)
     (tmp_path / "outputs" / "changed.txt").write_text("new")

@@ -1,5 +1,6 @@
-"""The AskUserQuestion hook: a scripted answer allows the call with `updatedInput.answers`;
-a question no answer fits is denied; both are logged as `ask` calls."""
+"""The AskUserQuestion hook: a call whose every question a scripted answer fits (its `when`
+regex, any case) is allowed with `updatedInput.answers`; a call with a question none fits is
+denied, and every question of it is logged unanswered in answers.jsonl."""
 
 from __future__ import annotations
 
@@ -8,16 +9,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from skillbench.hermetic.answers import read_answers
 from skillbench.hermetic.calls import read_calls
 from skillbench.hermetic.claude_wiring import ANSWER_HOOK
 
+SCRIPTED = [{"when": r"which repo(sitory)?\b", "say": "the public one"}]
 
-def ask(tmp_path: Path, question: str) -> dict:
+
+def ask(tmp_path: Path, *questions: str) -> dict:
     answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps([{"when": "which repo", "say": "the public one"}]))
-    hook = {"tool_name": "AskUserQuestion", "tool_input": {"questions": [{"question": question}]}}
+    answers.write_text(json.dumps(SCRIPTED))
+    items = [{"question": q, "header": "Q", "options": []} for q in questions]
+    hook = {"tool_name": "AskUserQuestion", "tool_input": {"questions": items}}
+    logs = [str(tmp_path / "calls.jsonl"), str(tmp_path / "answers.jsonl")]
     done = subprocess.run(
-        [sys.executable, "-I", str(ANSWER_HOOK), str(answers), str(tmp_path / "calls.jsonl")],
+        [sys.executable, "-I", str(ANSWER_HOOK), str(answers), *logs],
         input=json.dumps(hook),
         capture_output=True,
         text=True,
@@ -27,16 +33,22 @@ def ask(tmp_path: Path, question: str) -> dict:
 
 
 def test_answered_and_denied(tmp_path: Path) -> None:
-    allowed = ask(tmp_path, "Which repo should I use?")
+    allowed = ask(tmp_path, "WHICH REPOSITORY should I use?")
     assert allowed["permissionDecision"] == "allow"
-    assert allowed["updatedInput"]["answers"] == {"Which repo should I use?": "the public one"}
-    denied = ask(tmp_path, "Delete the branch?")
-    assert (
-        denied["permissionDecision"] == "deny"
-        and "Delete the branch?" in denied["permissionDecisionReason"]
-    )
-    calls = read_calls(tmp_path / "calls.jsonl")
-    assert [(c.command, c.refused, c.argv[-1]) for c in calls] == [
-        ("ask", False, "the public one"),
-        ("ask", True, ""),
+    assert allowed["updatedInput"]["answers"] == {
+        "WHICH REPOSITORY should I use?": "the public one"
+    }
+    assert allowed["updatedInput"]["questions"][0]["header"] == "Q"  # the input is kept
+    denied = ask(tmp_path, "Which repo?", "Delete the branch?")
+    assert denied["permissionDecision"] == "deny"
+    assert denied["permissionDecisionReason"] == "Nobody answered: Delete the branch?"
+    asked = read_answers(tmp_path / "answers.jsonl")
+    assert [(a.sequence, a.via, a.scripted, a.answer, a.answered) for a in asked] == [
+        (1, "AskUserQuestion", 0, "the public one", True),
+        (2, "AskUserQuestion", 0, None, False),  # fits, but the call was denied
+        (3, "AskUserQuestion", None, None, False),
     ]
+    assert asked[1].reason and "another question" in asked[1].reason
+    assert asked[2].reason == "no scripted answer"
+    assert asked[2].as_call().line() == "ask Delete the branch? "
+    assert read_calls(tmp_path / "calls.jsonl") == []  # questions are not fake calls

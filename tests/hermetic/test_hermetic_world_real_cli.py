@@ -1,9 +1,7 @@
 """The rest of the world with the REAL `claude` CLI against the scripted fake API: a fake MCP
 server from the block (`--mcp-config` + `--strict-mcp-config`, its call logged), git remotes
-rewritten to a local bare repository with a fixed identity. The `answers` hook is wired too,
-but Claude Code 2.1.197 does not offer `AskUserQuestion` in print mode (measured here: with it
-in `--tools` the model is still not offered it), so the hook is tested on its own
-(test_answer_hook.py)."""
+rewritten to a local bare repository with a fixed identity. With `answers` the session is
+offered `AskUserQuestion` (the answers themselves: test_answers_real_cli.py)."""
 
 from __future__ import annotations
 
@@ -83,7 +81,7 @@ def test_mcp_git_and_answers(
     assert code == 0, err
     offered = next(r.tools for r in requests if r.answered == "Bash")
     assert "mcp__linear__create_issue" in offered, offered
-    assert "AskUserQuestion" not in offered  # print mode: not offered even when listed
+    assert "AskUserQuestion" in offered  # print mode offers it with a permission prompt tool
     assert not [t for t in offered if t.startswith("mcp__") and not t.startswith("mcp__linear__")]
     results = [r.tool_result for r in requests if r.saw_tool_result]
     assert "Bench Bot <bot@example.invalid>" in results[0], results

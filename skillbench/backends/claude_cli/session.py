@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -69,8 +70,16 @@ from skillbench.backends.claude_cli.login import (
     find_login,
     install_login,
 )
+from skillbench.backends.claude_cli.resume import (
+    FollowUp,
+    answer_event,
+    merge_results,
+    resume_args,
+    stored_args,
+)
 from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
 from skillbench.backends.claude_cli.stream_json import (
+    ResultEvent,
     Session,
     StreamParser,
     invoked_skill,
@@ -455,6 +464,7 @@ class ClaudeRunner:
         stop: StopRule | None = None,
         stdin: bytes | None = None,
         prefix: Sequence[str] = (),
+        timeout: float | None = None,
     ) -> RunResult:
         """Run the CLI once (bounded concurrency), parsing stdout as stream-json until the
         `result` event, or until `stop(session)` is True (the outcome is decided). The process
@@ -463,7 +473,8 @@ class ClaudeRunner:
         leftover children after a normal exit), so nothing outlives a run. `stdin` (the prompt)
         is written to the CLI's stdin, then closed; None gives it no stdin. `parser` lets a
         caller keep the raw lines. `prefix` runs the CLI under a launcher (a hermetic run's
-        network namespace: `skillbench.hermetic.netns`)."""
+        network namespace: `skillbench.hermetic.netns`). `timeout` (default: the runner's)
+        bounds this run."""
         async with self._slot():
             parser = parser if parser is not None else StreamParser()
             started = time.monotonic()
@@ -539,7 +550,7 @@ class ClaudeRunner:
             stdin_task = asyncio.ensure_future(write_stdin()) if stdin is not None else None
             try:
                 try:
-                    async with asyncio.timeout(self.timeout):
+                    async with asyncio.timeout(self.timeout if timeout is None else timeout):
                         decided = await read_stdout()
                 except TimeoutError:
                     timed_out = True
@@ -585,6 +596,54 @@ class ClaudeRunner:
         call = print_call(self.claude_bin, flags, prompt)
         env = self.build_env(home)
         return await self.run(call.argv[1:], project, env, parser, stop, stdin=call.stdin)
+
+    async def run_with_follow_ups(
+        self,
+        args: Sequence[str],
+        cwd: Path,
+        env: dict[str, str],
+        parser: StreamParser,
+        follow_up: FollowUp,
+        stdin: bytes,
+        prefix: Sequence[str] = (),
+    ) -> RunResult:
+        """`run` with the session stored, then, while its turn ended without error and
+        `follow_up` gives a next prompt for the final reply, the same session resumed with it
+        (`claude_cli.resume`), all within the runner's timeout. The parser sees every
+        invocation's events, each next prompt as a marked `user` event (`answer_event`); the
+        session's result is the merged one (`merge_results`). Sessions are stored in the
+        session's HOME: an isolated one goes with the run's folder."""
+        started = time.monotonic()
+        args = stored_args(args)
+        results: list[ResultEvent] = []
+        run = await self.run(args, cwd, env, parser, stdin=stdin, prefix=prefix)
+        while (result := parser.session.result) is not None:
+            results.append(result)
+            if run_error(run, self.timeout, self.secrets()) is not None:
+                break
+            init = parser.session.init
+            session_id = result.session_id or (init.session_id if init else None)
+            left = self.timeout - (time.monotonic() - started)
+            resumable = session_id is not None and left > 0
+            prompt = follow_up(result.result or "", resumable)
+            if prompt is None or not resumable or session_id is None:
+                break
+            parser.feed(json.dumps(answer_event(prompt)))
+            parser.session.result = None
+            again = resume_args(args, session_id)
+            run = await self.run(
+                again, cwd, env, parser, stdin=prompt.encode(), prefix=prefix, timeout=left
+            )
+        if parser.session.result is not None:
+            parser.session.result = merge_results(results)
+        return RunResult(
+            session=parser.session,
+            exit_code=run.exit_code,
+            timed_out=run.timed_out,
+            duration_seconds=time.monotonic() - started,
+            stderr_tail=run.stderr_tail,
+            decided=run.decided,
+        )
 
     async def aclose(self) -> None:
         """Kill any process still running and remove leftover folders."""
