@@ -22,6 +22,8 @@ from skillbench.behavior.executor_choice import make_executor
 from skillbench.cli import main
 from skillbench.cost.estimate import get_estimator
 from skillbench.errors import BackendError
+from skillbench.hermetic.agent_wiring import unsupported
+from skillbench.hermetic.environment import parse_environment
 
 SKILL_MD = "---\nname: pr-helper\ndescription: Use when opening pull requests.\n---\n# PR\n"
 AGENTS = ("codex", "gemini", "opencode")
@@ -136,3 +138,11 @@ def test_the_plan_prices_a_session_from_the_recorded_sessions(tmp_path: Path) ->
         assert "mean of 1 cached sessions" in recorded.basis()
     finally:
         cache.close()
+
+
+def test_the_fields_an_agent_session_cannot_honour() -> None:
+    block = parse_environment({"mcp": {"linear": {"tools": [{"name": "t"}]}}})
+    assert unsupported(block, mcp=True) is None
+    assert unsupported(block, mcp=False) == "mcp"  # an agent CLI without MCP configuration
+    asks = parse_environment({"answers": [{"when": "repo", "say": "r"}]})
+    assert unsupported(asks, mcp=True) == "answers"
