@@ -52,6 +52,8 @@ __all__ = [
 STREAM_LIMIT = 32 * 1024 * 1024
 STDERR_TAIL = 2000
 EXIT_GRACE = 5.0
+UNREACHABLE = "http://127.0.0.1:9"
+"""The API URL of a run that must reach none (`--version`): nothing listens on port 9."""
 
 McpCommand = tuple[str, tuple[str, ...]]
 """A stdio MCP server to load: (command, arguments)."""
@@ -261,11 +263,12 @@ class AgentSessionRunner:
     # -- the CLI -----------------------------------------------------------------------------
 
     def version(self) -> str:
-        """The CLI's version (`--version`, run once in an empty isolated HOME)."""
+        """The CLI's version (`--version`, run once in an empty isolated HOME, with the session's
+        switches that stop update checks and fetches, and an unreachable API URL)."""
         if self._version is None:
             root = make_scratch(f"{self.cli.name}-version")
             try:
-                env = self.cli.agent.base_env(root)
+                env = self.cli.session_env(root, UNREACHABLE)
                 done = subprocess.run(
                     self.cli.agent.version_call(self.binary),
                     capture_output=True,

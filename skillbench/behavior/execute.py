@@ -226,6 +226,14 @@ def case_environments(evals: EvalsFile) -> list[Environment | None]:
     return found
 
 
+UNSUPPORTED_WHY = {
+    "answers": "its CLI offers no hook into its question tool (claude-code sessions answer "
+    "from `answers`)",
+    "mcp": "its CLI loads no MCP servers",
+}
+"""Why an agent CLI session cannot take a part of the block (`agent_wiring.unsupported`)."""
+
+
 def check_environments(environments: Sequence[Environment | None], backend: str) -> None:
     """Environment blocks the backend cannot honour are refused (exit 2), never dropped: a
     session backend whose sessions take no world (a plugin's), a part another agent's session
@@ -251,10 +259,7 @@ def check_environments(environments: Sequence[Environment | None], backend: str)
             field = None if environment is None else unsupported(environment, mcp=cli.supports_mcp)
             if field is not None:
                 raise InputError(
-                    f"backend {spec.name!r} cannot honour `{field}` (only claude-code sessions "
-                    "answer an agent's questions from `answers`)"
-                    if field == "answers"
-                    else f"backend {spec.name!r} loads no MCP servers",
+                    f"backend {spec.name!r} cannot honour `{field}`: {UNSUPPORTED_WHY[field]}",
                     path="--backend",
                     field=f"cases[{index}].environment.{field}",
                     rule="environment",
