@@ -49,6 +49,8 @@ class _Handler(BaseHTTPRequestHandler):
             k.lower(): v for k, v in self.headers.items() if k.lower().startswith("anthropic-")
         }
         self.server.record(self.path, headers, body)
+        with self.server._lock:
+            self.server.keys.append(self.headers.get("x-api-key") or "")
         answer = self.server.script(body)
         if isinstance(answer, int):
             error = {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
@@ -73,6 +75,8 @@ class MessagesFake(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.script: Script = script or (lambda body: text_stream(str(body.get("model")), "OK."))
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.keys: list[str] = []
+        """The `x-api-key` of each POST (kept apart from `requests`, which hold no key)."""
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 

@@ -42,7 +42,13 @@ CLAUDE_SESSION = "claude-session"
 """An agentic Claude Code CLI session in an isolated project, the skill installed."""
 RECORDED_SAMPLES = "recorded-samples"
 """No model: the recorded sample runs of the skill are replayed (`data/runs/<skill>/`)."""
-EXECUTOR_KINDS = (CONVERSATION, CLAUDE_SESSION, RECORDED_SAMPLES)
+AGENT_CLI_SESSION = "agent-cli-session"
+"""An agentic session of another agent's CLI (Codex, Gemini CLI, opencode) in an isolated
+project, the skill installed where that agent loads skills; the spec's `session_cli` names the
+agent (`backends.agent_session.SessionCli`)."""
+EXECUTOR_KINDS = (CONVERSATION, CLAUDE_SESSION, RECORDED_SAMPLES, AGENT_CLI_SESSION)
+SESSION_EXECUTORS = (CLAUDE_SESSION, AGENT_CLI_SESSION)
+"""The executor kinds whose behavior runs are whole agent sessions."""
 
 # How a backend's calls are priced before they are made (`BackendSpec.estimator`), for the
 # estimators skillbench ships; `skillbench.cost.estimate` builds them (the money room sits above
@@ -69,6 +75,7 @@ _PART_NAMES = {
     "executor": "behavior executor",
     "estimator": "cost estimator",
     "beside_cache": "cache-side options",
+    "session_cli": "behavior session CLI",
 }
 
 
@@ -126,6 +133,9 @@ class BackendSpec:
     skill_limits: SkillLimits | None = None
     """The agent's own limits on a skill's frontmatter (the validator's `--profile <name>`;
     None: no profile of its own)."""
+    session_cli: Part | None = None
+    """The agent CLI its behavior sessions run (`executor = agent-cli-session`): a
+    `backends.agent_session.SessionCli`."""
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -143,6 +153,10 @@ class BackendSpec:
             )
         if (self.cli_package or self.cli_harnesses is not None) and self.cli is None:
             raise ValueError(f"backend {self.name!r}: cli_package and cli_harnesses need a cli")
+        if self.executor == AGENT_CLI_SESSION and self.session_cli is None:
+            raise ValueError(
+                f"backend {self.name!r}: an agent-cli-session executor needs session_cli"
+            )
         for part, kinds in (("executor", EXECUTOR_KINDS), ("estimator", ESTIMATOR_KINDS)):
             value = getattr(self, part)
             if isinstance(value, str) and value not in kinds and ":" not in value:
@@ -150,6 +164,13 @@ class BackendSpec:
                     f"backend {self.name!r}: {part} {value!r} is neither one of "
                     f"{', '.join(kinds)} nor a 'module:attribute' factory"
                 )
+
+    @property
+    def behavior_sessions(self) -> bool:
+        """Whether its behavior runs are whole agent sessions (its `sessions`, or an executor
+        of `SESSION_EXECUTORS`): real commands, files and network unless a case's
+        `environment` confines them."""
+        return self.sessions or self.executor in SESSION_EXECUTORS
 
     def needs_cli(self, harness: str | None = None, *, behavior: bool = False) -> bool:
         """Whether a run needs `cli` installed, even with every call cached: every run when

@@ -90,6 +90,8 @@ def plan_run(
 ) -> CostPlan:
     """The plan of `run_cases`: tasks, cache hits (free) and the estimate; no model call."""
     from skillbench.backends.registry import backend_spec
+    from skillbench.backends.spec import AGENT_CLI_SESSION
+    from skillbench.behavior.agent_executor import AgentSessionExecutor
     from skillbench.behavior.execute import RunBatch, plan_tasks
     from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor
 
@@ -111,7 +113,9 @@ def plan_run(
     notes: list[str] = []
     executor: Any = None
     try:
-        if spec.sessions:
+        if spec.executor == AGENT_CLI_SESSION:  # for its identity: no key needed to plan
+            executor = AgentSessionExecutor(spec.load("session_cli"), model, check_key=False)
+        elif spec.sessions:
             executor = ClaudeCodeExecutor(model)
         else:
             raw = key_model(backend, model)

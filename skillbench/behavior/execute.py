@@ -1,8 +1,9 @@
 """Run every case prompt N times per configuration and write the run folders.
 
 Configurations: ``with_skill`` (the workspace's current version), ``baseline`` (no skill) or
-``v<N>`` (a snapshot). Backends: ``claude-code`` (agentic), ``anthropic`` (one conversation) and
-``local``, which replays the recorded SAMPLE runs of `data/runs/<skill>/` (no model at all).
+``v<N>`` (a snapshot). Backends: ``claude-code``, ``codex``, ``gemini`` and ``opencode``
+(agentic sessions of their CLIs), ``anthropic`` (one conversation) and ``local``, which replays
+the recorded SAMPLE runs of `data/runs/<skill>/` (no model at all).
 Executed runs go through the call cache: a re-run of unchanged cases makes zero calls.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from skillbench import limits
 from skillbench.backends.base import cache_key
 from skillbench.backends.cache import CallCache, assert_no_secrets
-from skillbench.backends.spec import CLAUDE_SESSION, RECORDED_SAMPLES
+from skillbench.backends.spec import AGENT_CLI_SESSION, RECORDED_SAMPLES, SESSION_EXECUTORS
 from skillbench.behavior.executors import (
     Executor,
     RunTask,
@@ -45,6 +46,7 @@ from skillbench.behavior.workspace import (
 )
 from skillbench.cost.budget import Budget, backend_priced
 from skillbench.errors import InputError
+from skillbench.hermetic.agent_wiring import unsupported
 from skillbench.hermetic.environment import Environment, parse_environment
 from skillbench.hermetic.netns import namespace_problem
 from skillbench.schemas.registry import WRITING_SKILLS
@@ -225,23 +227,44 @@ def case_environments(evals: EvalsFile) -> list[Environment | None]:
     return found
 
 
+UNSUPPORTED_WHY = {
+    "answers": "its CLI offers no hook into its question tool (claude-code sessions answer "
+    "from `answers`)",
+    "mcp": "its CLI loads no MCP servers",
+}
+"""Why an agent CLI session cannot take a part of the block (`agent_wiring.unsupported`)."""
+
+
 def check_environments(environments: Sequence[Environment | None], backend: str) -> None:
     """Environment blocks the backend cannot honour are refused (exit 2), never dropped: a
-    session backend other than Claude Code's, a confined network where no namespace can be
-    made. A backend without sessions (one text turn, replays) has no world to confine."""
+    session backend whose sessions take no world (a plugin's), a part another agent's session
+    cannot take (`answers`: no question hook; `mcp` where its CLI has no MCP configuration), a
+    confined network where no namespace can be made. A backend without sessions (one text
+    turn, replays) has no world to confine."""
     from skillbench.backends.registry import backend_spec
 
     spec = backend_spec(backend)
     blocks = [e for e in environments if e is not None]
-    if not blocks or not spec.sessions:
+    if not blocks or not spec.behavior_sessions:
         return
-    if spec.executor != CLAUDE_SESSION:
+    if spec.executor not in SESSION_EXECUTORS:
         raise InputError(
             f"backend {spec.name!r} does not run cases in an `environment` (fakes, network "
-            "confinement): only claude-code sessions do",
+            "confinement): claude-code, codex, gemini and opencode sessions do",
             path="--backend",
             rule="environment",
         )
+    if spec.executor == AGENT_CLI_SESSION:
+        cli = spec.load("session_cli")
+        for index, environment in enumerate(environments):
+            field = None if environment is None else unsupported(environment, mcp=cli.supports_mcp)
+            if field is not None:
+                raise InputError(
+                    f"backend {spec.name!r} cannot honour `{field}`: {UNSUPPORTED_WHY[field]}",
+                    path="--backend",
+                    field=f"cases[{index}].environment.{field}",
+                    rule="environment",
+                )
     if any(e.mcp for e in blocks) and importlib.util.find_spec("mcp") is None:
         raise InputError(
             "a case's fake MCP servers need the `mcp` package: pip install 'skillbench[hermetic]'",
@@ -257,6 +280,28 @@ def check_environments(environments: Sequence[Environment | None], backend: str)
                 field="environment.network",
                 rule="environment",
             )
+
+
+def check_agent_inputs(evals: EvalsFile, backend: str) -> None:
+    """An input file another agent's session would read as its configuration (`AGENTS.md`,
+    `GEMINI.md`, `opencode.json`, `.agents/`, …: `SessionCli.config_path`) is refused for
+    that backend (exit 2, naming the case's file), as Claude Code's are for every backend."""
+    from skillbench.backends.registry import backend_spec
+
+    spec = backend_spec(backend)
+    if spec.executor != AGENT_CLI_SESSION:
+        return
+    cli = spec.load("session_cli")
+    for case_index, case in enumerate(evals.evals.cases):
+        for file_index, raw in enumerate(case.files or []):
+            if cli.config_path(PurePosixPath(raw).as_posix()):
+                raise InputError(
+                    f"input file {raw!r} would configure the {spec.name} session (its own "
+                    "configuration files and folders); rename it",
+                    path=evals.path,
+                    field=_file_field(evals, case_index, file_index),
+                    rule="file-not-agent-config",
+                )
 
 
 def check_run_inputs(
@@ -285,6 +330,7 @@ def check_run_inputs(
         resolve_input_files(evals, index, folder)
     expectation_checks(evals.model, path=evals.path)
     check_environments(case_environments(evals), backend)
+    check_agent_inputs(evals, backend)
     initialised = workspace.history_path.is_file()
     for config in configs:
         number = config_version(config)

@@ -1,5 +1,5 @@
 """Executors: run one case prompt once, with a skill or without, as the backend's spec says
-(`make_executor`).
+(`executor_choice.make_executor`; another agent's CLI session: `agent_executor`).
 
 - `ClaudeCodeExecutor` (a spec's `claude-session` executor, built on the public runner
   `backends.claude_cli.session.ClaudeRunner`): a real agentic `claude` session in an isolated
@@ -39,7 +39,6 @@ from skillbench.backends.claude_cli.session import (
 from skillbench.backends.claude_cli.stream_json import StreamParser
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY, copy_tree, human_size
 from skillbench.backends.skill_install import usable_folder_name
-from skillbench.backends.spec import CLAUDE_SESSION, CONVERSATION, RECORDED_SAMPLES
 from skillbench.behavior.run_files import (
     ExecutionResult,
     make_timing,
@@ -62,6 +61,8 @@ from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
 DEFAULT_AGENT_TOOLS = ("Read", "Write", "Edit", "Glob", "Grep", "Bash")
+CLAUDE_SKILLS_DIR = ".claude/skills"
+CLAUDE_DIRS = frozenset({".claude"})
 MAX_INPUT_CHARS = 100_000
 MAX_OUTPUT_FILE_BYTES = 20 * 1024 * 1024
 
@@ -118,10 +119,13 @@ def check_folder_name(name: str, folder: Path) -> str:
     return name
 
 
-def skill_install_dir(project: Path, skill: SkillSource) -> Path:
-    """`project/.claude/skills/<folder name>/`; InputError when that name is not one path
-    component or the folder would land anywhere else."""
-    base = Path(os.path.abspath(project / ".claude" / "skills"))
+def skill_install_dir(
+    project: Path, skill: SkillSource, skills_dir: str = CLAUDE_SKILLS_DIR
+) -> Path:
+    """`project/<skills_dir>/<folder name>/` (Claude Code's `.claude/skills` by default);
+    InputError when that name is not one path component or the folder would land anywhere
+    else."""
+    base = Path(os.path.abspath(project / skills_dir))
     target = Path(os.path.abspath(base / check_folder_name(skill.cli_name, skill.folder)))
     if target.parent != base:
         raise InputError(
@@ -334,13 +338,14 @@ class RecordingParser(StreamParser):
             self.events.append(event)
 
 
-def _digest_tree(root: Path) -> dict[str, str]:
-    """sha256 of every regular file outside `.claude/` (links never followed); a file too big to
-    be collected (MAX_OUTPUT_FILE_BYTES) is marked by its size and time, never read."""
+def _digest_tree(root: Path, skip: frozenset[str] = CLAUDE_DIRS) -> dict[str, str]:
+    """sha256 of every regular file outside the agent's own folders `skip` (`.claude/`; links
+    never followed); a file too big to be collected (MAX_OUTPUT_FILE_BYTES) is marked by its
+    size and time, never read."""
     found: dict[str, str] = {}
     for path in root.rglob("*"):
         rel = path.relative_to(root)
-        if rel.parts[0] == ".claude" or not path.is_file() or path.is_symlink():
+        if rel.parts[0] in skip or not path.is_file() or path.is_symlink():
             continue
         info = path.stat()
         if info.st_size > MAX_OUTPUT_FILE_BYTES:
@@ -352,6 +357,88 @@ def _digest_tree(root: Path) -> dict[str, str]:
                 digest.update(chunk)
         found[rel.as_posix()] = digest.hexdigest()
     return found
+
+
+def install_project(
+    task: RunTask,
+    project: Path,
+    *,
+    max_copy: int,
+    note: Callable[[Sequence[str]], None],
+    skills_dir: str = CLAUDE_SKILLS_DIR,
+    is_config: Callable[[str], bool] = agent_config_path,
+    own_dirs: frozenset[str] = CLAUDE_DIRS,
+) -> dict[str, str]:
+    """Install the task's skill under `skills_dir` (links kept as links, none leading out of the
+    skill folder; its `evals/` left out, so the agent cannot read the expectations it is graded
+    on) and its input files, within `max_copy` bytes in all (what would pass it is left out,
+    `note`d); the digests of what the project holds. An input file the agent would read as its
+    configuration (`is_config`) is refused."""
+    room = max_copy
+    if task.skill is not None:
+        target = skill_install_dir(project, task.skill, skills_dir)
+        plan = copy_tree(
+            task.skill.folder,
+            target,
+            max_bytes=room,
+            ignore=SNAPSHOT_IGNORE,
+            skip={"SKILL.md", EVALS_FOLDER},
+            label=task.skill.cli_name,
+        )
+        note(plan.warnings)
+        room -= plan.total
+        (target / "SKILL.md").write_text(task.skill.skill_md, encoding="utf-8")
+    for rel, source in task.files:
+        if is_config(rel):  # Claude Code's refused up front (`resolve_input_files`)
+            raise InputError(
+                "an input file may not be the agent's configuration", path=rel, field="files"
+            )
+        size = source.stat().st_size
+        if size > room:
+            note(
+                [
+                    f"input file {rel} ({human_size(size)}) would pass the copy limit of "
+                    f"{human_size(max_copy)} (--max-copy); left out"
+                ]
+            )
+            continue
+        room -= size
+        dest = project / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, dest)
+    return _digest_tree(project, own_dirs)
+
+
+def collect_outputs(
+    project: Path, before: dict[str, str], max_output: int, own_dirs: frozenset[str] = CLAUDE_DIRS
+) -> tuple[SpooledOutputs, str | None]:
+    """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES; the agent's
+    own folders `own_dirs` left alone), copied (streamed, never read whole) to a spool while
+    their total stays within `max_output`; the error naming the cap when the session wrote
+    more (None otherwise)."""
+    outputs = SpooledOutputs()
+    left_out: list[str] = []
+    written = 0
+    room = max_output
+    for rel, digest in sorted(_digest_tree(project, own_dirs).items()):
+        if before.get(rel) == digest:
+            continue
+        path = project / rel
+        size = path.stat().st_size
+        written += size
+        if size > room:
+            left_out.append(rel)
+            continue
+        if size > MAX_OUTPUT_FILE_BYTES:
+            continue
+        copied = outputs.add(rel, path, room)
+        if copied is None:  # it grew past the cap after it was measured
+            left_out.append(rel)
+            continue
+        room -= copied
+    if not left_out:
+        return outputs, None
+    return outputs, over_output_cap(written, max_output, outputs, left_out)
 
 
 def _redact_events(events: list[dict[str, Any]], secrets: Sequence[str]) -> list[dict[str, Any]]:
@@ -416,42 +503,8 @@ class ClaudeCodeExecutor(ClaudeRunner):
         return self.with_model_and_extra_args(args)
 
     def _prepare(self, task: RunTask, project: Path) -> dict[str, str]:
-        """Install the skill (links kept as links, none leading out of the skill folder; its
-        `evals/` left out, so the agent cannot read the expectations it is graded on) and the
-        input files, within `max_copy` bytes in all; the digests of what the project holds."""
-        room = self.max_copy
-        if task.skill is not None:
-            target = skill_install_dir(project, task.skill)
-            plan = copy_tree(
-                task.skill.folder,
-                target,
-                max_bytes=room,
-                ignore=SNAPSHOT_IGNORE,
-                skip={"SKILL.md", EVALS_FOLDER},
-                label=task.skill.cli_name,
-            )
-            self._note(plan.warnings)
-            room -= plan.total
-            (target / "SKILL.md").write_text(task.skill.skill_md, encoding="utf-8")
-        for rel, source in task.files:
-            if agent_config_path(rel):  # refused up front (`resolve_input_files`); never copied
-                raise InputError(
-                    "an input file may not be Claude Code configuration", path=rel, field="files"
-                )
-            size = source.stat().st_size
-            if size > room:
-                self._note(
-                    [
-                        f"input file {rel} ({human_size(size)}) would pass the copy limit of "
-                        f"{human_size(self.max_copy)} (--max-copy); left out"
-                    ]
-                )
-                continue
-            room -= size
-            dest = project / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest)
-        return _digest_tree(project)
+        """The skill and input files installed (`install_project`); the project's digests."""
+        return install_project(task, project, max_copy=self.max_copy, note=self._note)
 
     def identity(self) -> dict[str, Any]:
         """The runner's identity, plus the copy limit when it is not the default (a raised
@@ -468,32 +521,8 @@ class ClaudeCodeExecutor(ClaudeRunner):
         self.notes.extend(w for w in warnings if w not in self.notes)
 
     def _collect(self, project: Path, before: dict[str, str]) -> tuple[SpooledOutputs, str | None]:
-        """Files created or changed since `before` (each up to MAX_OUTPUT_FILE_BYTES), copied
-        (streamed, never read whole) to a spool while their total stays within `max_output`;
-        the error naming the cap when the session wrote more (None otherwise)."""
-        outputs = SpooledOutputs()
-        left_out: list[str] = []
-        written = 0
-        room = self.max_output
-        for rel, digest in sorted(_digest_tree(project).items()):
-            if before.get(rel) == digest:
-                continue
-            path = project / rel
-            size = path.stat().st_size
-            written += size
-            if size > room:
-                left_out.append(rel)
-                continue
-            if size > MAX_OUTPUT_FILE_BYTES:
-                continue
-            copied = outputs.add(rel, path, room)
-            if copied is None:  # it grew past the cap after it was measured
-                left_out.append(rel)
-                continue
-            room -= copied
-        if not left_out:
-            return outputs, None
-        return outputs, over_output_cap(written, self.max_output, outputs, left_out)
+        """Files created or changed since `before`, within `max_output` (`collect_outputs`)."""
+        return collect_outputs(project, before, self.max_output)
 
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""
@@ -574,38 +603,3 @@ class ClaudeCodeExecutor(ClaudeRunner):
             )
         return await self.run(args, project, env, parser, stdin=call.stdin, prefix=prefix)
 
-
-ExecutorFactory = Callable[..., Executor]
-"""A plugin's executor factory (`BackendSpec.executor` as `"module:attribute"`): called as
-`factory(model, max_concurrency=…, timeout=…, max_copy=…)` (`timeout` only when given)."""
-
-
-def make_executor(
-    backend: str,
-    *,
-    model: str | None = None,
-    timeout: float | None = None,
-    workers: int = 2,
-    max_copy: int = DEFAULT_MAX_COPY,
-    max_output: int = DEFAULT_MAX_OUTPUT,
-) -> Executor:
-    """The executor the backend's spec names (`spec.executor`): a conversation with its text
-    model, an agentic Claude Code session, or a plugin's own factory. `max_copy` bounds what a
-    session's project receives, `max_output` the files a Claude Code session's run keeps (a
-    plugin's results are capped by `execute_tasks`). BackendError when the backend has none (a backend replaying
-    recorded samples has none either: `run_cases` replays them)."""
-    from skillbench.backends.registry import backend_spec, get_text_model
-
-    spec = backend_spec(backend)
-    options: dict[str, Any] = {"max_concurrency": workers}
-    if timeout is not None:
-        options["timeout"] = timeout
-    if spec.executor == CONVERSATION:
-        return TextModelExecutor(get_text_model(spec.name, model=model, **options))
-    if spec.executor == CLAUDE_SESSION:
-        return ClaudeCodeExecutor(model, max_copy=max_copy, max_output=max_output, **options)
-    if spec.executor is None or spec.executor == RECORDED_SAMPLES:
-        why = " (it replays recorded sample runs)" if spec.executor else ""
-        raise BackendError(f"backend {spec.name!r} has no executor{why}")
-    factory: ExecutorFactory = spec.load("executor")
-    return factory(model, max_copy=max_copy, **options)

@@ -21,7 +21,8 @@ from skillbench.behavior.execute import (
     replays_samples,
     samples_source,
 )
-from skillbench.behavior.executors import Executor, make_executor
+from skillbench.behavior.executor_choice import make_executor
+from skillbench.behavior.executors import Executor
 from skillbench.behavior.options import RunOptions
 from skillbench.behavior.workspace import EvalsFile, Workspace
 from skillbench.cost.budget import Budget
@@ -35,15 +36,15 @@ DEFAULT_RUN_OPTIONS = RunOptions()
 def real_world_warning(
     backend: str | None, environments: Sequence[Environment | None] | None = None
 ) -> str | None:
-    """The one line a run on a session backend (`spec.sessions`: `claude-code`, a plugin's
-    agent) states before it starts and in its dry run when its agent acts on the real world:
+    """The one line a run on a session backend (`spec.behavior_sessions`: `claude-code`,
+    `codex`, `gemini`, `opencode`, a plugin's agent) states before it starts and in its dry run when its agent acts on the real world:
     a case without an `environment` block (real commands on PATH, the network), or one whose
     block says `"network": "allow"`. None when every case runs in a confined world
     (`none`/`api-only`), and for a backend whose runs are API calls or replays."""
     from skillbench.backends.registry import backend_spec
 
     spec = backend_spec(backend)
-    if not spec.sessions:
+    if not spec.behavior_sessions:
         return None
     cases = list(environments or [None])
     open_world = sum(e is None for e in cases)

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
         "The local backend replays the recorded SAMPLE runs of data/runs/<skill>/ (no model). "
         "On an API backend (anthropic) a run is ONE text turn: the SKILL.md in the system "
         "prompt, no tools, the reply saved as outputs/response.md, so expectations about files "
-        "the agent creates or commands it runs cannot pass; claude-code runs an agent session "
-        "with tools, acting on the real world (real commands on PATH, the network) unless the "
+        "the agent creates or commands it runs cannot pass; claude-code, codex, gemini and "
+        "opencode run an agent session of their CLI with tools, acting on the real world (real commands on PATH, the network) unless the "
         "case has an `environment` block: fake commands first on PATH, every call logged to "
         "calls.jsonl, the network confined to the model API (see docs/hermetic.md). "
         "Exit 0 when every run completed, 1 when some failed or are missing, 2 on bad input, "
@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     common.add_backend_options(
         p,
         backend_help="local (default: replay samples), anthropic (one text turn per run, no "
-        "tools), claude-code (an agent session per run)",
+        "tools), claude-code, codex, gemini, opencode (an agent session of that CLI per run)",
     )
     p.add_argument(
         "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"
@@ -61,7 +61,7 @@ def register(subparsers: Any) -> None:
         type=common.timeout_option(),
         metavar="SECONDS",
         help="per-run timeout (default: the backend's: "
-        f"{AGENT_SESSION_TIMEOUT:.0f} s per claude-code session, {TEXT_CALL_TIMEOUT:.0f} s per "
+        f"{AGENT_SESSION_TIMEOUT:.0f} s per agent session, {TEXT_CALL_TIMEOUT:.0f} s per "
         "anthropic call, retries included; at most 3600; e.g. --timeout 900)",
     )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")

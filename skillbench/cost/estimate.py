@@ -710,6 +710,31 @@ class AgentReplayEstimator(_MessagesApi):
             self._empty[key] = len(json.dumps(body, ensure_ascii=False))
         return self._empty[key]
 
+    def text_call(self, request: TextRequest) -> TokenCounts:
+        """A behavior run (`execute`) is a whole session of the agent's CLI: the mean usage of
+        the sessions of this backend and model in the cache when it holds some (as the
+        claude-code estimate), else the prompt counted as one request (a session's system
+        prompt and tool turns are not known before one ran: said in the basis)."""
+        if request.purpose == "execute":
+            samples = (
+                self.cache.usage_samples(self.backend, self.model, CACHE_KINDS["execute"])
+                if self.cache is not None
+                else []
+            )
+            mean = mean_usage(samples)
+            if mean is not None:
+                self._note(f"per {self.backend} session: mean of {len(samples)} cached sessions")
+                return mean
+            self._note(
+                f"per {self.backend} session: the prompt only (no cached session of this model; "
+                "its system prompt and tool turns not counted: an underestimate)"
+            )
+        return super().text_call(request)
+
+    def _note(self, note: str) -> None:
+        if note not in self._notes:
+            self._notes.append(note)
+
     def trigger_calls(self, requests: Sequence[TriggerRequest]) -> TokenCounts:
         if not requests:
             return TokenCounts()

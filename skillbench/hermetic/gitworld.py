@@ -2,7 +2,11 @@
 every remote URL rewritten (`url.<base>.insteadOf`) under one local folder, where a bare
 repository waits at the path of each URL the case lists (`git.repos`); only the `file`
 protocol is allowed, the system config is ignored. A push lands in the local bare repository,
-a clone of an unlisted URL fails; nothing leaves the machine."""
+a clone of an unlisted URL fails; nothing leaves the machine.
+
+The same settings also go into the environment as `GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_<n>` /
+`GIT_CONFIG_VALUE_<n>` (git's command-line level): Gemini CLI 0.61.0 sets `GIT_CONFIG_GLOBAL` to
+`/dev/null` for every shell command it runs, but keeps (and appends to) those (measured)."""
 
 from __future__ import annotations
 
@@ -43,6 +47,13 @@ def git_env(spec: GitSpec, folder: Path) -> dict[str, str]:
                 "PATH": "/usr/bin:/bin",
             },
         )
+    remotes_base = f"{remotes.as_posix()}/"
+    settings = [
+        ("user.name", spec.name),
+        ("user.email", spec.email),
+        ("init.defaultBranch", "main"),
+        *((f"url.{remotes_base}.insteadOf", prefix) for prefix in REWRITTEN_PREFIXES),
+    ]
     lines = [
         "[user]",
         f"\tname = {spec.name}",
@@ -54,7 +65,12 @@ def git_env(spec: GitSpec, folder: Path) -> dict[str, str]:
     ]
     config = folder / "gitconfig"
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    counted = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for index, (key, value) in enumerate(settings):
+        counted[f"GIT_CONFIG_KEY_{index}"] = key
+        counted[f"GIT_CONFIG_VALUE_{index}"] = value
     return {
+        **counted,
         "GIT_CONFIG_GLOBAL": str(config),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_ALLOW_PROTOCOL": "file",

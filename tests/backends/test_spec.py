@@ -19,7 +19,8 @@ from skillbench.backends.spec import (
     load_target,
     register_backend,
 )
-from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor, make_executor
+from skillbench.behavior.executor_choice import make_executor
+from skillbench.behavior.executors import ClaudeCodeExecutor, TextModelExecutor
 from skillbench.errors import BackendError, InputError
 
 BUILTINS = {"local", "anthropic", "claude-code", "lexical"}

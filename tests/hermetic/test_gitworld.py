@@ -36,3 +36,19 @@ def test_push_lands_in_the_local_bare_repository(tmp_path: Path) -> None:
     assert log.stdout.strip() == "skillbench <skillbench@example.invalid>"
     missing = git("clone", "-q", "git@github.com:o/other.git", str(tmp_path / "other"))
     assert missing.returncode != 0 and str(tmp_path / "g" / "remotes") in missing.stderr
+
+
+def test_the_rewrite_holds_when_an_agent_blanks_the_global_config(tmp_path: Path) -> None:
+    """Gemini CLI runs every shell command with GIT_CONFIG_GLOBAL=/dev/null (keeping the
+    GIT_CONFIG_COUNT entries): the rewrite and the identity still hold."""
+    world = git_env(GitSpec(repos=[URL], name="Bench Bot"), tmp_path / "g")
+    env = {**os.environ, "HOME": str(tmp_path), **world, "GIT_CONFIG_GLOBAL": "/dev/null"}
+    work = tmp_path / "work"
+    clone = subprocess.run(
+        ["git", "clone", "-q", URL, str(work)], env=env, capture_output=True, text=True
+    )
+    assert clone.returncode == 0, clone.stderr
+    name = subprocess.run(
+        ["git", "config", "user.name"], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert name.stdout.strip() == "Bench Bot"

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loopback_listener import Listener
 from mock_agentic_sse import AgenticMock
 from real_cli import real_cli_skip_reason
 
@@ -30,29 +29,6 @@ pytestmark = [
 
 SKILL_MD = "---\nname: pr-helper\ndescription: Use when opening pull requests.\n---\n# PR\n"
 PR_URL = "https://github.com/o/r/pull/7"
-
-
-class Listener:
-    """A loopback TCP listener standing for the internet: counts the connections it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.fixture
@@ -107,20 +83,19 @@ def make_skill(tmp_path: Path, network: str) -> Path:
     return folder
 
 
-def script(port: int) -> list[tuple[str, dict[str, str]]]:
-    probe = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('REACHED')\""
+def script(listener: Listener) -> list[tuple[str, dict[str, str]]]:
     commands = [
         "command -v gh",
         "gh pr create --title Fix --body Body",
         "gh repo delete o/old --yes",
-        probe,
+        listener.probe(),
     ]
     return [("Bash", {"command": c, "description": c[:40]}) for c in commands]
 
 
 def run_case(tmp_path: Path, network: str, listener: Listener) -> tuple[Path, AgenticMock, str]:
     skill = make_skill(tmp_path, network)
-    with AgenticMock(script=script(listener.port)) as mock:
+    with AgenticMock(script=script(listener)) as mock:
         env = {"ANTHROPIC_BASE_URL": mock.base_url, "ANTHROPIC_API_KEY": "sk-ant-api03-hermetic"}
         mp = pytest.MonkeyPatch()
         for name, value in env.items():

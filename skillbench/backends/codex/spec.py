@@ -2,7 +2,7 @@
 Responses API (`backends/codex/`; the module names only strings, so listing backends imports
 nothing)."""
 
-from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
+from skillbench.backends.spec import AGENT_CLI_SESSION, BackendSpec, SkillLimits, cli_install_hint
 from skillbench.extras import AGENTS
 
 CODEX_PACKAGE = "@openai/codex@0.169.0"
@@ -29,6 +29,9 @@ CODEX_SPEC = BackendSpec(
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     extra=AGENTS,
+    # `run`: the real CLI's agentic session per case run (`backends/codex/behavior.py`)
+    executor=AGENT_CLI_SESSION,
+    session_cli="skillbench.backends.codex.behavior:CODEX_SESSION",
     cli_package=CODEX_PACKAGE,
     cli_install=cli_install_hint(
         CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True

@@ -1,7 +1,7 @@
 """The `gemini` backend's spec: Gemini CLI's own first request replayed through google-genai
 (`backends/gemini/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
+from skillbench.backends.spec import AGENT_CLI_SESSION, BackendSpec, SkillLimits, cli_install_hint
 from skillbench.extras import AGENTS
 
 GEMINI_PACKAGE = "@google/gemini-cli@0.61.0"
@@ -20,6 +20,9 @@ GEMINI_SPEC = BackendSpec(
     beside_cache="skillbench.backends.agents.judge:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     extra=AGENTS,
+    # `run`: the real CLI's agentic session per case run (`backends/gemini/behavior.py`)
+    executor=AGENT_CLI_SESSION,
+    session_cli="skillbench.backends.gemini.behavior:GEMINI_SESSION",
     cli_package=GEMINI_PACKAGE,
     cli_install=cli_install_hint(
         GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True

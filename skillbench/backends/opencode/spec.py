@@ -1,7 +1,7 @@
 """The `opencode` backend's spec: opencode's own request replayed through the anthropic SDK
 (`backends/opencode/`; the module names only strings, so listing backends imports nothing)."""
 
-from skillbench.backends.spec import BackendSpec, SkillLimits, cli_install_hint
+from skillbench.backends.spec import AGENT_CLI_SESSION, BackendSpec, SkillLimits, cli_install_hint
 
 OPENCODE_PACKAGE = "opencode-ai@1.18.33"
 """The pinned npm package of its CLI (`make agents` installs it under a clone's `.tools/`)."""
@@ -20,6 +20,9 @@ OPENCODE_SPEC = BackendSpec(
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
+    # `run`: the real CLI's agentic session per case run (`backends/opencode/behavior.py`)
+    executor=AGENT_CLI_SESSION,
+    session_cli="skillbench.backends.opencode.behavior:OPENCODE_SESSION",
     cli_package=OPENCODE_PACKAGE,
     cli_install=cli_install_hint(
         OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
