@@ -30,6 +30,8 @@ CODEX_SPEC = BackendSpec(
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     extra=AGENTS,
     cli_package=CODEX_PACKAGE,
+    cli_make_target="agents",
+    agent="codex",
     cli_install=cli_install_hint(
         CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),

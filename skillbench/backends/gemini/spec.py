@@ -21,6 +21,8 @@ GEMINI_SPEC = BackendSpec(
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     extra=AGENTS,
     cli_package=GEMINI_PACKAGE,
+    cli_make_target="agents",
+    agent="gemini",
     cli_install=cli_install_hint(
         GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
     ),

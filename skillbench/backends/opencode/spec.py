@@ -21,6 +21,8 @@ OPENCODE_SPEC = BackendSpec(
     key_variable="ANTHROPIC_API_KEY",
     cli="opencode",
     cli_package=OPENCODE_PACKAGE,
+    cli_make_target="agents",
+    agent="opencode",
     cli_install=cli_install_hint(
         OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
     ),
