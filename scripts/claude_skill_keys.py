@@ -6,8 +6,8 @@ own unknown-key check uses: `name: ….optional().describe("Display name. …")`
 `when_to_use: ….describe("Guidance for when the model should reach for this skill…")`, …
 This reads that schema's keys (a key whose description starts with `@internal` is marked so) up
 to the next schema (the agent's, "Agent identifier"). Used by `scripts/move-claude-pin.sh` and
-`tests/validate/test_claude_code_keys.py` to compare with `CLAUDE_CODE_KEYS` in
-`skillbench/validate/rules.py`.
+`tests/validate/test_claude_code_keys.py` to compare with the claude-code profile's keys in
+`skillbench/backends/claude_cli/skill_keys.py`.
 
 Usage: claude_skill_keys.py PATH-TO-CLAUDE-BINARY
 Exit 2 when the file cannot be read or holds no such schema.

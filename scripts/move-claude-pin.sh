@@ -36,14 +36,15 @@ PY=".venv/bin/python"
 "$PY" scripts/claude_skill_keys.py "$binary" > "$prefix/skill-keys.json"
 PYTHONPATH="$PWD" "$PY" - "$prefix/skill-keys.json" "$version" <<'PYEOF'
 import json, sys
-from skillbench.validate.rules import AGENTSKILLS_KEYS, CLAUDE_CODE_KEYS, CLAUDE_CODE_KEYS_VERSION
+from skillbench.backends.claude_cli.skill_keys import CLAUDE_CODE_SKILL_KEYS as OURS
+from skillbench.validate.rules import AGENTSKILLS_KEYS
 read = {item["key"] for item in json.load(open(sys.argv[1]))} | set(AGENTSKILLS_KEYS)
-known = set(CLAUDE_CODE_KEYS)
-print(f"skill frontmatter keys of {sys.argv[2]} vs CLAUDE_CODE_KEYS ({CLAUDE_CODE_KEYS_VERSION}):")
+known = set(AGENTSKILLS_KEYS) | set(OURS.keys)
+print(f"skill frontmatter keys of {sys.argv[2]} vs the claude-code profile's ({OURS.version}):")
 print("  new in the CLI:", sorted(read - known) or "none")
 print("  gone from the CLI:", sorted(known - read) or "none")
 if read != known:
-    print("  -> update CLAUDE_CODE_KEYS and CLAUDE_CODE_KEYS_VERSION in skillbench/validate/rules.py")
+    print("  -> update the keys and CLAUDE_CODE_KEYS_VERSION in skillbench/backends/claude_cli/skill_keys.py")
 PYEOF
 
 sed -i "s/^CLAUDE_LATEST_VERSION := .*/CLAUDE_LATEST_VERSION := $version/" Makefile

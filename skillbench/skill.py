@@ -24,7 +24,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -68,6 +68,21 @@ class Frontmatter(NamedTuple):
     mapping: dict[str, Any] | None
     body: str
     problem: FrontmatterProblem | None
+
+
+def blank(value: object) -> bool:
+    """A frontmatter value that says nothing: null, or a string of whitespace."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def wrong_type(
+    frontmatter: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], what: str
+) -> str | None:
+    """The finding when `key` is present in the frontmatter with a value not of `kinds`."""
+    value = frontmatter.get(key)
+    if key in frontmatter and not isinstance(value, kinds):
+        return f"{key} must be {what}, found {shorten(value)}"
+    return None
 
 
 def shorten(value: object, limit: int = 60) -> str:

@@ -1,5 +1,6 @@
 """Two scripted judges that present themselves as agent backends (a class-level `agent`), for
-the cross-agent report's tests (registered through `BackendSpec`s naming these classes)."""
+the cross-agent report's tests (registered through `BackendSpec`s naming these classes and
+declaring the agent, `BackendSpec.agent`)."""
 
 from __future__ import annotations
 

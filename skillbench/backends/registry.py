@@ -24,18 +24,24 @@ from skillbench.backends.spec import (
     BackendSpec,
     alias_table,
     all_specs,
+    declared_prices,
     register_backend,
     registered_spec,
     skipped_backends,
     unregister_backend,
 )
 from skillbench.errors import BackendError, InputError
+from skillbench.schemas.prices import add_price_source
 
 if TYPE_CHECKING:
     from skillbench.backends.cache import CachingJudge, CachingTextModel, CallCache
 
 BACKEND_ENV = "SKILLBENCH_BACKEND"
 DEFAULT_BACKEND = "local"
+
+# The prices the backends declare (`BackendSpec.prices`) reach every priced call and estimate:
+# whatever prices a call was built through this registry.
+add_price_source(declared_prices)
 
 JudgeFactory = Callable[..., TriggerJudge]
 TextModelFactory = Callable[..., TextModel]
@@ -97,6 +103,22 @@ def backend_choices() -> str:
     """The `--backend` help: every backend, the default first, and the variable."""
     others = sorted(s.name for s in _specs_for_help() if s.name != DEFAULT_BACKEND)
     return f"{', '.join([f'{DEFAULT_BACKEND} (default)', *others])}; or ${BACKEND_ENV}"
+
+
+def backends_where(test: Callable[[BackendSpec], bool]) -> list[str]:
+    """The backends whose spec passes `test`, by name: what help texts and messages list as
+    able to do something (never an error: a broken plugin is left out)."""
+    return sorted(s.name for s in _specs_for_help() if test(s))
+
+
+def agent_choices() -> str:
+    """The `--agent` help's list: every agent the specs declare, with the backend replaying it
+    when that backend has another name."""
+    by_agent = {s.agent: s.name for s in _specs_for_help() if s.agent is not None}
+    return ", ".join(
+        agent if backend == agent else f"{agent} (replayed by the {backend} backend)"
+        for agent, backend in sorted(by_agent.items())
+    )
 
 
 def workers_help() -> str:
@@ -287,27 +309,17 @@ def cached_text_model(
     return CachingTextModel(get_text_model(name, model=model, **options), cache)
 
 
-#: `--agent claude-code`: Claude Code's own request, replayed by the anthropic backend.
-CLAUDE_CODE_AGENT = "claude-code"
-
-
 def agent_backend(agent: str) -> str:
-    """The backend replaying `agent`'s own request: `claude-code` → the anthropic backend (its
-    replay harness), any other agent → the backend of that name whose judge replays an agent
-    (its class names one: `agents.judge.AgentReplayJudge`). InputError naming `--agent`
-    otherwise."""
-    name = agent.strip().lower()
-    if name in (CLAUDE_CODE_AGENT, "claude_code", "claude"):
-        return "anthropic"
-    spec = all_specs().get(name)
-    if spec is None or not _replays_an_agent(spec):  # only that backend's judge is imported
-        choices = ", ".join(agent_names())
-        raise InputError(f"unknown agent {agent!r}; choose one of: {choices}", path="--agent")
-    return name
-
-
-def _replays_an_agent(spec: BackendSpec) -> bool:
-    return bool(spec.judge) and getattr(_load_quietly(spec), "agent", None) is not None
+    """The backend replaying `agent`'s own request: the one whose spec declares that agent
+    (`BackendSpec.agent`, or one of its `agent_aliases`; a backend alias is read as its name:
+    `claude_code` is `claude-code`, replayed by the anthropic backend). InputError naming
+    `--agent` otherwise."""
+    name = _normal(agent)
+    for spec in sorted(all_specs().values(), key=lambda s: s.name):
+        if spec.agent is not None and name in (spec.agent, *spec.agent_aliases):
+            return spec.name
+    choices = ", ".join(agent_names())
+    raise InputError(f"unknown agent {agent!r}; choose one of: {choices}", path="--agent")
 
 
 def agent_of(backend: str) -> Any:
@@ -317,9 +329,36 @@ def agent_of(backend: str) -> Any:
 
 
 def agent_names() -> list[str]:
-    """`claude-code`, then every backend whose judge replays an agent (its class names one)."""
-    replaying = sorted(name for name, spec in all_specs().items() if _replays_an_agent(spec))
-    return [CLAUDE_CODE_AGENT, *replaying]
+    """Every agent a backend replays (`BackendSpec.agent`), sorted: `skillbench agents`' default
+    and the `--agent` choices (read from the specs: no backend module is imported)."""
+    return sorted({spec.agent for spec in _specs_for_help() if spec.agent is not None})
+
+
+def reference_pair() -> tuple[str, str]:
+    """`skillbench agreement`'s default pair (A, B): the backend another declares itself the
+    reference for (`BackendSpec.reference_for`: the anthropic replay) and that reference (the
+    real Claude Code CLI). BackendError when no installed backend declares one."""
+    specs = all_specs()
+    for spec in sorted(specs.values(), key=lambda s: s.name):
+        stand_in = _normal(spec.reference_for) if spec.reference_for is not None else None
+        if stand_in in specs:
+            return str(stand_in), spec.name
+    raise BackendError("no installed backend is the reference of another (name --backend-a/-b)")
+
+
+def escalation_backend() -> str:
+    """Where `--escalate` re-runs undecided runs: the backend declaring `escalation` (the real
+    Claude Code CLI); InputError naming `--escalate` when none is installed."""
+    for spec in sorted(all_specs().values(), key=lambda s: s.name):
+        if spec.escalation:
+            return spec.name
+    raise InputError("no installed backend takes escalated runs", path="--escalate")
+
+
+def escalation_name() -> str:
+    """The escalation backend's name for help texts and notes (`--escalate`), never an error."""
+    named = sorted(s.name for s in _specs_for_help() if s.escalation)
+    return named[0] if named else "escalation"
 
 
 def _load_quietly(spec: BackendSpec) -> Any:

@@ -14,9 +14,14 @@ import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillbench.errors import BackendError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from skillbench.schemas.prices import PriceTable
 
 BACKEND_ENTRY_POINTS = "skillbench.backends"
 BUILTIN_TARGETS: dict[str, str] = {
@@ -76,6 +81,7 @@ _PART_NAMES = {
     "estimator": "cost estimator",
     "beside_cache": "cache-side options",
     "session_cli": "behavior session CLI",
+    "prices": "price table",
 }
 
 
@@ -136,6 +142,30 @@ class BackendSpec:
     session_cli: Part | None = None
     """The agent CLI its behavior sessions run (`executor = agent-cli-session`): a
     `backends.agent_session.SessionCli`."""
+    skill_keys: SkillKeys | None = None
+    """The frontmatter keys the agent reads beyond the open standard's, and the checks of their
+    values (the validator's `--profile <name>` knows them; None: the standard's keys only)."""
+    default_profile: bool = False
+    """Its profile is the validator's default `--profile` (one backend declares it; none: the
+    open standard's, `agentskills`)."""
+    agent: str | None = None
+    """The agent whose own first request the backend replays (`--agent <agent>`, a column of
+    `skillbench agents`; the anthropic backend replays claude-code's). None: no agent's."""
+    agent_aliases: tuple[str, ...] = ()
+    """Other names `--agent` takes for `agent` (besides the backends' aliases)."""
+    reference_for: str | None = None
+    """The backend this one is the reference for: `skillbench agreement`'s default pair is that
+    backend (A, the stand-in) against this one (B)."""
+    escalation: bool = False
+    """`--escalate` re-runs undecided runs (another tool first) through this backend."""
+    prices: str | PriceTable | None = None
+    """Prices of the models it runs that the shipped table lacks: a `"module:attribute"` naming
+    a `schemas.prices.PriceTable` (imported when a call is priced) or the table itself. Laid over
+    the shipped table, under the user's `$SKILLBENCH_PRICES`: estimates, each call's cost and
+    `--max-cost` all read them."""
+    cli_make_target: str | None = None
+    """The Makefile target that installs `cli_package` under a clone's `.tools/` (`agents`:
+    `python -m skillbench.backends.packages agents` lists that target's packages)."""
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -156,6 +186,15 @@ class BackendSpec:
         if self.executor == AGENT_CLI_SESSION and self.session_cli is None:
             raise ValueError(
                 f"backend {self.name!r}: an agent-cli-session executor needs session_cli"
+            )
+        if self.cli_make_target is not None and not self.cli_package:
+            raise ValueError(f"backend {self.name!r}: cli_make_target needs a cli_package")
+        if self.agent_aliases and self.agent is None:
+            raise ValueError(f"backend {self.name!r}: agent_aliases need an agent")
+        if self.default_profile and self.skill_keys is None and self.skill_limits is None:
+            raise ValueError(
+                f"backend {self.name!r}: default_profile needs a profile "
+                "(skill_keys or skill_limits)"
             )
         for part, kinds in (("executor", EXECUTOR_KINDS), ("estimator", ESTIMATOR_KINDS)):
             value = getattr(self, part)
@@ -213,6 +252,36 @@ class SkillLimits(NamedTuple):
     """What is known of the pinned CLI's own behaviour, added to a documented limit's finding."""
 
 
+SkillCheckResult = bool | str | list[str] | None
+"""Falsy: passes; True: one finding with the check's message; a string or list: one finding
+each (the validator's rule results)."""
+
+
+class SkillCheck(NamedTuple):
+    """One check of a frontmatter value as an agent reads it: a row the validator adds to its
+    rules for that agent's profile (`SkillKeys.checks`)."""
+
+    code: str
+    level: str
+    """`error` or `warning`."""
+    check: Callable[[Mapping[str, Any]], SkillCheckResult]
+    """Given the frontmatter mapping."""
+    message: str
+
+
+class SkillKeys(NamedTuple):
+    """The frontmatter keys an agent reads beyond the open standard's, as one version of it
+    reads them (the validator's `--profile <backend>`; see docs/validation.md)."""
+
+    agent: str
+    """How findings name the agent (`Claude Code`)."""
+    version: str
+    """The agent's version the keys and checks were read from."""
+    keys: tuple[str, ...]
+    checks: str | None = None
+    """`"module:attribute"` of its `SkillCheck` rows (imported when a skill is validated)."""
+
+
 def agent_skill_limits() -> dict[str, SkillLimits]:
     """Every backend whose agent has limits of its own on a skill (`BackendSpec.skill_limits`),
     by backend name, sorted: the validator's agent profiles."""
@@ -223,6 +292,56 @@ def agent_skill_limits() -> dict[str, SkillLimits]:
         if limits is not None:
             found[name] = limits
     return found
+
+
+OPEN_STANDARD = "agentskills"
+"""The validator's profile of the open standard (agentskills.io), which no backend declares."""
+
+
+def skill_profiles() -> dict[str, BackendSpec]:
+    """Every backend whose agent has a validator profile of its own (`skill_keys` or
+    `skill_limits`), by backend name, sorted: the validator's `--profile` choices after the
+    open standard's."""
+    specs = all_specs()
+    return {
+        name: specs[name]
+        for name in sorted(specs)
+        if specs[name].skill_keys is not None or specs[name].skill_limits is not None
+    }
+
+
+def default_skill_profile() -> str:
+    """The validator's default profile: the backend's whose spec says `default_profile` (the
+    first by name if several do), else the open standard's."""
+    chosen = [name for name, spec in skill_profiles().items() if spec.default_profile]
+    return chosen[0] if chosen else OPEN_STANDARD
+
+
+def declared_prices() -> list[Any]:
+    """The price tables the backends declare (`BackendSpec.prices`), by backend name; one that
+    cannot be loaded is skipped with a warning (pricing must not fail a run)."""
+    found: list[Any] = []
+    specs = all_specs()
+    for name in sorted(specs):
+        if specs[name].prices is None:
+            continue
+        try:
+            found.append(specs[name].load("prices"))
+        except BackendError as exc:
+            logger.warning("%s; its prices are not used", exc)
+    return found
+
+
+def cli_packages(make_target: str) -> list[str]:
+    """The pinned npm packages a Makefile target installs (`BackendSpec.cli_make_target`), each
+    once, by backend name."""
+    specs = all_specs()
+    found = [
+        str(specs[name].cli_package)
+        for name in sorted(specs)
+        if specs[name].cli_make_target == make_target
+    ]
+    return list(dict.fromkeys(found))
 
 
 def cli_install_hint(

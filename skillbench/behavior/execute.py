@@ -198,10 +198,19 @@ def samples_source(skill_dir: Path, samples_dir: str | Path | None = None) -> Pa
     return samples_dir_default() / check_folder_name(folder_name_of(folder), folder)
 
 
+def executing_backends() -> str:
+    """The backends that execute a case (an executor other than the samples' replay), for
+    messages: `anthropic or claude-code`."""
+    from skillbench.backends.registry import backends_where
+
+    able = backends_where(lambda s: s.executor not in (None, RECORDED_SAMPLES))
+    return " or ".join(able) or "none installed"
+
+
 def _missing_samples(source: Path) -> InputError:
     return InputError(
         "no recorded sample runs for this skill (the local backend only replays samples; "
-        "use --backend anthropic or claude-code to execute)",
+        f"use --backend {executing_backends()} to execute)",
         path=source,
         field="--backend",
         rule="samples",

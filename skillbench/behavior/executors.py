@@ -602,4 +602,3 @@ class ClaudeCodeExecutor(ClaudeRunner):
                 args, project, env, parser, follow_up, stdin=call.stdin, prefix=prefix
             )
         return await self.run(args, project, env, parser, stdin=call.stdin, prefix=prefix)
-

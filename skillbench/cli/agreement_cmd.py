@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from skillbench.cli import common
-from skillbench.errors import EXIT_FAILED, EXIT_OK
+from skillbench.errors import EXIT_FAILED, EXIT_OK, BackendError
 from skillbench.limits import DEFAULT_RUNS
 
 if TYPE_CHECKING:
@@ -17,16 +17,31 @@ if TYPE_CHECKING:
     from skillbench.schemas.agreement import AgreementReport
 
 
+def _default_pair() -> tuple[str, str] | None:
+    """The specs' reference pair (`registry.reference_pair`), or None when none is installed."""
+    from skillbench.backends.registry import reference_pair
+
+    try:
+        return reference_pair()
+    except BackendError:
+        return None
+
+
 def register(subparsers: Any) -> None:
     """Add the `agreement` subcommand."""
+    pair = _default_pair()
+    default = (
+        f"The default pair is the experiment to run once with a key: {pair[0]} (A; its trigger "
+        f"harness replays Claude Code's own request) against {pair[1]} (B, the real CLI). "
+        if pair is not None
+        else ""
+    )
     p = subparsers.add_parser(
         "agreement",
         help="run one eval set through two backends and report how far they agree",
         description="Run each query of an eval set through backend A and backend B (same skill, "
         "catalog, runs and seed) and report per-query agreement, overall agreement and Cohen's "
-        "kappa with intervals, and each backend's undecided share. The default pair is the "
-        "experiment to run once with a key: anthropic (A; its trigger harness replays Claude "
-        "Code's own request) against claude-code (B, the real CLI). "
+        f"kappa with intervals, and each backend's undecided share. {default}"
         "Offline, compare two proxies: --backend-a local --backend-b lexical. Two agents: "
         "--agent-a claude-code --agent-b opencode (docs/agents.md). Exit 0, 1 when no "
         "query was decided by both backends (nothing measured), 2 on bad input.",
@@ -36,12 +51,12 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--backend-a",
         metavar="NAME",
-        help="backend A (default anthropic; e.g. --backend-a local)",
+        help=f"backend A (default {pair[0] if pair else 'none: name one'}; e.g. --backend-a local)",
     )
     p.add_argument(
         "--backend-b",
         metavar="NAME",
-        help="backend B (default claude-code; e.g. --backend-b lexical)",
+        help=f"backend B (default {pair[1] if pair else 'none: name one'}; e.g. --backend-b lexical)",
     )
     common.add_agent_option(p, "a")
     common.add_agent_option(p, "b")
@@ -93,8 +108,12 @@ def run(args: argparse.Namespace) -> int:
 
     common.apply_agent(args, "a")
     common.apply_agent(args, "b")
-    args.backend_a = args.backend_a or "anthropic"
-    args.backend_b = args.backend_b or "claude-code"
+    if not (args.backend_a and args.backend_b):
+        from skillbench.backends.registry import reference_pair
+
+        stand_in, reference = reference_pair()  # the specs' default pair
+        args.backend_a = args.backend_a or stand_in
+        args.backend_b = args.backend_b or reference
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
     project = _project_options(args)

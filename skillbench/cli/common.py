@@ -58,17 +58,18 @@ def add_backend_options(
     parser.add_argument("--model", type=model_name, help=model_help)
 
 
-AGENT_HELP = (
-    "the agent whose own first request is replayed: claude-code (the anthropic backend's replay "
-    "harness), opencode, gemini, codex (see docs/agents.md); sets --backend (default: none, --backend decides); e.g. --agent opencode"
-)
-
-
 def add_agent_option(parser: argparse.ArgumentParser, side: str = "") -> None:
-    """`--agent NAME`: the backend replaying that agent's own request (`apply_agent`). With
-    `side` ("a" / "b", the agreement command's), `--agent-a NAME` sets `--backend-a`."""
+    """`--agent NAME`: the backend replaying that agent's own request (`apply_agent`), the
+    agents listed from their specs. With `side` ("a" / "b", the agreement command's),
+    `--agent-a NAME` sets `--backend-a`."""
+    from skillbench.backends.registry import agent_choices
+
     flag = f"--agent-{side}" if side else "--agent"
-    help_text = AGENT_HELP if not side else AGENT_HELP.replace("--backend", f"--backend-{side}")
+    backend = f"--backend-{side}" if side else "--backend"
+    help_text = (
+        f"the agent whose own first request is replayed: {agent_choices()} (see "
+        f"docs/agents.md); sets {backend} (default: none, {backend} decides); e.g. {flag} opencode"
+    )
     parser.add_argument(flag, metavar="NAME", type=text_value, help=help_text)
 
 
@@ -101,6 +102,7 @@ def check_default_backend(backend: str | None) -> None:
     import os
 
     from skillbench.backends.registry import BACKEND_ENV, DEFAULT_BACKEND, backend_spec
+    from skillbench.backends.spec import all_specs
     from skillbench.errors import InputError
     from skillbench.extras import install_hint, missing_package
 
@@ -109,11 +111,17 @@ def check_default_backend(backend: str | None) -> None:
     extra = backend_spec(DEFAULT_BACKEND).extra
     package = missing_package(extra) if extra else None
     if extra and package is not None:
+        usable = [  # the backends a core install runs, as their specs say what each needs
+            f"--backend {s.name} ("
+            + (s.key_variable or (f"the {s.cli} CLI" if s.cli else "offline, nothing to install"))
+            + ")"
+            for s in sorted(all_specs().values(), key=lambda s: s.name)
+            if s.name != DEFAULT_BACKEND and s.extra is None and (s.judge or s.harnesses)
+        ]
+        named = ", ".join(usable[:-1]) + f" or {usable[-1]}" if len(usable) > 1 else "".join(usable)
         raise InputError(
             f"no backend named, and the default ({DEFAULT_BACKEND}) needs {package}, which is "
-            f"not installed: {install_hint(extra)}, or name a backend: "
-            "--backend anthropic (ANTHROPIC_API_KEY), --backend claude-code (the claude CLI) "
-            "or --backend lexical (offline, nothing to install)",
+            f"not installed: {install_hint(extra)}, or name a backend: {named}",
             path="--backend",
         )
 
@@ -350,15 +358,21 @@ def check_cli_mode(cli_mode: str | None, backend: str | None, harness: str | Non
     if cli_mode is None:
         return
     from skillbench.backends.registry import backend_spec, resolve_harness
+    from skillbench.backends.spec import all_specs
     from skillbench.errors import InputError
 
     spec = backend_spec(backend)
     if spec.cli_mode_harness is None or resolve_harness(harness, spec.name) != (
         spec.cli_mode_harness
     ):
+        able = [
+            f"the {s.cli_mode_harness} harness of --backend {s.name}"
+            for s in sorted(all_specs().values(), key=lambda s: s.name)
+            if s.cli_mode_harness
+        ]
         raise InputError(
-            f"applies to the replay harness of --backend anthropic only (the backend is "
-            f"{spec.name!r}; the claude-code backend runs claude -p)",
+            f"applies to {' or '.join(able) or 'no installed backend'} only (the backend is "
+            f"{spec.name!r})",
             path="--cli-mode",
         )
 
@@ -366,18 +380,22 @@ def check_cli_mode(cli_mode: str | None, backend: str | None, harness: str | Non
 def check_harness(
     harness: str | None, backend: str | None, *, cache_before_query: bool = False
 ) -> None:
-    """`--harness` and `--cache-before-query` are the anthropic backend's options (the second
-    its replay harness's): refuse them anywhere else."""
+    """`--harness` and `--cache-before-query` are the options of a backend with trigger
+    harnesses (the second the replay harness's): refuse them anywhere else."""
     if harness is None and not cache_before_query:
         return
     from skillbench.backends.registry import backend_spec, resolve_harness
+    from skillbench.backends.spec import all_specs
     from skillbench.errors import InputError
 
     flag = "--harness" if harness is not None else "--cache-before-query"
     spec = backend_spec(backend)
-    if not spec.harnesses:  # the backends with trigger harnesses to choose from (anthropic)
+    if not spec.harnesses:  # the backends with trigger harnesses to choose from, by their specs
+        able = sorted(s.name for s in all_specs().values() if s.harnesses)
         raise InputError(
-            f"applies to --backend anthropic only (the backend is {spec.name!r})", path=flag
+            f"applies to --backend {' or '.join(able) or '(none installed)'} only (the backend "
+            f"is {spec.name!r})",
+            path=flag,
         )
     if cache_before_query and resolve_harness(harness, spec.name) != "replay":
         raise InputError(
@@ -611,6 +629,7 @@ def cluster(args: argparse.Namespace, *backends: str | None) -> Iterator[Any]:
     work, when none of `backends` runs agent sessions, the extra is missing or no cluster
     answers."""
     from skillbench.backends.registry import backend_spec
+    from skillbench.backends.spec import all_specs
     from skillbench.cluster.connect import cluster_choice, open_cluster
     from skillbench.errors import InputError
 
@@ -621,8 +640,10 @@ def cluster(args: argparse.Namespace, *backends: str | None) -> Iterator[Any]:
         if choice is None:  # $SKILLBENCH_CLUSTER is a default: API backends ignore it
             chosen = None
         else:
+            able = sorted(s.name for s in all_specs().values() if s.sessions)
             raise InputError(
-                "--cluster runs agent sessions: it needs a backend that runs them (claude-code)",
+                "--cluster runs agent sessions: it needs a backend that runs them "
+                f"({', '.join(able) or 'none installed'})",
                 path="--cluster",
             )
     with open_cluster(chosen, calls=getattr(args, "cluster_calls", 8)) as session:

@@ -13,6 +13,8 @@ from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK
 
 def register(subparsers: Any) -> None:
     """Add the `grade` and `benchmark` subcommands."""
+    from skillbench.backends.registry import DEFAULT_BACKEND, backends_where
+
     g = subparsers.add_parser(
         "grade",
         help="grade the workspace's runs (machine checks first, then a model grader)",
@@ -24,8 +26,9 @@ def register(subparsers: Any) -> None:
     )
     common.add_skill_dir(g, common.SKILL_WITH_EVALS_HELP)
     common.add_workspace_option(g, common.WORKSPACE_SHORT_HELP)
+    graders = ", ".join(backends_where(lambda s: s.text_model is not None))
     common.add_backend_options(
-        g, backend_help="local (default), anthropic, claude-code", model_help="grader model name"
+        g, backend_help=f"{DEFAULT_BACKEND} (default), {graders}", model_help="grader model name"
     )
     g.add_argument(
         "--dialect",

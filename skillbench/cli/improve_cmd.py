@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add the `improve` subcommand."""
+    from skillbench.backends.registry import DEFAULT_BACKEND, backends_where
+
     p = subparsers.add_parser(
         "improve",
         help="improve a skill's description: train / selection / test split, best by selection",
@@ -36,7 +38,9 @@ def register(subparsers: Any) -> None:
     common.add_skill_dir(p)
     p.add_argument("--evals", required=True, metavar="FILE", help="eval set (Format A or B)")
     common.add_backend_options(
-        p, backend_help="local (default, heuristic proposer), anthropic, claude-code"
+        p,
+        backend_help=f"{DEFAULT_BACKEND} (default, heuristic proposer), "
+        + ", ".join(backends_where(lambda s: s.text_model is not None)),
     )
     common.add_agent_option(p)
     p.add_argument(

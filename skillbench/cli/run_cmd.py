@@ -8,6 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.backends.spec import (
+    AGENT_CLI_SESSION,
+    CLAUDE_SESSION,
+    CONVERSATION,
+    RECORDED_SAMPLES,
+)
 from skillbench.cli import common
 from skillbench.cost import notes
 from skillbench.errors import EXIT_COST_CAP, EXIT_FAILED, EXIT_OK, InputError
@@ -15,6 +21,29 @@ from skillbench.limits import AGENT_SESSION_TIMEOUT, TEXT_CALL_TIMEOUT
 
 if TYPE_CHECKING:
     from skillbench.cost.plan import CostPlan
+
+
+#: How a backend executes a case, by its spec's executor kind (for `--backend`'s help).
+EXECUTION = {
+    RECORDED_SAMPLES: "replay samples",
+    CONVERSATION: "one text turn per run, no tools",
+    CLAUDE_SESSION: "an agent session per run",
+    AGENT_CLI_SESSION: "an agent session of that CLI per run",
+}
+
+
+def _backend_help() -> str:
+    """Each backend that runs cases, with how (from its spec), the default first."""
+    from skillbench.backends.registry import DEFAULT_BACKEND, backend_spec, backends_where
+
+    able = backends_where(lambda s: isinstance(s.executor, str) and s.executor in EXECUTION)
+
+    def how(name: str) -> str:
+        kind = str(backend_spec(name).executor)
+        return f"{name} ({'default: ' if name == DEFAULT_BACKEND else ''}{EXECUTION[kind]})"
+
+    ordered = sorted(able, key=lambda name: name != DEFAULT_BACKEND)
+    return ", ".join(how(name) for name in ordered)
 
 
 def register(subparsers: Any) -> None:
@@ -48,11 +77,7 @@ def register(subparsers: Any) -> None:
         default=3,
         help="runs per case and config (3, at most 100)",
     )
-    common.add_backend_options(
-        p,
-        backend_help="local (default: replay samples), anthropic (one text turn per run, no "
-        "tools), claude-code, codex, gemini, opencode (an agent session of that CLI per run)",
-    )
+    common.add_backend_options(p, backend_help=_backend_help())
     p.add_argument(
         "--workers", type=common.workers_option(), default=2, help="concurrent runs (2, max 64)"
     )
@@ -62,7 +87,7 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="per-run timeout (default: the backend's: "
         f"{AGENT_SESSION_TIMEOUT:.0f} s per agent session, {TEXT_CALL_TIMEOUT:.0f} s per "
-        "anthropic call, retries included; at most 3600; e.g. --timeout 900)",
+        "text call, retries included; at most 3600; e.g. --timeout 900)",
     )
     p.add_argument("--samples", metavar="DIR", help="recorded runs to replay (local backend)")
     common.add_cache_options(p)
@@ -83,7 +108,11 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     """`run`, with `--cluster` (when given) entered on `stack` once the inputs are checked."""
     from skillbench.backends.cache import CallCache
     from skillbench.backends.registry import backend_spec, resolve_backend_name
-    from skillbench.behavior.execute import case_environments, check_run_inputs
+    from skillbench.behavior.execute import (
+        case_environments,
+        check_run_inputs,
+        executing_backends,
+    )
     from skillbench.behavior.options import RunOptions
     from skillbench.behavior.run import real_world_warning, run_cases
     from skillbench.behavior.workspace import (
@@ -159,7 +188,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     if backend_spec(backend).offline:
         err.print(
             "backend local: REPLAYING RECORDED SAMPLE RUNS (hand-written, not model output); "
-            "use --backend anthropic or claude-code to execute the skill",
+            f"use --backend {executing_backends()} to execute the skill",
             style="bold yellow",
             markup=False,
         )

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add the `trigger` subcommand."""
+    from skillbench.backends.registry import escalation_name
+
     p = subparsers.add_parser(
         "trigger",
         help="run a trigger eval: does the skill fire for the queries it should?",
@@ -67,8 +69,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--escalate",
         action="store_true",
-        help="re-run undecided replay runs (another tool called first) through the claude-code "
-        "backend; off by default since each costs a whole agent session",
+        help="re-run undecided replay runs (another tool called first) through the "
+        f"{escalation_name()} backend; off by default since each costs a whole agent session",
     )
     p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     common.add_cache_options(p)
@@ -89,6 +91,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute the trigger eval described by the parsed arguments; returns the exit code."""
+    from skillbench.backends.registry import escalation_backend
     from skillbench.io import check_output, dumps_json, write_json
     from skillbench.trigger.run import evaluate_skill_sync
 
@@ -107,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     if args.batch:
         _show_batch_progress()
     _show_batch_progress("skillbench.local")  # a large catalog's embedding progress
-    sessions = "claude-code" if args.escalate else args.backend  # --escalate runs sessions
+    # --escalate runs sessions of the backend the specs name for it
+    sessions = escalation_backend() if args.escalate else args.backend
     with (
         common.cluster(args, args.backend, sessions) as cluster,
         common.progress_bar(err, "trigger eval") as on_progress,

@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any) -> None:
     """Add the `validate` subcommand."""
-    from skillbench.backends.spec import agent_skill_limits
+    from skillbench.backends.spec import OPEN_STANDARD, default_skill_profile, skill_profiles
 
-    agents = list(agent_skill_limits())  # every agent backend with limits of its own
+    declared = skill_profiles()  # each agent's profile, as its backend's spec declares it
+    chosen = default_skill_profile()
+    others = [name for name in declared if name != chosen]
     parser = subparsers.add_parser(
         "validate",
         help="check skill folders against the Agent Skills / Claude Code frontmatter rules",
@@ -56,12 +58,16 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="UNKNOWN_KEYS, MISSING_RECOMMENDED_KEY and README_PRESENT become errors",
     )
+    spec = declared.get(chosen)
+    title = next((x.agent for x in (spec.skill_keys, spec.skill_limits) if x), "") if spec else ""
+    default = f"{title}'s keys (default)" if title else ""
     parser.add_argument(
         "--profile",
-        choices=["agentskills", "claude-code", *agents],
-        default="claude-code",
-        help="the open standard (description required), Claude Code's keys (default), or "
-        f"another agent's: {', '.join(agents)} (the standard's keys and that agent's limits)",
+        choices=[OPEN_STANDARD, *declared],
+        default=chosen,
+        help=f"the open standard (description required{'' if default else '; default'}), "
+        f"{default + ', ' if default else ''}or another agent's: {', '.join(others)} "
+        "(the standard's keys and that agent's limits)",
     )
     parser.add_argument(
         "--library", action="store_true", help="treat every PATH as a folder of skills"

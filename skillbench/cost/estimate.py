@@ -313,8 +313,8 @@ class _MessagesApi(_Priced):
 class LocalEstimator:
     """The offline embedding router: calls are counted, and cost nothing."""
 
-    def __init__(self, model: str | None = None, **_: Any) -> None:
-        self.backend = "local"
+    def __init__(self, model: str | None = None, *, backend: str, **_: Any) -> None:
+        self.backend = backend
         self.model = model
 
     def price_known(self) -> bool:
@@ -341,6 +341,7 @@ class AnthropicEstimator(_MessagesApi):
         self,
         model: str | None = None,
         *,
+        backend: str,
         cache: CallCache | None = None,
         counter: TokenCounter | None = None,
         prices: PriceTable | None = None,
@@ -351,7 +352,7 @@ class AnthropicEstimator(_MessagesApi):
     ) -> None:
         from skillbench.backends.anthropic.sdk import DEFAULT_MODEL
 
-        self.backend = "anthropic"
+        self.backend = backend
         self.model = model or DEFAULT_MODEL
         self.cache = cache
         self.counter = counter or default_counter(self.model)
@@ -514,7 +515,7 @@ class TemplateEstimator(_MessagesApi):
         model: str,
         counter: TokenCounter | None = None,
         *,
-        backend: str = "anthropic",
+        backend: str,
         cache: CallCache | None = None,
         prices: PriceTable | None = None,
         fallback: Estimator | None = None,
@@ -618,17 +619,18 @@ class ClaudeCodeEstimator(_Priced):
         self,
         model: str | None = None,
         *,
+        backend: str,
         cache: CallCache | None = None,
         prices: PriceTable | None = None,
         kind: str = "trigger",
         **_: Any,
     ) -> None:
-        self.backend = "claude-code"
+        self.backend = backend
         self.model = model
         self.cache = cache
         self.prices = prices or load_prices()
         self.kind = kind
-        samples = cache.usage_samples("claude-code", model, kind) if cache is not None else []
+        samples = cache.usage_samples(backend, model, kind) if cache is not None else []
         self.samples = len(samples)
         self.per_session = mean_usage(samples) or CLAUDE_CODE_SESSION_DEFAULT
         costs = [float(s.get("cost_usd") or 0.0) for s in samples]
@@ -791,8 +793,8 @@ def get_estimator(
         spec = known_spec(name)
         part = spec.estimator if spec is not None else None
         factory = _KINDS.get(part) if isinstance(part, str) else None
-        if part == AGENT_REPLAY:  # one estimator for every agent: it is told which
-            options = {**options, "backend": name}
+        if factory is not None:  # one estimator per kind, for every backend: it is told which
+            options = {**options, "backend": spec.name if spec is not None else name}
         if factory is None and part is not None:
             factory = spec.load("estimator") if spec is not None else None
     if factory is None:

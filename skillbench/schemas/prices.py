@@ -6,16 +6,20 @@ because the backends price each call they make; everything else about money (est
 meter, the cap, plans) is in `skillbench/cost/`.
 
 The shipped table (`skillbench/data/prices.json`) records the date the prices were taken and
-their public source. A user file (`$SKILLBENCH_PRICES` or the `path` argument) has the same shape;
-its models replace or extend the shipped ones, its `batch_discount` (if given) replaces the
-shipped one. An unknown model costs None (with a warning), never a guessed price.
+their public source. A backend may declare prices of its own models (`BackendSpec.prices`; the
+backends registry adds them with `add_price_source`): their models extend the shipped table. A
+user file (`$SKILLBENCH_PRICES` or the `path` argument) has the same shape; its models replace or
+extend both, its `batch_discount` (if given) replaces the shipped one. An unknown model costs
+None (with a warning), never a guessed price.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import warnings
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -27,6 +31,9 @@ from skillbench.io import read_json
 from skillbench.schemas.cost import TokenCounts
 
 PRICES_ENV = "SKILLBENCH_PRICES"
+PriceSource = Callable[[], Iterable[object]]
+"""Returns price tables (`PriceTable`s, or mappings of that shape) to lay over the shipped one."""
+logger = logging.getLogger(__name__)
 _DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8})$")
 _CONTEXT_SUFFIX = re.compile(r"\[[^\]]*\]$")
 
@@ -69,6 +76,16 @@ class PriceTable(BaseModel):
             ),
             models={**self.models, **override.models},
             aliases={**self.aliases, **override.aliases},
+        )
+
+    def extended(self, other: PriceTable) -> PriceTable:
+        """This table with the other's models and aliases added (its date, source and discount
+        stay: a backend's own prices extend the table, they do not re-date it)."""
+        return self.model_copy(
+            update={
+                "models": {**self.models, **other.models},
+                "aliases": {**self.aliases, **other.aliases},
+            }
         )
 
     def lookup(self, model: str) -> ModelPrice | None:
@@ -118,9 +135,40 @@ def shipped_prices() -> PriceTable:
         return _parse_table(read_json(path), path)
 
 
+_sources: list[PriceSource] = []
+
+
+def add_price_source(source: PriceSource) -> None:
+    """Lay the tables `source()` returns over the shipped table in every `load_prices` (under
+    the user's file); added once."""
+    if source not in _sources:
+        _sources.append(source)
+
+
+def remove_price_source(source: PriceSource) -> None:
+    """Forget a source (tests)."""
+    if source in _sources:
+        _sources.remove(source)
+
+
+def _declared(table: PriceTable) -> PriceTable:
+    """`table` extended by every source's tables; one that is not a price table is skipped
+    with a warning (pricing must not fail a run)."""
+    for source in _sources:
+        for item in source():
+            try:
+                extra = item if isinstance(item, PriceTable) else PriceTable.model_validate(item)
+            except ValidationError as exc:
+                logger.warning("a declared price table is not one (%s); skipped", exc)
+                continue
+            table = table.extended(extra)
+    return table
+
+
 def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The shipped table, overridden by `path` or else by `$SKILLBENCH_PRICES` when set."""
-    table = shipped_prices()
+    """The shipped table with the backends' declared prices (`add_price_source`), overridden
+    by `path` or else by `$SKILLBENCH_PRICES` when set."""
+    table = _declared(shipped_prices())
     override = path if path is not None else os.environ.get(PRICES_ENV) or None
     if override is None:
         return table

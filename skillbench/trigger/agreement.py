@@ -16,8 +16,9 @@ replay decide the same queries alike?
   undecided.
 
 Offline the pair defaults to two proxies (`local` and `lexical`); with a key and a CLI the
-experiment users run once is `anthropic` (replay) against `claude-code`; the pair is wired by
-backend name only, so any two registered backends compare the same way.
+experiment users run once is the reference pair the specs declare (`registry.reference_pair`:
+`anthropic` (replay) against `claude-code`); the pair is wired by backend name only, so any two
+registered backends compare the same way.
 """
 
 from __future__ import annotations
@@ -41,9 +42,6 @@ if TYPE_CHECKING:
 
 OFFLINE_PAIR = ("local", "lexical")
 """The default pair: two offline proxies (no key, no network)."""
-REFERENCE_PAIR = ("anthropic", "claude-code")
-"""The experiment with a key and an installed CLI: replay (the anthropic backend's default
-harness) against the real CLI."""
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -172,11 +170,14 @@ def agreement_notes(report: AgreementReport) -> list[str]:
     notes: list[str] = []
     a, b = report.backend_a, report.backend_b
     if a.is_proxy or b.is_proxy:
+        from skillbench.backends.registry import reference_pair
+
         proxies = [x.name for x in (a, b) if x.is_proxy]
+        stand_in, reference = reference_pair()
         notes.append(
             f"{' and '.join(proxies)} {'is a proxy' if len(proxies) == 1 else 'are proxies'}, not "
-            "Claude: this run demonstrates the method; with a key, compare `anthropic` (replay) "
-            "and `claude-code` (`skillbench agreement SKILL --evals FILE`)."
+            f"Claude: this run demonstrates the method; with a key, compare `{stand_in}` (replay) "
+            f"and `{reference}` (`skillbench agreement SKILL --evals FILE`)."
         )
     if report.compared == 0:
         notes.append("no query was decided by both backends: agreement and κ are undefined.")

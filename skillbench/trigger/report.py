@@ -255,11 +255,13 @@ def harness_warnings(results: Sequence[TriggerResult]) -> list[str]:
         )
     undecided = sum(r.undecided or 0 for r in results)
     if undecided:
+        from skillbench.backends.registry import escalation_name
+
         warnings.append(
             f"UNDECIDED: {undecided} run(s) called another tool before any skill (first-turn "
             "replay cannot say whether the skill would have fired later). They are excluded from "
-            "the rates, not counted as misses; --escalate re-runs them through the claude-code "
-            "backend."
+            f"the rates, not counted as misses; --escalate re-runs them through the "
+            f"{escalation_name()} backend."
         )
     return warnings
 

@@ -237,8 +237,11 @@ async def run_trigger_eval(
         notes.insert(0, harness.note)
     escalated = described.escalated
     if escalated is not None:
+        from skillbench.backends.registry import escalation_name
+
         notes.append(
-            f"--escalate: {escalated} undecided run(s) re-run through the claude-code backend."
+            f"--escalate: {escalated} undecided run(s) re-run through the {escalation_name()} "
+            "backend."
         )
     if listing is not None and listing.warning:
         warnings.insert(0, listing.warning)

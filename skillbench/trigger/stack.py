@@ -15,9 +15,6 @@ from skillbench.backends.cache import CallCache
 from skillbench.cost.budget import Budget, MeteredJudge
 from skillbench.trigger.options import TriggerOptions
 
-ESCALATION_BACKEND = "claude-code"
-"""Where `--escalate` re-runs undecided runs: the real CLI."""
-
 
 @dataclass(frozen=True)
 class JudgeStack:
@@ -49,7 +46,7 @@ async def judge_stack(
     """Open the cache and the backend's judge for `options` (keyed with `judge_options()`, as
     the planners key it), metered against `budget` (None: not metered); closed on the way out,
     the judge before the cache."""
-    from skillbench.backends.registry import cached_judge, open_cache
+    from skillbench.backends.registry import cached_judge, escalation_backend, open_cache
 
     cache = open_cache(options.cache_path, enabled=options.use_cache)
     try:
@@ -64,7 +61,8 @@ async def judge_stack(
             if options.escalate:
                 from skillbench.trigger.escalate import EscalatingJudge
 
-                fallback = cached_judge(ESCALATION_BACKEND, model=options.model, cache=cache)
+                # where the specs say undecided runs go (`BackendSpec.escalation`: the real CLI)
+                fallback = cached_judge(escalation_backend(), model=options.model, cache=cache)
                 cached = EscalatingJudge(cached, fallback)
             judge = MeteredJudge(cached, budget, priced=priced) if budget is not None else cached
             yield JudgeStack(cache, cached, judge, budget)

@@ -1,9 +1,16 @@
 """Static validator for skill folders: one table of rules → seed-001 `ValidationReport`.
 
-A rule is one row of `RULES`: ``Rule(code, level, profiles, check, message)``. ``check(ctx)``
-returns a falsy value (pass), ``True`` (one finding with the rule's message), a string or a
-list of strings (one finding per string). Stop rules (``stop=True``) end validation when they
-fire; ``strict_error=True`` rules are errors under ``strict``. Adding a rule is one row.
+A rule is one row of `FRONTMATTER_RULES` or `BODY_RULES`: ``Rule(code, level, profiles,
+check, message)``. ``check(ctx)`` returns a falsy value (pass), ``True`` (one finding with the
+rule's message), a string or a list of strings (one finding per string). Stop rules
+(``stop=True``) end validation when they fire; ``strict_error=True`` rules are errors under
+``strict``. Adding a rule is one row.
+
+The profiles are the open standard's (`agentskills`) and one per agent whose backend declares
+one (`BackendSpec.skill_keys`: the keys it reads beyond the standard's and the checks of their
+values, which run between the two tables; `BackendSpec.skill_limits`: its limits; the default
+profile is the one a spec marks `default_profile`). They are read from the specs when a skill is
+validated (`profiles()`): no agent is named here.
 """
 
 from __future__ import annotations
@@ -18,11 +25,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from skillbench.backends.spec import SkillLimits, agent_skill_limits
+from skillbench.backends.spec import (
+    OPEN_STANDARD,
+    SkillCheck,
+    SkillLimits,
+    default_skill_profile,
+    load_target,
+    skill_profiles,
+)
 from skillbench.errors import InputError
 from skillbench.schemas.validation import Finding, ValidationReport
 from skillbench.skill import (
     FrontmatterProblem,
+    blank,
     decode_skill_md,
     find_skills,
     iter_files,
@@ -31,85 +46,23 @@ from skillbench.skill import (
     parse_frontmatter,
     read_skill_md,
     shorten,
+    wrong_type,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from skillbench.backends.spec import BackendSpec
+
 Profile = str
-"""`agentskills`, `claude-code`, or an agent backend's name (`AGENT_PROFILES`)."""
+"""`agentskills` (the open standard), or the name of a backend whose agent has a profile of
+its own (`backends.spec.skill_profiles`)."""
 Level = Literal["error", "warning"]
 CheckResult = bool | str | list[str] | None
 
-#: Each agent's own limits on a skill, declared by its backend (`BackendSpec.skill_limits`).
-AGENT_LIMITS: dict[str, SkillLimits] = agent_skill_limits()
-#: The other agents' profiles: the open standard's keys, plus each agent's own limits.
-AGENT_PROFILES: tuple[Profile, ...] = tuple(AGENT_LIMITS)
-PROFILES: tuple[Profile, ...] = ("agentskills", "claude-code", *AGENT_PROFILES)
+STANDARD: Profile = OPEN_STANDARD
+"""The open standard's profile: its keys only, a description required."""
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-#: The Claude Code version whose skill frontmatter keys `CLAUDE_CODE_KEYS` lists (and whose
-#: readers the claude-code value rules follow): the newest CLI installed (`make claude-latest`).
-CLAUDE_CODE_KEYS_VERSION = "2.1.332"
-#: Every key of the skill frontmatter schema in Claude Code 2.1.332 (the schema its own
-#: unknown-key check uses; `scripts/claude_skill_keys.py` reads it from the binary), plus the
-#: open standard's. The documented ones first, then those the CLI marks internal.
-CLAUDE_CODE_DOCUMENTED_KEYS = (
-    "argument-hint",
-    "disable-model-invocation",
-    "user-invocable",
-    "model",
-    "context",
-    "agent",
-    "hooks",
-    "when_to_use",
-    "disallowed-tools",
-    "disallowedTools",
-    "effort",
-    "shell",
-    "paths",
-    "background",
-)
-CLAUDE_CODE_INTERNAL_KEYS = (
-    "version",
-    "arguments",
-    "fallback",
-    "created_by",
-    "improved_by",
-    "mcpServers",
-    "lspServers",
-    "agents",
-    "outputStyles",
-    "themes",
-    "workflows",
-    "channels",
-    "monitors",
-    "settings",
-    "userConfig",
-    "defaultEnabled",
-    "experimental",
-    "dependencies",
-    "displayName",
-    "author",
-    "homepage",
-    "repository",
-    "keywords",
-)
-CLAUDE_CODE_KEYS = (*AGENTSKILLS_KEYS, *CLAUDE_CODE_DOCUMENTED_KEYS, *CLAUDE_CODE_INTERNAL_KEYS)
-#: What Claude Code 2.1.332 reads as `effort` (case-insensitive; `med` is its alias of medium).
-EFFORT_LEVELS = ("low", "medium", "med", "high", "xhigh", "max")
-#: Strings Claude Code reads as true / false in a flag key (case-insensitive, trimmed).
-TRUE_WORDS = ("1", "true", "yes", "on")
-FALSE_WORDS = ("0", "false", "no", "off")
-FLAG_KEYS = ("disable-model-invocation", "user-invocable", "background", "fallback")
-STRING_LIST_KEYS = ("disallowed-tools", "paths")
-SHELLS = ("bash", "powershell")
-_LEADING_INTEGER = re.compile(r"^\s*[+-]?\d")
-ALLOWED_KEYS: dict[Profile, frozenset[str]] = {
-    "agentskills": frozenset(AGENTSKILLS_KEYS),
-    "claude-code": frozenset(CLAUDE_CODE_KEYS),
-    # Claude Code's own keys (when_to_use, disable-model-invocation, …) do nothing in these agents
-    **{agent: frozenset(AGENTSKILLS_KEYS) for agent in AGENT_PROFILES},
-}
 NAME_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 RESERVED_PREFIXES = ("claude", "anthropic")
 TRIGGER_RE = re.compile(  # "Use when", "Use for", "Use this skill whenever", "should be used when"
@@ -139,9 +92,6 @@ MAX_FINDINGS_PER_RULE = 20
 TRIGGER_HINT = "description should usually include explicit trigger language like 'Use when ...'"
 
 
-AgentLimits = SkillLimits  # the validator's older name
-
-
 class Loaded(NamedTuple):
     """A SKILL.md that passed the stop rules."""
 
@@ -160,12 +110,14 @@ class Ctx:
         self,
         path: str | Path,
         *,
-        profile: Profile = "claude-code",
+        profiles: Profiles,
+        profile: Profile,
         strict: bool = False,
         frontmatter: dict[str, Any] | None = None,
         root: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
+        self.profiles = profiles
         self.profile = profile
         self.strict = strict
         self.root = root
@@ -256,7 +208,8 @@ class Rule:
 
     code: str
     level: Level
-    profiles: frozenset[Profile]
+    profiles: frozenset[Profile] | None
+    """The profiles it runs in (None: every profile)."""
     check: Callable[[Ctx], CheckResult]
     message: str
     stop: bool = False
@@ -301,7 +254,7 @@ def _has(ctx: Ctx, key: str) -> bool:
 
 
 def _unknown_keys(ctx: Ctx) -> CheckResult:
-    allowed = ALLOWED_KEYS[ctx.profile]
+    allowed = ctx.profiles.allowed[ctx.profile]
     unknown = [str(k) for k in ctx.fm if k not in allowed]
     if not unknown:
         return None
@@ -313,7 +266,7 @@ def _unknown_keys(ctx: Ctx) -> CheckResult:
 def _required(ctx: Ctx) -> tuple[str, ...]:
     """Keys whose absence is an error of its own in this profile (the open standard requires a
     description), so MISSING_RECOMMENDED_KEY does not report them twice."""
-    return ("description",) if ctx.profile == "agentskills" else ()
+    return ("description",) if ctx.profile == STANDARD else ()
 
 
 def _missing_recommended(ctx: Ctx) -> CheckResult:
@@ -323,10 +276,6 @@ def _missing_recommended(ctx: Ctx) -> CheckResult:
         for key in ("name", "description")
         if key not in ctx.fm and key not in required
     ]
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _text(ctx: Ctx, key: str) -> str | None:
@@ -345,7 +294,7 @@ def _not_a_string(ctx: Ctx, key: str) -> CheckResult:
 
 def _empty(ctx: Ctx, key: str) -> CheckResult:
     """The key is present with a null or blank value."""
-    return _has(ctx, key) and _blank(ctx.fm.get(key))
+    return _has(ctx, key) and blank(ctx.fm.get(key))
 
 
 def _name(ctx: Ctx) -> str | None:
@@ -429,13 +378,7 @@ def _description_trigger(ctx: Ctx) -> CheckResult:
 
 
 def _type_is(key: str, kinds: type | tuple[type, ...], what: str) -> Callable[[Ctx], CheckResult]:
-    def check(ctx: Ctx) -> CheckResult:
-        value = ctx.fm.get(key)
-        if _has(ctx, key) and not isinstance(value, kinds):
-            return f"{key} must be {what}, found {shorten(value)}"
-        return None
-
-    return check
+    return lambda ctx: wrong_type(ctx.fm, key, kinds, what)
 
 
 def _compatibility_too_long(ctx: Ctx) -> CheckResult:
@@ -454,92 +397,6 @@ def _allowed_tools_items(ctx: Ctx) -> CheckResult:
         for i, item in enumerate(value)
         if not isinstance(item, str)
     ]
-
-
-def _fork_without_agent(ctx: Ctx) -> CheckResult:
-    return ctx.fm.get("context") == "fork" and _blank(ctx.fm.get("agent"))
-
-
-def _agent_without_fork(ctx: Ctx) -> CheckResult:
-    if not _blank(ctx.fm.get("agent")) and ctx.fm.get("context") != "fork":
-        context = ctx.fm.get("context")
-        return f"agent is set but context is {shorten(context)}, not 'fork'"
-    return None
-
-
-def _effort_value(ctx: Ctx) -> CheckResult:
-    """Claude Code's `effort`: a level or an integer; anything else is ignored with a warning."""
-    if not _has(ctx, "effort"):
-        return None
-    value = ctx.fm["effort"]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return None
-    if isinstance(value, str) and (value.lower() in EFFORT_LEVELS or _LEADING_INTEGER.match(value)):
-        return None
-    levels = ", ".join(level for level in EFFORT_LEVELS if level != "med")
-    return (
-        f"effort must be one of {levels} or an integer, found {shorten(value)} "
-        f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} ignores it)"
-    )
-
-
-def _context_value(ctx: Ctx) -> CheckResult:
-    value = ctx.fm.get("context")
-    if value is None or value in ("inline", "fork"):
-        return None
-    return (
-        f"context must be 'inline' or 'fork', found {shorten(value)} (Claude Code runs it inline)"
-    )
-
-
-def _flag_values(ctx: Ctx) -> CheckResult:
-    """Flag keys as Claude Code reads them: a boolean, or a string/number among the true and
-    false words; anything else falls back to the key's default."""
-    found = []
-    for key in FLAG_KEYS:
-        if not _has(ctx, key):
-            continue
-        value = ctx.fm[key]
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, str | int | float) and str(value).strip().lower() in (
-            *TRUE_WORDS,
-            *FALSE_WORDS,
-        ):
-            continue
-        found.append(
-            f"{key} must be true or false, found {shorten(value)} "
-            f"(Claude Code {CLAUDE_CODE_KEYS_VERSION} uses its default instead)"
-        )
-    return found
-
-
-def _string_lists(ctx: Ctx) -> CheckResult:
-    """`disallowed-tools` and `paths`: a comma-separated string or a list of strings (Claude
-    Code drops other items)."""
-    found = []
-    for key in STRING_LIST_KEYS:
-        value = ctx.fm.get(key)
-        if value is None or isinstance(value, str):
-            continue
-        if not isinstance(value, list):
-            found.append(f"{key} must be a string or a list of strings, found {shorten(value)}")
-            continue
-        found.extend(
-            f"{key}[{i}] must be a string, found {shorten(item)}"
-            for i, item in enumerate(value)
-            if not isinstance(item, str)
-        )
-    return found
-
-
-def _shell_value(ctx: Ctx) -> CheckResult:
-    value = ctx.fm.get("shell")
-    if value is None or str(value).strip().lower() in ("", *SHELLS):
-        return None
-    return (
-        f"shell must be bash or powershell, found {shorten(value)} (Claude Code falls back to bash)"
-    )
 
 
 def _linked_skill_md(ctx: Ctx) -> CheckResult:
@@ -562,11 +419,11 @@ def _too_many_lines(ctx: Ctx) -> CheckResult:
 
 
 def _agent_limits(enforced: bool) -> Callable[[Ctx], CheckResult]:
-    """The check of the agent profile's own limits (`AGENT_LIMITS`) for the agents that enforce
-    them (`enforced`) or only document them."""
+    """The check of the agent profile's own limits (`BackendSpec.skill_limits`) for the agents
+    that enforce them (`enforced`) or only document them."""
 
     def check(ctx: Ctx) -> CheckResult:
-        limits = AGENT_LIMITS.get(ctx.profile)
+        limits = ctx.profiles.limits.get(ctx.profile)
         if limits is None or limits.enforced is not enforced:
             return None
         found = _limits_broken(ctx, limits)
@@ -577,7 +434,7 @@ def _agent_limits(enforced: bool) -> Callable[[Ctx], CheckResult]:
     return check
 
 
-def _limits_broken(ctx: Ctx, limits: AgentLimits) -> list[str]:
+def _limits_broken(ctx: Ctx, limits: SkillLimits) -> list[str]:
     found: list[str] = []
     name, text = _name(ctx), _description(ctx)
     for key, value in (("name", name), ("description", text)):
@@ -651,57 +508,126 @@ def _readme(ctx: Ctx) -> CheckResult:
 # ---------------------------------------------------------------------------------------------
 # The table
 
-ALL: frozenset[Profile] = frozenset(PROFILES)
-CC: frozenset[Profile] = frozenset({"claude-code"})
-AGENTS: frozenset[Profile] = frozenset(AGENT_PROFILES)
-
-RULES: tuple[Rule, ...] = (
-    Rule("SKILL_DIR_MISSING", "error", ALL, _stopped("SKILL_DIR_MISSING"), "Skill directory does not exist", stop=True),
-    Rule("SKILL_PATH_NOT_DIR", "error", ALL, _stopped("SKILL_PATH_NOT_DIR"), "Path is not a directory", stop=True),
-    Rule("SKILL_MD_MISSING", "error", ALL, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
-    Rule("FRONTMATTER_PARSE", "error", ALL, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
-    Rule("FRONTMATTER_INVALID", "error", ALL, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
-    Rule("SKILL_MD_LINK_OUTSIDE", "error", ALL, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the library or repository root", stop=True),
-    Rule("SKILL_MD_LINKED", "warning", ALL, _linked_skill_md, "SKILL.md links to a file outside the skill folder"),
-    Rule("UNKNOWN_KEYS", "warning", ALL, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
-    Rule("MISSING_RECOMMENDED_KEY", "warning", ALL, _missing_recommended, "Missing name or description", strict_error=True),
-    Rule("NAME_TYPE", "error", ALL, _name_type, "name is not a string"),
-    Rule("NAME_EMPTY", "error", ALL, _name_empty, "name is empty"),
-    Rule("NAME_TOO_LONG", "error", ALL, _name_too_long, "name exceeds 64 characters"),
-    Rule("NAME_FORMAT", "error", ALL, _name_format, "name is not kebab-case"),
-    Rule("NAME_RESERVED_PREFIX", "error", ALL, _name_reserved, "name starts with reserved prefix"),
-    Rule("NAME_FOLDER_MISMATCH", "warning", ALL, _name_folder, "name doesn't match folder name"),
-    Rule("DESCRIPTION_TYPE", "error", ALL, _description_type, "description is not a string"),
-    Rule("DESCRIPTION_EMPTY", "error", ALL, _description_empty, "description is empty"),
-    Rule("DESCRIPTION_TOO_LONG", "error", ALL, _description_too_long, "description exceeds 1024 characters"),
-    Rule("DESCRIPTION_ANGLE_BRACKETS", "error", ALL, _description_brackets, "description contains `<` or `>`"),
-    Rule("DESCRIPTION_TRIGGER_HINT", "warning", ALL, _description_trigger, TRIGGER_HINT),
-    Rule("COMPATIBILITY_TYPE", "error", ALL, _type_is("compatibility", str, "a string"), "compatibility is not a string"),
-    Rule("COMPATIBILITY_TOO_LONG", "error", ALL, _compatibility_too_long, "compatibility exceeds 500 characters"),
-    Rule("ALLOWED_TOOLS_TYPE", "error", ALL, _type_is("allowed-tools", (str, list), "a string or a list of strings"), "allowed-tools is not string or list"),
-    Rule("ALLOWED_TOOLS_ITEM_TYPE", "error", ALL, _allowed_tools_items, "allowed-tools list item is not a string"),
-    Rule("MODEL_TYPE", "error", CC, _type_is("model", str, "a string"), "model is not a string"),
-    Rule("HOOKS_TYPE", "error", CC, _type_is("hooks", dict, "a mapping"), "hooks is not a mapping"),
-    Rule("EFFORT_VALUE", "error", CC, _effort_value, "effort is not a level or an integer"),
-    Rule("CONTEXT_VALUE", "error", CC, _context_value, "context is not inline or fork"),
-    Rule("FLAG_VALUE", "error", CC, _flag_values, "a true/false key has another value"),
-    Rule("STRING_LIST_TYPE", "error", CC, _string_lists, "disallowed-tools or paths is not a string or list of strings"),
-    Rule("SHELL_VALUE", "error", CC, _shell_value, "shell is not bash or powershell"),
-    Rule("CONTEXT_FORK_NO_AGENT", "warning", CC, _fork_without_agent, "context: fork but no agent set"),
-    Rule("AGENT_WITHOUT_FORK", "warning", CC, _agent_without_fork, "agent set but context is not fork"),
-    Rule("SKILL_MD_TOO_LONG", "warning", ALL, _too_many_lines, "SKILL.md exceeds 500 lines"),
-    Rule("WHEN_TO_USE_IN_BODY", "warning", ALL, _when_to_use, "Trigger guidance should be in description"),
-    Rule("DEEP_LINK_TARGET", "warning", ALL, _deep_links, "Link escapes skill directory"),
-    Rule("README_PRESENT", "warning", ALL, _readme, "README.md found in skill folder", strict_error=True),
-    Rule("AGENT_LIMIT", "error", AGENTS, _agent_limits(True), "breaks a limit the agent enforces"),
-    Rule("AGENT_DOCUMENTED_LIMIT", "warning", AGENTS, _agent_limits(False), "breaks a limit the agent documents"),
+FRONTMATTER_RULES: tuple[Rule, ...] = (
+    Rule("SKILL_DIR_MISSING", "error", None, _stopped("SKILL_DIR_MISSING"), "Skill directory does not exist", stop=True),
+    Rule("SKILL_PATH_NOT_DIR", "error", None, _stopped("SKILL_PATH_NOT_DIR"), "Path is not a directory", stop=True),
+    Rule("SKILL_MD_MISSING", "error", None, _stopped("SKILL_MD_MISSING"), "Missing SKILL.md", stop=True),
+    Rule("FRONTMATTER_PARSE", "error", None, _stopped("FRONTMATTER_PARSE"), "Cannot parse frontmatter", stop=True),
+    Rule("FRONTMATTER_INVALID", "error", None, _stopped("FRONTMATTER_INVALID"), "Frontmatter is not a valid YAML mapping", stop=True),
+    Rule("SKILL_MD_LINK_OUTSIDE", "error", None, _stopped("SKILL_MD_LINK_OUTSIDE"), "SKILL.md links outside the library or repository root", stop=True),
+    Rule("SKILL_MD_LINKED", "warning", None, _linked_skill_md, "SKILL.md links to a file outside the skill folder"),
+    Rule("UNKNOWN_KEYS", "warning", None, _unknown_keys, "Unrecognized frontmatter keys", strict_error=True),
+    Rule("MISSING_RECOMMENDED_KEY", "warning", None, _missing_recommended, "Missing name or description", strict_error=True),
+    Rule("NAME_TYPE", "error", None, _name_type, "name is not a string"),
+    Rule("NAME_EMPTY", "error", None, _name_empty, "name is empty"),
+    Rule("NAME_TOO_LONG", "error", None, _name_too_long, "name exceeds 64 characters"),
+    Rule("NAME_FORMAT", "error", None, _name_format, "name is not kebab-case"),
+    Rule("NAME_RESERVED_PREFIX", "error", None, _name_reserved, "name starts with reserved prefix"),
+    Rule("NAME_FOLDER_MISMATCH", "warning", None, _name_folder, "name doesn't match folder name"),
+    Rule("DESCRIPTION_TYPE", "error", None, _description_type, "description is not a string"),
+    Rule("DESCRIPTION_EMPTY", "error", None, _description_empty, "description is empty"),
+    Rule("DESCRIPTION_TOO_LONG", "error", None, _description_too_long, "description exceeds 1024 characters"),
+    Rule("DESCRIPTION_ANGLE_BRACKETS", "error", None, _description_brackets, "description contains `<` or `>`"),
+    Rule("DESCRIPTION_TRIGGER_HINT", "warning", None, _description_trigger, TRIGGER_HINT),
+    Rule("COMPATIBILITY_TYPE", "error", None, _type_is("compatibility", str, "a string"), "compatibility is not a string"),
+    Rule("COMPATIBILITY_TOO_LONG", "error", None, _compatibility_too_long, "compatibility exceeds 500 characters"),
+    Rule("ALLOWED_TOOLS_TYPE", "error", None, _type_is("allowed-tools", (str, list), "a string or a list of strings"), "allowed-tools is not string or list"),
+    Rule("ALLOWED_TOOLS_ITEM_TYPE", "error", None, _allowed_tools_items, "allowed-tools list item is not a string"),
 )  # fmt: skip
+"""Every profile's: the stop rules, the keys, name, description and the open standard's other
+keys. An agent's own value checks (`SkillKeys.checks`) run after these, in its profile only."""
+BODY_RULES: tuple[Rule, ...] = (
+    Rule("SKILL_MD_TOO_LONG", "warning", None, _too_many_lines, "SKILL.md exceeds 500 lines"),
+    Rule("WHEN_TO_USE_IN_BODY", "warning", None, _when_to_use, "Trigger guidance should be in description"),
+    Rule("DEEP_LINK_TARGET", "warning", None, _deep_links, "Link escapes skill directory"),
+    Rule("README_PRESENT", "warning", None, _readme, "README.md found in skill folder", strict_error=True),
+    Rule("AGENT_LIMIT", "error", None, _agent_limits(True), "breaks a limit the agent enforces"),
+    Rule("AGENT_DOCUMENTED_LIMIT", "warning", None, _agent_limits(False), "breaks a limit the agent documents"),
+)  # fmt: skip
+"""Every profile's: the body, the folder, and the agent's own limits (none in a profile
+without `skill_limits`)."""
+DESCRIPTION_RULES: tuple[Rule, ...] = tuple(
+    r for r in FRONTMATTER_RULES if r.code.startswith("DESCRIPTION_")
+)
 
-CODES: dict[str, CodeInfo] = {
-    rule.code: CodeInfo("warning/error" if rule.strict_error else rule.level, rule.message)
-    for rule in RULES
-}
-DESCRIPTION_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r.code.startswith("DESCRIPTION_"))
+
+def _agent_rule(profile: Profile, check: SkillCheck) -> Rule:
+    """An agent's value check as a rule of its profile, given the frontmatter."""
+    level: Level = "warning" if check.level == "warning" else "error"
+    return Rule(
+        check.code, level, frozenset({profile}), lambda ctx: check.check(ctx.fm), check.message
+    )
+
+
+@dataclass(frozen=True)
+class Profiles:
+    """The validator's profiles as the installed backends declare them."""
+
+    names: tuple[Profile, ...]
+    """`agentskills`, then each agent's (by backend name)."""
+    default: Profile
+    allowed: dict[Profile, frozenset[str]]
+    """The frontmatter keys each profile knows: the standard's, plus the agent's own."""
+    limits: dict[Profile, SkillLimits]
+    rules: tuple[Rule, ...]
+    """Every rule, in the order they run (`FRONTMATTER_RULES`, the agents' checks, `BODY_RULES`)."""
+    agents: dict[Profile, str]
+    """How each agent profile names its agent (`SkillKeys.agent`, `SkillLimits.agent`)."""
+
+    def check(self, profile: str | None) -> Profile:
+        """`profile`, else the default; InputError naming `profile` for an unknown one."""
+        chosen = profile or self.default
+        if chosen not in self.names:
+            raise InputError(
+                f"unknown profile {chosen!r}; choose one of {', '.join(self.names)}",
+                field="profile",
+            )
+        return chosen
+
+    def codes(self) -> dict[str, CodeInfo]:
+        """Each code's default level ("warning/error" when strict makes it an error) and
+        description, in the order the rules run."""
+        return {
+            rule.code: CodeInfo("warning/error" if rule.strict_error else rule.level, rule.message)
+            for rule in self.rules
+        }
+
+
+_built: dict[tuple[tuple[str, int], ...], Profiles] = {}
+
+
+def profiles() -> Profiles:
+    """The profiles of the backends installed now (`backends.spec.skill_profiles`; a backend
+    registered at run time included), built once per set of declaring specs."""
+    declared = skill_profiles()
+    key = tuple((name, id(spec)) for name, spec in declared.items())
+    if key not in _built:
+        _built[key] = _build(declared, default_skill_profile())
+    return _built[key]
+
+
+def _build(declared: dict[str, BackendSpec], default: Profile) -> Profiles:
+    allowed = {STANDARD: frozenset(AGENTSKILLS_KEYS)}
+    limits: dict[Profile, SkillLimits] = {}
+    checks: list[Rule] = []
+    agents: dict[Profile, str] = {}
+    for name, spec in declared.items():
+        keys, own = spec.skill_keys, spec.skill_limits
+        allowed[name] = frozenset((*AGENTSKILLS_KEYS, *(keys.keys if keys else ())))
+        if own is not None:
+            limits[name] = own
+        if keys is not None and keys.checks:
+            rows: tuple[SkillCheck, ...] = load_target(keys.checks, name)
+            checks.extend(_agent_rule(name, row) for row in rows)
+        agents[name] = next(x.agent for x in (keys, own) if x is not None)
+    return Profiles(
+        names=(STANDARD, *declared),
+        default=default,
+        allowed=allowed,
+        limits=limits,
+        rules=(*FRONTMATTER_RULES, *checks, *BODY_RULES),
+        agents=agents,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,7 +637,7 @@ DESCRIPTION_RULES: tuple[Rule, ...] = tuple(r for r in RULES if r.code.startswit
 def _run(rules: Iterable[Rule], ctx: Ctx) -> list[Finding]:
     findings: list[Finding] = []
     for rule in rules:
-        if ctx.profile not in rule.profiles:
+        if rule.profiles is not None and ctx.profile not in rule.profiles:
             continue
         found = rule.run(ctx)
         findings.extend(found)
@@ -720,42 +646,38 @@ def _run(rules: Iterable[Rule], ctx: Ctx) -> list[Finding]:
     return findings
 
 
-def _check_profile(profile: str) -> Profile:
-    if profile not in PROFILES:
-        raise InputError(
-            f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}", field="profile"
-        )
-    return profile
-
-
 def validate_skill(
     path: str | Path,
     *,
-    profile: Profile = "claude-code",
+    profile: Profile | None = None,
     strict: bool = False,
     root: str | Path | None = None,
 ) -> ValidationReport:
-    """Validate one skill folder; never raises for bad skill content (findings instead). A
-    SKILL.md linking outside the skill folder is read when it stays inside `link_root(path,
-    root)` (`root`: the library being validated; SKILL_MD_LINKED, a warning), else an error
-    (SKILL_MD_LINK_OUTSIDE): not read."""
-    ctx = Ctx(path, profile=_check_profile(profile), strict=strict, root=root)
-    return ValidationReport.from_findings(os.path.abspath(path), _run(RULES, ctx))
+    """Validate one skill folder against `profile` (None: the default, `profiles().default`);
+    never raises for bad skill content (findings instead). A SKILL.md linking outside the skill
+    folder is read when it stays inside `link_root(path, root)` (`root`: the library being
+    validated; SKILL_MD_LINKED, a warning), else an error (SKILL_MD_LINK_OUTSIDE): not read."""
+    table = profiles()
+    ctx = Ctx(path, profiles=table, profile=table.check(profile), strict=strict, root=root)
+    return ValidationReport.from_findings(os.path.abspath(path), _run(table.rules, ctx))
 
 
 def validate_description(text: object, *, name: str | None = None) -> list[Finding]:
-    """The description rules alone (type, empty, length, brackets, trigger language).
+    """The description rules alone (type, empty, length, brackets, trigger language), as the
+    default profile applies them.
 
     `name` is accepted so callers can pass the skill's name; the seed rules do not use it.
     """
     frontmatter: dict[str, Any] = {"description": text}
     if name is not None:
         frontmatter["name"] = name
-    return _run(DESCRIPTION_RULES, Ctx(".", frontmatter=frontmatter))
+    table = profiles()
+    ctx = Ctx(".", profiles=table, profile=table.default, frontmatter=frontmatter)
+    return _run(DESCRIPTION_RULES, ctx)
 
 
 def validate_library(
-    root: str | Path, *, profile: Profile = "claude-code", strict: bool = False
+    root: str | Path, *, profile: Profile | None = None, strict: bool = False
 ) -> list[ValidationReport]:
     """Validate every skill folder under `root` (see `find_skills`; a SKILL.md may link anywhere
     inside `root`); a missing root or a root without skills gives the single report of
@@ -763,7 +685,7 @@ def validate_library(
     skills = find_skills(root) if Path(root).is_dir() else []
     if not skills:
         return [validate_skill(root, profile=profile, strict=strict)]
-    profile = _check_profile(profile)
+    profile = profiles().check(profile)
     return [validate_skill(p, profile=profile, strict=strict, root=root) for p in skills]
 
 

@@ -15,6 +15,7 @@ from skillbench.backends.spec import (
     ESTIMATOR_KINDS,
     EXECUTOR_KINDS,
     BackendSpec,
+    cli_packages,
     entry_point_specs,
     load_target,
     register_backend,
@@ -118,7 +119,7 @@ def test_a_plugin_estimator_factory_is_used_and_an_unknown_kind_refused() -> Non
 
     def factory(model: str | None = None, **_: object) -> LocalEstimator:
         made.append(model)
-        return LocalEstimator()
+        return LocalEstimator(backend="priced-toy")
 
     register_backend(BackendSpec(name="priced-toy", summary="t", estimator=factory))
     try:
@@ -132,19 +133,19 @@ def test_a_plugin_estimator_factory_is_used_and_an_unknown_kind_refused() -> Non
 
 def test_every_cli_the_builtins_run_is_pinned_as_the_makefile_installs_it() -> None:
     """The GitHub Action installs `cli_package` (npm) for a backend that runs a CLI: the same
-    pinned version `make claude` / `make agents` put under .tools/."""
+    pinned version `make claude` / `make agents` put under .tools/ (`make agents` reads its list
+    from the specs: tests/backends/test_packages.py)."""
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
     values = dict(
         (name.strip(), value.strip())
         for name, _, value in (line.partition(":=") for line in makefile.splitlines())
         if value
     )
-    pinned = {f"@anthropic-ai/claude-code@{values['CLAUDE_VERSION']}",
-              *values["AGENT_PACKAGES"].split()}  # fmt: skip
     with_cli = [s for s in entry_point_specs() if s.cli]
     assert {s.name for s in with_cli} >= {"anthropic", "claude-code", "codex", "gemini"}
     for spec in with_cli:
-        assert spec.cli_package in pinned, spec.name
+        assert spec.cli_make_target in ("claude", "agents"), spec.name
+    assert cli_packages("claude") == [f"@anthropic-ai/claude-code@{values['CLAUDE_VERSION']}"]
 
 
 def test_needs_cli_follows_the_harness_and_behavior() -> None:

@@ -79,7 +79,7 @@ def test_a_prefix_below_the_model_minimum_is_never_cached() -> None:
 
 def test_anthropic_estimate_counts_the_template_once_per_listing() -> None:
     counter = CountingCounter(prefix=3000)
-    est = AnthropicEstimator("claude-sonnet-4-5", counter=counter)
+    est = AnthropicEstimator("claude-sonnet-4-5", backend="anthropic", counter=counter)
     counts = est.trigger_calls(requests(["make a pdf", "fill the form", "weather"], runs=2))
     assert counter.calls == 1  # one listing content: the run order does not change the count
     # two runs → two listing orders → two prefixes written, the other four calls read them
@@ -106,7 +106,9 @@ def test_output_tokens_come_from_what_the_cache_has_seen(tmp_path: Path) -> None
             kind="trigger",
             model="claude-opus-4-5",
         )
-        est = AnthropicEstimator("claude-sonnet-4-5", cache=cache, counter=CountingCounter(10))
+        est = AnthropicEstimator(
+            "claude-sonnet-4-5", backend="anthropic", cache=cache, counter=CountingCounter(10)
+        )
         counts = est.trigger_calls(requests(["q"], runs=1))
     assert counts.output_tokens == 40
     assert "mean of 2 cached replies" in est.basis()
@@ -232,16 +234,18 @@ def test_api_counter_uses_count_tokens_and_falls_back_without_leaking_the_key() 
 
 
 def test_claude_code_uses_cached_sessions_else_the_stated_default(tmp_path: Path) -> None:
-    est = ClaudeCodeEstimator("claude-sonnet-4-5")
+    est = ClaudeCodeEstimator("claude-sonnet-4-5", backend="claude-code")
     assert "stated default" in est.basis()
     assert est.trigger_calls(requests(["a", "b"], 1)) == estimate.CLAUDE_CODE_SESSION_DEFAULT * 2
     assert est.price_known()
-    assert not ClaudeCodeEstimator(None).price_known()  # CLI default model: no price, no sessions
+    assert not ClaudeCodeEstimator(
+        None, backend="claude-code"
+    ).price_known()  # CLI default model: no price, no sessions
     with CallCache(tmp_path / "c.sqlite") as cache:
         usage = CallUsage(100, 200, 3000, 4000, cost_usd=0.02).__dict__
         for i in range(3):
             cache.put(f"k{i}", {"usage": usage}, backend="claude-code", kind="trigger", model=None)
-        cached = ClaudeCodeEstimator(None, cache=cache)
+        cached = ClaudeCodeEstimator(None, backend="claude-code", cache=cache)
     assert "mean of 3 cached trigger sessions" in cached.basis()
     assert cached.price_known()
     tokens = cached.trigger_calls(requests(["a", "b"], 1))
@@ -250,11 +254,13 @@ def test_claude_code_uses_cached_sessions_else_the_stated_default(tmp_path: Path
 
 
 def test_local_is_free_and_unknown_models_are_unknown_never_zero() -> None:
-    local = LocalEstimator()
+    local = LocalEstimator(backend="local")
     assert local.dollars(local.trigger_calls(requests(["a"], 3)), 3) == 0.0
     tokens = TokenCounts(input_tokens=1000)
     assert dollars_or_unknown(load_prices(), "claude-nonexistent-9", tokens) == "unknown"
-    assert not AnthropicEstimator("claude-nonexistent-9", counter=CharTokenCounter()).price_known()
+    assert not AnthropicEstimator(
+        "claude-nonexistent-9", backend="anthropic", counter=CharTokenCounter()
+    ).price_known()
     assert dollars_or_unknown(load_prices(), "claude-sonnet-4-5", tokens) == pytest.approx(0.003)
 
 
@@ -271,7 +277,7 @@ def test_registry_plugs_in_a_backend_by_name() -> None:
 
 
 def test_text_call_output_is_bounded_by_max_tokens() -> None:
-    est = AnthropicEstimator("claude-sonnet-4-5", counter=CharTokenCounter())
+    est = AnthropicEstimator("claude-sonnet-4-5", backend="anthropic", counter=CharTokenCounter())
     counts = est.text_call(
         TextRequest(prompt="improve this " * 100, max_tokens=100, purpose="improve")
     )
@@ -305,7 +311,7 @@ class ReplayingJudge:
 
 def test_a_replaying_judge_gets_one_counted_template_per_skill_set() -> None:
     counter = CountingCounter(prefix=6000)
-    base = AnthropicEstimator("claude-sonnet-4-5", counter=counter)
+    base = AnthropicEstimator("claude-sonnet-4-5", backend="anthropic", counter=counter)
     judge = ReplayingJudge()
     est = estimate.for_judge(type("Wrapper", (), {"inner": judge})(), base)
     assert isinstance(est, estimate.TemplateEstimator)
@@ -326,7 +332,9 @@ def test_a_template_that_cannot_be_captured_falls_back_with_a_note() -> None:
         def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> Any:
             raise RuntimeError("claude CLI not found")
 
-    base = AnthropicEstimator("claude-sonnet-4-5", counter=CountingCounter(prefix=3000))
+    base = AnthropicEstimator(
+        "claude-sonnet-4-5", backend="anthropic", counter=CountingCounter(prefix=3000)
+    )
     est = estimate.for_judge(Broken(), base)
     counts = est.trigger_calls(requests(["a"], runs=1))
     assert counts.total_input > 0

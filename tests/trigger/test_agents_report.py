@@ -16,8 +16,12 @@ from skillbench.trigger.agents import agents_frame, agents_lines, run_agents_syn
 from skillbench.trigger.options import TriggerOptions
 
 SPECS = (
-    BackendSpec(name="alpha", summary="test agent", judge="agent_judge_fakes:AgentAlpha"),
-    BackendSpec(name="beta", summary="test agent", judge="agent_judge_fakes:AgentBeta"),
+    BackendSpec(
+        name="alpha", summary="test agent", judge="agent_judge_fakes:AgentAlpha", agent="alpha"
+    ),
+    BackendSpec(
+        name="beta", summary="test agent", judge="agent_judge_fakes:AgentBeta", agent="beta"
+    ),
     OPENCODE_SPEC,
 )
 

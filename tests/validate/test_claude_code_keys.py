@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
-from skillbench.validate.rules import (
-    AGENTSKILLS_KEYS,
-    CLAUDE_CODE_KEYS,
+from skillbench.backends.claude_cli.skill_keys import (
     CLAUDE_CODE_KEYS_VERSION,
-    validate_skill,
+    CLAUDE_CODE_SKILL_KEYS,
 )
+from skillbench.validate.rules import AGENTSKILLS_KEYS, validate_skill
+
+CLAUDE_CODE_KEYS = (*AGENTSKILLS_KEYS, *CLAUDE_CODE_SKILL_KEYS.keys)
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEST_BINARY = (

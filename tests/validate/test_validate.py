@@ -11,10 +11,8 @@ from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.schemas.validation import ValidationReport
 from skillbench.validate.rules import (
-    CODES,
-    PROFILES,
-    RULES,
     findings_frame,
+    profiles,
     summary_frame,
     validate_description,
     validate_library,
@@ -136,10 +134,11 @@ def test_every_code_has_a_case_and_a_row() -> None:
         *CLAUDE_CODE_VALUE_CODES,  # tests/validate/test_claude_code_keys.py
     }
     # the seed's 30, the two SKILL.md link codes, the two agent limits, Claude Code's values
-    assert len(CODES) == 34 + len(CLAUDE_CODE_VALUE_CODES)
-    assert seed_codes == set(CODES) == {r.code for r in RULES}
-    assert CODES["README_PRESENT"].level == "warning/error"
-    assert CODES["NAME_FORMAT"].level == "error"
+    codes = profiles().codes()
+    assert len(codes) == 34 + len(CLAUDE_CODE_VALUE_CODES)
+    assert seed_codes == set(codes) == {r.code for r in profiles().rules}
+    assert codes["README_PRESENT"].level == "warning/error"
+    assert codes["NAME_FORMAT"].level == "error"
 
 
 def test_dir_missing_and_not_dir(tmp_path: Path) -> None:
@@ -157,7 +156,7 @@ def test_clean_skill_has_no_findings_in_both_profiles(tmp_path: Path) -> None:
         files={"scripts/run.py": "print(1)\n"},
         body="[ok](scripts/run.py) [web](https://x.org/../a)\n",
     )
-    for profile in PROFILES:
+    for profile in profiles().names:
         report = validate_skill(path, profile=profile, strict=True)
         assert report.valid and not report.warnings, report
 

@@ -10,7 +10,9 @@ import pytest
 from validate_helpers import GOOD_DESCRIPTION, make_skill
 
 from skillbench.cli import main
-from skillbench.validate.rules import AGENT_PROFILES, validate_skill
+from skillbench.validate.rules import profiles, validate_skill
+
+AGENT_PROFILES = tuple(p for p in profiles().names if p in profiles().limits)
 
 
 def codes(report: object, level: str) -> list[str]:

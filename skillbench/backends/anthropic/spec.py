@@ -22,8 +22,11 @@ ANTHROPIC = BackendSpec(
     cli="claude",  # the replay harness captures the CLI's request, even with every call cached
     cli_install=CLAUDE_INSTALL_HINT,
     cli_package=CLAUDE_PACKAGE,
+    cli_make_target="claude",
     cli_harnesses=("replay",),
     cli_mode_harness="replay",  # the replay capture drives the interactive CLI or `claude -p`
     beside_cache="skillbench.backends.anthropic.capture:beside_cache",
+    agent="claude-code",  # its replay harness replays Claude Code's own request
+    agent_aliases=("claude",),
     aliases=("api",),
 )

@@ -1,5 +1,6 @@
 """The `claude-code` backend's spec: the real Claude Code CLI, one session per call."""
 
+from skillbench.backends.claude_cli.skill_keys import CLAUDE_CODE_SKILL_KEYS
 from skillbench.backends.spec import AGENT_SESSION, CLAUDE_SESSION, BackendSpec, cli_install_hint
 
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1.197"
@@ -19,6 +20,12 @@ CLAUDE_CODE = BackendSpec(
     cli="claude",
     cli_install=CLAUDE_INSTALL_HINT,
     cli_package=CLAUDE_PACKAGE,
+    cli_make_target="claude",
     sessions=True,
+    # the validator's default profile: Claude Code's own keys and the checks of their values
+    skill_keys=CLAUDE_CODE_SKILL_KEYS,
+    default_profile=True,
+    reference_for="anthropic",  # `agreement`: the replay (A) against the real CLI (B)
+    escalation=True,  # `--escalate`: undecided replay runs re-run through the real CLI
     aliases=("claude_code", "claudecode"),
 )

@@ -33,6 +33,8 @@ CODEX_SPEC = BackendSpec(
     executor=AGENT_CLI_SESSION,
     session_cli="skillbench.backends.codex.behavior:CODEX_SESSION",
     cli_package=CODEX_PACKAGE,
+    cli_make_target="agents",
+    agent="codex",
     cli_install=cli_install_hint(
         CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),

@@ -24,6 +24,8 @@ GEMINI_SPEC = BackendSpec(
     executor=AGENT_CLI_SESSION,
     session_cli="skillbench.backends.gemini.behavior:GEMINI_SESSION",
     cli_package=GEMINI_PACKAGE,
+    cli_make_target="agents",
+    agent="gemini",
     cli_install=cli_install_hint(
         GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
     ),

@@ -24,6 +24,8 @@ OPENCODE_SPEC = BackendSpec(
     executor=AGENT_CLI_SESSION,
     session_cli="skillbench.backends.opencode.behavior:OPENCODE_SESSION",
     cli_package=OPENCODE_PACKAGE,
+    cli_make_target="agents",
+    agent="opencode",
     cli_install=cli_install_hint(
         OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
     ),
