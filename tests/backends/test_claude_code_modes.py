@@ -13,7 +13,17 @@ from pathlib import Path
 import pytest
 
 from skillbench.backends.base import SkillEntry, TriggerRequest, cache_key
+from skillbench.backends.claude_cli.interactive_session import (
+    InteractiveClaudeCodeJudge,
+    claude_code_judge,
+)
 from skillbench.backends.claude_cli.session import ClaudeCodeJudge
+from skillbench.backends.describe import describe, innermost
+from skillbench.backends.registry import get_judge
+from skillbench.errors import InputError
+from skillbench.trigger.listing import harness_line
+from skillbench.trigger.options import TriggerOptions
+from skillbench.trigger.stack import judge_stack
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_claude" / "claude"
 KEPT = ("PATH", "HOME", "TMPDIR", "LANG", "USER")
@@ -60,3 +70,60 @@ def test_the_print_judges_identity_and_key_are_pinned() -> None:
     judge = ClaudeCodeJudge("claude-haiku-4-5", claude_bin=FAKE)
     assert judge.identity() == PRINT_IDENTITY
     assert cache_key(judge.identity(), REQUEST.cache_fields()) == PRINT_KEY
+
+
+def test_the_backend_keeps_print_keys_and_keys_interactive_runs_apart() -> None:
+    """Through the registry (what every command uses): print mode asked for is today's judge,
+    key for key; the default, interactive, is keyed by its mode, flags and turn limit."""
+    printed = get_judge("claude-code", model="claude-haiku-4-5", claude_bin=FAKE, cli_mode="print")
+    assert type(printed) is ClaudeCodeJudge
+    assert cache_key(printed.identity(), REQUEST.cache_fields()) == PRINT_KEY
+    typed = get_judge("claude-code", model="claude-haiku-4-5", claude_bin=FAKE)
+    assert isinstance(typed, InteractiveClaudeCodeJudge)
+    assert typed.identity() == {
+        **PRINT_IDENTITY,
+        "flags": ["--permission-mode", "dontAsk", "--model", "claude-haiku-4-5"],
+        "cli_mode": "interactive",
+        "max_turns": 4,
+    }
+    assert cache_key(typed.identity(), REQUEST.cache_fields()) != PRINT_KEY
+    fewer = get_judge("claude-code", model="claude-haiku-4-5", claude_bin=FAKE, max_turns=2)
+    assert fewer.identity() != typed.identity()
+
+
+def test_a_bad_mode_or_an_unisolated_home_is_refused() -> None:
+    with pytest.raises(InputError, match="--cli-mode"):
+        claude_code_judge(claude_bin=FAKE, cli_mode="tty")
+    with pytest.raises(InputError, match="isolated HOME"):
+        claude_code_judge(claude_bin=FAKE, isolate_home=False)
+    assert type(claude_code_judge(claude_bin=FAKE, isolate_home=False, cli_mode="print")) is (
+        ClaudeCodeJudge
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "phrase"), [("interactive", "interactive CLI"), ("print", "print mode, claude -p")]
+)
+def test_the_reports_state_the_mode(mode: str, phrase: str) -> None:
+    judge = claude_code_judge(claude_bin=FAKE, cli_mode=mode)
+    harness = describe(judge).harness
+    assert harness is not None and harness.cli_mode == mode
+    assert harness_line(harness) == f"claude-code (Claude Code's own request, {phrase})"
+    if mode == "interactive":
+        assert judge.versions()["cli_mode"] == "interactive"
+        assert "interactive" in judge.versions()["harness"]
+
+
+@pytest.mark.parametrize("mode", ["interactive", "print"])
+async def test_escalation_runs_the_cli_in_the_runs_mode(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--escalate` re-runs undecided replay runs through the claude-code backend in the mode
+    the replay captured, so both ask the same CLI's request."""
+    monkeypatch.setenv("SKILLBENCH_CLAUDE_BIN", str(FAKE))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    options = TriggerOptions(backend="anthropic", escalate=True, cli_mode=mode, use_cache=False)
+    async with judge_stack(options, None) as stack:
+        fallback = stack.cached.fallback  # type: ignore[attr-defined]
+        assert innermost(fallback).identity().get("cli_mode", "print") == mode
+        assert innermost(stack.cached).cli_mode == mode
