@@ -6,9 +6,10 @@ picks the listed skill sharing the most content words with the user's query and 
 `Skill` tool_use naming it (the tool input streamed as split `input_json_delta` chunks); after the
 tool result comes back it answers with an `end_turn` text. No matching skill: a plain text answer.
 `POST /v1/messages/count_tokens` and any other request get minimal answers; every request is
-recorded (method, path, model, streamed or not, tool result seen, the skill listing) without
-headers, so no key is ever kept — except one probe header, `x-skillbench-probe`, kept to show that
-`ANTHROPIC_CUSTOM_HEADERS` reached the CLI.
+recorded (method, path, model, streamed or not, tool result seen, the skill listing, the JSON
+body) without headers, so no key is ever kept — except one probe header, `x-skillbench-probe`,
+kept to show that `ANTHROPIC_CUSTOM_HEADERS` reached the CLI. `MockAnthropic(hang=True)` never
+answers a request that lists skills (until it is shut down): a model that hangs.
 
 Use as a context manager (`with MockAnthropic() as mock: mock.base_url`) or run it:
 `python tests/mock_anthropic_sse.py --port 8765`.
@@ -46,6 +47,7 @@ class RecordedRequest:
     listing: list[tuple[str, str]] = field(default_factory=list)
     answered_skill: str | None = None
     probe_header: str | None = None
+    body: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 def _texts(content: Any) -> list[str]:
@@ -313,6 +315,11 @@ class _Handler(QuietHandler):
         rec.skills_listed = [name for name, _ in skills]
         rec.listing = skills
         rec.probe_header = self.headers.get("x-skillbench-probe")
+        rec.body = body
+        if self.server.hang and skills:
+            self.server.record(rec)
+            self.server.released.wait(300)  # until shutdown: the client gives up first
+            return
         skill = None if rec.saw_tool_result else route(user_query(body), skills)
         rec.answered_skill = skill
         self.server.record(rec)
@@ -326,8 +333,10 @@ class _Handler(QuietHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int]) -> None:
+    def __init__(self, address: tuple[str, int], hang: bool = False) -> None:
         super().__init__(address, _Handler)
+        self.hang = hang
+        self.released = threading.Event()
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
 
@@ -339,8 +348,8 @@ class _Server(ThreadingHTTPServer):
 class MockAnthropic:
     """The mock server on 127.0.0.1 (an ephemeral port unless given), in a background thread."""
 
-    def __init__(self, port: int = 0) -> None:
-        self._server = _Server(("127.0.0.1", port))
+    def __init__(self, port: int = 0, *, hang: bool = False) -> None:
+        self._server = _Server(("127.0.0.1", port), hang)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -359,6 +368,7 @@ class MockAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._server.released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)

@@ -207,6 +207,30 @@ def require_replay(backend: str | None, harness: str | None, option: str) -> Non
         )
 
 
+def takes_cli_mode(backend: str | None, harness: str | None = None) -> bool:
+    """Whether `backend` (on `harness`, else its default one) takes `--cli-mode`
+    (`BackendSpec.takes_cli_mode`); InputError naming `--harness` for an unknown harness."""
+    spec = backend_spec(backend)
+    return spec.takes_cli_mode(resolve_harness(harness, spec.name) if spec.harnesses else None)
+
+
+def require_cli_mode(backend: str | None, harness: str | None, option: str) -> None:
+    """InputError naming `option` unless `backend` (on `harness`) takes a CLI mode: the
+    backends that run Claude Code's CLI (`takes_cli_mode`), named from their specs."""
+    if takes_cli_mode(backend, harness):
+        return
+    able = [
+        f"--backend {s.name}" + (f" (its {s.cli_mode_harness} harness)" if s.harnesses else "")
+        for s in all_specs().values()
+        if s.cli_modes or s.cli_mode_harness
+    ]
+    raise InputError(
+        f"applies to {' and '.join(able) or 'no installed backend'} only (the backend is "
+        f"{backend_spec(backend).name!r}" + (f", harness {harness!r})" if harness else ")"),
+        path=option,
+    )
+
+
 def harness_options(
     harness: str | None = None, *, cache_before_query: bool = False
 ) -> dict[str, Any]:

@@ -123,7 +123,10 @@ class BackendSpec:
     """The trigger harnesses that run `cli` (None: every call runs it, behavior runs too)."""
     cli_mode_harness: str | None = None
     """The harness whose capture drives the CLI either interactively (a pty) or in print mode
-    (`--cli-mode`, the judge's `cli_mode` keyword); None: the backend takes no CLI mode."""
+    (`--cli-mode`, the judge's `cli_mode` keyword); None: no harness takes a CLI mode."""
+    cli_modes: bool = False
+    """A backend without harnesses whose judge runs the CLI either interactively (a pty) or in
+    print mode (`--cli-mode`, the judge's `cli_mode` keyword): the claude-code backend."""
     extra: str | None = None
     """The skillbench extra its parts import (`pip install 'skillbench[<extra>]'`; None: the
     core has all it needs)."""
@@ -181,6 +184,10 @@ class BackendSpec:
             raise ValueError(
                 f"backend {self.name!r}: cli_mode_harness must be one of its harnesses"
             )
+        if self.cli_modes and self.harnesses:
+            raise ValueError(
+                f"backend {self.name!r}: a backend with harnesses names its cli_mode_harness"
+            )
         if (self.cli_package or self.cli_harnesses is not None) and self.cli is None:
             raise ValueError(f"backend {self.name!r}: cli_package and cli_harnesses need a cli")
         if self.executor == AGENT_CLI_SESSION and self.session_cli is None:
@@ -220,6 +227,14 @@ class BackendSpec:
         if self.cli_harnesses is None:
             return True
         return not behavior and (harness or self.default_harness) in self.cli_harnesses
+
+    def takes_cli_mode(self, harness: str | None = None) -> bool:
+        """Whether its judge takes `cli_mode` (`--cli-mode`): on its `cli_mode_harness`
+        (`harness`, resolved, else the default one), or, without harnesses, when `cli_modes`."""
+        if self.harnesses:
+            chosen = harness or self.default_harness
+            return self.cli_mode_harness is not None and chosen == self.cli_mode_harness
+        return self.cli_modes
 
     def load(self, part: str) -> Any:
         """The object behind one of the parts (`judge`, `harness:replay`, …), imported when it

@@ -87,7 +87,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_catalog_option(p)
     common.add_project_option(p)
-    common.add_cli_mode_option(p)  # the replay side's; a claude-code side runs claude -p
+    common.add_cli_mode_option(p)  # one mode for both sides: the replay's and claude-code's
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
     p.add_argument("--json", action="store_true", help="print the agreement JSON on stdout")
@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         args.backend_b = args.backend_b or reference
     resolve_backend_name(args.backend_a)  # unknown names: exit 2 before any run
     resolve_backend_name(args.backend_b)
+    _check_cli_mode(args)
     project = _project_options(args)
     # --project goes to the side(s) with the replay harness (`_project_options`), not to both
     trigger = trigger_options(args, project=None)
@@ -152,6 +153,17 @@ def run(args: argparse.Namespace) -> int:
         err.print("nothing to compare: no query was decided by both backends", markup=False)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _check_cli_mode(args: argparse.Namespace) -> None:
+    """`--cli-mode` goes to every side that runs Claude Code's CLI (by default both: the
+    replay's capture and the claude-code sessions, so both ask the same CLI's request); exit 2
+    when neither side takes it."""
+    from skillbench.backends.registry import takes_cli_mode
+
+    sides = (args.backend_a, args.backend_b)
+    if args.cli_mode is not None and not any(takes_cli_mode(backend) for backend in sides):
+        common.check_cli_mode(args.cli_mode, args.backend_a, None)
 
 
 def _project_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

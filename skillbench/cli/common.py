@@ -341,40 +341,27 @@ def add_harness_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_cli_mode_option(parser: argparse.ArgumentParser) -> None:
-    """`--cli-mode interactive|print`: whose request the replay harness captures."""
+    """`--cli-mode interactive|print`: how Claude Code's CLI runs (the claude-code backend) or
+    whose request the replay harness captures."""
     from skillbench.backends.claude_cli.interactive import CLI_MODES
 
     parser.add_argument(
         "--cli-mode",
         choices=CLI_MODES,
-        help="replay harness only: capture the request of the interactive Claude Code CLI "
-        "(`interactive`, the default: what users type into, driven in a pseudo-terminal) or of "
+        help="the claude-code backend and the replay harness: the interactive Claude Code CLI "
+        "(`interactive`, the default: what users type into, driven in a pseudo-terminal) or "
         "`claude -p` (`print`: headless and SDK users); the report states the mode",
     )
 
 
 def check_cli_mode(cli_mode: str | None, backend: str | None, harness: str | None) -> None:
-    """`--cli-mode` is the replay harness's option: refuse it anywhere else (exit 2)."""
+    """`--cli-mode` applies to the backends that run Claude Code's CLI (the claude-code
+    backend, the replay harness): refuse it anywhere else (exit 2)."""
     if cli_mode is None:
         return
-    from skillbench.backends.registry import backend_spec, resolve_harness
-    from skillbench.backends.spec import all_specs
-    from skillbench.errors import InputError
+    from skillbench.backends.registry import require_cli_mode
 
-    spec = backend_spec(backend)
-    if spec.cli_mode_harness is None or resolve_harness(harness, spec.name) != (
-        spec.cli_mode_harness
-    ):
-        able = [
-            f"the {s.cli_mode_harness} harness of --backend {s.name}"
-            for s in sorted(all_specs().values(), key=lambda s: s.name)
-            if s.cli_mode_harness
-        ]
-        raise InputError(
-            f"applies to {' or '.join(able) or 'no installed backend'} only (the backend is "
-            f"{spec.name!r})",
-            path="--cli-mode",
-        )
+    require_cli_mode(backend, harness, "--cli-mode")
 
 
 def check_harness(

@@ -48,9 +48,10 @@ class TriggerOptions:
     backend_options: Mapping[str, Any] | None = None
     """Any other keyword for the backend's judge (e.g. `{"auth": "login"}` for claude-code)."""
     cli_mode: str | None = None
-    """Whose request the replay harness captures (`--cli-mode`): `interactive` (the CLI users
-    type into, driven in a pty) or `print` (`claude -p`, headless and SDK users); None means
-    interactive on the replay harness. Other backends run print mode only."""
+    """How Claude Code's CLI runs (`--cli-mode`): `interactive` (the CLI users type into,
+    driven in a pty) or `print` (`claude -p`, headless and SDK users), for the claude-code
+    backend's sessions and the replay harness's capture; None means interactive there. Other
+    backends take no mode."""
     escalate: bool = False
     """Re-run undecided runs (another tool first) through the claude-code backend."""
 
@@ -102,8 +103,8 @@ class TriggerOptions:
 
     def judge_options(self) -> dict[str, Any]:
         """The keywords for the backend's judge: `backend_options`, the harness, `batch`,
-        `project` (only those set, so a default run keys the call cache as before) and, on the
-        replay harness, the CLI mode (`replay_cli_mode`)."""
+        `project` (only those set, so a default run keys the call cache as before) and, on a
+        backend that runs Claude Code's CLI, the CLI mode (`judge_cli_mode`)."""
         from skillbench.backends.registry import harness_options
 
         options: dict[str, Any] = {"batch": True} if self.batch else {}
@@ -111,24 +112,19 @@ class TriggerOptions:
         options.update(harness_options(self.harness, cache_before_query=self.cache_before_query))
         if self.project is not None:
             options["project"] = self.project
-        mode = self.replay_cli_mode(options.get("harness"))
+        mode = self.judge_cli_mode(options.get("harness"))
         if mode is not None:
             options["cli_mode"] = mode
         return options
 
-    def replay_cli_mode(self, harness: str | None = None) -> str | None:
-        """The CLI mode the replay harness captures with (`cli_mode`, else interactive); None
-        when the backend is not the replay harness (`harness`, else `self.harness`: a harness
-        may come in `backend_options`) (the claude-code backend runs `claude -p`,
-        the report says so; `check_cli_mode_applies` refuses `--cli-mode` there)."""
+    def judge_cli_mode(self, harness: str | None = None) -> str | None:
+        """The CLI mode the judge runs with (`cli_mode`, else interactive); None when the
+        backend takes none (`registry.takes_cli_mode`: the claude-code backend and the replay
+        harness do; `harness`, else `self.harness`: a harness may come in `backend_options`)."""
         from skillbench.backends.claude_cli.interactive import DEFAULT_CLI_MODE
-        from skillbench.backends.registry import backend_spec, resolve_harness
+        from skillbench.backends.registry import takes_cli_mode
 
-        spec = backend_spec(self.backend)
-        chosen = harness or self.harness
-        if spec.cli_mode_harness is not None and (
-            resolve_harness(chosen, spec.name) == spec.cli_mode_harness
-        ):
+        if takes_cli_mode(self.backend, harness or self.harness):
             return self.cli_mode or DEFAULT_CLI_MODE
         return None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from skillbench.backends.base import TriggerJudge
 from skillbench.backends.cache import CallCache
@@ -61,8 +62,13 @@ async def judge_stack(
             if options.escalate:
                 from skillbench.trigger.escalate import EscalatingJudge
 
-                # where the specs say undecided runs go (`BackendSpec.escalation`: the real CLI)
-                fallback = cached_judge(escalation_backend(), model=options.model, cache=cache)
+                # where the specs say undecided runs go (`BackendSpec.escalation`: the real CLI), in
+                # the run's CLI mode (the replay's), so both judges ask the same CLI's request
+                mode = options.judge_cli_mode()
+                escalation: dict[str, Any] = {"cli_mode": mode} if mode is not None else {}
+                fallback = cached_judge(
+                    escalation_backend(), model=options.model, cache=cache, **escalation
+                )
                 cached = EscalatingJudge(cached, fallback)
             judge = MeteredJudge(cached, budget, priced=priced) if budget is not None else cached
             yield JudgeStack(cache, cached, judge, budget)

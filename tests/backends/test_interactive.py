@@ -31,6 +31,19 @@ def test_the_seeded_config_answers_every_first_run_question(tmp_path: Path) -> N
     assert project["hasTrustDialogAccepted"] and project["hasCompletedProjectOnboarding"]
 
 
+def test_the_seed_keeps_a_copied_logins_account(tmp_path: Path) -> None:
+    """`--auth login` copies the account fields into the isolated `.claude.json` first; the
+    interactive judge's seed must not drop them (the CLI would then ask to log in)."""
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
+    (tmp_path / ".claude").mkdir()
+    account = {"oauthAccount": {"emailAddress": "a@example.com"}, "userID": "u1"}
+    (tmp_path / ".claude" / ".claude.json").write_text(json.dumps(account), encoding="utf-8")
+    config = json.loads(seed_config(env, tmp_path / "project").read_text(encoding="utf-8"))
+    assert config["oauthAccount"] == account["oauthAccount"] and config["userID"] == "u1"
+    assert config["hasCompletedOnboarding"] is True
+    assert config["projects"][str(tmp_path / "project")]["hasTrustDialogAccepted"] is True
+
+
 def test_the_prompt_comes_after_the_end_of_options() -> None:
     argv = interactive_argv("claude", ["--model", "m"], '--settings={"hooks":1}')
     assert argv == ["claude", "--model", "m", "--", '--settings={"hooks":1}']

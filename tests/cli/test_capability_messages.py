@@ -20,8 +20,11 @@ def test_harness_names_every_backend_with_harnesses() -> None:
 
 
 def test_cli_mode_names_the_harness_that_takes_it() -> None:
-    with pytest.raises(InputError, match="the replay harness of --backend anthropic only"):
+    with pytest.raises(InputError) as refused:
         common.check_cli_mode("print", "codex", None)
+    assert refused.value.path == "--cli-mode"
+    message = str(refused.value)
+    assert "--backend anthropic (its replay harness) and --backend claude-code only" in message
 
 
 def test_a_core_install_is_told_every_backend_it_can_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "fake_claude" / "claude"
 FAKE_AGENT = ROOT / "tests" / "fake_claude_agent" / "claude"
+FAKE_INTERACTIVE = ROOT / "tests" / "fake_claude_interactive" / "claude"
 SKILL_MD = "---\nname: pdf-tools\ndescription: Use when merging PDF files.\n---\n# PDF\n"
 
 
@@ -63,16 +64,19 @@ def setup(tmp_path: Path, command: str) -> tuple[list[str], dict[str, str], Path
         PYTHONPATH=str(ROOT),
     )
     base = [sys.executable, "-m", "skillbench", command, str(skill)]
-    if command == "trigger":
+    if command.startswith("trigger"):
+        base[3] = "trigger"
         evals = tmp_path / "evals.json"
         evals.write_text(json.dumps([{"query": "merge pdfs", "should_trigger": True}]))
+        interactive = command == "trigger-interactive"  # the CLI in a pty, not `claude -p`
         env.update(
-            SKILLBENCH_CLAUDE_BIN=str(FAKE),
+            SKILLBENCH_CLAUDE_BIN=str(FAKE_INTERACTIVE if interactive else FAKE),
             FAKE_CLAUDE_SCENARIO="hang",
             FAKE_CLAUDE_SKILL="pdf-tools",
             FAKE_CLAUDE_RECORD=str(record),
         )
         args = [*base, "--evals", str(evals), "--backend", "claude-code", "--workers", "1"]
+        args += ["--cli-mode", "interactive" if interactive else "print"]
     else:
         (skill / "evals").mkdir()
         expect = [{"criterion": "c", "description": "d", "required": True}]
@@ -88,7 +92,7 @@ def setup(tmp_path: Path, command: str) -> tuple[list[str], dict[str, str], Path
     return args, env, record
 
 
-@pytest.mark.parametrize("command", ["trigger", "run"])
+@pytest.mark.parametrize("command", ["trigger", "trigger-interactive", "run"])
 def test_kill_9_of_skillbench_ends_the_session_and_the_next_start_sweeps(
     tmp_path: Path, command: str
 ) -> None:

@@ -57,19 +57,30 @@ def test_each_command_builds_its_options_with_the_one_builder(
         ["explain", SKILL, "--evals", EVALS, "--query", "clean this csv"],
     ],
 )
-@pytest.mark.parametrize("backend", ["claude-code", "lexical"])
-def test_cli_mode_is_refused_where_no_replay_harness_captures(
+@pytest.mark.parametrize("backend", ["lexical", "codex"])
+def test_cli_mode_is_refused_where_no_claude_code_cli_runs(
     argv: list[str], backend: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`--cli-mode` picks whose request the replay harness captures: elsewhere it would be
-    silently ignored (the claude-code backend runs `claude -p`), so it is an error, exit 2."""
+    """`--cli-mode` picks how Claude Code's CLI runs (the claude-code backend) or whose
+    request the replay harness captures: elsewhere it would be silently ignored, so it is an
+    error, exit 2, naming the backends that take it."""
     assert main([*argv, "--backend", backend, "--cli-mode", "interactive"]) == 2
+    err = capsys.readouterr().err
+    assert "--cli-mode" in err and "--backend claude-code" in err
+
+
+def test_agreement_refuses_a_cli_mode_neither_side_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["agreement", SKILL, "--evals", EVALS, "--backend-a", "local", "--backend-b", "lexical"]
+    assert main([*argv, "--cli-mode", "print"]) == 2
     assert "--cli-mode" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("backend", ["anthropic", "claude-code"])
 @pytest.mark.parametrize("mode", ["interactive", "print"])
 def test_the_cli_mode_reaches_the_trigger_options(
-    mode: str, monkeypatch: pytest.MonkeyPatch
+    mode: str, backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from skillbench.cli import trigger_cmd
 
@@ -80,13 +91,13 @@ def test_the_cli_mode_reaches_the_trigger_options(
 
     monkeypatch.setattr(trigger_cmd, "trigger_options", builder)
     with pytest.raises(Built) as built:
-        main(["trigger", SKILL, "--evals", EVALS, "--backend", "anthropic", "--cli-mode", mode])
+        main(["trigger", SKILL, "--evals", EVALS, "--backend", backend, "--cli-mode", mode])
     options = built.value.args[0]
     assert options.cli_mode == mode
     assert options.judge_options()["cli_mode"] == mode
 
 
-def test_the_gate_hands_the_cli_mode_to_the_replay_judge_only() -> None:
+def test_the_gate_hands_the_cli_mode_to_claude_codes_judges_only() -> None:
     from skillbench.cli import build_parser
     from skillbench.cli.gate_cmd import _options
 
@@ -98,4 +109,6 @@ def test_the_gate_hands_the_cli_mode_to_the_replay_judge_only() -> None:
     assert judge_options("--backend", "anthropic", "--cli-mode", "print")["cli_mode"] == "print"
     minimal = judge_options("--backend", "anthropic", "--harness", "minimal")
     assert minimal.get("harness") == "minimal" and "cli_mode" not in minimal
-    assert "cli_mode" not in judge_options("--backend", "claude-code")
+    assert judge_options("--backend", "claude-code")["cli_mode"] == "interactive"
+    assert judge_options("--backend", "claude-code", "--cli-mode", "print")["cli_mode"] == "print"
+    assert "cli_mode" not in judge_options("--backend", "lexical")

@@ -29,6 +29,7 @@ def test_library_on_claude_code_installs_every_skill_and_fills_the_matrix(
     monkeypatch.setenv("FAKE_CLAUDE_RECORD", str(record))
     cache, out = tmp_path / "cache.sqlite", tmp_path / "library.json"
     args = ["library", str(SAMPLE), "--backend", "claude-code", "--runs", "1", "--workers", "4"]
+    args += ["--cli-mode", "print"]  # the print-mode fake (interactive: the default)
     code = main([*args, "--cache", str(cache), "--out", str(out)])
     assert code == 1  # one skill takes every request: the library check fails
     report = json.loads(out.read_text("utf-8"))

@@ -120,15 +120,18 @@ def test_judge_options_carry_only_what_is_set() -> None:
 
 
 def test_the_replay_harness_captures_the_interactive_cli_unless_print_is_asked() -> None:
-    """Issue 32: interactive is the default of the replay harness; print is asked for; other
-    backends and the minimal harness never receive the option (their judges run no capture)."""
+    """Issue 32: interactive is the default of the replay harness and of the claude-code
+    backend; print is asked for; other backends and the minimal harness never receive the
+    option (their judges run no Claude Code CLI)."""
     replay = TriggerOptions(backend="anthropic")
     assert replay.judge_options() == {"cli_mode": "interactive"}
     assert replay.but(cli_mode="print").judge_options() == {"cli_mode": "print"}
     assert replay.but(harness="minimal").judge_options() == {"harness": "minimal"}
     given = replay.but(backend_options={"harness": "minimal"})  # the harness as an option
     assert given.judge_options() == {"harness": "minimal"}
-    assert TriggerOptions(backend="claude-code", cli_mode="print").judge_options() == {}
+    sessions = TriggerOptions(backend="claude-code")
+    assert sessions.judge_options() == {"cli_mode": "interactive"}
+    assert sessions.but(cli_mode="print").judge_options() == {"cli_mode": "print"}
     assert TriggerOptions(backend="lexical").judge_options() == {}
     with pytest.raises(InputError, match="--cli-mode"):
         TriggerOptions(cli_mode="tty")
@@ -161,20 +164,35 @@ def test_agreement_sides_share_the_trigger_options() -> None:
     )
 
 
+@pytest.mark.parametrize(("given", "mode"), [(None, "interactive"), ("print", "print")])
+def test_both_agreement_sides_run_claude_code_in_the_same_mode(
+    given: str | None, mode: str
+) -> None:
+    """The default pair, the replay against the real CLI: one `--cli-mode` for both, so both
+    ask the same CLI's request (interactive unless print is asked for)."""
+    options = agreement.AgreementOptions(
+        trigger=TriggerOptions(cli_mode=given), backend_a="anthropic", backend_b="claude-code"
+    )
+    assert options.side("a").judge_options()["cli_mode"] == mode
+    assert options.side("b").judge_options()["cli_mode"] == mode
+
+
 def test_eval_context_keeps_a_catalog_as_a_tuple() -> None:
     context = EvalContext(catalog=[], evals_file="x.json")  # type: ignore[arg-type]
     assert context.catalog == () and context.source == "x.json"
     assert EvalContext().source == "eval set"
 
 
-def test_only_the_claude_code_replay_takes_a_cli_mode() -> None:
+def test_only_claude_codes_backends_take_a_cli_mode() -> None:
     """The other agents' replay harnesses take no `cli_mode` (their judges would refuse the
     keyword); `--cli-mode` is refused on them with exit 2 (a fresh clone's run caught codex's
-    judge handed `cli_mode`)."""
+    judge handed `cli_mode`). The replay harness and the claude-code backend take it."""
     from skillbench.cli.common import check_cli_mode
     from skillbench.errors import InputError
 
     assert TriggerOptions(backend="anthropic").judge_options()["cli_mode"] == "interactive"
+    assert TriggerOptions(backend="claude-code").judge_options()["cli_mode"] == "interactive"
+    check_cli_mode("print", "claude-code", None)
     for agent in ("codex", "gemini", "opencode"):
         assert "cli_mode" not in TriggerOptions(backend=agent).judge_options()
         with pytest.raises(InputError):

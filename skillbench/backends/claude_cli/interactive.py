@@ -11,6 +11,8 @@ characters) and the project trusted. `run_interactive` then starts the CLI under
 session, dying with skillbench: `agent_cli.spawn_options`) with the query as the initial prompt,
 after `--` so it is never read as an option, keeps reading the terminal so the CLI never blocks,
 and kills the whole process group once `done()` says the request it waited for has arrived.
+The claude-code backend's interactive judge (`interactive_session`) seeds and starts its runs
+the same way (`start_in_pty`, `read_terminal`, `stop_in_pty`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from skillbench.backends.agent_cli import spawn_options
 from skillbench.backends.proctree import kill_tree, unwatch, watch
@@ -54,10 +56,13 @@ def config_file(env: Mapping[str, str]) -> Path:
 def seed_config(env: Mapping[str, str], project: Path) -> Path:
     """Write the isolated `.claude.json` so the interactive CLI asks nothing: onboarding done, a
     theme, the key in `env` approved (by its last 20 characters, as the CLI stores it) and
-    `project` trusted and onboarded. Returns the file written (the key's tail is the only part
-    of a key in it; `env` holds the dummy capture key, never the caller's)."""
+    `project` trusted and onboarded; fields already in the file (a copied login's account) are
+    kept. Returns the file written (the key's tail is the only part of a key in it; `env` holds
+    a dummy key, never the caller's)."""
     key = env.get("ANTHROPIC_API_KEY", "")
-    config = {
+    path = config_file(env)
+    config = _read_config(path)  # a copied login's account fields stay (`--auth login`)
+    config |= {
         "hasCompletedOnboarding": True,
         "theme": "dark",
         "customApiKeyResponses": {"approved": [key[-_KEY_TAIL:]] if key else [], "rejected": []},
@@ -74,10 +79,18 @@ def seed_config(env: Mapping[str, str], project: Path) -> Path:
             }
         },
     }
-    path = config_file(env)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(config, indent=1), encoding="utf-8")
     return path
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    """The `.claude.json` already in the isolated config (a copied login's), else empty."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def interactive_argv(
@@ -88,18 +101,14 @@ def interactive_argv(
     return [os.fspath(binary), *flags, "--", prompt]
 
 
-def run_interactive(
-    argv: Sequence[str],
-    cwd: Path,
-    env: Mapping[str, str],
-    done: Callable[[], bool],
-    timeout: float,
-) -> str:
-    """Run `argv` under a pty until `done()` is true, then kill its process tree; returns what
-    it printed (for error messages). BackendError when it cannot start, or exits or times out
-    before `done()`."""
+def start_in_pty(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str]
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `argv` in `cwd` with a pseudo-terminal of `TERMINAL_SIZE` as its stdin, stdout and
+    stderr, in a session of its own that dies with skillbench (`agent_cli.spawn_options`,
+    `proctree.watch`). Returns the process and the terminal's master side (close it with
+    `stop_in_pty`). BackendError when it cannot start."""
     import fcntl  # POSIX only: imported here so that importing this module works everywhere
-    import select
     import struct
     import termios
 
@@ -123,6 +132,47 @@ def run_interactive(
         raise BackendError(f"cannot run {argv[0]}: {exc}") from None
     os.close(slave)
     watch(proc.pid)
+    return proc, master
+
+
+def stop_in_pty(proc: subprocess.Popen[bytes], master: int) -> None:
+    """Kill the process's whole tree (`proctree.kill_tree`), reap it and close the terminal."""
+    kill_tree(proc.pid)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    proc.wait()
+    unwatch(proc.pid)
+    with contextlib.suppress(OSError):
+        os.close(master)
+
+
+def read_terminal(master: int, output: bytearray) -> bool:
+    """Append what the terminal holds to `output` (its last 64 KiB kept); False once it is
+    closed (the CLI exited)."""
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # the terminal closed: the CLI exited
+        return False
+    if not chunk:
+        return False
+    output += chunk
+    del output[:-65536]
+    return True
+
+
+def run_interactive(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    done: Callable[[], bool],
+    timeout: float,
+) -> str:
+    """Run `argv` under a pty until `done()` is true, then kill its process tree; returns what
+    it printed (for error messages). BackendError when it cannot start, or exits or times out
+    before `done()`."""
+    import select
+
+    proc, master = start_in_pty(argv, cwd, env)
     output = bytearray()
     try:
         deadline = time.monotonic() + timeout
@@ -130,34 +180,22 @@ def run_interactive(
             if time.monotonic() > deadline:
                 raise BackendError(
                     f"the interactive claude CLI sent no request within {timeout:g} s; "
-                    f"it showed: {_screen_tail(output)!r}"
+                    f"it showed: {screen_tail(output)!r}"
                 )
             ready, _, _ = select.select([master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the terminal closed: the CLI exited
-                    chunk = b""
-                if not chunk:
-                    if done():
-                        break
-                    raise BackendError(
-                        f"the interactive claude CLI exited (code {proc.poll()}) before sending "
-                        f"its request; it showed: {_screen_tail(output)!r}"
-                    )
-                output += chunk
-                del output[:-65536]
+            if ready and not read_terminal(master, output):
+                if done():
+                    break
+                raise BackendError(
+                    f"the interactive claude CLI exited (code {proc.poll()}) before sending "
+                    f"its request; it showed: {screen_tail(output)!r}"
+                )
     finally:
-        kill_tree(proc.pid)
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        proc.wait()
-        unwatch(proc.pid)
-        os.close(master)
+        stop_in_pty(proc, master)
     return output.decode("utf-8", "replace")
 
 
-def _screen_tail(output: bytes | bytearray, size: int = 400) -> str:
+def screen_tail(output: bytes | bytearray, size: int = 400) -> str:
     """The last `size` characters the CLI printed, terminal escapes removed."""
     import re
 

@@ -726,7 +726,7 @@ def target_fired(target: str, skills: Sequence[CliSkill] = ()) -> StopRule:
     return decided
 
 
-def _streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
+def streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
     """Usage of a session ended before its `result` event, from the streamed messages, priced
     with the shipped table when the model is known. Returns (usage, cost known)."""
     from skillbench.schemas.prices import cost
@@ -811,15 +811,20 @@ class ClaudeCodeJudge(ClaudeRunner):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
-        key = (request.target, request.catalog)
-        skills = self._skill_sets.get(key)
-        if skills is None:  # read once per skill set, not once per run
-            skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
+        skills = self.skills_for(request)
         stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
             run = await self.run_prompt(request.query, self.flags(), project, home, stop=stop)
             return self._outcome(request, run, root, skills)
+
+    def skills_for(self, request: TriggerRequest) -> tuple[CliSkill, ...]:
+        """The request's skills as the CLI resolves them (read once per skill set)."""
+        key = (request.target, request.catalog)
+        skills = self._skill_sets.get(key)
+        if skills is None:
+            skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
+        return skills
 
     def _outcome(
         self,
@@ -859,7 +864,7 @@ class ClaudeCodeJudge(ClaudeRunner):
             detail["workdir"] = str(root)
         if run.decided and triggered:
             self.ended_early += 1
-            usage, known = _streamed_usage(session, reported or self.model)
+            usage, known = streamed_usage(session, reported or self.model)
             detail["cost_known"] = known
             return TriggerOutcome(
                 triggered=True,

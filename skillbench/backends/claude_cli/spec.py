@@ -10,12 +10,13 @@ CLAUDE_INSTALL_HINT = cli_install_hint(CLAUDE_PACKAGE, "claude", "SKILLBENCH_CLA
 
 CLAUDE_CODE = BackendSpec(
     name="claude-code",
-    summary="the real Claude Code CLI (`claude -p`), one session per call",
-    judge="skillbench.backends.claude_cli.session:ClaudeCodeJudge",
+    summary="the real Claude Code CLI (interactive in a pty, or `claude -p`), one session per call",
+    judge="skillbench.backends.claude_cli.interactive_session:claude_code_judge",
     text_model="skillbench.backends.claude_cli.session:ClaudeCodeTextModel",
     executor=CLAUDE_SESSION,
     estimator=AGENT_SESSION,
-    harness_label="Claude Code CLI, print mode (stream-json)",
+    harness_label="Claude Code CLI, print mode (stream-json)",  # interactive: its versions()
+    cli_modes=True,  # --cli-mode interactive (the default, a pty) or print (`claude -p`)
     default_workers=4,  # CLI processes: each a Node process of a few hundred MB
     cli="claude",
     cli_install=CLAUDE_INSTALL_HINT,

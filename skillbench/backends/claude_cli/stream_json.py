@@ -175,6 +175,10 @@ class StreamParser:
         if not isinstance(event, dict):
             self.session.bad_lines += 1
             return
+        self.handle(event)
+
+    def handle(self, event: dict[str, Any]) -> None:
+        """Take one parsed event (counted by type, then read by its type's handler)."""
         kind = str(event.get("type", "?"))
         subtype = event.get("subtype")
         self._counts[f"{kind}/{subtype}" if kind == "system" and subtype else kind] += 1
@@ -227,7 +231,7 @@ class StreamParser:
             message = inner.get("message")
             usage = message.get("usage") if isinstance(message, dict) else None
             self._current[parent] = len(self._messages)
-            self._messages.append(_usage_counts(usage))
+            self._messages.append(usage_counts(usage))
             self._sum_usage()
             if parent is None:
                 self.session.streaming = True
@@ -320,8 +324,8 @@ _USAGE_KEYS = (
 )
 
 
-def _usage_counts(usage: Any) -> dict[str, int]:
-    """The token counts of a streamed message's `usage` (missing or odd values as 0)."""
+def usage_counts(usage: Any) -> dict[str, int]:
+    """The token counts of a message's `usage` (missing or odd values as 0)."""
     if not isinstance(usage, dict):
         return dict.fromkeys(_USAGE_KEYS, 0)
     return {k: usage[k] if isinstance(usage.get(k), int) else 0 for k in _USAGE_KEYS}
