@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+# Claude Code's non-essential traffic (update checks, feature flags, telemetry) goes to
+# outside hosts: off for the whole process, so a module- or session-scoped fixture that starts
+# the real CLI (before any function-scoped fixture runs) is kept on loopback too.
+os.environ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 
 @pytest.fixture(autouse=True)
 def _private_caches(
