@@ -130,7 +130,7 @@ def run_interactive(
             if time.monotonic() > deadline:
                 raise BackendError(
                     f"the interactive claude CLI sent no request within {timeout:g} s; "
-                    f"it showed: {_screen_tail(output)!r}"
+                    f"it showed: {screen_tail(output)!r}"
                 )
             ready, _, _ = select.select([master], [], [], 0.2)
             if ready:
@@ -143,7 +143,7 @@ def run_interactive(
                         break
                     raise BackendError(
                         f"the interactive claude CLI exited (code {proc.poll()}) before sending "
-                        f"its request; it showed: {_screen_tail(output)!r}"
+                        f"its request; it showed: {screen_tail(output)!r}"
                     )
                 output += chunk
                 del output[:-65536]
@@ -157,7 +157,7 @@ def run_interactive(
     return output.decode("utf-8", "replace")
 
 
-def _screen_tail(output: bytes | bytearray, size: int = 400) -> str:
+def screen_tail(output: bytes | bytearray, size: int = 400) -> str:
     """The last `size` characters the CLI printed, terminal escapes removed."""
     import re
 
