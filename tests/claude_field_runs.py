@@ -174,9 +174,15 @@ def _typed_session(
     settings.write_text(json.dumps({"permissions": {"allow": ["Skill"]}}))
     projects = Path(env["HOME"]) / ".claude" / "projects"
 
-    def turns_over() -> int:
-        found = next(projects.glob(f"*/{session_id}.jsonl"), None)
-        return found.read_bytes().count(b'"subtype":"turn_duration"') if found else 0
+    def turns_over(count: int) -> Callable[[], bool]:
+        """Whether the transcript holds `count` ended turns (`turn_duration` lines)."""
+
+        def over() -> bool:
+            found = next(projects.glob(f"*/{session_id}.jsonl"), None)
+            ended = found.read_bytes().count(b'"subtype":"turn_duration"') if found else 0
+            return ended >= count
+
+        return over
 
     master, slave = os.openpty()
     rows, cols = TERMINAL_SIZE
@@ -194,7 +200,7 @@ def _typed_session(
         for n, query in enumerate(queries, 1):
             seen = len(mock.requests)
             terminal.type(query)
-            terminal.wait(lambda n=n: turns_over() >= n, TURN_SECONDS, f"{query!r} unanswered")
+            terminal.wait(turns_over(n), TURN_SECONDS, f"{query!r} unanswered")
             prompts.append(Prompt(session_id, query, _sent(mock, seen)))
     finally:
         kill_tree(child.pid)
