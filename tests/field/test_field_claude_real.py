@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from claude_field_runs import SESSIONS, SKILLS, Transcripts
+from field_sessions import claude_runs
 
 from skillbench.cli import main
 from skillbench.field.claude import CLAUDE_IMPORTER
@@ -22,6 +23,7 @@ from skillbench.field.records import FieldRecord, ImportCounts, short_hash, text
 from skillbench.trigger.evalset import load_eval_set
 
 pytestmark = pytest.mark.needs_claude
+NEWEST_INTERACTIVE = [run for run in claude_runs() if run.id.endswith("-interactive")][-1:]
 
 
 def _import(transcripts: Transcripts, out: Path, *extra: str) -> list[FieldRecord]:
@@ -240,7 +242,10 @@ def test_lines_written_out_of_order_are_read_in_conversation_order(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("claude_run", NEWEST_INTERACTIVE, indirect=True)
 def test_the_field_report_notebook_renders(claude_run: Transcripts, tmp_path: Path) -> None:
+    """The notebook on records of the newest CLI's interactive transcripts (the records of every
+    version and mode have one shape: the tests above)."""
     from skillbench.reports.runner import run_notebook
 
     out = tmp_path / "field.jsonl"
