@@ -131,7 +131,8 @@ class _Terminal:
 
     def __init__(self, master: int) -> None:
         self.master = master
-        self.shown = bytearray()
+        self.shown = bytearray()  # the last 64 KB it showed
+        self.since = bytearray()  # what it showed since the last keys typed
 
     def wait(self, ready: Callable[[], bool], seconds: float, what: str) -> None:
         deadline = time.monotonic() + seconds
@@ -141,7 +142,9 @@ class _Terminal:
                                      f"{screen_tail(self.shown)!r}")  # fmt: skip
             if select.select([self.master], [], [], 0.1)[0]:
                 with contextlib.suppress(OSError):
-                    self.shown += os.read(self.master, 65536)
+                    chunk = os.read(self.master, 65536)
+                    self.shown += chunk
+                    self.since += chunk
                     del self.shown[:-65536]
 
     def pause(self, seconds: float) -> None:
@@ -149,9 +152,17 @@ class _Terminal:
         self.wait(lambda: time.monotonic() >= end, seconds + 1, "paused")
 
     def type(self, text: str) -> None:
-        """Type `text`, let the prompt take it, then press Enter."""
+        """Type `text`, wait until the prompt shows it (keys and Enter read in one piece would
+        be taken as a paste, not sent), then press Enter."""
+        self.since = bytearray()
         os.write(self.master, text.encode())
-        self.pause(0.5)
+        head = "".join(text.split())[:12]  # the screen moves the cursor over spaces
+
+        def echoed() -> bool:
+            return head in "".join(screen_tail(self.since, len(self.since)).split())
+
+        self.wait(echoed, TURN_SECONDS, f"{text!r} not echoed")
+        self.pause(0.3)
         os.write(self.master, b"\r")
 
 
