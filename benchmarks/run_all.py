@@ -32,6 +32,7 @@ SCRIPTS = [
     "bench_demo.py",
     "bench_gate.py",
     "bench_cluster.py",
+    "bench_field_import.py",
 ]
 
 

@@ -1,175 +1,66 @@
-"""Real Claude Code transcripts (print mode, and one interactive session in a pty), Codex
-rollouts and Gemini chats for the field tests, written by the pinned CLIs in an isolated HOME against the loopback fake Messages API (tests/mock_anthropic_sse.py), which
-decides which skill fires for each query. Made once per test session."""
+"""The field tests' session-scoped fixtures: transcripts the real CLIs wrote in an isolated HOME
+against loopback fakes that decide which skill fires for each query. Made once per test session.
+
+Claude Code: `claude_run` is parametrised over both pinned versions (the pin and the current
+release, tests/real_cli.py) and both CLI modes (print, and interactive in a pty), each running
+the same script of sessions (tests/claude_field_runs.py); `claude_transcripts` is the pin's print
+mode (the variant the `field check` tests use). Codex rollouts, Gemini chats and the opencode
+database come from the pinned CLIs against tests/agent_fake_api.py and tests/messages_fake.py.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
 import subprocess
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mock_anthropic_sse import MockAnthropic, RecordedRequest
-from real_cli import real_cli_skip_reason
+from claude_field_runs import SKILLS, Transcripts, write_claude_transcripts
+from real_cli import claude_versions, makefile_pins, real_cli_skip_reason
 
+from skillbench.backends.claude_cli.interactive import CLI_MODES
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
-SKILLS = {
-    "tidy-csv": "Use when cleaning spreadsheet csv tables with duplicate rows.",
-    "pdf-tools": "Use when merging or rotating pdf documents.",
-}
-NAME_ONLY_BUDGET = "120"
-"""A listing budget so small that the project's skills are listed by name only."""
+__all__ = ["SKILLS", "Transcripts"]
 
 
-@dataclass
-class Prompt:
-    """One `claude -p` run: its session, prompt, and every request the fake answered for it."""
-
-    session_id: str
-    query: str
-    requests: list[RecordedRequest] = field(default_factory=list)
-
-    def fired(self) -> list[str]:
-        """The skills the fake made the model invoke, in order."""
-        return [r.answered_skill for r in self.requests if r.answered_skill]
-
-    def listed_full(self) -> set[str]:
-        """The skills some request of this run listed with their description."""
-        return {name for r in self.requests for name, _ in r.listing}
-
-
-@dataclass
-class Transcripts:
-    home: Path
-    projects: Path
-    prompts: list[Prompt]
-
-
-SESSIONS: list[tuple[str, dict[str, str], list[str]]] = [
-    (
-        "11111111-1111-4111-8111-111111111111",
-        {},
-        [
-            "clean my spreadsheet csv duplicate rows",
-            "merge my pdf documents please",
-            "hello there friend",
-            "/tidy-csv",
-        ],
-    ),
-    (
-        "22222222-2222-4222-8222-222222222222",
-        {"SLASH_COMMAND_TOOL_CHAR_BUDGET": NAME_ONLY_BUDGET},
-        ["clean my spreadsheet csv duplicate rows", "/pdf-tools"],
-    ),
-    ("33333333-3333-4333-8333-333333333333", {}, ["what is the weather"]),
-]
-INTERACTIVE = ("44444444-4444-4444-8444-444444444444", "clean my spreadsheet csv duplicate rows")
-"""One session of the interactive CLI (in a pseudo-terminal, the query as its first prompt)."""
-INTERACTIVE_KEY = "sk-ant-dummy-offline-interactive-0123456789"
-
-
-def _interactive(home: Path, project: Path, env: dict[str, str]) -> None:
-    """Run the interactive CLI in a pty until its transcript shows the turn answered, then end it.
-
-    `~/.claude.json` is pre-seeded as a user's would be (onboarding done, the key approved, the
-    project trusted), so no dialog waits for a keypress."""
-    seeded = {
-        "hasCompletedOnboarding": True,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [INTERACTIVE_KEY[-20:]], "rejected": []},
-        "projects": {
-            str(project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
-        },
-    }
-    (home / ".claude.json").write_text(json.dumps(seeded))
-    session_id, query = INTERACTIVE
-    master, slave = pty.openpty()
-    child = subprocess.Popen(
-        [str(REPO_CLAUDE), "--session-id", session_id, query],
-        stdin=slave, stdout=slave, stderr=slave, cwd=project, close_fds=True,
-        env={**env, "ANTHROPIC_API_KEY": INTERACTIVE_KEY, "TERM": "xterm-256color"},
-        start_new_session=True,
-    )  # fmt: skip
-    os.close(slave)
-    projects = home / ".claude" / "projects"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if select.select([master], [], [], 0.2)[0]:
-                try:
-                    os.read(master, 65536)  # keep the terminal drained
-                except OSError:
-                    break
-            found = list(projects.glob(f"*/{session_id}.jsonl"))
-            if found and b'"stop_reason":"end_turn"' in found[0].read_bytes():
-                return  # answered; ending the CLI writes the session's closing line
-        raise AssertionError("the interactive CLI did not answer within 120 s")
-    finally:
-        child.terminate()
-        child.wait(timeout=30)
-        os.close(master)
-
-
-def _project(root: Path) -> Path:
-    project = root / "proj"
-    for name, description in SKILLS.items():
-        folder = project / ".claude" / "skills" / name
-        folder.mkdir(parents=True)
-        text = f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSteps.\n"
-        (folder / "SKILL.md").write_text(text)
-    return project
+def claude_runs() -> list[Any]:
+    """pytest params (id `<version>-<mode>`): (binary, version, mode) for each pinned CLI in each
+    mode; a version absent or unable to run is skipped with the reason."""
+    params = []
+    for version in claude_versions():
+        (binary,) = version.values
+        for mode in CLI_MODES:
+            run = (binary, version.id, mode)
+            params.append(pytest.param(run, id=f"{version.id}-{mode}", marks=version.marks))
+    return params
 
 
 @pytest.fixture(scope="session")
 def claude_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
-    """Three print-mode sessions (seven user turns) and one interactive session (one turn) of
-    the real CLI; skipped when it cannot run."""
+    """The pinned CLI's print-mode sessions (three sessions, seven user turns); skipped when it
+    cannot run."""
     reason = real_cli_skip_reason()
     if reason is not None:
         pytest.skip(reason)
     root = tmp_path_factory.mktemp("field-claude")
-    home = root / "home"
-    home.mkdir()
-    project = _project(root)
-    prompts: list[Prompt] = []
-    with MockAnthropic() as mock:
-        base = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": mock.base_url,
-            "ANTHROPIC_API_KEY": "sk-ant-dummy-offline",
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-        for session_id, extra, queries in SESSIONS:
-            for i, query in enumerate(queries):
-                seen = len(mock.requests)
-                resume = ["--session-id", session_id] if i == 0 else ["--resume", session_id]
-                done = subprocess.run(
-                    [str(REPO_CLAUDE), "-p", *resume, "--output-format", "json"],
-                    input=query,
-                    capture_output=True,
-                    text=True,
-                    cwd=project,
-                    env={**base, **extra},
-                    timeout=180,
-                    check=False,
-                )
-                assert done.returncode == 0, done.stderr[-2000:]
-                sent = [r for r in mock.requests[seen:] if r.path.startswith("/v1/messages")]
-                prompts.append(Prompt(session_id, query, sent))
-        seen = len(mock.requests)
-        _interactive(home, project, base)
-        sent = [r for r in mock.requests[seen:] if r.path.startswith("/v1/messages")]
-        prompts.append(Prompt(INTERACTIVE[0], INTERACTIVE[1], sent))
-    return Transcripts(home, home / ".claude" / "projects", prompts)
+    return write_claude_transcripts(REPO_CLAUDE, "print", root, makefile_pins()["CLAUDE_VERSION"])
+
+
+@pytest.fixture(scope="session", params=claude_runs())
+def claude_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Transcripts:
+    """The same sessions written by one pinned version in one mode (the pin's print mode is
+    `claude_transcripts`, made once)."""
+    binary, version, mode = request.param
+    if binary == REPO_CLAUDE and mode == "print":
+        made: Transcripts = request.getfixturevalue("claude_transcripts")
+        return made
+    root = tmp_path_factory.mktemp(f"field-claude-{version}-{mode}")
+    return write_claude_transcripts(Path(binary), mode, root, version)
 
 
 @dataclass

@@ -8,8 +8,16 @@ the `skill_listing` attachment state at its first assistant line (an initial lis
 (`attributionSkill`); `<command-name>/x</command-name>` is a user slash when `x` is a listed
 skill. Subagent files (`<session>/subagents/`) are not turns of the user and are not read.
 
-The last turn of a file is held back (its start offset remembered) until the file shows it is
-over: a `last-prompt` line after it, or no write for `importers.SETTLED_SECONDS`.
+The CLI appends lines asynchronously, so a turn is folded only once it is over, its lines put
+back in conversation order first (`chain.chain_order`, by `parentUuid`: under load the
+interactive CLI wrote a turn's prompt line after the turn's Skill call). A turn is over at a
+`system` line of subtype `turn_duration` (the interactive CLI, 2.1.197 and 2.1.332, ends each turn
+with one), at a line a `last-prompt` names (`leafUuid`) once the model gave its final answer
+(print mode; 2.1.332 may write that `last-prompt` before the answer it names, and 2.1.197's
+interactive CLI wrote one naming a line amid a turn's tool calls), at a `last-prompt` naming no
+line (older files), or when another prompt follows it. What is not over is held back (where its
+first line starts remembered; lines folded past that point remembered too, to be skipped) until
+it is, or until the file was not written for `importers.SETTLED_SECONDS`.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillbench.field.chain import START, chain_order, is_prompt, prompt_text, slim
 from skillbench.field.importers import ImportOptions, finished, settled
 from skillbench.field.reader import FileState, JsonLines
 from skillbench.field.records import (
@@ -60,29 +69,12 @@ def parse_listing(content: str) -> dict[str, Listing]:
     return listed
 
 
-def _prompt_text(content: Any) -> str | None:
-    """The user's own words of a user line, None for a tool result or nothing."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts: list[str] = []
-    for block in content:
-        if not isinstance(block, dict) or block.get("type") == "tool_result":
-            return None
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-    return "\n".join(texts) if texts else None
-
-
 @dataclass
 class _Turn:
-    start: int
     prompt_id: str
     index: int
     line: dict[str, Any]
     text: str
-    listing_before: dict[str, Listing]
     command: str | None = None
     offered: dict[str, Listing] | None = None
     invoked: list[Invocation] = field(default_factory=list)
@@ -114,56 +106,167 @@ class ClaudeImporter:
         self, path: Path, state: FileState, options: ImportOptions, counts: ImportCounts
     ) -> Iterator[FieldRecord]:
         """The finished turns of `path` from `state.offset` (see the module's rule)."""
-        listing: dict[str, Listing] = dict(state.carry.get("listing") or {})
-        described: dict[str, str] = dict(state.carry.get("descriptions") or {})
-        index = int(state.carry.get("index") or 0)
-        turns: list[FieldRecord] = []
-        current: _Turn | None = None
-        closed = False
+        fold = _Fold(state.carry, options)
+        done = fold.earlier
+        skipped: dict[str, int] = {}
         lines = JsonLines(path, state.offset, counts)
         for start, line in lines:
             if line.get("isSidechain") is True:
                 continue
-            kind = line.get("type")
-            if kind == "last-prompt":
-                closed = True
+            if line.get("type") == "last-prompt":
+                leaf = line.get("leafUuid")
+                if isinstance(leaf, str):
+                    fold.leaves.add(leaf)
+                fold.fold_over(final=not isinstance(leaf, str))  # older files: no leaf, run over
                 continue
-            if kind == "attachment":
-                self._listing_update(line, listing, described if options.with_text else None)
+            uuid = line.get("uuid")
+            if not isinstance(uuid, str):
                 continue
-            given = line.get("message")
-            message: dict[str, Any] = given if isinstance(given, dict) else {}
-            if kind == "user" and not line.get("isMeta"):
-                text = _prompt_text(message.get("content"))
-                prompt_id = str(line.get("promptId") or line.get("uuid") or start)
-                if text is not None and (current is None or prompt_id != current.prompt_id):
-                    if current is not None:
-                        turns.append(self._record(current, listing, options, described))
-                        index += 1
-                    match = _COMMAND.search(text)
-                    command = match.group(1) if match else None
-                    if command is not None:  # the prompt as the user typed it
-                        arguments = _ARGS.search(text)
-                        typed = arguments.group(1).strip() if arguments else ""
-                        text = f"/{command} {typed}".rstrip()
-                    current = _Turn(start, prompt_id, index, line, text, dict(listing), command)
-                    closed = False
+            if uuid in done:
+                skipped[uuid] = start
                 continue
-            if kind == "assistant" and current is not None:
-                self._assistant(current, line, message, listing)
-        if current is not None and (closed or settled(path)):
-            turns.append(self._record(current, listing, options, described))
-            index += 1
-            state.offset = lines.position
-            state.carry = {"listing": listing, "index": index, "descriptions": described}
-        elif current is not None:
-            state.offset = current.start
-            state.carry = {"listing": current.listing_before, "index": current.index,
-                           "descriptions": described}  # fmt: skip
-        else:
-            state.offset = lines.position
-            state.carry = {"listing": listing, "index": index, "descriptions": described}
-        yield from finished(turns, options, counts)
+            fold.pending.append(slim(start, line))
+            if _may_end_a_turn(fold.pending[-1], fold.leaves):
+                fold.fold_over(final=False)
+        fold.fold_over(final=settled(path))
+        held = min((line[START] for line in fold.pending), default=lines.position)
+        state.offset = held
+        past = [uuid for uuid, start in skipped.items() if start > held]
+        state.carry = {**fold.carry(), "folded": fold.folded_past(held) + past}
+        yield from finished(fold.turns, options, counts)
+
+
+def _may_end_a_turn(line: dict[str, Any], leaves: set[str]) -> bool:
+    """A slim line after which a turn may be over: a new prompt, `turn_duration`, a final
+    answer, or a line a `last-prompt` named."""
+    kind, message = line.get("type"), line.get("message") or {}
+    return (
+        is_prompt(line)
+        or (kind == "system" and line.get("subtype") == "turn_duration")
+        or (kind == "assistant" and message.get("stop_reason") == "end_turn")
+        or line.get("uuid") in leaves
+    )
+
+
+def _turn_is_over(turn: list[dict[str, Any]], leaves: set[str]) -> bool:
+    """Whether one turn's slim lines (in conversation order) end it: a `turn_duration` line, or a
+    line a `last-prompt` named after the model's final answer (not amid its tool calls)."""
+    answered = False
+    for line in turn:
+        kind = line.get("type")
+        if kind == "system" and line.get("subtype") == "turn_duration":
+            return True
+        if kind == "assistant":
+            answered = (line.get("message") or {}).get("stop_reason") == "end_turn"
+        if answered and line.get("uuid") in leaves:
+            return True
+    return False
+
+
+class _Fold:
+    """One file's lines, folded in conversation order into records."""
+
+    def __init__(self, carry: dict[str, Any], options: ImportOptions) -> None:
+        self.listing: dict[str, Listing] = dict(carry.get("listing") or {})
+        self.described: dict[str, str] = dict(carry.get("descriptions") or {})
+        self.index = int(carry.get("index") or 0)
+        self.options = options
+        self.turns: list[FieldRecord] = []
+        self.current: _Turn | None = None
+        self.previous: str | None = carry.get("prompt")  # the last turn's prompt id
+        self.pending: list[dict[str, Any]] = []  # slim lines read, not folded yet (file order)
+        self.leaves: set[str] = set()  # the lines `last-prompt` lines named
+        self.earlier = set(carry.get("folded") or ())  # folded by an import before, past its offset
+        self.known: set[str] = set(self.earlier)  # lines folded (a late line may follow one)
+        self._folded: list[tuple[int, str]] = []  # (start, uuid) folded past a pending line
+
+    def carry(self) -> dict[str, Any]:
+        """What the next import of the file starts from."""
+        return {"listing": self.listing, "index": self.index, "descriptions": self.described,
+                "prompt": self.previous}  # fmt: skip
+
+    def fold_over(self, *, final: bool) -> None:
+        """Fold, in conversation order, the pending lines of every turn that is over (all of
+        them when `final`); the rest stay pending, lines written before their parent too."""
+        attached, detached = chain_order(self.pending, self.known)
+        ordered = detached + attached if final else attached  # late lines of turns emitted
+        cut = len(ordered) if final else self._over_until(ordered)
+        if cut == 0:
+            return
+        for line in ordered[:cut]:
+            self.line(line)
+        self._finish()
+        folded = {line["uuid"]: line[START] for line in ordered[:cut]}
+        self.known = set(folded) | self.earlier  # the last fold's, to keep memory bounded
+        self.pending = [line for line in self.pending if line["uuid"] not in folded]
+        self.leaves -= folded.keys()
+        first = min((line[START] for line in self.pending), default=None)
+        self._folded = [
+            (start, uuid)
+            for start, uuid in [*self._folded, *((s, u) for u, s in folded.items())]
+            if first is not None and start > first
+        ]
+
+    def _over_until(self, ordered: list[dict[str, Any]]) -> int:
+        """How many of `ordered` belong to turns that are over: each turn another prompt follows,
+        and the last one too once a line of it ends it (0: none is over yet)."""
+        previous, last = self.previous, None
+        for i, line in enumerate(ordered):
+            prompt_id = self._new_prompt(line, previous)
+            if prompt_id is not None:
+                last, previous = i, prompt_id
+        if last is None:
+            return 0
+        if _turn_is_over(ordered[last:], self.leaves):
+            return len(ordered)
+        return last
+
+    def folded_past(self, offset: int) -> list[str]:
+        """The folded lines that start past `offset` (read again next time: to be skipped)."""
+        return [uuid for start, uuid in self._folded if start > offset]
+
+    def _finish(self) -> None:
+        if self.current is not None:
+            self.turns.append(self._record(self.current))
+            self.index += 1
+            self.previous, self.current = self.current.prompt_id, None
+
+    def line(self, line: dict[str, Any]) -> None:
+        """Fold one slim line."""
+        kind = line.get("type")
+        if kind == "attachment":
+            described = self.described if self.options.with_text else None
+            self._listing_update(line, self.listing, described)
+            return
+        given = line.get("message")
+        message: dict[str, Any] = given if isinstance(given, dict) else {}
+        current = self.current
+        if kind == "user" and not line.get("isMeta"):
+            text = prompt_text(message.get("content"))
+            prompt_id = self._new_prompt(line, current.prompt_id if current else self.previous)
+            if text is not None and prompt_id is not None:
+                self._finish()
+                match = _COMMAND.search(text)
+                command = match.group(1) if match else None
+                if command is not None:  # the prompt as the user typed it
+                    arguments = _ARGS.search(text)
+                    typed = arguments.group(1).strip() if arguments else ""
+                    text = f"/{command} {typed}".rstrip()
+                self.current = _Turn(prompt_id, self.index, line, text, command)
+            return
+        if kind == "assistant" and current is not None:
+            self._assistant(current, line, message, self.listing)
+
+    @staticmethod
+    def _new_prompt(line: dict[str, Any], previous: str | None) -> str | None:
+        """The prompt id of a line that starts a turn after the turn `previous`, else None."""
+        if line.get("type") != "user" or line.get("isMeta"):
+            return None
+        message = line.get("message")
+        if not isinstance(message, dict) or prompt_text(message.get("content")) is None:
+            return None
+        prompt_id = str(line.get("promptId") or line.get("uuid") or line.get(START))
+        return prompt_id if prompt_id != previous else None
 
     @staticmethod
     def _listing_update(
@@ -206,21 +309,16 @@ class ClaudeImporter:
                 by = "nested" if attributed else "model"
                 turn.invoked.append(Invocation(skill=skill, by=by))
 
-    def _record(
-        self,
-        turn: _Turn,
-        listing: dict[str, Listing],
-        options: ImportOptions,
-        described: dict[str, str],
-    ) -> FieldRecord:
-        offered = turn.offered if turn.offered is not None else dict(listing)
+    def _record(self, turn: _Turn) -> FieldRecord:
+        options, described = self.options, self.described
+        offered = turn.offered if turn.offered is not None else dict(self.listing)
         line = turn.line
         command = turn.command
         invoked = list(turn.invoked)
         if command and command in offered:
             invoked.insert(0, Invocation(skill=command, by="user-slash"))
         return FieldRecord(
-            agent=self.agent,
+            agent=ClaudeImporter.agent,
             agent_version=str(line["version"]) if line.get("version") else None,
             entrypoint=str(line["entrypoint"]) if line.get("entrypoint") else None,
             session=short_hash(str(line.get("sessionId") or "")),
