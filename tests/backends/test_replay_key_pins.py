@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from skillbench.backends.agents.capture import agent_template_key
 from skillbench.backends.anthropic.capture import template_key
 from skillbench.backends.anthropic.replay import ReplayJudge
 from skillbench.backends.base import SkillEntry, TriggerRequest
@@ -164,7 +163,7 @@ def test_the_agents_template_keys_are_pinned(name: str) -> None:
     agent = {"opencode": OPENCODE, "gemini": GEMINI, "codex": CODEX}[name]
     version = JUDGES[name][2].split()[-1]
     settings = agent.settings()
-    key = agent_template_key(agent, TARGET, CATALOG, JUDGES[name][3], version, settings)
+    key = agent.template_key(TARGET, CATALOG, JUDGES[name][3], version, settings)
     assert key == AGENT_KEYS[name]
 
 
