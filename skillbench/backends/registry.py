@@ -294,7 +294,7 @@ CLAUDE_CODE_AGENT = "claude-code"
 def agent_backend(agent: str) -> str:
     """The backend replaying `agent`'s own request: `claude-code` → the anthropic backend (its
     replay harness), any other agent → the backend of that name whose judge replays an agent
-    (its class names one: `replay.judge.ReplayJudge`). InputError naming `--agent`
+    (its class names one: `agents.judge.AgentReplayJudge`). InputError naming `--agent`
     otherwise."""
     name = agent.strip().lower()
     if name in (CLAUDE_CODE_AGENT, "claude_code", "claude"):

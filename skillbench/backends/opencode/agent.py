@@ -35,6 +35,7 @@ from typing import Any
 from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.anthropic.capture import text_reply_stream
 from skillbench.backends.anthropic.first_turn import FirstTurn, MessagesAgent
+from skillbench.backends.anthropic.sdk import DEFAULT_ENDPOINT
 from skillbench.backends.replay.agent import Listing
 from skillbench.backends.skill_install import CliSkill
 
@@ -87,6 +88,7 @@ class OpencodeAgent(MessagesAgent):
     bin_variable = "SKILLBENCH_OPENCODE_BIN"
     skills_dir = ".agents/skills"
     default_model = "claude-haiku-4-5"
+    default_endpoint = DEFAULT_ENDPOINT  # opencode's Anthropic provider, as the SDK's
     request_settings = SETTINGS
     skill_tool = SKILL_TOOL
     name_keys = ("name",)
