@@ -47,9 +47,9 @@ import billing_api  # noqa: E402
 from billing_api import BillingServer  # noqa: E402
 from mock_anthropic_sse import user_query  # noqa: E402
 
-from skillbench.backends.anthropic.capture import templates_dir  # noqa: E402
 from skillbench.backends.anthropic.replay import ReplayJudge  # noqa: E402
 from skillbench.backends.cache import CachingJudge, CallCache  # noqa: E402
+from skillbench.backends.replay.store import templates_dir  # noqa: E402
 from skillbench.io import write_json  # noqa: E402
 from skillbench.library.discover import load_library  # noqa: E402
 from skillbench.library.document import NONE  # noqa: E402

@@ -13,6 +13,7 @@ import pytest
 # the real CLI (before any function-scoped fixture runs) is kept on loopback too.
 os.environ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 
+
 @pytest.fixture(autouse=True)
 def _private_caches(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

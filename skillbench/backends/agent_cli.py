@@ -16,7 +16,7 @@ Three rules, each learnt the hard way (issue 27):
    parents holds agent configuration (a `CLAUDE.md` planted in a shared `/tmp` reached every
    run; issue 38).
 4. **It holds no secret of the caller's** (issue 38): an allowlisted environment
-   (`claude_cli.env.build_env`, `agents.agent.Agent.base_env`) and, instead of the provider key,
+   (`claude_cli.env.build_env`, `replay.agent.Agent.base_env`) and, instead of the provider key,
    a dummy key and the loopback `key_forwarder.KeyForwarder` that holds the real one.
 """
 

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from skillbench.backends.agent_cli import AgentCall, spawn_options
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.base import CallUsage
 from skillbench.backends.key_forwarder import KeyForwarder
 from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.replay.agent import Agent
 from skillbench.backends.scratch import make_scratch
 from skillbench.errors import BackendError, InputError
 from skillbench.redaction import redact

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skillbench.backends.replay.move import OTHER_SKILL, TARGET
 from skillbench.backends.skill_install import CliSkill
-
-TARGET = "target"
-OTHER_SKILL = "other-skill"
 
 
 def resolve_skill(called: str, target: str, skills: Sequence[CliSkill]) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from skillbench.backends.base import SkillEntry
 from skillbench.schemas.trigger import HarnessInfo, ListingInfo
@@ -98,15 +98,16 @@ def describe(judge: object) -> JudgeInfo:
     batch = bool(getattr(inner, "batch", False))
     workers = getattr(inner, "max_concurrency", None)
     escalated = getattr(judge, "escalated", None)
+    listing = _listing_source(inner, is_proxy)
     return JudgeInfo(
         name=str(getattr(judge, "name", type(judge).__name__)),
         model=getattr(judge, "model", None),
         is_proxy=is_proxy,
         harness=harness,
-        listing=_listing_source(inner, is_proxy),
+        listing=listing,
         listing_model=None if is_proxy else (model or reported[0]),
         listing_env=dict(getattr(inner, "extra_env", None) or {}),
-        agent_title=getattr(agent, "title", None) if agent is not None else None,
+        agent_title=getattr(agent, "title", None) if listing == "agent" else None,
         batch=batch,
         whole_waves=many and (is_proxy or batch),
         self_limited=getattr(inner, "limiter", None) is not None,
@@ -132,13 +133,7 @@ def _harness(inner: Any, is_proxy: bool) -> HarnessInfo | None:
     name = str(getattr(inner, "name", ""))
     if harness == "replay":
         extra = bool(getattr(inner, "cache_before_query", False))
-        return HarnessInfo(
-            name="replay",
-            claude_code_request=True,
-            note=CACHE_BEFORE_QUERY_NOTE if extra else None,
-            cache_before_query=extra or None,
-            cli_mode=str(getattr(inner, "cli_mode", "print")),
-        )
+        return replay_harness(extra, str(getattr(inner, "cli_mode", "print")))
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)
     if _runs_sessions(inner):  # the real CLI: Claude Code's own request, by construction
@@ -150,8 +145,24 @@ def _harness(inner: Any, is_proxy: bool) -> HarnessInfo | None:
     return None
 
 
+def replay_harness(cache_before_query: bool, cli_mode: str) -> HarnessInfo:
+    """The `replay` harness: Claude Code's own request (captured with `cli_mode`), with the
+    breakpoint `--cache-before-query` adds when on."""
+    return HarnessInfo(
+        name="replay",
+        claude_code_request=True,
+        note=CACHE_BEFORE_QUERY_NOTE if cache_before_query else None,
+        cache_before_query=cache_before_query or None,
+        cli_mode=cli_mode,
+    )
+
+
 def _listing_source(inner: Any, is_proxy: bool) -> ListingSource:
-    """Where the judge's listing is known from (see `ListingSource`)."""
+    """Where the judge's listing is known from (see `ListingSource`): what the judge declares
+    (`listing_source`: the replay family), else found from what it has."""
+    declared = getattr(inner, "listing_source", None)
+    if isinstance(declared, str) and declared in get_args(ListingSource):
+        return cast(ListingSource, declared)
     if callable(getattr(inner, "listing_info", None)):
         return "agent"
     harness = getattr(inner, "harness", None)
@@ -226,7 +237,7 @@ def agent_listing(
 
 
 def agent_view(judge: object, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> Any:
-    """The listing an agent judge's captured request holds (`agents.agent.Listing`); raises
+    """The listing an agent judge's captured request holds (`replay.agent.Listing`); raises
     what the capture raised."""
     return innermost(judge).template_for(target, catalog).view()
 

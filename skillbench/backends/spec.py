@@ -65,7 +65,7 @@ MESSAGES_API = "messages-api"
 AGENT_SESSION = "agent-session"
 """Whole agent sessions, priced from the sessions recorded in the call cache."""
 AGENT_REPLAY = "agent-replay"
-"""Another agent's captured request, query swapped (`backends/agents/`): the request as sent,
+"""Another agent's captured request, query swapped (`backends/replay/`): the request as sent,
 counted by characters and priced from the price table, or "unknown" for an unpriced model."""
 ESTIMATOR_KINDS = (FREE, MESSAGES_API, AGENT_SESSION, AGENT_REPLAY)
 

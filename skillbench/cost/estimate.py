@@ -660,7 +660,7 @@ class ClaudeCodeEstimator(_Priced):
 
 
 class AgentReplayEstimator(_MessagesApi):
-    """A backend replaying another agent's captured request (`backends/agents/`). Each call is
+    """A backend replaying another agent's captured request (`backends/replay/`). Each call is
     the request its judge sends: the captured template with the query (and the day) swapped
     (`judge.request_body`), counted once per skill set with an empty query, plus the query;
     tokens by the character estimate (each agent's own tokenizer is not at hand offline). The
@@ -691,7 +691,7 @@ class AgentReplayEstimator(_MessagesApi):
         self._notes: list[str] = []
 
     def attach(self, judge: Any) -> AgentReplayEstimator:
-        """Count the requests of `judge` (an `AgentReplayJudge`, cache wrappers removed)."""
+        """Count the requests of `judge` (a `replay.judge.ReplayJudge`, cache wrappers removed)."""
         self.judge = judge
         return self
 

@@ -212,7 +212,7 @@ def library_listing(
 
 def agent_listing(entries: Sequence[SkillEntry], view: Any) -> LibraryListing:
     """The library as another agent's captured request lists it (`view`: the template's
-    `agents.agent.Listing`): each skill full, truncated, name only or absent, the agent's own
+    `replay.agent.Listing`): each skill full, truncated, name only or absent, the agent's own
     budget when it has one; no what-if (Claude Code's budget rule is not that agent's)."""
     states: dict[str, ListingState] = {
         "full": "full",

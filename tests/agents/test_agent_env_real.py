@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from skillbench.backends import scratch
-from skillbench.backends.agents.agent import Agent
-from skillbench.backends.agents.capture import capture_template
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.codex.agent import CODEX
 from skillbench.backends.gemini.agent import GEMINI
 from skillbench.backends.opencode.agent import OPENCODE
+from skillbench.backends.replay.agent import Agent
+from skillbench.backends.replay.capture import capture_template
 from skillbench.errors import BackendError
 
 TARGET = SkillEntry("csv-cleanup", "Clean CSV files: duplicates, delimiters.", "# CSV\n")

@@ -15,12 +15,12 @@ from agent_fake_api import FakeAgentAPI, Reply, cli_own_request
 
 pytest.importorskip("openai")
 
-from skillbench.backends.agents.agent import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, TEXT
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.install import cli_skills
 from skillbench.backends.codex.agent import CODEX, CodexAgent, capture_config
 from skillbench.backends.codex.judge import CodexJudge
 from skillbench.backends.codex.listing import codex_listing, parse_listing
+from skillbench.backends.replay.move import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, TEXT
 from skillbench.errors import BackendError
 
 ROOT = "/tmp/skillbench-agent/project/.agents/skills"

@@ -15,11 +15,11 @@ from agent_fake_api import FakeAgentAPI, Reply, cli_own_request
 
 pytest.importorskip("google.genai")
 
-from skillbench.backends.agents.agent import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, TEXT
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.install import cli_skills
 from skillbench.backends.gemini.agent import GEMINI, GeminiAgent, call_config
 from skillbench.backends.gemini.judge import GeminiJudge
+from skillbench.backends.replay.move import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, TEXT
 from skillbench.errors import BackendError
 
 PATH = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"

@@ -22,14 +22,15 @@ from messages_fake import MessagesFake, last_user_text
 from mock_anthropic_sse import text_stream, tool_use_stream
 
 from skillbench.backends import registry
-from skillbench.backends.agents.agent import SENTINEL, STABLE_ROOT, Listing
-from skillbench.backends.agents.capture import AgentTemplate, run_until_captured
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.backends.claude_cli.install import install_skills
 from skillbench.backends.opencode.agent import NULL_PROXY, OFFLINE, OPENCODE, to_date_string
 from skillbench.backends.opencode.judge import OpencodeJudge
 from skillbench.backends.opencode.spec import OPENCODE_SPEC
+from skillbench.backends.replay.agent import SENTINEL, STABLE_ROOT, Listing
+from skillbench.backends.replay.run import run_until_captured
+from skillbench.backends.replay.template import ReplayTemplate as AgentTemplate
 from skillbench.backends.spec import register_backend, unregister_backend
 from skillbench.errors import BackendError
 
@@ -343,7 +344,7 @@ def test_dry_run_counts_and_prices_the_request_as_sent(
     (opencode on a Claude model); no model call."""
     import shutil
 
-    from skillbench.backends.anthropic.capture import templates_dir
+    from skillbench.backends.replay.store import templates_dir
     from skillbench.cli import main
     from skillbench.cost.estimate import CHARS_PER_TOKEN
     from skillbench.trigger.cost import plan_trigger

@@ -22,10 +22,10 @@ from skillbench.backends.agent_session import (
     SessionLog,
     SessionRun,
 )
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.codex.behavior import CODEX_SESSION
 from skillbench.backends.gemini.behavior import GEMINI_SESSION
 from skillbench.backends.opencode.behavior import OPENCODE_SESSION
+from skillbench.backends.replay.agent import Agent
 from skillbench.errors import BackendError
 
 OPENCODE_EVENTS = [

@@ -36,6 +36,6 @@ def test_the_anthropic_callers_still_get_an_anthropic_error() -> None:
 
 
 def test_the_other_agents_replay_times_out_neutrally() -> None:
-    from skillbench.backends.agents import judge
+    from skillbench.backends.replay import judge
 
     assert judge.within_deadline is within_deadline

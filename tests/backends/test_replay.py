@@ -21,16 +21,17 @@ from mock_batches import BatchEndpoints
 
 from skillbench.backends.anthropic.capture import (
     SENTINEL,
-    ReplayTemplate,
-    TemplateStore,
     billing_suffix,
+    provider_model,
     request_settings,
     template_key,
 )
-from skillbench.backends.anthropic.replay import ReplayJudge, provider_model
+from skillbench.backends.anthropic.replay import ReplayJudge
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.cache import CachingJudge, CallCache
 from skillbench.backends.limiter import RetryPolicy
+from skillbench.backends.replay.store import TemplateStore
+from skillbench.backends.replay.template import ReplayTemplate
 
 TARGET = SkillEntry("pdf-tools", "Use when merging PDF files.", "# PDF\n")
 CATALOG = (SkillEntry("csv-cleaner", "Use when cleaning CSV tables.", "# CSV\n"),)
@@ -566,7 +567,8 @@ def test_the_cli_mode_keys_interactive_templates_and_leaves_print_keys_as_they_w
     valid): the same fields, no `cli_mode` among them."""
     import hashlib
 
-    from skillbench.backends.anthropic.capture import TEMPLATE_FORMAT, skill_set_hash
+    from skillbench.backends.anthropic.capture import TEMPLATE_FORMAT
+    from skillbench.backends.replay.keys import skill_set_hash
 
     fields = {
         "format": TEMPLATE_FORMAT,

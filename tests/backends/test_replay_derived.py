@@ -13,7 +13,6 @@ import pytest
 from skillbench.backends.anthropic.capture import (
     REQUEST_SETTINGS,
     SENTINEL,
-    ReplayTemplate,
     billing_suffix,
     capture_env,
     request_settings,
@@ -22,6 +21,7 @@ from skillbench.backends.anthropic.capture import (
 )
 from skillbench.backends.anthropic.project import materialise, snapshot
 from skillbench.backends.base import SkillEntry
+from skillbench.backends.replay.template import ReplayTemplate
 from skillbench.cli import main
 from skillbench.errors import InputError
 from skillbench.improve.options import ImproveOptions

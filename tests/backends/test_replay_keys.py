@@ -6,15 +6,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from skillbench.backends.anthropic.capture import (
-    TEMPLATE_FORMAT,
-    ReplayTemplate,
-    TemplateStore,
-    template_key,
-)
+from skillbench.backends.anthropic.capture import TEMPLATE_FORMAT, template_key
 from skillbench.backends.anthropic.replay import ReplayJudge
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.cache import cache_key
+from skillbench.backends.replay.store import TemplateStore
+from skillbench.backends.replay.template import ReplayTemplate
 
 MODEL = "claude-haiku-4-5"
 VERSION = "2.1.197"

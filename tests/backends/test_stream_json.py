@@ -296,7 +296,7 @@ def test_streamed_usage_is_summed_before_the_result_event() -> None:
 def test_wire_usage_becomes_the_one_token_type() -> None:
     """Both wire parsers (the CLI's stream-json, the Messages API's first turn) hand over
     `TokenCounts`, read by its one converter (`TokenCounts.from_wire`), not a type of their own."""
-    from skillbench.backends.anthropic.first_turn import Decision
+    from skillbench.backends.replay.move import Move as Decision
     from skillbench.schemas.cost import TokenCounts
 
     wire = {"input_tokens": 3, "output_tokens": 4, "service_tier": "standard", "x": None}

@@ -132,8 +132,8 @@ def test_library_takes_agent(
 
 
 def test_library_listing_of_an_agent_is_read_from_its_request() -> None:
-    from skillbench.backends.agents.agent import Listing
     from skillbench.backends.base import SkillEntry
+    from skillbench.backends.replay.agent import Listing
     from skillbench.library.listing import agent_listing
 
     entries = [

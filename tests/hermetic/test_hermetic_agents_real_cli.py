@@ -24,10 +24,10 @@ import pytest
 from agent_session_fakes import REAL_KEYS, Step, scripted_agent
 from loopback_listener import Listener
 
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.codex.agent import CODEX
 from skillbench.backends.gemini.agent import GEMINI
 from skillbench.backends.opencode.agent import OPENCODE
+from skillbench.backends.replay.agent import Agent
 from skillbench.cli import main
 from skillbench.errors import BackendError
 from skillbench.hermetic.netns import namespace_problem

@@ -1,16 +1,19 @@
-"""Capture the request Claude Code itself sends for a skill set, once, as a replay template.
+"""Claude Code as one agent of the replay family (`ClaudeCodeAgent`): how its own first request
+for a skill set is captured, and the rules its template is read by.
 
-The installed `claude` CLI runs once in print mode in a throwaway project (the skills written
-under `.claude/skills/`), with an isolated HOME, a dummy key and `ANTHROPIC_BASE_URL` pointing at a
-loopback capture server that speaks just enough of the streaming Messages API to let the CLI
-finish (every model call gets a short `end_turn` text). The first request whose tools include
-`Skill` is the template: its body (system blocks, tools, messages, thinking, max_tokens,
-output_config, context_management) and the two headers that change the answer
-(`anthropic-version`, `anthropic-beta`). The query is a sentinel, later swapped for each eval
-query (`ReplayTemplate.body_for`). The CLI also writes its debug log (`--debug-file`, which
-leaves the request unchanged) into the throwaway folder: when the skill listing went over its
-budget it names the budget, kept as `ReplayTemplate.listing_budget`. Skills are installed under
-their folder names, as Claude Code names them (`claude_install`).
+The installed `claude` CLI runs once in print mode (or, `--cli-mode interactive`, in a pty as
+users type into it) in a throwaway project (the skills written under `.claude/skills/`, inside a
+copy of the `--project` view when one is given), with an isolated HOME, a dummy key and
+`ANTHROPIC_BASE_URL` pointing at the loopback capture server (`replay.capture_server`), which
+speaks just enough of the streaming Messages API to let the CLI finish (every model call gets a
+short `end_turn` text). The first request whose tools include `Skill` is the template: its body
+(system blocks, tools, messages, thinking, max_tokens, output_config, context_management) and
+the two headers that change the answer (`anthropic-version`, `anthropic-beta`). The query is a
+sentinel, later swapped for each eval query (`ReplayTemplate.body_for`). The CLI also writes its
+debug log (`--debug-file`, which leaves the request unchanged) into the throwaway folder: when
+the skill listing went over its budget it names the budget, kept as
+`ReplayTemplate.listing_budget`. Skills are installed under their folder names, as Claude Code
+names them (`claude_install`).
 
 The CLI runs in the caller's environment by the claude-code backend's rules (`claude_env`: the
 session and HOME-config variables and the secrets left out, HOME isolated), minus what would send
@@ -18,15 +21,20 @@ it elsewhere than the capture server (`ROUTING_VARS`), so `SHELL`, a Bash timeou
 betas reach the capture as they reach the user's own Claude Code.
 
 Normalised before anything is kept: the throwaway folder becomes `/tmp/skillbench-replay`,
-`metadata` (device and session ids) is dropped, `stream` is removed. No key, no home path and no
-session id is ever stored. Templates are cached as JSON under the cache folder
-(`<cache dir>/replay-templates/<key>.json`, beside the call cache in use: `templates_dir`), keyed by what the CLI reads: the skills' SKILL.md
-files (not their evals or notes), the model, the CLI version, the environment settings that change
-the request (`REQUEST_SETTINGS`) and the `--project` snapshot.
+`metadata` (device and session ids) is dropped, `stream` is removed. Templates are stored by the
+replay family's store (`replay.store`, beside the call cache in use), keyed by what the CLI
+reads: the skills' SKILL.md files (not their evals or notes), the model, the CLI version, the
+environment settings that change the request (`REQUEST_SETTINGS`), the `--project` snapshot
+and the CLI mode (`template_key`).
 
 Per query, `ReplayTemplate.body_for` swaps what the CLI itself derives from the day and the query:
 the sentinel, today's date (the context reminder's `Today's date is …` and the WebSearch tool's
 `The current month is …`) and the billing header's `cc_version` suffix (`billing_suffix`).
+
+Replayed, the request goes through the anthropic SDK as any Messages API agent's
+(`first_turn.MessagesAgent`), or through its Bedrock / Vertex client with `CLAUDE_CODE_USE_BEDROCK`
+/ `CLAUDE_CODE_USE_VERTEX` set (as for Claude Code itself), the model id mapped as Claude Code
+2.1.197 maps it (`provider_model`); no key then: the provider's credentials apply.
 """
 
 from __future__ import annotations
@@ -34,26 +42,21 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import logging
 import os
 import re
-import shutil
-import subprocess
-import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from pydantic import BaseModel, Field, PrivateAttr
-
-from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
+from skillbench.backends.agent_cli import AgentCall, print_call
+from skillbench.backends.anthropic.first_turn import MessagesAgent, messages_arguments
 from skillbench.backends.anthropic.project import (
     ProjectSnapshot,
     materialise,
     replace_project_skills,
 )
-from skillbench.backends.anthropic.prompt_cache import swap_text
+from skillbench.backends.anthropic.sdk import DEFAULT_MODEL, resolve_api_key
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTINGS re-exported)
     REQUEST_SETTINGS,
@@ -62,22 +65,25 @@ from skillbench.backends.claude_cli.env import (  # noqa: F401  (REQUEST_SETTING
     build_env,
     request_settings,
 )
-from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT
-from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.claude_cli.interactive import CliMode
+from skillbench.backends.claude_cli.spec import CLAUDE_INSTALL_HINT, CLAUDE_PACKAGE
+from skillbench.backends.replay import capture as replay_capture
+from skillbench.backends.replay import store as replay_store
+from skillbench.backends.replay.agent import CaptureRun, CaptureSite, Listing
+from skillbench.backends.replay.capture import CaptureOptions
 from skillbench.backends.replay.capture_server import CaptureServer as ReplayCaptureServer
-from skillbench.backends.scratch import make_scratch
-from skillbench.backends.skill_install import cli_name, install_skills, skill_md_bytes
+from skillbench.backends.replay.keys import common_fields, short_key
+from skillbench.backends.replay.run import run_until_captured
+from skillbench.backends.replay.template import ReplayTemplate
+from skillbench.backends.skill_install import cli_name, install_skills
 from skillbench.errors import BackendError
 
-LOG = logging.getLogger(__name__)
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
 STABLE_ROOT = "/tmp/skillbench-replay"
 TEMPLATE_FORMAT = 3  # 2: captured in the caller's environment, date and billing swapped per
 # query, skills installed under their folder names, the listing budget kept; 3: two branches
 # each bumped 1 -> 2 for different changes, so a 2 may be either: neither is loaded; the key
 # follows the install precedence, the project's own skills, settings stripped of commands
-KEPT_HEADERS = ("anthropic-version", "anthropic-beta")
-CAPTURE_TIMEOUT = 120.0
 _BILLING = re.compile(r"(cc_version=(\d+\.\d+\.\d+[^.;\s]*)\.)([0-9a-f]+)")
 #: The CLI's salt for the billing suffix (2.1.197: sha256(salt + 3 characters + version)[:3]).
 _BILLING_SALT = "59cf53e54c78"
@@ -105,109 +111,51 @@ _INSTALL_HINT = (
 )
 
 
-class ReplayTemplate(BaseModel):
-    """One captured request, normalised, with the sentinel where the query goes."""
-
-    format: int = TEMPLATE_FORMAT
-    key: str
-    model: str
-    cli_version: str
-    path: str = Field(description="request path the CLI used, e.g. /v1/messages?beta=true")
-    headers: dict[str, str] = Field(description="anthropic-version and anthropic-beta only")
-    body: dict[str, Any]
-    settings: dict[str, str] = Field(default_factory=dict)
-    skills: list[str] = Field(default_factory=list, description="skill folders installed")
-    project_differs: list[str] = Field(
-        default_factory=list,
-        description="what of the --project view could not be reproduced (git status / git log)",
-    )
-    listing_budget: int | None = Field(
-        default=None,
-        description="the skill listing budget the CLI itself logged (only when the listing "
-        "exceeded it; None when everything fit)",
-    )
-    listing_chars: int | None = Field(
-        default=None, description="the listing's size by the CLI's own count, when it logged it"
-    )
-    cli_mode: str = Field(
-        default="print",
-        description="how the CLI ran for the capture: `print` (`claude -p`) or `interactive` "
-        "(in a pty, as users type into it)",
-    )
-
-    def content_hash(self) -> str:
-        """SHA-256 of the headers and body (part of the replay judge's cache identity)."""
-        blob = json.dumps({"h": self.headers, "b": self.body}, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-    def betas(self) -> list[str]:
-        """The `anthropic-beta` flags, in the CLI's order."""
-        raw = self.headers.get("anthropic-beta", "")
-        return [flag.strip() for flag in raw.split(",") if flag.strip()]
-
-    _sentinel_at: tuple[str | int, ...] | None = PrivateAttr(default=None)
-    _derived_at: list[tuple[str | int, ...]] | None = PrivateAttr(default=None)
-
-    def body_for(self, query: str, today: datetime.date | None = None) -> dict[str, Any]:
-        """The body Claude Code would send for `query` on `today`: the sentinel replaced by
-        `query` (JSON-safe: only string values are touched, so quotes or backslashes in the
-        query cannot break the document), the billing header's suffix computed for `query`
-        (`billing_suffix`) and, when `today` is given, the date texts set to it (`swap_date`).
-
-        Only the containers on the way to the edited strings are copied; the rest (tools,
-        system prompt: ~100 kB) is shared with the template, so the result is read-only below
-        its top level. A body without exactly one sentinel string is copied whole."""
-        at = self._sentinel_at if self._sentinel_at is not None else self._find_sentinel()
-        if self._derived_at is None:
-            self._derived_at = _paths_where(self.body, _is_derived)
-        if not at:
-            root: dict[str, Any] = dict(swap_text(self.body, SENTINEL, query))
-        else:
-            root = dict(self.body)
-            _edit(root, at, lambda text: text.replace(SENTINEL, query))
-        for path in self._derived_at:
-            _edit(root, path, lambda text: swap_date(swap_billing(text, query), today))
-        return root
-
-    def _find_sentinel(self) -> tuple[str | int, ...]:
-        """The path (keys and indices) to the one string holding the sentinel; () if not one."""
-        found = _paths_where(self.body, lambda text: SENTINEL in text)
-        self._sentinel_at = found[0] if len(found) == 1 and found[0] else ()
-        return self._sentinel_at
-
-    def sentinel_count(self) -> int:
-        """How many strings of the body hold the sentinel (1 for a well-formed capture)."""
-        return json.dumps(self.body, ensure_ascii=False).count(SENTINEL)
+#: Claude Code 2.1.197's own model table (first party → Bedrock, Vertex).
+PROVIDER_MODELS: dict[str, tuple[str, str]] = {
+    "claude-haiku-4-5": (
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "claude-haiku-4-5@20251001",
+    ),
+    "claude-haiku-4-5-20251001": (
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "claude-haiku-4-5@20251001",
+    ),
+    "claude-sonnet-4-5": (
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-5@20250929",
+    ),
+    "claude-sonnet-4-5-20250929": (
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-5@20250929",
+    ),
+    "claude-sonnet-4-6": ("us.anthropic.claude-sonnet-4-6", "claude-sonnet-4-6"),
+    "claude-sonnet-5": ("us.anthropic.claude-sonnet-5", "claude-sonnet-5"),
+    "claude-opus-4-5": ("us.anthropic.claude-opus-4-5-20251101-v1:0", "claude-opus-4-5@20251101"),
+    "claude-opus-4-6": ("us.anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
+    "claude-opus-4-7": ("us.anthropic.claude-opus-4-7", "claude-opus-4-7"),
+    "claude-opus-4-8": ("us.anthropic.claude-opus-4-8", "claude-opus-4-8"),
+}
+_VERSION = re.compile(r"\d+\.\d+\.\d+\S*")
 
 
-def _paths_where(value: Any, test: Callable[[str], bool]) -> list[tuple[str | int, ...]]:
-    """The paths (keys and indices) to every string of `value` that passes `test`."""
-    found: list[tuple[str | int, ...]] = []
-
-    def walk(item: Any, path: tuple[str | int, ...]) -> None:
-        if isinstance(item, str):
-            if test(item):
-                found.append(path)
-        elif isinstance(item, list):
-            for index, child in enumerate(item):
-                walk(child, (*path, index))
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                walk(child, (*path, key))
-
-    walk(value, ())
-    return found
+def provider() -> str:
+    """`bedrock`, `vertex` or `anthropic`, from Claude Code's own switches."""
+    if os.environ.get("CLAUDE_CODE_USE_BEDROCK", "").strip() not in ("", "0", "false"):
+        return "bedrock"
+    if os.environ.get("CLAUDE_CODE_USE_VERTEX", "").strip() not in ("", "0", "false"):
+        return "vertex"
+    return "anthropic"
 
 
-def _edit(root: dict[str, Any], path: tuple[str | int, ...], change: Callable[[str], str]) -> None:
-    """Apply `change` to the string at `path` of `root`, copying the containers on the way
-    (so whatever `root` shares with a template stays untouched)."""
-    node: Any = root
-    for step in path[:-1]:
-        child = node[step]
-        node[step] = child = list(child) if isinstance(child, list) else dict(child)
-        node = child
-    node[path[-1]] = change(node[path[-1]])
+def provider_model(model: str, where: str) -> str:
+    """The model id for `where` (`bedrock` / `vertex`); ids already in provider form pass."""
+    if where == "anthropic":
+        return model
+    mapped = PROVIDER_MODELS.get(model)
+    if mapped is None:
+        return model  # already a provider id (or an inference profile / ARN)
+    return mapped[0] if where == "bedrock" else mapped[1]
 
 
 def _is_derived(text: str) -> bool:
@@ -251,71 +199,12 @@ def swap_date(text: str, today: datetime.date | None) -> str:
     return _MONTH.sub(lambda m: f"{m.group(1)}{_MONTHS[today.month - 1]} {today.year}.", text)
 
 
-def skill_set_hash(target: SkillEntry, catalog: Sequence[SkillEntry]) -> str:
-    """SHA-256 over what the CLI reads of the installed skills: each installed folder name and
-    its SKILL.md as installed (`skill_md_bytes`: frontmatter with `when_to_use`, the description
-    under test, the body), in the order of install precedence: the target first, then the
-    catalog, the first entry of a folder name winning (as `install_skills` does), so which of
-    two same-named folders is installed is part of the key. Other files of a skill folder
-    (evals/, notes, scripts) are not read for the request, so adding or editing them keeps the
-    template."""
-    installed: dict[str, str] = {}
-    for entry in (target, *catalog):
-        installed.setdefault(cli_name(entry), hashlib.sha256(skill_md_bytes(entry)).hexdigest())
-    blob = json.dumps(sorted(installed.items()), ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def template_key(
-    target: SkillEntry,
-    catalog: Sequence[SkillEntry],
-    model: str,
-    cli_version: str,
-    settings: Mapping[str, str],
-    project: ProjectSnapshot | str | None = None,
-    cli_mode: str = "print",
-) -> str:
-    """The cache key of a template: skill set content, model, CLI version, settings, the
-    `--project` snapshot (its `ProjectSnapshot.key`; None without a project) and the CLI mode
-    (only when not `print`, so the keys of print-mode templates stored before are unchanged)."""
-    if isinstance(project, ProjectSnapshot):
-        project = project.key()
-    fields: dict[str, Any] = {
-        "format": TEMPLATE_FORMAT,
-        "skills": skill_set_hash(target, catalog),
-        "model": model,
-        "cli": cli_version,
-        "settings": dict(sorted(settings.items())),
-    }
-    if project is not None:
-        fields["project"] = project
-    if cli_mode != "print":
-        fields["cli_mode"] = cli_mode
-    blob = json.dumps(fields, sort_keys=True)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
-
-
-def templates_dir(cache_path: str | os.PathLike[str] | None = None) -> Path:
-    """`replay-templates/` beside the call cache in use: `cache_path` (what `--cache` gave),
-    else the default cache (`$SKILLBENCH_CACHE`, else the user's cache folder), never the
-    working directory, which may be read-only."""
-    from skillbench.backends.cache import default_cache_path
-
-    cache = Path(cache_path) if cache_path is not None else default_cache_path()
-    return cache.parent / "replay-templates"
-
-
 def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
     """The anthropic spec's `beside_cache`: on the replay harness (the default), its captured
     templates and batch ledgers go beside the call cache in use (unless `template_dir` is given)."""
-    if "template_dir" in options or (options.get("harness") or "replay") != "replay":
+    if (options.get("harness") or "replay") != "replay":
         return options
-    return {**options, "template_dir": templates_dir(cache_path)}
-
-
-def default_template_dir() -> Path:
-    """`replay-templates/` beside the default call cache (see `templates_dir`)."""
-    return templates_dir(None)
+    return replay_store.beside_cache(options, cache_path)
 
 
 # -- the capture server ------------------------------------------------------------------------
@@ -373,15 +262,119 @@ def text_reply_stream(model: str, text: str = "OK.") -> bytes:
 _NOT_FOUND = b'{"type":"error","error":{"type":"not_found_error"}}'
 
 
-class ClaudeReplier:
-    """Claude Code as the capture server's `CaptureReplier`: the Messages API answered with a
-    short text reply, `count_tokens` with a count, anything else a 404; its own request is the
-    first whose tools include `Skill`."""
+class ClaudeCodeAgent(MessagesAgent):
+    """Claude Code 2.1.197 as the replay family's agent (see the module docstring): captured in
+    print mode or interactively (`cli_mode`), in a copy of `project`'s view when given, its
+    request replayed to `provider` (`anthropic`, `bedrock` or `vertex`)."""
 
-    kept_headers = KEPT_HEADERS
+    name = "claude-code"
+    title = "Claude Code"
+    binary = "claude"
+    package = CLAUDE_PACKAGE
+    bin_variable = "SKILLBENCH_CLAUDE_BIN"
+    skills_dir = ".claude/skills"
+    default_model = DEFAULT_MODEL
+    request_settings = tuple(REQUEST_SETTINGS)
+    skill_tool = "Skill"
+    # the template's own, older than the family: every stored template holds them
+    sentinel = SENTINEL
+    stable_root = STABLE_ROOT
+    template_format = TEMPLATE_FORMAT
+
+    def __init__(
+        self,
+        *,
+        project: ProjectSnapshot | None = None,
+        cli_mode: CliMode = "print",
+        provider: str = "anthropic",
+    ) -> None:
+        #: `--project`: the capture sees this repository's view (read-only snapshot).
+        self.project = project
+        #: `--cli-mode`: whose request is captured, `claude -p`'s or the interactive CLI's.
+        self.cli_mode = cli_mode
+        self.provider = provider
+
+    # -- the CLI -------------------------------------------------------------------------------
+
+    def locate(self, binary: str | os.PathLike[str] | None = None) -> Path:
+        """The CLI to capture with (`claude_cli.session.resolve_claude_bin`), or BackendError
+        naming `make claude` and the `--harness minimal` alternative."""
+        from skillbench.backends.claude_cli.session import resolve_claude_bin
+
+        try:
+            return resolve_claude_bin(binary)
+        except BackendError:
+            raise BackendError(f"no Claude Code CLI found: {install_hint()}") from None
+
+    def install_hint(self) -> str:
+        return _INSTALL_HINT
+
+    def version_env(self, home: Path) -> dict[str, str]:
+        """Its config folder in the throwaway HOME, the auto-updater off."""
+        return {"CLAUDE_CONFIG_DIR": str(home / ".claude"), "DISABLE_AUTOUPDATER": "1"}
+
+    def parse_version(self, output: str) -> str | None:
+        """`2.1.197` of `2.1.197 (Claude Code)`."""
+        match = _VERSION.search(output)
+        return match.group(0) if match else None
+
+    def settings(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The request-changing settings set (non-empty) in `environ` (`REQUEST_SETTINGS`)."""
+        return request_settings(environ)
+
+    # -- the capture ---------------------------------------------------------------------------
+
+    def lay_out(
+        self, site: CaptureSite, target: SkillEntry, catalog: Sequence[SkillEntry]
+    ) -> list[str]:
+        """The project (a copy of `project`'s view, its own skills of the names under test
+        replaced) and HOME's `.claude/`; what of the view the copy could not reproduce."""
+        differs = materialise(self.project, site.project) if self.project is not None else []
+        site.project.mkdir(exist_ok=True)
+        (site.home / ".claude").mkdir(parents=True)
+        installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
+        differs += [
+            f".claude/skills/{name}: the project's own replaced by the one under test"
+            for name in replace_project_skills(site.project, installing)
+        ]
+        return differs
+
+    def capture_env(self, home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:
+        """`capture_env`: the caller's environment by the session rules, the capture server."""
+        return capture_env(home, base_url, settings)
+
+    def capture_call(self, binary: Path, model: str, prompt: str) -> AgentCall:
+        """`claude -p` with stream-json output, the prompt on stdin."""
+        return print_call(binary, _print_flags(model), prompt)
+
+    def run_capture(self, run: CaptureRun) -> tuple[int | None, str]:
+        """`claude -p` run to its end (its debug log, `--debug-file`, names the listing budget;
+        the request is the same with or without it), or the interactive CLI stopped once its
+        request is in (`_run_interactive`)."""
+        debug_log = run.site.root / "debug.log"
+        if self.cli_mode == "interactive":
+            return 0, _run_interactive(run, debug_log)
+        flags = [*_print_flags(run.model), "--debug-file", str(debug_log)]
+        call = print_call(run.binary, flags, self.sentinel)
+        project, env = run.site.project, run.env
+        return run_until_captured(self, call, project, env, run.server, run.timeout, to_exit=True)
+
+    def captured(self, site: CaptureSite) -> dict[str, Any]:
+        """The listing budget and size the debug log names (when the listing went over), and
+        the CLI mode."""
+        try:
+            over = logged_budget((site.root / "debug.log").read_text("utf-8", errors="replace"))
+        except OSError:
+            over = None
+        return {
+            "listing_budget": over[1] if over else None,
+            "listing_chars": over[0] if over else None,
+            "cli_mode": self.cli_mode,
+        }
 
     def capture_reply(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, str, bytes]:
-        """The loopback Messages API's answer."""
+        """The loopback Messages API's answer: a short text reply, a count for `count_tokens`,
+        a 404 for anything else."""
         if method == "HEAD":
             return 200, "text/plain", b""
         path = path.split("?", 1)[0]
@@ -409,13 +402,115 @@ class ClaudeReplier:
         tools = body.get("tools") or []
         return any(isinstance(t, dict) and t.get("name") == "Skill" for t in tools)
 
+    # -- the template --------------------------------------------------------------------------
+
+    def key_fields(self, common: dict[str, Any]) -> dict[str, Any]:
+        """`common` (format 3, skill set, model, CLI version, settings), the `--project`
+        snapshot (its `ProjectSnapshot.key`) when one is given and the CLI mode when not `print`,
+        so the keys of the templates stored before either existed are unchanged."""
+        project = self.project.key() if self.project is not None else None
+        return _key_fields(common, project, self.cli_mode)
+
+    def normalise(self, body: dict[str, Any], root: str) -> dict[str, Any]:
+        """`normalise_body`: paths (and their slugs) stable, `metadata` and `stream` off."""
+        return normalise_body(body, root)
+
+    def derived(self, text: str) -> bool:
+        """The billing header, `Today's date is …` and `The current month is …`."""
+        return _is_derived(text)
+
+    def swap_derived(self, text: str, query: str, today: datetime.date | None) -> str:
+        """The billing suffix computed for `query`, the date texts set to `today`."""
+        return swap_date(swap_billing(text, query), today)
+
+    def listing(self, body: dict[str, Any]) -> Listing | None:
+        """None: reports read Claude Code's listing from the body by its own rules
+        (`trigger.listing`), its budget from the template (`listing_budget`)."""
+        return None
+
+    # -- the replay ----------------------------------------------------------------------------
+
+    def api_key(self, given: str | None) -> str:
+        """The Anthropic key (`sdk.resolve_api_key`); none for Bedrock and Vertex, whose own
+        credentials sign the requests."""
+        return resolve_api_key(given) if self.provider == "anthropic" else ""
+
+    def client(
+        self, *, api_key: str, base_url: str | None, timeout: float | None, http_client: Any
+    ) -> Any:
+        """The anthropic SDK's client for the provider (its own retries off)."""
+        if self.provider == "anthropic":
+            return super().client(
+                api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client
+            )
+        import anthropic
+
+        common = self.sdk_options(timeout, http_client)
+        if self.provider == "bedrock":
+            return anthropic.AsyncAnthropicBedrock(
+                aws_region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"),
+                base_url=base_url or os.environ.get("ANTHROPIC_BEDROCK_BASE_URL"),
+                **common,
+            )
+        region = os.environ.get("CLOUD_ML_REGION") or "us-east5"
+        project = os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID")
+        vertex: dict[str, Any] = {"project_id": project} if project else {}
+        return anthropic.AsyncAnthropicVertex(
+            region=region,
+            **vertex,
+            base_url=base_url or os.environ.get("ANTHROPIC_VERTEX_BASE_URL"),
+            **common,
+        )
+
+    def endpoint(self, base_url: str | None) -> str:
+        """The provider, or the Anthropic base URL (no credentials)."""
+        return self.provider if self.provider != "anthropic" else super().endpoint(base_url)
+
+    def call_arguments(
+        self, path: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> dict[str, Any]:
+        """`messages_arguments`, the model id mapped for the provider (`provider_model`)."""
+        model = provider_model(str(body["model"]), self.provider)
+        sent = {**body, "model": model}
+        return messages_arguments(path, headers, sent, first_party=self.provider == "anthropic")
+
+
+def template_key(
+    target: SkillEntry,
+    catalog: Sequence[SkillEntry],
+    model: str,
+    cli_version: str,
+    settings: Mapping[str, str],
+    project: ProjectSnapshot | str | None = None,
+    cli_mode: str = "print",
+) -> str:
+    """Claude Code's template key for this skill set, model, CLI version, settings, `--project`
+    snapshot (or its `ProjectSnapshot.key`) and CLI mode (`ClaudeCodeAgent.key_fields`)."""
+    if isinstance(project, ProjectSnapshot):
+        project = project.key()
+    common = common_fields(TEMPLATE_FORMAT, target, catalog, model, cli_version, settings)
+    return short_key(_key_fields(common, project, cli_mode))
+
+
+def _key_fields(common: dict[str, Any], project: str | None, cli_mode: str) -> dict[str, Any]:
+    fields = dict(common)
+    if project is not None:
+        fields["project"] = project
+    if cli_mode != "print":
+        fields["cli_mode"] = cli_mode
+    return fields
+
+
+def _print_flags(model: str) -> list[str]:
+    return ["--model", model, "--output-format", "stream-json", "--verbose"]
+
 
 class CaptureServer(ReplayCaptureServer):
-    """The capture server answering as Claude Code's Messages API (`ClaudeReplier`); the value
+    """The capture server answering as Claude Code's Messages API (`ClaudeCodeAgent`); the value
     for ANTHROPIC_BASE_URL is its `base_url`."""
 
     def __init__(self) -> None:
-        super().__init__(ClaudeReplier())
+        super().__init__(ClaudeCodeAgent())
 
     def skill_request(self) -> tuple[str, dict[str, str], dict[str, Any]] | None:
         """The first request whose tools include `Skill`."""
@@ -488,63 +583,23 @@ def normalise_body(body: dict[str, Any], root: str) -> dict[str, Any]:
     return result
 
 
-def _run_cli(
-    call: AgentCall, cwd: Path, env: dict[str, str], timeout: float
-) -> subprocess.CompletedProcess[str]:
-    """Run the capture CLI (`agent_cli` rules: prompt on stdin, dies with this process); on a
-    timeout its whole process tree is killed. BackendError when it cannot start or times out."""
-    try:
-        proc = subprocess.Popen(
-            call.argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            **spawn_options(),
-        )
-    except OSError as exc:
-        raise BackendError(f"cannot run {call.argv[0]}: {exc}; {_INSTALL_HINT}") from None
-    watch(proc.pid)
-    try:
-        out, err = proc.communicate(call.stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_tree(proc.pid)
-        proc.kill()
-        proc.communicate()
-        raise BackendError(
-            f"capturing Claude Code's request timed out after {timeout:g} s"
-        ) from None
-    finally:
-        kill_tree(proc.pid)  # children left behind by a CLI that exited
-        unwatch(proc.pid)
-    text = (out or b"").decode("utf-8", "replace"), (err or b"").decode("utf-8", "replace")
-    return subprocess.CompletedProcess(call.argv, proc.returncode, *text)
-
-
-def _run_interactive(
-    claude_bin: Path,
-    model: str,
-    debug_log: Path,
-    folder: Path,
-    env: dict[str, str],
-    server: CaptureServer,
-    timeout: float,
-) -> subprocess.CompletedProcess[str]:
+def _run_interactive(run: CaptureRun, debug_log: Path) -> str:
     """The interactive capture (`claude_cli.interactive`): the config seeded so the CLI asks
     nothing, the sentinel as its initial prompt in a pty, stopped once the Skill-offering
-    request has arrived. The completed process carries what the terminal showed."""
+    request has arrived. Returns what the terminal showed."""
     from skillbench.backends.claude_cli.interactive import (
         interactive_argv,
         run_interactive,
         seed_config,
     )
 
-    seed_config(env, folder)
-    flags = ["--model", model, "--debug-file", str(debug_log)]
-    argv = interactive_argv(claude_bin, flags, SENTINEL)
-    shown = run_interactive(argv, folder, env, lambda: server.skill_request() is not None, timeout)
-    return subprocess.CompletedProcess(argv, 0, shown, "")
+    folder, server = run.site.project, run.server
+    seed_config(run.env, folder)
+    flags = ["--model", run.model, "--debug-file", str(debug_log)]
+    argv = interactive_argv(run.binary, flags, SENTINEL)
+    return run_interactive(
+        argv, folder, run.env, lambda: server.agent_request() is not None, run.timeout
+    )
 
 
 def capture_template(
@@ -552,200 +607,21 @@ def capture_template(
     target: SkillEntry,
     catalog: Sequence[SkillEntry],
     *,
-    model: str,
-    cli_version: str,
-    settings: Mapping[str, str] | None = None,
-    timeout: float = CAPTURE_TIMEOUT,
     project: ProjectSnapshot | None = None,
-    cli_mode: str = "print",
+    cli_mode: CliMode = "print",
+    **options: Unpack[CaptureOptions],
 ) -> ReplayTemplate:
-    """Run the CLI once against the capture server and return the normalised template (in a
-    copy of `project`'s view when given, see `replay_project`), in print mode (`claude -p`) or,
-    with `cli_mode="interactive"`, as users type into it (`_run_interactive`).
+    """Run the CLI once against the capture server and return the normalised template
+    (`replay.capture.capture_template` with Claude Code's rules): in a copy of `project`'s view
+    when given, in print mode (`claude -p`) or, with `cli_mode="interactive"`, as users type
+    into it.
 
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
-    settings = dict(settings or {})
-    key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
-    root = make_scratch("capture").resolve()
-    try:
-        folder, home = root / "project", root / "home"
-        differs = materialise(project, folder) if project is not None else []
-        folder.mkdir(exist_ok=True)
-        (home / ".claude").mkdir(parents=True)
-        installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
-        differs += [
-            f".claude/skills/{name}: the project's own replaced by the one under test"
-            for name in replace_project_skills(folder, installing)
-        ]
-        names = write_skills(folder, target, catalog)
-        with CaptureServer() as server:
-            env = capture_env(home, server.base_url, settings)
-            # the debug log names the listing budget (the request is the same with or without)
-            debug_log = root / "debug.log"
-            flags = ["--model", model, "--output-format", "stream-json", "--verbose"]
-            flags += ["--debug-file", str(debug_log)]
-            if cli_mode == "interactive":
-                done = _run_interactive(claude_bin, model, debug_log, folder, env, server, timeout)
-            else:
-                done = _run_cli(print_call(claude_bin, flags, SENTINEL), folder, env, timeout)
-            found = server.skill_request()
-        if found is None:
-            tail = (done.stderr or done.stdout or "").strip()[-400:]
-            raise BackendError(
-                f"the claude CLI (exit {done.returncode}) made no request offering the Skill tool; "
-                f"cannot capture a replay template. CLI said: {tail!r}"
-            )
-        path, headers, body = found
-        try:
-            over = logged_budget(debug_log.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            over = None
-        template = ReplayTemplate(
-            key=key,
-            model=model,
-            cli_version=cli_version,
-            path=path,
-            headers=headers,
-            body=normalise_body(body, str(root)),
-            settings=settings,
-            skills=names,
-            project_differs=differs,
-            listing_budget=over[1] if over else None,
-            listing_chars=over[0] if over else None,
-            cli_mode=cli_mode,
-        )
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    if template.sentinel_count() != 1:
-        raise BackendError(
-            f"the captured request holds the sentinel query {template.sentinel_count()} times "
-            "(expected once): this CLI version is not supported by the replay harness"
-        )
-    return template
-
-
-class TemplateStore:
-    """Replay templates on disk (one JSON file per key), captured on a miss. Other agents'
-    stores (`backends.agents.capture`) reuse it with their own `template_class`."""
-
-    template_class: type[ReplayTemplate] | Any = ReplayTemplate
-    template_format: int = TEMPLATE_FORMAT
-
-    def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
-        self.folder = Path(folder) if folder is not None else default_template_dir()
-        self.captures = 0
-        self._lock = threading.Lock()
-        self._memory: dict[str, ReplayTemplate] = {}
-        self._failed: dict[str, str] = {}
-
-    def path(self, key: str) -> Path:
-        """Where the template of `key` lives."""
-        return self.folder / f"{key}.json"
-
-    def load(self, key: str) -> ReplayTemplate | None:
-        """The stored template, or None (a damaged file counts as missing)."""
-        if key in self._memory:
-            return self._memory[key]
-        file = self.path(key)
-        if not file.is_file():
-            return None
-        try:
-            template = self.template_class.model_validate_json(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if template.key != key or template.format != self.template_format:
-            return None
-        self._memory[key] = template
-        return template
-
-    def save(self, template: ReplayTemplate) -> None:
-        """Write atomically (a temporary file renamed into place)."""
-        from skillbench.io import atomic_write_text
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.path(template.key), template.model_dump_json(indent=1))
-        self._memory[template.key] = template
-
-    def lookup(
-        self,
-        target: SkillEntry,
-        catalog: Sequence[SkillEntry],
-        *,
-        model: str,
-        cli_version: str,
-        settings: Mapping[str, str],
-        project: ProjectSnapshot | None = None,
-        cli_mode: str = "print",
-    ) -> ReplayTemplate | None:
-        """The stored template for this skill set, model, CLI version, settings, project and CLI
-        mode, or None (never captured here: for cache keys and dry runs)."""
-        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
-        with self._lock:
-            return self.load(key)
-
-    def get(
-        self,
-        claude_bin: Path,
-        target: SkillEntry,
-        catalog: Sequence[SkillEntry],
-        *,
-        model: str,
-        cli_version: str,
-        settings: Mapping[str, str],
-        project: ProjectSnapshot | None = None,
-        cli_mode: str = "print",
-    ) -> ReplayTemplate:
-        """The template for this skill set, model, CLI version, settings, project and CLI mode
-        (captured once)."""
-        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
-        with self._lock:
-            found = self.load(key)
-            if found is not None:
-                LOG.debug(
-                    "replay template %s: hit (%s, %d catalog skills)",
-                    key,
-                    target.name,
-                    len(catalog),
-                )
-                return found
-            if key in self._failed:  # one failed capture per skill set, not one per run
-                LOG.debug("replay template %s: capture failed before, not retried", key)
-                raise BackendError(self._failed[key])
-            self.captures += 1
-            LOG.debug(
-                "replay template %s: miss; capturing with %s (Claude Code %s, model %s, %s, "
-                "%d catalog skills)",
-                key,
-                claude_bin,
-                cli_version,
-                model,
-                target.name,
-                len(catalog),
-            )
-            try:
-                template = capture_template(
-                    claude_bin,
-                    target,
-                    catalog,
-                    model=model,
-                    cli_version=cli_version,
-                    settings=settings,
-                    project=project,
-                    cli_mode=cli_mode,
-                )
-            except BackendError as exc:
-                self._failed[key] = str(exc)
-                raise
-            self.save(template)
-            return template
+    agent = ClaudeCodeAgent(project=project, cli_mode=cli_mode)
+    return replay_capture.capture_template(agent, claude_bin, target, catalog, **options)
 
 
 def install_hint() -> str:
     """What to do when no CLI is installed (for error messages)."""
     return _INSTALL_HINT
-
-
-def which_claude() -> str | None:
-    """`claude` on PATH, if any."""
-    return shutil.which("claude")

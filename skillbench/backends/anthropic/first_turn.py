@@ -1,14 +1,16 @@
-"""What the model did first in one streamed reply: the outcome of a replayed trigger run.
+"""What the model did first in one streamed Messages API reply, and the replay side of the
+agents that speak that API (Claude Code, opencode: `MessagesAgent`).
 
-Outcomes (`Decision.kind`):
-- `target`: the first tool call is `Skill` naming the target skill;
-- `other-skill`: the first tool call is `Skill` naming another skill (named in `fired`);
-- `disabled-skill`: the first tool call is `Skill` naming a `disable-model-invocation: true`
-  skill (named in `fired`): Claude Code answers it with a `tool_use_error` ("cannot be used with
-  Skill tool due to disable-model-invocation") and the skill never runs, so it is not a trigger,
-  even when it names the target;
-- `other-tool`: the first tool call is another tool (named in `tool`) — undecided, not a miss:
-  Claude Code might still invoke the skill after it;
+The fold (`FirstTurn`) reads the events into the replay family's one first-move vocabulary
+(`replay.move.Move`):
+- `target`: the first tool call is the skill tool (`Skill`) naming the target skill;
+- `other-skill`: the skill tool naming another skill (named in `fired`);
+- `disabled-skill`: the skill tool naming a `disable-model-invocation: true` skill (named in
+  `fired`): Claude Code answers it with a `tool_use_error` ("cannot be used with Skill tool due
+  to disable-model-invocation") and the skill never runs, so it is not a trigger, even when it
+  names the target;
+- `other-tool`: the first tool call is another tool (named in `tool`, its input kept in
+  `tool_input`) — undecided, not a miss: the agent might still invoke the skill after it;
 - `text`: a complete text answer and no tool call — did not trigger;
 - `error`: a broken answer, with `error_kind` one of `empty`, `max_tokens`, `refusal`,
   `malformed_tool_call`, `incomplete` (the stream ended before the reply did).
@@ -18,7 +20,7 @@ the folder name, or the frontmatter `name` of the first skill in listing order t
 a call naming `youtube-downloader` runs the `video-downloader` folder whose frontmatter says so.
 
 The fold consumes stream events (SDK objects or plain dicts) and says when the outcome is decided,
-so the caller can close the stream early (`Decision.decided`, then `FirstTurn.close_early`). A
+so the caller can close the stream early (`FirstTurn.decided`, then `FirstTurn.close_early`). A
 closed stream never delivers the final usage, so its output tokens are then estimated from the
 characters received (thinking, text and tool input; `CHARS_PER_TOKEN` per token) and flagged
 `output_estimated`: the API bills what it generated before the close, which is at least that.
@@ -28,11 +30,30 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import AsyncIterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from skillbench.backends.anthropic.routing_prompt import normalise_skill_name
+from skillbench.backends.anthropic.sdk import (
+    DEFAULT_ENDPOINT,
+    _describe,
+    classify_failure,
+    price,
+    tool_input_kept,
+)
+from skillbench.backends.base import CallUsage
+from skillbench.backends.limiter import Failure
+from skillbench.backends.replay.agent import Agent
+from skillbench.backends.replay.move import (
+    DISABLED_SKILL,
+    ERROR,
+    OTHER_SKILL,
+    OTHER_TOOL,
+    TARGET,
+    TEXT,
+    Move,
+)
+from skillbench.backends.replay.template import beta_flags
 from skillbench.backends.skill_install import CliSkill, resolve_call
 from skillbench.schemas.cost import TokenCounts
 
@@ -48,29 +69,8 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return getattr(obj, name, default)
 
 
-@dataclass
-class Decision:
-    """The first-turn outcome of one reply (see the module docstring)."""
-
-    kind: str | None = None
-    fired: str | None = None
-    tool: str | None = None
-    tool_input: Any = None
-    """The other tool's input (parsed JSON, else the raw text), for `skillbench explain`."""
-    error_kind: str | None = None
-    stop_reason: str | None = None
-    text: str = ""
-    decided: bool = False
-    finished: bool = False
-    closed_early: bool = False
-    output_estimated: bool = False
-    usage: TokenCounts = field(default_factory=TokenCounts)
-    """Token counts seen in the stream (every count an event carries: later events repeat or
-    raise them)."""
-
-
 class FirstTurn:
-    """Fold a Messages API event stream into a `Decision` for skill `target`; `skills` (the
+    """Fold a Messages API event stream into the first `Move` for skill `target`; `skills` (the
     installed set as Claude Code sees it, `claude_install.cli_skills`) resolves the called
     name as the CLI does; without it a call counts for the target only when it names it."""
 
@@ -87,7 +87,11 @@ class FirstTurn:
         self.skill_tool = skill_tool
         self.name_keys = tuple(name_keys)
         self.skills = tuple(skills)
-        self.decision = Decision()
+        self.decision = Move()
+        #: the move is known (the rest of the reply changes nothing)
+        self.decided = False
+        #: the reply has ended (or broke off) and the move is settled
+        self.finished = False
         self._blocks: dict[int, dict[str, Any]] = {}
         self._texts: list[str] = []
         self.received_chars = 0
@@ -137,7 +141,7 @@ class FirstTurn:
             self._take_usage(_get(event, "usage"))
         elif kind == "message_stop":
             self.finish()
-        return d.decided
+        return self.decided
 
     def _take_usage(self, usage: Any) -> None:
         """Take every count the event's usage carries (later events repeat or raise them)."""
@@ -145,8 +149,7 @@ class FirstTurn:
             self.decision.usage = TokenCounts.from_wire(usage, self.decision.usage)
 
     def _block_done(self, block: dict[str, Any]) -> None:
-        d = self.decision
-        if d.decided:
+        if self.decided:
             return
         if block["type"] == "text":
             self._texts.append(block["text"])
@@ -155,13 +158,13 @@ class FirstTurn:
 
     def _tool_done(self, name: str, raw: str) -> None:
         d = self.decision
-        d.decided = True
+        self.decided = True
         if name != self.skill_tool:
-            d.kind, d.tool = "other-tool", name or "?"
+            d.kind, d.tool = OTHER_TOOL, name or "?"
             try:
-                d.tool_input = json.loads(raw) if raw.strip() else {}
+                d.tool_input = tool_input_kept(json.loads(raw) if raw.strip() else {})
             except json.JSONDecodeError:
-                d.tool_input = raw
+                d.tool_input = tool_input_kept(raw)
             return
         try:
             arguments = json.loads(raw) if raw.strip() else {}
@@ -172,39 +175,123 @@ class FirstTurn:
             called = next((arguments[k] for k in self.name_keys if arguments.get(k)), None)
             skill = normalise_skill_name(called)
         if not skill:
-            d.kind, d.error_kind = "error", "malformed_tool_call"
+            d.kind, d.error_kind = ERROR, "malformed_tool_call"
             return
         resolved = resolve_call(skill, self.skills) if self.skills else None
         if resolved is None:
             d.fired = skill
-            d.kind = "target" if skill == self.target and not self.skills else "other-skill"
+            d.kind = TARGET if skill == self.target and not self.skills else OTHER_SKILL
         elif resolved.disabled:
-            d.fired, d.kind = resolved.name, "disabled-skill"
+            d.fired, d.kind = resolved.name, DISABLED_SKILL
         elif resolved.target:
-            d.fired, d.kind = self.target, "target"
+            d.fired, d.kind = self.target, TARGET
         else:
-            d.fired, d.kind = resolved.name, "other-skill"
+            d.fired, d.kind = resolved.name, OTHER_SKILL
 
-    def finish(self) -> Decision:
-        """Settle the outcome at the end of the stream (or when it broke off)."""
+    def finish(self) -> Move:
+        """Settle the move at the end of the stream (or when it broke off)."""
         d = self.decision
         d.text = " ".join(t.strip() for t in self._texts if t.strip())[:TEXT_KEEP]
-        if d.finished or d.decided:
-            d.finished = True
+        if self.finished or self.decided:
+            self.finished = True
             return d
-        d.finished = True
-        d.decided = True
+        self.finished = True
+        self.decided = True
         open_tool = any(b["type"] in ("tool_use", "server_tool_use") for b in self._blocks.values())
         if d.stop_reason == "refusal":
-            d.kind, d.error_kind = "error", "refusal"
+            d.kind, d.error_kind = ERROR, "refusal"
         elif d.stop_reason == "max_tokens":
-            d.kind, d.error_kind = "error", "max_tokens"
+            d.kind, d.error_kind = ERROR, "max_tokens"
         elif open_tool:
-            d.kind, d.error_kind = "error", "malformed_tool_call"
+            d.kind, d.error_kind = ERROR, "malformed_tool_call"
         elif d.stop_reason is None:
-            d.kind, d.error_kind = "error", "incomplete"
+            d.kind, d.error_kind = ERROR, "incomplete"
         elif d.text:
-            d.kind = "text"
+            d.kind = TEXT
         else:
-            d.kind, d.error_kind = "error", "empty"
+            d.kind, d.error_kind = ERROR, "empty"
         return d
+
+
+def messages_arguments(
+    path: str, headers: Mapping[str, str], body: dict[str, Any], *, first_party: bool = True
+) -> dict[str, Any]:
+    """`beta.messages.create` arguments sending `body` as the agent sent it: `model`,
+    `max_tokens` and `messages` by name, every other field through `extra_body`, the
+    `anthropic-beta` header as the list of betas and, to the first-party API (not Bedrock or
+    Vertex), the captured `anthropic-version` and `?beta=true`."""
+    rest = dict(body)
+    arguments: dict[str, Any] = {
+        "model": rest.pop("model"),
+        "max_tokens": rest.pop("max_tokens"),
+        "messages": rest.pop("messages"),
+        "stream": True,
+        "extra_body": rest,
+    }
+    betas = beta_flags(headers)
+    if betas:
+        arguments["betas"] = betas
+    if first_party:
+        if headers.get("anthropic-version"):
+            arguments["extra_headers"] = {"anthropic-version": headers["anthropic-version"]}
+        if "beta=true" in path:
+            arguments["extra_query"] = {"beta": "true"}
+    return arguments
+
+
+class MessagesAgent(Agent):
+    """The replay side of an agent speaking Anthropic's Messages API (Claude Code, opencode):
+    the anthropic SDK's client, the body streamed through `beta.messages.create`
+    (`messages_arguments`), folded by `FirstTurn` with the agent's skill tool and the arguments
+    naming the skill (`name_keys`); failures classified, described and priced as the anthropic
+    backend's."""
+
+    key_variable: ClassVar[str] = "ANTHROPIC_API_KEY"
+    base_url_variable: ClassVar[str] = "ANTHROPIC_BASE_URL"
+    default_endpoint: ClassVar[str] = DEFAULT_ENDPOINT
+    sdk: ClassVar[str] = "anthropic"
+    kept_headers: ClassVar[tuple[str, ...]] = ("anthropic-version", "anthropic-beta")
+    name_keys: ClassVar[tuple[str, ...]] = ("skill", "command")
+    """The skill tool's arguments that name the skill (the first present wins)."""
+
+    def client(
+        self, *, api_key: str, base_url: str | None, timeout: float | None, http_client: Any
+    ) -> Any:
+        """`anthropic.AsyncAnthropic`, its own retries off (the limiter retries)."""
+        import anthropic
+
+        options = self.sdk_options(timeout, http_client)
+        return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **options)
+
+    def call_arguments(
+        self, path: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The `beta.messages.create` arguments of the body as sent (`messages_arguments`)."""
+        return messages_arguments(path, headers, body)
+
+    def fold(self, target: str, skills: Sequence[CliSkill], body: dict[str, Any]) -> FirstTurn:
+        """`FirstTurn` with the agent's skill tool and its naming arguments."""
+        return FirstTurn(target, skills, skill_tool=self.skill_tool or "", name_keys=self.name_keys)
+
+    async def open_stream(
+        self, client: Any, path: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> AsyncIterable[Any]:
+        """`beta.messages.create(stream=True)` with the body as the agent sent it."""
+        stream: AsyncIterable[Any] = await client.beta.messages.create(
+            **self.call_arguments(path, headers, body)
+        )
+        return stream
+
+    def classify_failure(self, exc: BaseException) -> Failure | None:
+        """The anthropic SDK's failures, as the anthropic backend classifies them."""
+        return classify_failure(exc)
+
+    def describe_failure(self, exc: BaseException) -> str:
+        """An API error with its HTTP status, as the anthropic backend says it."""
+        return _describe(exc)
+
+    def price(
+        self, model: str, usage: CallUsage, *, batch: bool = False
+    ) -> tuple[float, str | None]:
+        """The Anthropic price table's (Message Batches at half price)."""
+        return price(model, usage, batch=batch)

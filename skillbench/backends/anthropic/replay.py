@@ -1,173 +1,80 @@
 """The `replay` harness of the anthropic backend: Claude Code's own request, query swapped.
 
-For each skill set (target + catalog) the installed `claude` CLI's first Skill-offering request is
-captured once (`replay_capture`); every run then sends that request — system blocks, tools,
-messages, thinking, max_tokens, output_config, context_management, `anthropic-version`,
-`anthropic-beta` — through the anthropic SDK with only the sentinel replaced by the query. Claude
-Code's `cache_control` breakpoints are kept, so after the first call per template nearly all input
-tokens are cache reads (the report's cost line shows the share).
+Claude Code is one agent of the replay family (`anthropic.capture.ClaudeCodeAgent`): for each
+skill set (target + catalog) the installed `claude` CLI's first Skill-offering request is
+captured once; every run then sends that request — system blocks, tools, messages, thinking,
+max_tokens, output_config, context_management, `anthropic-version`, `anthropic-beta` — through
+the anthropic SDK with only the sentinel replaced by the query (`replay.judge.ReplayJudge` does
+that, as for every agent). Claude Code's `cache_control` breakpoints are kept, so after the first
+call per template nearly all input tokens are cache reads (the report's cost line shows the
+share).
 
-The outcome is the model's FIRST move (`first_turn`): the target skill, another skill, another
+What this judge adds to the family's: Message Batches (`batch`: half price, resumed after a
+kill), prompt-cache priming (one call per cache prefix first, `priming`) and the optional
+breakpoint before the query (`cache_before_query`), the `--project` view and the `--cli-mode`
+of the capture, Bedrock / Vertex (`capture.provider`), and a cache key on the template's
+content and the query (`sent_fields`), so an edit that leaves the captured request
+byte-identical keeps every cached answer.
+
+The outcome is the model's FIRST move (`replay.move`): the target skill, another skill, another
 tool first (undecided: counted apart, never a miss), a text answer, or a broken answer (an error
 with its kind). Once the outcome is decided the rest of the message is read for at most
-`DRAIN_SECONDS`, then the stream is cut off (`stop_when_decided`).
-
-Bedrock / Vertex: with `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX` set (as for Claude
-Code itself) the request goes through the SDK's Bedrock / Vertex client, the model id mapped as
-Claude Code 2.1.197 maps it (`provider_model`). No key then: the provider's credentials apply.
+`drain_seconds`, then the stream is cut off (`stop_when_decided`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import hashlib
 import json
 import logging
 import os
-import subprocess
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from skillbench.backends.anthropic.capture import (
     SENTINEL,
-    ReplayTemplate,
-    TemplateStore,
-    install_hint,
-    request_settings,
+    ClaudeCodeAgent,
+    provider,
 )
-from skillbench.backends.anthropic.first_turn import FirstTurn
 from skillbench.backends.anthropic.priming import CachePrimer, breakpoint_keys
 from skillbench.backends.anthropic.project import ProjectSnapshot, snapshot
 from skillbench.backends.anthropic.prompt_cache import add_breakpoint_before_query
 from skillbench.backends.anthropic.sdk import (
-    DEFAULT_ENDPOINT,
     DEFAULT_MODEL,
     DEFAULT_WORKERS,
     _describe,
-    classify_failure,
-    price,
     redact,
-    resolve_api_key,
-    tool_input_kept,
     trace_sends,
-    within_deadline,
 )
-from skillbench.backends.base import (
-    CallUsage,
-    SkillEntry,
-    TriggerOutcome,
-    TriggerRequest,
-    public_endpoint,
-)
+from skillbench.backends.base import TriggerOutcome, TriggerRequest
 from skillbench.backends.claude_cli.interactive import check_cli_mode
-from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
-from skillbench.backends.skill_install import CliSkill, cli_skills
+from skillbench.backends.describe import replay_harness
+from skillbench.backends.replay import capture as replay_capture
+from skillbench.backends.replay import judge as replay_judge
+from skillbench.backends.replay.move import Move
+from skillbench.backends.replay.template import ReplayTemplate
+from skillbench.backends.skill_install import CliSkill
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
+from skillbench.schemas.trigger import HarnessInfo
 
 if TYPE_CHECKING:
     import httpx2
 
 HARNESS = "replay"
-DRAIN_SECONDS = 1.0
-DEADLINE_MARGIN = 0.05  # seconds the drain leaves before the call's deadline
-"""After the first move is decided, how long the rest of the message may take to arrive before
-the stream is cut off (closing a stream mid-body also closes its connection: the next call
-pays a new TLS handshake)."""
 CACHE_BEFORE_QUERY = "claude-code + 1 before the query"
 """The `cache_breakpoints` version of a judge with `cache_before_query` on."""
-#: Claude Code 2.1.197's own model table (first party → Bedrock, Vertex).
-PROVIDER_MODELS: dict[str, tuple[str, str]] = {
-    "claude-haiku-4-5": (
-        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-        "claude-haiku-4-5@20251001",
-    ),
-    "claude-haiku-4-5-20251001": (
-        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-        "claude-haiku-4-5@20251001",
-    ),
-    "claude-sonnet-4-5": (
-        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-        "claude-sonnet-4-5@20250929",
-    ),
-    "claude-sonnet-4-5-20250929": (
-        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-        "claude-sonnet-4-5@20250929",
-    ),
-    "claude-sonnet-4-6": ("us.anthropic.claude-sonnet-4-6", "claude-sonnet-4-6"),
-    "claude-sonnet-5": ("us.anthropic.claude-sonnet-5", "claude-sonnet-5"),
-    "claude-opus-4-5": ("us.anthropic.claude-opus-4-5-20251101-v1:0", "claude-opus-4-5@20251101"),
-    "claude-opus-4-6": ("us.anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
-    "claude-opus-4-7": ("us.anthropic.claude-opus-4-7", "claude-opus-4-7"),
-    "claude-opus-4-8": ("us.anthropic.claude-opus-4-8", "claude-opus-4-8"),
-}
 LOG = logging.getLogger("skillbench.replay")
-
-
-def provider() -> str:
-    """`bedrock`, `vertex` or `anthropic`, from Claude Code's own switches."""
-    if os.environ.get("CLAUDE_CODE_USE_BEDROCK", "").strip() not in ("", "0", "false"):
-        return "bedrock"
-    if os.environ.get("CLAUDE_CODE_USE_VERTEX", "").strip() not in ("", "0", "false"):
-        return "vertex"
-    return "anthropic"
-
-
-def provider_model(model: str, where: str) -> str:
-    """The model id for `where` (`bedrock` / `vertex`); ids already in provider form pass."""
-    if where == "anthropic":
-        return model
-    mapped = PROVIDER_MODELS.get(model)
-    if mapped is None:
-        return model  # already a provider id (or an inference profile / ARN)
-    return mapped[0] if where == "bedrock" else mapped[1]
 
 
 def cli_version(claude_bin: Path) -> str:
     """`claude --version` of the binary (run in a throwaway HOME)."""
-    import re
-
-    with tempfile.TemporaryDirectory(prefix="skillbench-replay-v-") as tmp:
-        env = {k: os.environ[k] for k in ("PATH", "LANG", "TMPDIR") if k in os.environ}
-        env.update(HOME=tmp, CLAUDE_CONFIG_DIR=str(Path(tmp) / ".claude"), DISABLE_AUTOUPDATER="1")
-        try:
-            done = subprocess.run(
-                [str(claude_bin), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                env=env,
-                cwd=tmp,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise BackendError(
-                f"`claude --version` failed: {type(exc).__name__}; {install_hint()}"
-            ) from None
-    match = re.search(r"\d+\.\d+\.\d+\S*", done.stdout or "")
-    if done.returncode != 0 or match is None:
-        raise BackendError(
-            f"`claude --version` exited with code {done.returncode}; {install_hint()}"
-        )
-    return match.group(0)
-
-
-def locate_claude(claude_bin: str | os.PathLike[str] | None) -> Path:
-    """The CLI to capture with (see `claude_code.resolve_claude_bin`), or BackendError naming
-    `make claude` and the `--harness minimal` alternative."""
-    from skillbench.backends.claude_cli.session import resolve_claude_bin
-
-    try:
-        return resolve_claude_bin(claude_bin)
-    except BackendError:
-        raise BackendError(f"no Claude Code CLI found: {install_hint()}") from None
+    return replay_capture.cli_version(ClaudeCodeAgent(), claude_bin)
 
 
 def message_events(message: Any) -> list[dict[str, Any]]:
@@ -192,12 +99,14 @@ def message_events(message: Any) -> list[dict[str, Any]]:
     return events
 
 
-class ReplayJudge:
+class ReplayJudge(replay_judge.ReplayJudge):
     """TriggerJudge that replays Claude Code's captured request through the SDK."""
 
     name = "anthropic"
-    harness = HARNESS
-    is_proxy = False
+    agent: ClaudeCodeAgent
+    harness: ClassVar[str] = HARNESS
+    listing_source: ClassVar[Literal["agent", "captured"]] = "captured"
+    serial_sends: ClassVar[bool] = True  # the client's request hook says when each is written
     default_max_concurrency = DEFAULT_WORKERS  # calls in flight; the limiter adapts down
     default_timeout = ROUTING_CALL_TIMEOUT  # a first turn, cut off once decided
 
@@ -224,37 +133,31 @@ class ReplayJudge:
         clock: Callable[[], datetime.date] = datetime.date.today,
         cli_mode: str = "print",
     ) -> None:
+        """The family's options (`replay.judge.ReplayJudge`), the CLI as `claude_bin`, and
+        Claude Code's own: Message Batches, the breakpoint before the query, `--project`,
+        `--cli-mode`."""
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
-        self.model: str | None = model
-        self._model = model
-        self.provider = provider()
-        self._key = resolve_api_key(api_key) if self.provider == "anthropic" else ""
-        self._base_url = base_url
-        self.claude_bin = locate_claude(claude_bin)
-        self._cli_version: str | None = None
-        self.store = TemplateStore(template_dir)
-        self.settings = request_settings()
-        #: `--cli-mode`: whose request is replayed, `claude -p`'s or the interactive CLI's.
-        self.cli_mode = check_cli_mode(cli_mode)
-        #: `--project`: the capture sees this repository's view (read-only snapshot).
-        self.project: ProjectSnapshot | None = snapshot(project) if project is not None else None
-        #: Today's date for the replayed request (local time, as the CLI's own date).
-        self.clock = clock
-        self.max_concurrency = max_concurrency or self.default_max_concurrency
-        self.limiter = AdaptiveLimiter(
-            self.max_concurrency,
-            policy=RetryPolicy(max_retries=max_retries, overload_retries=overload_retries),
-            serial_sends=True,  # the client's request hook says when each request is written
+        agent = ClaudeCodeAgent(provider=provider())
+        key = agent.api_key(api_key)  # the key first, then the CLI (`locate`)
+        agent.cli_mode = check_cli_mode(cli_mode)
+        agent.project = snapshot(project) if project is not None else None
+        self.agent = agent
+        super().__init__(
+            model,
+            api_key=key,
+            base_url=base_url,
+            binary=claude_bin,
+            template_dir=template_dir,
+            max_concurrency=max_concurrency,
+            max_retries=max_retries,
+            overload_retries=overload_retries,
+            timeout=timeout,
+            http_client=http_client,
+            stop_when_decided=stop_when_decided,
+            clock=clock,
         )
-        self._http_client = http_client
-        self._timeout = timeout
-        self.stop_when_decided = stop_when_decided
-        self.drain_seconds = DRAIN_SECONDS
-        self._client: Any = None
-        self._capture_lock: asyncio.Lock | None = None
-        self.sleep = asyncio.sleep
-        self.templates_used: dict[str, ReplayTemplate] = {}
+        self.name = "anthropic"
         self.batch = batch
         self.batch_poll_seconds = batch_poll_seconds
         self.batch_timeout_seconds = batch_timeout_seconds
@@ -262,38 +165,38 @@ class ReplayJudge:
         self.notes: list[str] = []  # what a run should tell its reader (a forgotten batch id)
         self.cache_before_query = cache_before_query
         self._prepared: dict[str, ReplayTemplate] = {}
-        self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], ReplayTemplate] = {}
-        self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
         self._content_hashes: dict[str, str] = {}
         #: one call per prompt-cache prefix first, the rest once its response has begun
         self.primer = CachePrimer()
 
+    @property
+    def claude_bin(self) -> Path:
+        """The CLI the templates are captured with."""
+        return self.binary
+
+    @property
+    def provider(self) -> str:
+        """`anthropic`, `bedrock` or `vertex` (Claude Code's own switches, read at start)."""
+        return self.agent.provider
+
+    @property
+    def cli_mode(self) -> str:
+        """`--cli-mode`: whose request is replayed, `claude -p`'s or the interactive CLI's."""
+        return self.agent.cli_mode
+
+    @property
+    def project(self) -> ProjectSnapshot | None:
+        """`--project`: the capture sees this repository's view (read-only snapshot)."""
+        return self.agent.project
+
     # -- identity ---------------------------------------------------------------------------
 
-    def cli_version(self) -> str:
-        """The capturing CLI's version (asked once)."""
-        if self._cli_version is None:
-            self._cli_version = cli_version(self.claude_bin)
-        return self._cli_version
-
-    def endpoint(self) -> str:
-        """Where requests go (no credentials): the provider, or the Anthropic base URL."""
-        if self.provider != "anthropic":
-            return self.provider
-        url = self._base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ENDPOINT
-        return public_endpoint(url) or DEFAULT_ENDPOINT
-
     def identity(self) -> dict[str, Any]:
-        """Backend, harness, model, provider, endpoint, CLI version and request settings."""
+        """The family's identity, plus the provider, the CLI mode (when not `print`) and the
+        project (its label and content key)."""
         return {
-            "backend": self.name,
-            "harness": HARNESS,
-            "model": self._model,
+            **super().identity(),
             "provider": self.provider,
-            "endpoint": self.endpoint(),
-            "cli_version": self.cli_version(),
-            "settings": dict(sorted(self.settings.items())),
-            "outcome": "first-turn",
             **({"cli_mode": self.cli_mode} if self.cli_mode != "print" else {}),
             **(
                 {"project": self.project.label(), "project_key": self.project.key()}
@@ -301,6 +204,9 @@ class ReplayJudge:
                 else {}
             ),
         }
+
+    def harness_label(self) -> str:
+        return HARNESS
 
     def versions(self) -> dict[str, str]:
         """SDK, CLI, endpoint and prompt-cache breakpoints, for the report."""
@@ -314,6 +220,10 @@ class ReplayJudge:
             **({"project": self.project_label()} if self.project is not None else {}),
         }
 
+    def harness_info(self) -> HarnessInfo:
+        """Claude Code's own request (with the breakpoint `--cache-before-query` adds)."""
+        return replay_harness(self.cache_before_query, self.cli_mode)
+
     def project_label(self) -> str:
         """`DIR @ <commit>`, plus what the capture's copy could not reproduce, if anything."""
         if self.project is None:
@@ -326,131 +236,26 @@ class ReplayJudge:
             f"{label} (the capture's copy differs in: {', '.join(differs)})" if differs else label
         )
 
-    # -- templates --------------------------------------------------------------------------
+    # -- what is sent -----------------------------------------------------------------------
 
-    async def template(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
-        """The captured request for this skill set (captured once, then cached on disk; a skill
-        set already seen by this judge is answered without a lock or a thread hop)."""
-        known = self._by_skill_set.get((target, catalog))
-        if known is not None:
-            return known
-        if self._capture_lock is None:
-            self._capture_lock = asyncio.Lock()
-        version = self.cli_version()
-        async with self._capture_lock:
-            template = await asyncio.to_thread(
-                self.store.get,
-                self.claude_bin,
-                target,
-                catalog,
-                model=self._model,
-                cli_version=version,
-                settings=self.settings,
-                project=self.project,
-                cli_mode=self.cli_mode,
-            )
-        self.templates_used[template.key] = template
-        self._by_skill_set[(target, catalog)] = template
-        return template
-
-    def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
-        """Blocking form of `template` (for reports written after a run)."""
-        template = self.store.get(
-            self.claude_bin,
-            target,
-            catalog,
-            model=self._model,
-            cli_version=self.cli_version(),
-            settings=self.settings,
-            project=self.project,
-            cli_mode=self.cli_mode,
-        )
-        self.templates_used[template.key] = template
-        return template
-
-    def known_template(
-        self, target: SkillEntry, catalog: tuple[SkillEntry, ...]
-    ) -> ReplayTemplate | None:
-        """The template of this skill set if this judge has it or it is stored (never captured)."""
-        known = self._by_skill_set.get((target, catalog))
-        if known is not None:
-            return known
-        return self.store.lookup(
-            target,
-            catalog,
-            model=self._model,
-            cli_version=self.cli_version(),
-            settings=self.settings,
-            project=self.project,
-            cli_mode=self.cli_mode,
-        )
-
-    def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:
-        """What is sent, as the cache key: the template's content hash (headers and body; the
-        model and settings are in the identity), the query, run index and seed; None while the
-        template is not captured. An edit to evals/ or notes that leaves the captured request
+    def sent_fields(self, template: ReplayTemplate, request: TriggerRequest) -> dict[str, Any]:
+        """The template's content hash (headers and body; the model and settings are in the
+        identity) and the query: an edit to evals/ or notes that leaves the captured request
         byte-identical leaves every key unchanged."""
-        template = self.known_template(request.target, request.catalog)
-        if template is None:
-            return None
         digest = self._content_hashes.get(template.key)
         if digest is None:
             digest = self._content_hashes[template.key] = template.content_hash()
-        return {
-            "template": digest,
-            "query": request.query,
-            "run_index": request.run_index,
-            "seed": request.seed,
-        }
+        return {"template": digest, "query": request.query}
 
-    async def prepare_keys(self, requests: Sequence[TriggerRequest]) -> None:
-        """Capture (or load) the template of every skill set among `requests`, so that their
-        keys are known; a failed capture is left for `judge` to report."""
-        for skill_set in dict.fromkeys((r.target, r.catalog) for r in requests):
-            try:
-                await self.template(*skill_set)
-            except BackendError:
-                continue
+    def http_client(self) -> Any:
+        """The SDK's HTTP client with two hooks: each request's send reported to the limiter
+        (`trace_sends`), each answer's rate-limit headers shown to it."""
+        import anthropic
 
-    # -- client -----------------------------------------------------------------------------
-
-    @property
-    def client(self) -> Any:
-        """The SDK client for the provider, created on first use."""
-        if self._client is None:
-            import anthropic
-
-            # the SDK's own retries are off: the limiter retries, with the slot given back
-            # while it waits, and sees every answer's rate-limit headers through the hook
-            http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
-            http_client.event_hooks["request"].append(trace_sends)
-            http_client.event_hooks["response"].append(self._observe)
-            common: dict[str, Any] = {
-                "max_retries": 0,
-                "timeout": self._timeout,
-                "http_client": http_client,
-            }
-            if self.provider == "bedrock":
-                self._client = anthropic.AsyncAnthropicBedrock(
-                    aws_region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"),
-                    base_url=self._base_url or os.environ.get("ANTHROPIC_BEDROCK_BASE_URL"),
-                    **common,
-                )
-            elif self.provider == "vertex":
-                region = os.environ.get("CLOUD_ML_REGION") or "us-east5"
-                project = os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID")
-                vertex: dict[str, Any] = {"project_id": project} if project else {}
-                self._client = anthropic.AsyncAnthropicVertex(
-                    region=region,
-                    **vertex,
-                    base_url=self._base_url or os.environ.get("ANTHROPIC_VERTEX_BASE_URL"),
-                    **common,
-                )
-            else:
-                self._client = anthropic.AsyncAnthropic(
-                    api_key=self._key, base_url=self._base_url, **common
-                )
-        return self._client
+        http_client = self._http_client or anthropic.DefaultAsyncHttpxClient()
+        http_client.event_hooks["request"].append(trace_sends)
+        http_client.event_hooks["response"].append(self._observe)
+        return http_client
 
     async def _observe(self, response: Any) -> None:
         self.limiter.observe_headers(response.headers)
@@ -460,71 +265,40 @@ class ReplayJudge:
         billing suffix and the date swapped in (`ReplayTemplate.body_for`), plus one
         prompt-cache breakpoint before the query when `cache_before_query` is on (added once
         per template; the model sees the same tokens)."""
-        today = self.clock()
         if not self.cache_before_query:
-            return template.body_for(query, today)
+            return super().request_body(template, query)
         prepared = self._prepared.get(template.key)
         if prepared is None:
             body = add_breakpoint_before_query(template.body, SENTINEL)
             prepared = template.model_copy(update={"body": body})
-            prepared._sentinel_at = None  # found again in the new body
-            prepared._derived_at = None
+            prepared.forget_paths()  # found again in the new body
             self._prepared[template.key] = prepared
-        return prepared.body_for(query, today)
+        return super().request_body(prepared, query)
 
     def call_arguments(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
         """The `beta.messages.create` arguments: the body for the query (`request_body`; fields
         the SDK does not name go through `extra_body`), the betas as a list and the captured
-        `anthropic-version`."""
+        `anthropic-version` (`ClaudeCodeAgent.call_arguments`)."""
         body = self.request_body(template, query)
-        model = provider_model(str(body.pop("model", self._model)), self.provider)
-        max_tokens = body.pop("max_tokens")
-        messages = body.pop("messages")
-        arguments: dict[str, Any] = {
-            "model": model,
-            "max_tokens": max_tokens,
-            "messages": messages,
-            "stream": True,
-            "extra_body": body,
-        }
-        betas = template.betas()
-        if betas:
-            arguments["betas"] = betas
-        version = template.headers.get("anthropic-version")
-        if self.provider == "anthropic":
-            if version:
-                arguments["extra_headers"] = {"anthropic-version": version}
-            if "beta=true" in template.path:
-                arguments["extra_query"] = {"beta": "true"}
-        return arguments
+        return self.agent.call_arguments(template.path, template.headers, body)
 
     # -- judging ----------------------------------------------------------------------------
 
-    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
-        """One replayed call; failures become outcomes with `error` set (never a miss)."""
-        start = time.perf_counter()
-        try:
-            template = await self.template(request.target, request.catalog)
-        except BackendError as exc:
-            return TriggerOutcome(
-                triggered=False, error=f"capture: {exc}", detail={"error_kind": "capture"}
-            )
+    async def send(self, template: ReplayTemplate, request: TriggerRequest) -> Move:
+        """One replayed call, primed: the first call of a prompt-cache prefix goes alone, the
+        calls sharing it once its response has begun (`priming`); a failed attempt lets the
+        next call waiting prime instead of every call waiting out this one's backoff."""
         arguments = self.call_arguments(template, request.query)
         release = await self.primer.acquire(self.cache_keys(arguments))
+        target, skills = request.target.name, self._cli_skills(request)
+
+        def call(deadline: float | None) -> Awaitable[Move]:
+            return self._stream_once(arguments, target, deadline, skills=skills, began=release)
+
         try:
-            fold = await self._send(
-                arguments, request.target.name, self._cli_skills(request), began=release
-            )
-        except Exception as exc:  # SDK errors and transport failures alike
-            return TriggerOutcome(
-                triggered=False,
-                error=redact(_describe(exc), self._key),
-                duration_seconds=time.perf_counter() - start,
-                detail={"error_kind": "api", "template": template.key},
-            )
+            return await self.limited(call, failed=lambda: release(False))
         finally:
             release(False)  # no-op once the response began
-        return self._outcome(fold, template, time.perf_counter() - start)
 
     @staticmethod
     def cache_keys(arguments: dict[str, Any]) -> list[str]:
@@ -537,52 +311,6 @@ class ReplayJudge:
         }
         return breakpoint_keys(body, str(arguments.get("model")))
 
-    def _cli_skills(self, request: TriggerRequest) -> tuple[CliSkill, ...]:
-        """The skill set as Claude Code resolves Skill calls (folder names, frontmatter names,
-        disabled skills), read once per skill set."""
-        key = (request.target, request.catalog)
-        found = self._skill_sets.get(key)
-        if found is None:
-            found = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
-        return found
-
-    async def _send(
-        self,
-        arguments: dict[str, Any],
-        target: str,
-        skills: Sequence[CliSkill] = (),
-        *,
-        began: Callable[[bool], None] | None = None,
-    ) -> FirstTurn:
-        """One replayed call through the shared limiter (slot freed while waiting out a
-        `retry-after` or backoff); the timeout bounds the whole call, retries included.
-        `began(True)` is called at the first stream event (the prompt cache's entry is then
-        readable: `priming`), `began(False)` when an attempt fails before it (the call waiting
-        next primes, rather than every call waiting out this one's backoff)."""
-        self.limiter.sleep = self.sleep
-        timeout = self._timeout
-        loop = asyncio.get_running_loop()
-        deadline: float | None = None
-
-        async def attempt() -> FirstTurn:
-            nonlocal deadline
-            try:
-                if timeout is None:
-                    return await self._stream_once(arguments, target, skills=skills, began=began)
-                deadline = deadline or loop.time() + timeout
-                result: FirstTurn = await within_deadline(
-                    self._stream_once(arguments, target, deadline, skills=skills, began=began),
-                    deadline,
-                    timeout,
-                )
-                return result
-            except BaseException:
-                if began is not None:  # a failed attempt (a 429 waiting to retry) before its
-                    began(False)  # response began: the next call waiting primes instead
-                raise
-
-        return await self.limiter.run(attempt, classify_failure)
-
     async def _stream_once(
         self,
         arguments: dict[str, Any],
@@ -591,48 +319,19 @@ class ReplayJudge:
         *,
         skills: Sequence[CliSkill] = (),
         began: Callable[[bool], None] | None = None,
-    ) -> FirstTurn:
-        """One streamed call folded into its first move. Once the move is decided the rest of
-        the message is read for at most `drain_seconds` (after a tool call it is only the
-        closing events, so the connection goes back to the pool and the real output count
-        arrives); a reply still going after that is cut off (`FirstTurn.close_early`). Nothing
-        after the decision can undo it: not the call's deadline, a late error event or a
-        dropped connection."""
-        fold = FirstTurn(target, skills)
+    ) -> Move:
+        """One streamed call folded into its first move (`Agent.follow`): the rest of a
+        decided message read for at most `drain_seconds`, then cut off."""
+        fold = self.agent.fold(target, skills, arguments)
         stream = await self.client.beta.messages.create(**arguments)
-        events = stream.__aiter__()
-        try:
-            async for event in events:
-                if began is not None:
-                    began(True)
-                if fold.feed(event) and self.stop_when_decided:
-                    if not await self._drain(events, fold, deadline):
-                        fold.close_early()
-                    break
-        finally:
-            if fold.decision.decided:
-                with contextlib.suppress(Exception):
-                    await stream.close()
-            else:
-                await stream.close()
-        fold.finish()
-        return fold
-
-    async def _drain(self, events: Any, fold: FirstTurn, deadline: float | None) -> bool:
-        """Read the decided message to its end within `drain_seconds` (and before the call's
-        deadline); False if it went on, broke off or failed."""
-        budget = self.drain_seconds
-        if deadline is not None:
-            budget = min(budget, deadline - asyncio.get_running_loop().time() - DEADLINE_MARGIN)
-        if budget <= 0:
-            return False
-        try:
-            async with asyncio.timeout(budget):
-                async for event in events:
-                    fold.feed(event)  # message_delta: the real output count
-        except Exception:  # timeout, a late `error` event, a dropped connection: the move stands
-            return False
-        return True
+        return await self.agent.follow(
+            stream,
+            fold,
+            stop_when_decided=self.stop_when_decided,
+            deadline=deadline,
+            drain_seconds=self.drain_seconds,
+            began=began,
+        )
 
     # -- Message Batches ----------------------------------------------------------------------
 
@@ -751,7 +450,7 @@ class ReplayJudge:
         502 from a proxy, 429/529, a dropped connection) is retried with backoff, within the
         retry budget, instead of failing every run of the wave."""
         self.limiter.sleep = self.sleep
-        return await self.limiter.run(make, classify_failure)
+        return await self.limiter.run(make, self.agent.classify_failure)
 
     @staticmethod
     def _resume(ledger: Path) -> str | None:
@@ -802,63 +501,13 @@ class ReplayJudge:
             )
         if result.type != "succeeded":
             return self._failed(f"batch request {result.type}", "batch")
-        fold = FirstTurn(request.target.name, self._cli_skills(request))
+        fold = self.agent.fold(request.target.name, self._cli_skills(request), {})
         for event in message_events(result.message):
             fold.feed(event)
-        fold.finish()
-        outcome = self._outcome(fold, template, seconds, batch=True)
+        outcome = self.outcome(fold.finish(), template, seconds, batch=True)
         outcome.detail["batch"] = True
         return outcome
 
     @staticmethod
     def _failed(message: str, kind: str) -> TriggerOutcome:
         return TriggerOutcome(triggered=False, error=message, detail={"error_kind": kind})
-
-    def _outcome(
-        self, fold: FirstTurn, template: ReplayTemplate, seconds: float, *, batch: bool = False
-    ) -> TriggerOutcome:
-        d = fold.decision
-        usage = CallUsage.from_wire(d.usage)
-        usage.cost_usd, cost_note = price(self._model, usage, batch=batch)
-        detail: dict[str, Any] = {
-            "harness": HARNESS,
-            "outcome": d.kind,
-            "stop_reason": d.stop_reason,
-            "template": template.key,
-        }
-        if d.closed_early:
-            detail["stream_closed_when_decided"] = True
-        if d.output_estimated:
-            detail["output_tokens_estimated"] = "characters received / 4 (stream closed early)"
-        if d.text:
-            detail["text"] = d.text
-        if cost_note:
-            detail["cost_note"] = cost_note
-        if d.kind == "error":
-            detail["error_kind"] = d.error_kind
-            return TriggerOutcome(
-                triggered=False,
-                error=f"{d.error_kind}: broken answer (stop_reason={d.stop_reason})",
-                usage=usage,
-                duration_seconds=seconds,
-                detail=detail,
-            )
-        if d.kind == "other-tool":
-            detail["undecided_tool"] = d.tool
-            detail["tool_input"] = tool_input_kept(d.tool_input)
-        if d.kind == "disabled-skill":  # Claude Code refuses the call: the skill never runs
-            detail["disabled_skill"] = d.fired
-        return TriggerOutcome(
-            triggered=d.kind == "target",
-            fired=None if d.kind == "disabled-skill" else d.fired,
-            usage=usage,
-            duration_seconds=seconds,
-            detail=detail,
-            undecided=d.tool if d.kind == "other-tool" else None,
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK client."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None

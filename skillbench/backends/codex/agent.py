@@ -35,17 +35,15 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from skillbench.backends.agent_cli import AgentCall
-from skillbench.backends.agent_stream import read_first_move
-from skillbench.backends.agents.agent import Agent, Listing, Move
-from skillbench.backends.base import public_endpoint
 from skillbench.backends.codex.listing import codex_listing, parse_listing
 from skillbench.backends.codex.stream import CodexFold
 from skillbench.backends.limiter import Failure, parse_retry_after
+from skillbench.backends.replay.agent import Agent, Listing
 from skillbench.backends.skill_install import CliSkill
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
@@ -186,18 +184,18 @@ def as_dict(event: Any) -> Mapping[str, Any]:
 class CodexAgent(Agent):
     """Codex CLI 0.169.0 (see the module docstring)."""
 
-    name: ClassVar[str] = "codex"
-    title: ClassVar[str] = "Codex CLI"
-    binary: ClassVar[str] = "codex"
-    package: ClassVar[str] = "@openai/codex@0.169.0"
-    bin_variable: ClassVar[str] = "SKILLBENCH_CODEX_BIN"
-    skills_dir: ClassVar[str] = ".agents/skills"
-    default_model: ClassVar[str] = DEFAULT_MODEL
-    key_variable: ClassVar[str] = "OPENAI_API_KEY"
-    sdk: ClassVar[str] = "openai"
-    kept_headers: ClassVar[tuple[str, ...]] = KEPT_HEADERS
-    request_settings: ClassVar[tuple[str, ...]] = ()
-    skill_tool: ClassVar[str | None] = None
+    name = "codex"
+    title = "Codex CLI"
+    binary = "codex"
+    package = "@openai/codex@0.169.0"
+    bin_variable = "SKILLBENCH_CODEX_BIN"
+    default_model = DEFAULT_MODEL
+    key_variable = "OPENAI_API_KEY"
+    base_url_variable = "OPENAI_BASE_URL"
+    default_endpoint = DEFAULT_ENDPOINT
+    sdk = "openai"
+    kept_headers = KEPT_HEADERS
+    # no skill tool: a skill is opened by reading its SKILL.md (`stream.CodexFold`)
 
     # -- capture -----------------------------------------------------------------------------
 
@@ -292,44 +290,30 @@ class CodexAgent(Agent):
         """The openai SDK's async client (its own retries off: the limiter retries)."""
         import openai
 
-        options: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
-        if http_client is not None:
-            options["http_client"] = http_client
-        return openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url or os.environ.get("OPENAI_BASE_URL"), **options
-        )
+        options = self.sdk_options(timeout, http_client)
+        return openai.AsyncOpenAI(api_key=api_key, base_url=self.provider_url(base_url), **options)
 
-    def endpoint(self, base_url: str | None) -> str:
-        url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT
-        return public_endpoint(url) or DEFAULT_ENDPOINT
+    def fold(self, target: str, skills: Sequence[CliSkill], body: dict[str, Any]) -> CodexFold:
+        """`CodexFold`: a tool call reading a listed skill's SKILL.md invokes it."""
+        return CodexFold(target, skills, parse_listing(body))
 
-    async def first_move(
-        self,
-        client: Any,
-        path: str,
-        headers: Mapping[str, str],
-        body: dict[str, Any],
-        *,
-        target: str,
-        skills: Sequence[CliSkill],
-        stop_when_decided: bool,
-    ) -> Move:
-        """`responses.create(stream=True)` with the captured body and headers; the first move
-        (the stream closed once it is known, when `stop_when_decided`)."""
-        fold = CodexFold(target, skills, parse_listing(body))
+    async def open_stream(
+        self, client: Any, path: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> AsyncIterable[Any]:
+        """`responses.create(stream=True)` with the captured body (model and input by name,
+        the rest through `extra_body`) and headers."""
         rest = {k: v for k, v in body.items() if k not in ("model", "input", "stream")}
-        stream = await client.responses.create(
+        stream: AsyncIterable[Any] = await client.responses.create(
             model=body["model"],
             input=body["input"],
             stream=True,
             extra_body=rest,
             extra_headers=dict(headers),
         )
-        try:
-            await read_first_move(stream, fold.feed, as_dict, stop_when_decided=stop_when_decided)
-        finally:
-            await stream.close()
-        return fold.finish()
+        return stream
+
+    def as_event(self, event: Any) -> Mapping[str, Any]:
+        return as_dict(event)
 
     def classify_failure(self, exc: BaseException) -> Failure | None:
         """As the openai SDK would retry: connection errors, 408/409/429/5xx (429 a rate

@@ -35,7 +35,6 @@ from skillbench.backends.agent_session import (
     ToolCall,
     field_dict,
 )
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.base import CallUsage
 from skillbench.backends.codex.agent import (
     CAPTURE_KEY_VARIABLE,
@@ -45,6 +44,7 @@ from skillbench.backends.codex.agent import (
     capture_config,
 )
 from skillbench.backends.opencode.behavior import bash_shell
+from skillbench.backends.replay.agent import Agent
 from skillbench.io import atomic_write_text
 
 DEFAULT_SANDBOX = "danger-full-access"

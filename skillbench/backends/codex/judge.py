@@ -1,7 +1,7 @@
-"""The `codex` backend's trigger judge: Codex CLI's own request, replayed (`agents.judge`)."""
+"""The `codex` backend's trigger judge: Codex CLI's own request, replayed (`replay.judge`)."""
 
-from skillbench.backends.agents.judge import AgentReplayJudge
 from skillbench.backends.codex.agent import CODEX
+from skillbench.backends.replay.judge import ReplayJudge
 from skillbench.schemas.trigger import HarnessInfo
 
 UNVERIFIED = (
@@ -12,7 +12,7 @@ UNVERIFIED = (
 )
 
 
-class CodexJudge(AgentReplayJudge):
+class CodexJudge(ReplayJudge):
     """Codex CLI's captured Responses request, query swapped, sent through the openai SDK."""
 
     agent = CODEX

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from skillbench.backends.agents.agent import Listing
+from skillbench.backends.replay.agent import Listing
 
 _BLOCK = re.compile(r"<skills_instructions>(.*?)</skills_instructions>", re.DOTALL)
 _ROOT = re.compile(r"^- `(r\d+)` = `(.*)`$", re.MULTILINE)
@@ -74,7 +74,7 @@ _parsed: dict[int, tuple[Any, list[ListedSkill]]] = {}
 def parse_listing(body: Mapping[str, Any]) -> list[ListedSkill]:
     """The listed skills in order, their `rN/…` paths expanded with the roots table. Read once
     per developer message holding the listing: every query's body of a template shares it
-    (`AgentTemplate.body_for` copies only what leads to the query and the date)."""
+    (`ReplayTemplate.body_for` copies only what leads to the query and the date)."""
     items = [i for i in body.get("input") or () if isinstance(i, Mapping)]
     holder = next((i for i in items if "<skills_instructions>" in json_text(i)), None)
     if holder is not None:

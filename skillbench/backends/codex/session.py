@@ -20,28 +20,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from skillbench.backends.agent_cli import spawn_options
-from skillbench.backends.agents.agent import ERROR, Move
-from skillbench.backends.agents.capture import AgentTemplate
-from skillbench.backends.base import TriggerOutcome, TriggerRequest
+from skillbench.backends.base import TriggerRequest
 from skillbench.backends.codex.agent import CAPTURE_KEY_VARIABLE, CODEX, capture_config
 from skillbench.backends.codex.judge import CodexJudge
 from skillbench.backends.codex.listing import parse_listing
 from skillbench.backends.codex.stream import CodexFold
 from skillbench.backends.key_forwarder import KeyForwarder
 from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.replay.move import ERROR, Move
+from skillbench.backends.replay.template import ReplayTemplate
 from skillbench.backends.scratch import make_scratch
 from skillbench.backends.skill_install import install_skills
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
-from skillbench.redaction import redact
 from skillbench.schemas.trigger import HarnessInfo
 
 SESSION = "session"
@@ -87,11 +84,12 @@ class CodexSessionJudge(CodexJudge):
     """TriggerJudge running the real `codex exec` per query-run (see the module docstring)."""
 
     harness = SESSION
+    failure_kind = "session"  # the CLI could not run, or timed out
     default_max_concurrency = 4  # whole CLI processes, not HTTP calls
 
     def provider_url(self) -> str:
         """The Responses API the sessions talk to (as the replay's endpoint)."""
-        return self._base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return self.agent.provider_url(self._base_url) or self.agent.default_endpoint
 
     _forwarder: KeyForwarder | None = None
     _forwarder_lock = threading.Lock()
@@ -113,10 +111,7 @@ class CodexSessionJudge(CodexJudge):
         await super().aclose()
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "harness": SESSION, "outcome": "first-move-of-session"}
-
-    def versions(self) -> dict[str, str]:
-        return {**super().versions(), "harness": f"{self.name} {SESSION}"}
+        return {**super().identity(), "outcome": "first-move-of-session"}
 
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:
         """The cache key: the session mode, the skill set's template (its request: CLI,
@@ -132,29 +127,10 @@ class CodexSessionJudge(CodexJudge):
             "seed": request.seed,
         }
 
-    async def judge(self, request: TriggerRequest) -> TriggerOutcome:
-        """One `codex exec` session, ended once its first move is known."""
-        start = time.perf_counter()
-        try:
-            template = await self.template(request.target, request.catalog)
-        except BackendError as exc:
-            return TriggerOutcome(
-                triggered=False, error=f"capture: {exc}", detail={"error_kind": "capture"}
-            )
-        try:
-            move = await self.limiter.run(
-                lambda: self._session(request, template), lambda exc: None
-            )
-        except Exception as exc:  # the CLI could not run, or timed out
-            return TriggerOutcome(
-                triggered=False,
-                error=redact(f"{type(exc).__name__}: {exc}", [self._key]),
-                duration_seconds=time.perf_counter() - start,
-                detail={"error_kind": "session", "template": template.key},
-            )
-        outcome = self.outcome(move, template, time.perf_counter() - start)
-        outcome.detail["harness"] = f"{self.name} {SESSION}"
-        return outcome
+    async def send(self, template: ReplayTemplate, request: TriggerRequest) -> Move:
+        """One `codex exec` session (bounded by the judge's timeout), ended once its first move
+        is known; a session that failed is not retried."""
+        return await self.limiter.run(lambda: self._session(request, template), lambda exc: None)
 
     def _folders(self, root: Path, request: TriggerRequest, url: str) -> tuple[Path, Path]:
         """The session's project (the skill set, a git repository) and isolated HOME (a
@@ -169,7 +145,7 @@ class CodexSessionJudge(CodexJudge):
         atomic_write_text(home / ".codex" / "config.toml", config)
         return project, home
 
-    async def _session(self, request: TriggerRequest, template: AgentTemplate) -> Move:
+    async def _session(self, request: TriggerRequest, template: ReplayTemplate) -> Move:
         root = make_scratch("codex-session")
         forwarder = self.forwarder()
         try:

@@ -25,8 +25,8 @@ CODEX_SPEC = BackendSpec(
     default_workers=16,
     key_variable="OPENAI_API_KEY",
     cli="codex",
-    # the captured templates beside the call cache in use (`agents.judge.beside_cache`)
-    beside_cache="skillbench.backends.agents.judge:beside_cache",
+    # the captured templates beside the call cache in use (`replay.store.beside_cache`)
+    beside_cache="skillbench.backends.replay.store:beside_cache",
     estimator="agent-replay",  # the captured request as sent, counted (`cost.estimate`)
     extra=AGENTS,
     # `run`: the real CLI's agentic session per case run (`backends/codex/behavior.py`)

@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skillbench.backends.agent_skills import resolve_skill
-from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
 from skillbench.backends.codex.listing import ListedSkill
+from skillbench.backends.replay.move import ERROR, OTHER_TOOL, CallFold, Move
 from skillbench.backends.skill_install import CliSkill
 
 TOOL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
@@ -59,17 +59,14 @@ def skill_read(text: str, listed: Sequence[ListedSkill]) -> ListedSkill | None:
     return best[1] if best else None
 
 
-class CodexFold:
+class CodexFold(CallFold):
     """Feed Responses stream events (`feed`) until the move is decided, then `finish`."""
 
     def __init__(
         self, target: str, skills: Sequence[CliSkill], listed: Sequence[ListedSkill]
     ) -> None:
-        self.target = target
-        self.skills = tuple(skills)
+        super().__init__(target, skills)
         self.listed = tuple(listed)
-        self.move: Move | None = None
-        self.text: list[str] = []
         self.status: str | None = None
         self.usage: dict[str, Any] = {}
         self.refused = False
@@ -112,24 +109,12 @@ class CodexFold:
         return Move(kind, fired=fired, tool=name)
 
     def finish(self) -> Move:
-        """The move with usage and status (text or a broken answer when no call came)."""
-        move = self.move
-        text = "".join(self.text).strip()
-        if move is None:
-            if self.refused:
-                move = Move(ERROR, error_kind="refusal", text=text)
-            elif self.status != "completed":
-                move = Move(ERROR, error_kind="incomplete", text=text)
-            elif text:
-                move = Move(TEXT, text=text)
-            else:
-                move = Move(ERROR, error_kind="empty")
-        move.stop_reason = self.status
+        """The move with usage and status (text or a broken answer when no call came: a
+        refusal, or a reply that did not complete)."""
+        broken = "refusal" if self.refused else None
+        if broken is None and self.status != "completed":
+            broken = "incomplete"
         usage = self.usage
         cached = int((usage.get("input_tokens_details") or {}).get("cached_tokens") or 0)
-        move.usage.input_tokens = max(int(usage.get("input_tokens") or 0) - cached, 0)
-        move.usage.cache_read_input_tokens = cached
-        move.usage.output_tokens = int(usage.get("output_tokens") or 0)
-        if self.move is not None and self.status is None:
-            move.closed_early = True
-        return move
+        prompt, output = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        return self.settle(broken, self.status, prompt, cached, output)

@@ -18,21 +18,18 @@ fields (the SDK's types refuse a field they do not know, so nothing is dropped s
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from skillbench.backends.agent_cli import AgentCall
-from skillbench.backends.agent_stream import read_first_move
-from skillbench.backends.agents.agent import Agent, Listing, Move
-from skillbench.backends.base import public_endpoint
 from skillbench.backends.gemini.listing import gemini_listing
 from skillbench.backends.gemini.stream import GeminiFold, dump, skill_locations
 from skillbench.backends.limiter import Failure, parse_retry_after
+from skillbench.backends.replay.agent import Agent, Listing
 from skillbench.backends.skill_install import CliSkill
 from skillbench.errors import BackendError
 from skillbench.io import atomic_write_text
@@ -98,7 +95,7 @@ _checked: dict[tuple[int, ...], tuple[Any, ...]] = {}
 def check_sendable(rest: Mapping[str, Any]) -> None:
     """BackendError when google-genai's config could not carry a field of `rest` (the body
     but `contents`). Checked once per template: every query's body shares these objects
-    (`AgentTemplate.body_for` copies only what leads to the query and the date)."""
+    (`ReplayTemplate.body_for` copies only what leads to the query and the date)."""
     from google.genai import types
 
     key = tuple(id(value) for value in rest.values()) + tuple(map(id, rest))
@@ -133,19 +130,19 @@ def call_config(body: Mapping[str, Any]) -> Any:
 class GeminiAgent(Agent):
     """Gemini CLI 0.61.0 (see the module docstring)."""
 
-    name: ClassVar[str] = "gemini"
-    title: ClassVar[str] = "Gemini CLI"
-    binary: ClassVar[str] = "gemini"
-    package: ClassVar[str] = "@google/gemini-cli@0.61.0"
-    bin_variable: ClassVar[str] = "SKILLBENCH_GEMINI_BIN"
-    skills_dir: ClassVar[str] = ".agents/skills"
-    default_model: ClassVar[str] = DEFAULT_MODEL
-    key_variable: ClassVar[str] = "GEMINI_API_KEY"
-    sdk: ClassVar[str] = "google-genai"
-    kept_headers: ClassVar[tuple[str, ...]] = ()
+    name = "gemini"
+    title = "Gemini CLI"
+    binary = "gemini"
+    package = "@google/gemini-cli@0.61.0"
+    bin_variable = "SKILLBENCH_GEMINI_BIN"
+    default_model = DEFAULT_MODEL
+    key_variable = "GEMINI_API_KEY"
+    base_url_variable = "GOOGLE_GEMINI_BASE_URL"
+    default_endpoint = DEFAULT_ENDPOINT
+    sdk = "google-genai"
     #: Changes the system prompt the CLI sends (a custom system.md).
-    request_settings: ClassVar[tuple[str, ...]] = ("GEMINI_SYSTEM_MD",)
-    skill_tool: ClassVar[str | None] = "activate_skill"
+    request_settings = ("GEMINI_SYSTEM_MD",)
+    skill_tool = "activate_skill"
 
     # -- capture -----------------------------------------------------------------------------
 
@@ -216,7 +213,7 @@ class GeminiAgent(Agent):
         from google import genai
         from google.genai import types
 
-        url = base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or None
+        url = self.provider_url(base_url)
         options = types.HttpOptions(
             base_url=url,
             api_version="v1beta",
@@ -225,35 +222,21 @@ class GeminiAgent(Agent):
         )
         return genai.Client(api_key=api_key, http_options=options)
 
-    def endpoint(self, base_url: str | None) -> str:
-        url = base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_ENDPOINT
-        return public_endpoint(url) or DEFAULT_ENDPOINT
+    def fold(self, target: str, skills: Sequence[CliSkill], body: dict[str, Any]) -> GeminiFold:
+        """`GeminiFold`: `activate_skill`, or a `read_file` of a listed SKILL.md, invokes."""
+        return GeminiFold(target, skills, skill_locations(body))
 
-    async def first_move(
-        self,
-        client: Any,
-        path: str,
-        headers: Mapping[str, str],
-        body: dict[str, Any],
-        *,
-        target: str,
-        skills: Sequence[CliSkill],
-        stop_when_decided: bool,
-    ) -> Move:
-        """`generate_content_stream` with the captured fields; the first move (the stream is
-        closed as soon as the move is known, when `stop_when_decided`)."""
-        fold = GeminiFold(target, skills, skill_locations(body))
-        stream = await client.aio.models.generate_content_stream(
+    async def open_stream(
+        self, client: Any, path: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> AsyncIterable[Any]:
+        """`generate_content_stream` with the captured fields (`call_config`)."""
+        stream: AsyncIterable[Any] = await client.aio.models.generate_content_stream(
             model=model_of(path), contents=body["contents"], config=call_config(body)
         )
-        try:
-            await read_first_move(stream, fold.feed, dump, stop_when_decided=stop_when_decided)
-        finally:
-            closer = getattr(stream, "aclose", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
-        return fold.finish()
+        return stream
+
+    def as_event(self, event: Any) -> Mapping[str, Any]:
+        return dump(event)
 
     def classify_failure(self, exc: BaseException) -> Failure | None:
         """google-genai's `APIError` by status (408/429/5xx retryable, 429 a rate limit);

@@ -31,7 +31,6 @@ from skillbench.backends.agent_session import (
     ToolCall,
     field_dict,
 )
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.base import CallUsage
 from skillbench.backends.gemini.agent import (
     CAPTURE_SETTINGS,
@@ -40,6 +39,7 @@ from skillbench.backends.gemini.agent import (
     approval_mode,
 )
 from skillbench.backends.opencode.behavior import bash_shell
+from skillbench.backends.replay.agent import Agent
 from skillbench.io import atomic_write_text
 
 

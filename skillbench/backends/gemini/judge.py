@@ -1,10 +1,10 @@
-"""The `gemini` backend's trigger judge: Gemini CLI's own request, replayed (`agents.judge`)."""
+"""The `gemini` backend's trigger judge: Gemini CLI's own request, replayed (`replay.judge`)."""
 
-from skillbench.backends.agents.judge import AgentReplayJudge
 from skillbench.backends.gemini.agent import GEMINI
+from skillbench.backends.replay.judge import ReplayJudge
 
 
-class GeminiJudge(AgentReplayJudge):
+class GeminiJudge(ReplayJudge):
     """Gemini CLI's captured generateContent request, query swapped, sent through google-genai."""
 
     agent = GEMINI

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from skillbench.backends.agents.agent import Listing
+from skillbench.backends.replay.agent import Listing
 
 _BLOCK = re.compile(r"<available_skills>(.*?)</available_skills>", re.DOTALL)
 _SKILL = re.compile(r"<skill>(.*?)</skill>", re.DOTALL)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skillbench.backends.agent_skills import resolve_skill
-from skillbench.backends.agents.agent import ERROR, OTHER_TOOL, TEXT, Move
+from skillbench.backends.replay.move import ERROR, OTHER_TOOL, CallFold, Move
 from skillbench.backends.skill_install import CliSkill
 
 ACTIVATE_SKILL = "activate_skill"
@@ -58,7 +58,7 @@ def skill_locations(body: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-class GeminiFold:
+class GeminiFold(CallFold):
     """Feed chunks (`feed`) until it says the move is decided, then `finish`."""
 
     def __init__(
@@ -67,19 +67,12 @@ class GeminiFold:
         skills: Sequence[CliSkill] = (),
         locations: Mapping[str, str] | None = None,
     ) -> None:
-        self.target = target
-        self.skills = tuple(skills)
+        super().__init__(target, skills)
         #: SKILL.md path → skill name (what a `read_file` of that path invokes).
         self.locations = dict(locations or {})
-        self.move: Move | None = None
-        self.text: list[str] = []
         self.finish_reason: str | None = None
         self.usage: dict[str, int] = {}
         self.saw_candidate = False
-
-    @property
-    def decided(self) -> bool:
-        return self.move is not None
 
     def feed(self, chunk: Mapping[str, Any]) -> bool:
         """Read one chunk; True once the first move is known."""
@@ -132,30 +125,18 @@ class GeminiFold:
         return None
 
     def finish(self) -> Move:
-        """The move, usage and stop reason (text or a broken answer when no call came)."""
-        move = self.move
-        if move is None:
-            text = "".join(self.text).strip()
-            kind_error = _FINISH_ERRORS.get(self.finish_reason or "")
-            if kind_error is not None:
-                move = Move(ERROR, error_kind=kind_error, text=text)
-            elif not self.saw_candidate or self.finish_reason is None:
-                move = Move(ERROR, error_kind="incomplete" if text else "empty", text=text)
-            elif text:
-                move = Move(TEXT, text=text)
-            else:
-                move = Move(ERROR, error_kind="empty")
-        move.stop_reason = self.finish_reason
+        """The move, usage and stop reason (text or a broken answer when no call came: by its
+        finish reason, or a reply that ended without one)."""
+        broken = _FINISH_ERRORS.get(self.finish_reason or "")
+        if broken is None and (not self.saw_candidate or self.finish_reason is None):
+            broken = "incomplete" if "".join(self.text).strip() else "empty"
         usage = self.usage
-        cached = usage.get("cached_content_token_count", 0)
-        move.usage.input_tokens = max(usage.get("prompt_token_count", 0) - cached, 0)
-        move.usage.cache_read_input_tokens = cached
-        move.usage.output_tokens = usage.get("candidates_token_count", 0) + usage.get(
-            "thoughts_token_count", 0
+        output = usage.get("candidates_token_count", 0) + usage.get("thoughts_token_count", 0)
+        prompt, cached = (
+            usage.get("prompt_token_count", 0),
+            usage.get("cached_content_token_count", 0),
         )
-        if self.move is not None and self.finish_reason is None:
-            move.closed_early = True
-        return move
+        return self.settle(broken, self.finish_reason, prompt, cached, output)
 
 
 _USAGE = (

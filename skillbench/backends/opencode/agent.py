@@ -23,7 +23,6 @@ at once); the capture server itself is reached directly (`NO_PROXY`). The reques
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import html
 import os
@@ -34,26 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.backends.agent_cli import AgentCall
-from skillbench.backends.agents.agent import (
-    ERROR,
-    OTHER_SKILL,
-    OTHER_TOOL,
-    TARGET,
-    TEXT,
-    Agent,
-    Listing,
-    Move,
-)
 from skillbench.backends.anthropic.capture import text_reply_stream
-from skillbench.backends.anthropic.first_turn import FirstTurn
-from skillbench.backends.anthropic.replay import DRAIN_SECONDS
-from skillbench.backends.base import CallUsage, public_endpoint
-from skillbench.backends.limiter import Failure
+from skillbench.backends.anthropic.first_turn import FirstTurn, MessagesAgent
+from skillbench.backends.anthropic.sdk import DEFAULT_ENDPOINT
+from skillbench.backends.replay.agent import Listing
 from skillbench.backends.skill_install import CliSkill
 
 VERSION = "1.18.33"
 SKILL_TOOL = "skill"
-DEFAULT_ENDPOINT = "https://api.anthropic.com"
 _DAY = re.compile(r"(Today's date: )(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} \d{2} \d{4}")
 _LISTING = re.compile(r"<available_skills>.*?</available_skills>", re.S)
 _SKILL = re.compile(r"<skill>\s*<name>(.*?)</name>\s*(?:<description>(.*?)</description>)?", re.S)
@@ -90,8 +77,9 @@ def to_date_string(day: datetime.date) -> str:
     return day.strftime("%a %b %d %Y")
 
 
-class OpencodeAgent(Agent):
-    """opencode with an Anthropic model (see the module docstring)."""
+class OpencodeAgent(MessagesAgent):
+    """opencode with an Anthropic model (see the module docstring); replayed as any Messages
+    API agent (`first_turn.MessagesAgent`), its skill tool `skill` naming the skill in `name`."""
 
     name = "opencode"
     title = f"opencode {VERSION}"
@@ -100,11 +88,10 @@ class OpencodeAgent(Agent):
     bin_variable = "SKILLBENCH_OPENCODE_BIN"
     skills_dir = ".agents/skills"
     default_model = "claude-haiku-4-5"
-    key_variable = "ANTHROPIC_API_KEY"
-    sdk = "anthropic"
-    kept_headers = ("anthropic-version", "anthropic-beta")
+    default_endpoint = DEFAULT_ENDPOINT  # opencode's Anthropic provider, as the SDK's
     request_settings = SETTINGS
     skill_tool = SKILL_TOOL
+    name_keys = ("name",)
 
     def capture_call(self, binary: Path, model: str, prompt: str) -> AgentCall:
         """`opencode run -m anthropic/<model> --format json`, the prompt on stdin."""
@@ -168,117 +155,11 @@ class OpencodeAgent(Agent):
 
     # -- the replay ----------------------------------------------------------------------------
 
-    def client(
-        self, *, api_key: str, base_url: str | None, timeout: float | None, http_client: Any
-    ) -> Any:
-        """`anthropic.AsyncAnthropic`, its own retries off (the limiter retries)."""
-        import anthropic
-
-        options: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
-        if http_client is not None:
-            options["http_client"] = http_client
-        return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **options)
-
-    def endpoint(self, base_url: str | None) -> str:
-        """The Anthropic base URL in use, without credentials."""
-        url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ENDPOINT
-        return public_endpoint(url) or DEFAULT_ENDPOINT
-
-    def call_arguments(
-        self, path: str, headers: Mapping[str, str], body: dict[str, Any]
-    ) -> dict[str, Any]:
-        """`beta.messages.create` arguments sending `body` as opencode sent it: the betas as a
-        list, the captured `anthropic-version`, fields the SDK does not name in `extra_body`."""
-        rest = dict(body)
-        arguments: dict[str, Any] = {
-            "model": rest.pop("model"),
-            "max_tokens": rest.pop("max_tokens"),
-            "messages": rest.pop("messages"),
-            "stream": True,
-            "extra_body": rest,
-        }
-        betas = [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
-        if betas:
-            arguments["betas"] = betas
-        if headers.get("anthropic-version"):
-            arguments["extra_headers"] = {"anthropic-version": headers["anthropic-version"]}
-        if "beta=true" in path:
-            arguments["extra_query"] = {"beta": "true"}
-        return arguments
-
-    async def first_move(
-        self,
-        client: Any,
-        path: str,
-        headers: Mapping[str, str],
-        body: dict[str, Any],
-        *,
-        target: str,
-        skills: Sequence[CliSkill],
-        stop_when_decided: bool,
-    ) -> Move:
-        """Stream the reply and fold it (`first_turn.FirstTurn` with opencode's `skill` tool
-        and `name` argument); opencode has no disabled skills."""
+    def fold(self, target: str, skills: Sequence[CliSkill], body: dict[str, Any]) -> FirstTurn:
+        """`FirstTurn` with opencode's `skill` tool and `name` argument; opencode has no
+        disabled skills."""
         listed = [replace(skill, disabled=False) for skill in skills]
-        fold = FirstTurn(target, listed, skill_tool=SKILL_TOOL, name_keys=("name",))
-        stream = await client.beta.messages.create(**self.call_arguments(path, headers, body))
-        events = stream.__aiter__()
-        try:
-            async for event in events:
-                if fold.feed(event) and stop_when_decided:
-                    # the rest of a decided message is read for at most DRAIN_SECONDS (its
-                    # closing events: the real output count, and the connection goes back to
-                    # the pool); a reply still going after that is cut off
-                    if not await _drain(events, fold):
-                        fold.close_early()
-                    break
-        finally:
-            await stream.close()
-        d = fold.finish()
-        kind = {"target": TARGET, "other-skill": OTHER_SKILL, "other-tool": OTHER_TOOL}.get(
-            str(d.kind), TEXT if d.kind == "text" else ERROR
-        )
-        usage = CallUsage(
-            input_tokens=d.usage.input_tokens,
-            output_tokens=d.usage.output_tokens,
-            cache_read_input_tokens=d.usage.cache_read_input_tokens,
-            cache_creation_input_tokens=d.usage.cache_creation_input_tokens,
-        )
-        return Move(
-            kind=kind,
-            fired=d.fired,
-            tool=d.tool,
-            error_kind=d.error_kind,
-            stop_reason=d.stop_reason,
-            text=d.text,
-            usage=usage,
-            closed_early=d.closed_early,
-            output_estimated=d.output_estimated,
-        )
-
-    def classify_failure(self, exc: BaseException) -> Failure | None:
-        """The Anthropic SDK's failures, as the Claude replay classifies them."""
-        from skillbench.backends.anthropic.sdk import classify_failure
-
-        return classify_failure(exc)
-
-    def price(self, model: str, usage: CallUsage) -> tuple[float, str | None]:
-        """The Anthropic price table's."""
-        from skillbench.backends.anthropic.sdk import price
-
-        return price(model, usage)
-
-
-async def _drain(events: Any, fold: FirstTurn) -> bool:
-    """Read the decided message to its end within `DRAIN_SECONDS`; False if it went on, broke
-    off or failed (the move stands either way)."""
-    try:
-        async with asyncio.timeout(DRAIN_SECONDS):
-            async for event in events:
-                fold.feed(event)
-    except Exception:
-        return False
-    return True
+        return super().fold(target, listed, body)
 
 
 OPENCODE = OpencodeAgent()

@@ -31,9 +31,9 @@ from skillbench.backends.agent_session import (
     ToolCall,
     field_dict,
 )
-from skillbench.backends.agents.agent import Agent
 from skillbench.backends.base import CallUsage
 from skillbench.backends.opencode.agent import DEFAULT_ENDPOINT, OFFLINE, OPENCODE
+from skillbench.backends.replay.agent import Agent
 from skillbench.io import atomic_write_text
 
 CONFIG_FILE = "opencode-skillbench.json"

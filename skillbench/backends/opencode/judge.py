@@ -1,10 +1,10 @@
-"""The `opencode` backend's trigger judge: opencode's own request, replayed (`agents.judge`)."""
+"""The `opencode` backend's trigger judge: opencode's own request, replayed (`replay.judge`)."""
 
-from skillbench.backends.agents.judge import AgentReplayJudge
 from skillbench.backends.opencode.agent import OPENCODE
+from skillbench.backends.replay.judge import ReplayJudge
 
 
-class OpencodeJudge(AgentReplayJudge):
+class OpencodeJudge(ReplayJudge):
     """opencode's captured Messages request, query swapped, sent through the anthropic SDK."""
 
     agent = OPENCODE

@@ -1,10 +1,15 @@
-"""`AgentReplayJudge`: an agent's own captured request, query swapped, sent through its provider's
-SDK; the outcome is the model's first move (`Agent.first_move`).
+"""`ReplayJudge`: an agent's own captured request, query swapped, sent through its provider's
+SDK; the outcome is the model's first move (`replay.move`).
 
-A backend for one agent is a subclass naming its `Agent` (`agent = OpencodeAgent()`), registered
-through a `BackendSpec` (see `docs/agents.md`). The call cache keys on the full replayed request
-(path, kept headers and body as sent: `request_fields`), so anything that changes what is sent
-— the skill set, the CLI version, a setting, the day's date in the prompt — changes the key.
+A backend for one agent is a subclass naming its `Agent` (`agent = OPENCODE`), registered
+through a `BackendSpec` (see `docs/agents.md`); Claude Code's (`anthropic.replay`) adds Message
+Batches, prompt-cache priming and breakpoints, `--project` and `--cli-mode`. The base does the
+rest for all: the identity and versions, the templates (captured once per skill set, stored
+beside the call cache), the call cache's key (`request_fields`), the limiter and the whole-call
+deadline (`deadline.within_deadline`: a neutral timeout, never one SDK's error), the outcome,
+and what reports need (`harness_info`, `listing_info`). The call cache keys on the full
+replayed request (path, kept headers and body as sent), so anything that changes what is sent —
+the skill set, the CLI version, a setting, the day's date in the prompt — changes the key.
 """
 
 from __future__ import annotations
@@ -13,21 +18,27 @@ import asyncio
 import datetime
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import metadata
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from skillbench.backends.agents.agent import ERROR, OTHER_SKILL, OTHER_TOOL, TARGET, Agent, Move
-from skillbench.backends.agents.capture import (
-    AgentTemplate,
-    AgentTemplateStore,
-    cli_version,
-    request_hash,
-)
-from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
+from skillbench.backends.base import CallUsage, SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.deadline import within_deadline
 from skillbench.backends.limiter import AdaptiveLimiter, RetryPolicy
+from skillbench.backends.replay.agent import Agent
+from skillbench.backends.replay.capture import cli_version
+from skillbench.backends.replay.keys import request_hash
+from skillbench.backends.replay.move import (
+    DISABLED_SKILL,
+    DRAIN_SECONDS,
+    ERROR,
+    OTHER_SKILL,
+    OTHER_TOOL,
+    TARGET,
+    Move,
+)
+from skillbench.backends.replay.store import TemplateStore
+from skillbench.backends.replay.template import ReplayTemplate
 from skillbench.backends.skill_install import CliSkill, cli_skills
 from skillbench.errors import BackendError
 from skillbench.limits import ROUTING_CALL_TIMEOUT
@@ -35,15 +46,27 @@ from skillbench.redaction import redact
 from skillbench.schemas.trigger import HarnessInfo, ListingInfo
 
 HARNESS = "agent-replay"
-"""Not the anthropic backend's `replay`: reports ask the judge itself (`harness_info`,
-`listing_info`), never read its request as Claude Code's."""
+"""An agent's replay: not the anthropic backend's `replay`, whose reports read Claude Code's
+listing by its own rules; reports ask these judges themselves (`harness_info`, `listing_info`)."""
+
+SkillSet = tuple[SkillEntry, tuple[SkillEntry, ...]]
 
 
-class AgentReplayJudge:
+class ReplayJudge:
     """TriggerJudge replaying one agent's captured request (see the module docstring)."""
 
-    agent: ClassVar[Agent]
-    harness = HARNESS
+    agent: Agent
+    """Whose request is replayed: a class attribute of each agent's judge (Claude Code's judge
+    sets it per instance, with its project and CLI mode)."""
+    name: str
+    harness: ClassVar[str] = HARNESS
+    listing_source: ClassVar[Literal["agent", "captured"]] = "agent"
+    """Where reports read the listing: `agent`, from the judge (`listing_info`); `captured`,
+    from the captured request by Claude Code's rules (`backends.describe`)."""
+    failure_kind: ClassVar[str] = "api"
+    """The `error_kind` of a call that failed (`session` for a judge running the CLI)."""
+    serial_sends: ClassVar[bool] = False
+    """Whether the client's request hook tells the limiter when each request is written."""
     is_proxy = False
     default_max_concurrency = 16
     default_timeout = ROUTING_CALL_TIMEOUT
@@ -58,6 +81,7 @@ class AgentReplayJudge:
         template_dir: str | os.PathLike[str] | None = None,
         max_concurrency: int | None = None,
         max_retries: int = 4,
+        overload_retries: int | None = None,
         timeout: float | None = ROUTING_CALL_TIMEOUT,
         http_client: Any = None,
         stop_when_decided: bool = True,
@@ -71,26 +95,30 @@ class AgentReplayJudge:
         self.model: str | None = model or agent.default_model
         self._model = self.model
         self.binary = agent.locate(binary)  # the CLI first: without it nothing can run
-        self._key = api_key or os.environ.get(agent.key_variable, "")
-        if not self._key:
-            raise BackendError(f"the {agent.name} backend needs {agent.key_variable} set")
+        self._key = agent.api_key(api_key)
         self._base_url = base_url
         self._cli_version: str | None = None
-        self.store = AgentTemplateStore(agent, template_dir)
+        self.store = TemplateStore(template_dir, agent)
         self.settings = agent.settings()
+        #: Today's date for the replayed request (local time, as the CLI's own date).
         self.clock = clock
         self.max_concurrency = max_concurrency or self.default_max_concurrency
+        retries = {} if overload_retries is None else {"overload_retries": overload_retries}
         self.limiter = AdaptiveLimiter(
-            self.max_concurrency, policy=RetryPolicy(max_retries=max_retries)
+            self.max_concurrency,
+            policy=RetryPolicy(max_retries=max_retries, **retries),
+            serial_sends=self.serial_sends,
         )
+        self.sleep = asyncio.sleep  # patched by tests to keep backoff instant
         self._timeout = timeout
         self._http_client = http_client
         self.stop_when_decided = stop_when_decided
+        self.drain_seconds = DRAIN_SECONDS
         self._client: Any = None
         self._capture_lock: asyncio.Lock | None = None
-        self.templates_used: dict[str, AgentTemplate] = {}
-        self._by_skill_set: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], AgentTemplate] = {}
-        self._skill_sets: dict[tuple[SkillEntry, tuple[SkillEntry, ...]], tuple[CliSkill, ...]] = {}
+        self.templates_used: dict[str, ReplayTemplate] = {}
+        self._by_skill_set: dict[SkillSet, ReplayTemplate] = {}
+        self._skill_sets: dict[SkillSet, tuple[CliSkill, ...]] = {}
 
     # -- identity -------------------------------------------------------------------------------
 
@@ -108,13 +136,17 @@ class AgentReplayJudge:
         """Backend, harness, model, endpoint, CLI version and settings."""
         return {
             "backend": self.name,
-            "harness": HARNESS,
+            "harness": self.harness,
             "model": self._model,
             "endpoint": self.endpoint(),
             "cli_version": self.cli_version(),
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
         }
+
+    def harness_label(self) -> str:
+        """How outcomes and versions name the harness (`opencode agent-replay`)."""
+        return f"{self.name} {self.harness}"
 
     def versions(self) -> dict[str, str]:
         """Harness, SDK, CLI and endpoint, for the report."""
@@ -123,7 +155,7 @@ class AgentReplayJudge:
         except metadata.PackageNotFoundError:
             sdk = "not installed"
         return {
-            "harness": f"{self.name} {HARNESS}",
+            "harness": self.harness_label(),
             self.agent.sdk: sdk,
             self.name: self.cli_version(),
             "endpoint": self.endpoint(),
@@ -131,8 +163,9 @@ class AgentReplayJudge:
 
     # -- templates ------------------------------------------------------------------------------
 
-    async def template(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> AgentTemplate:
-        """The captured request for this skill set (captured once, then stored)."""
+    async def template(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
+        """The captured request for this skill set (captured once, then stored; a skill set
+        already seen by this judge is answered without a lock or a thread hop)."""
         known = self._by_skill_set.get((target, catalog))
         if known is not None:
             return known
@@ -141,7 +174,7 @@ class AgentReplayJudge:
         version = self.cli_version()
         async with self._capture_lock:
             template = await asyncio.to_thread(
-                self.store.agent_get,
+                self.store.get,
                 self.binary,
                 target,
                 catalog,
@@ -153,9 +186,9 @@ class AgentReplayJudge:
         self._by_skill_set[(target, catalog)] = template
         return template
 
-    def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> AgentTemplate:
+    def template_for(self, target: SkillEntry, catalog: tuple[SkillEntry, ...]) -> ReplayTemplate:
         """Blocking form of `template` (reports written after a run)."""
-        template = self.store.agent_get(
+        template = self.store.get(
             self.binary,
             target,
             catalog,
@@ -168,12 +201,12 @@ class AgentReplayJudge:
 
     def known_template(
         self, target: SkillEntry, catalog: tuple[SkillEntry, ...]
-    ) -> AgentTemplate | None:
+    ) -> ReplayTemplate | None:
         """The template if this judge has it or it is stored (never captured)."""
         known = self._by_skill_set.get((target, catalog))
         if known is not None:
             return known
-        return self.store.agent_lookup(
+        return self.store.lookup(
             target,
             catalog,
             model=str(self._model),
@@ -181,25 +214,31 @@ class AgentReplayJudge:
             settings=self.settings,
         )
 
-    def request_body(self, template: AgentTemplate, query: str) -> dict[str, Any]:
-        """The body sent for `query` today."""
+    def request_body(self, template: ReplayTemplate, query: str) -> dict[str, Any]:
+        """The body sent for `query` today (`clock`)."""
         return template.body_for(self.agent, query, self.clock())
 
+    def sent_fields(self, template: ReplayTemplate, request: TriggerRequest) -> dict[str, Any]:
+        """What identifies the request sent for `request` in the cache key: its hash as sent
+        (path, kept headers, body)."""
+        body = self.request_body(template, request.query)
+        return {"request": request_hash(template.path, template.headers, body)}
+
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:
-        """The cache key: the full replayed request (path, headers, body as sent), the run
-        index and the seed; None while the template is not captured."""
+        """The cache key: the request as sent (`sent_fields`), the run index and the seed; None
+        while the template is not captured."""
         template = self.known_template(request.target, request.catalog)
         if template is None:
             return None
-        body = self.request_body(template, request.query)
         return {
-            "request": request_hash(template.path, template.headers, body),
+            **self.sent_fields(template, request),
             "run_index": request.run_index,
             "seed": request.seed,
         }
 
     async def prepare_keys(self, requests: Sequence[TriggerRequest]) -> None:
-        """Capture (or load) the template of every skill set among `requests`."""
+        """Capture (or load) the template of every skill set among `requests`, so that their
+        keys are known; a failed capture is left for `judge` to report."""
         for skill_set in dict.fromkeys((r.target, r.catalog) for r in requests):
             try:
                 await self.template(*skill_set)
@@ -207,6 +246,10 @@ class AgentReplayJudge:
                 continue
 
     # -- judging --------------------------------------------------------------------------------
+
+    def http_client(self) -> Any:
+        """The HTTP client the SDK client is built on (None: the SDK's own)."""
+        return self._http_client
 
     @property
     def client(self) -> Any:
@@ -216,11 +259,13 @@ class AgentReplayJudge:
                 api_key=self._key,
                 base_url=self._base_url,
                 timeout=self._timeout,
-                http_client=self._http_client,
+                http_client=self.http_client(),
             )
         return self._client
 
     def _cli_skills(self, request: TriggerRequest) -> tuple[CliSkill, ...]:
+        """The skill set as the CLI resolves skill calls (folder names, frontmatter names,
+        disabled skills), read once per skill set."""
         key = (request.target, request.catalog)
         found = self._skill_sets.get(key)
         if found is None:
@@ -236,15 +281,25 @@ class AgentReplayJudge:
             return TriggerOutcome(
                 triggered=False, error=f"capture: {exc}", detail={"error_kind": "capture"}
             )
+        try:
+            move = await self.send(template, request)
+        except Exception as exc:  # SDK errors and transport failures alike
+            return TriggerOutcome(
+                triggered=False,
+                error=redact(self.agent.describe_failure(exc), [self._key]),
+                duration_seconds=time.perf_counter() - start,
+                detail={"error_kind": self.failure_kind, "template": template.key},
+            )
+        return self.outcome(move, template, time.perf_counter() - start)
+
+    async def send(self, template: ReplayTemplate, request: TriggerRequest) -> Move:
+        """Send the request for `request` and read the reply's first move (`Agent.first_move`),
+        within the limiter and the call's deadline (`limited`)."""
         body = self.request_body(template, request.query)
         skills = self._cli_skills(request)
-        timeout = self._timeout
-        loop = asyncio.get_running_loop()
-        deadline: float | None = None
 
-        async def attempt() -> Move:
-            nonlocal deadline
-            call = self.agent.first_move(
+        def call(deadline: float | None) -> Awaitable[Move]:
+            return self.agent.first_move(
                 self.client,
                 template.path,
                 template.headers,
@@ -252,31 +307,49 @@ class AgentReplayJudge:
                 target=request.target.name,
                 skills=skills,
                 stop_when_decided=self.stop_when_decided,
+                deadline=deadline,
+                drain_seconds=self.drain_seconds,
             )
-            if timeout is None:
-                return await call
-            deadline = deadline or loop.time() + timeout
-            move: Move = await within_deadline(call, deadline, timeout)
-            return move
 
-        try:
-            move = await self.limiter.run(attempt, self.agent.classify_failure)
-        except Exception as exc:  # SDK errors and transport failures alike
-            message = f"{type(exc).__name__}: {exc}"
-            return TriggerOutcome(
-                triggered=False,
-                error=redact(message, [self._key]),
-                duration_seconds=time.perf_counter() - start,
-                detail={"error_kind": "api", "template": template.key},
-            )
-        return self.outcome(move, template, time.perf_counter() - start)
+        return await self.limited(call)
 
-    def outcome(self, move: Move, template: AgentTemplate, seconds: float) -> TriggerOutcome:
-        """The TriggerOutcome of one first move."""
-        usage = move.usage
-        usage.cost_usd, cost_note = self.agent.price(str(self._model), usage)
+    async def limited(
+        self,
+        call: Callable[[float | None], Awaitable[Move]],
+        failed: Callable[[], None] | None = None,
+    ) -> Move:
+        """One call through the limiter (slot freed while waiting out a `retry-after` or a
+        backoff), `call(deadline)` given the loop time the whole call, retries included, must
+        end by (None: no timeout); past it `deadline.CallTimedOut`, a neutral error (never an
+        SDK's). `failed()` is called when an attempt fails."""
+        self.limiter.sleep = self.sleep
+        timeout = self._timeout
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+
+        async def attempt() -> Move:
+            nonlocal deadline
+            try:
+                if timeout is None:
+                    return await call(None)
+                deadline = deadline or loop.time() + timeout
+                move: Move = await within_deadline(call(deadline), deadline, timeout)
+                return move
+            except BaseException:
+                if failed is not None:
+                    failed()
+                raise
+
+        return await self.limiter.run(attempt, self.agent.classify_failure)
+
+    def outcome(
+        self, move: Move, template: ReplayTemplate, seconds: float, *, batch: bool = False
+    ) -> TriggerOutcome:
+        """The TriggerOutcome of one first move (priced from the agent's table)."""
+        usage = CallUsage.from_wire(move.usage)
+        usage.cost_usd, cost_note = self.agent.price(str(self._model), usage, batch=batch)
         detail: dict[str, Any] = {
-            "harness": f"{self.name} {HARNESS}",
+            "harness": self.harness_label(),
             "outcome": move.kind,
             "stop_reason": move.stop_reason,
             "template": template.key,
@@ -300,6 +373,10 @@ class AgentReplayJudge:
             )
         if move.kind == OTHER_TOOL:
             detail["undecided_tool"] = move.tool
+            if move.tool_input is not None:
+                detail["tool_input"] = move.tool_input
+        if move.kind == DISABLED_SKILL:  # the CLI refuses the call: the skill never runs
+            detail["disabled_skill"] = move.fired
         return TriggerOutcome(
             triggered=move.kind == TARGET,
             fired=move.fired if move.kind in (TARGET, OTHER_SKILL) else None,
@@ -308,6 +385,8 @@ class AgentReplayJudge:
             detail=detail,
             undecided=move.tool if move.kind == OTHER_TOOL else None,
         )
+
+    # -- what reports need -------------------------------------------------------------------------
 
     def harness_info(self) -> HarnessInfo:
         """For the report: the agent's own request, not Claude Code's."""
@@ -322,12 +401,15 @@ class AgentReplayJudge:
         self, target: SkillEntry, catalog: tuple[SkillEntry, ...]
     ) -> tuple[ListingInfo | None, str | None]:
         """How the target was listed in the agent's captured request (full, truncated, name
-        only, absent); (None, why) when the request could not be captured."""
+        only, absent); (None, why) when the request could not be captured or its listing is
+        not the template's to say (`listing_source` `captured`)."""
         try:
             template = self.template_for(target, catalog)
         except BackendError as exc:
             why = f"LISTING: unknown: {self.agent.title}'s request could not be captured ({exc})"
             return None, redact(why)
+        if not template.listing:
+            return None, f"LISTING: read from {self.agent.title}'s request by its own rules"
         view = template.view()
         seen = view.visibility(target.name, target.description)
         shown = view.shown.get(target.name)
@@ -354,13 +436,3 @@ class AgentReplayJudge:
                 result = closer()
                 if asyncio.iscoroutine(result):
                     await result
-
-
-def beside_cache(options: dict[str, Any], cache_path: Path) -> dict[str, Any]:
-    """An agent backend's `BackendSpec.beside_cache`: its templates under `replay-templates/`
-    beside the call cache in use (as Claude Code's), unless `template_dir` is given."""
-    if "template_dir" in options:
-        return options
-    from skillbench.backends.anthropic.capture import templates_dir
-
-    return {**options, "template_dir": templates_dir(cache_path)}

@@ -1,1 +1,0 @@
-"""Shared ground of the agent backends (opencode, Gemini CLI, Codex CLI): see docs/agents.md."""
