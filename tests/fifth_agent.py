@@ -5,7 +5,8 @@ names it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from skillbench.backends.base import CallUsage, TriggerOutcome, TriggerRequest
@@ -17,6 +18,16 @@ from skillbench.backends.spec import (
     SkillKeys,
     SkillLimits,
     cli_install_hint,
+)
+from skillbench.field.importers import ImportOptions
+from skillbench.field.reader import FileState, JsonLines
+from skillbench.field.records import (
+    FieldRecord,
+    ImportCounts,
+    Invocation,
+    Offered,
+    prompt_fields,
+    short_hash,
 )
 from skillbench.schemas.prices import ModelPrice, PriceTable, cost
 
@@ -66,6 +77,49 @@ class QuillJudge:
         pass
 
 
+class QuillImporter:
+    """Quill's session files (`*.quill.jsonl`, one turn a line: session, turn, prompt, the skills
+    it offered, the skill it used): what `field import quill` reads."""
+
+    agent = NAME
+
+    def default_root(self) -> Path:
+        """Where Quill keeps sessions."""
+        return Path.home() / ".quill" / "sessions"
+
+    def session_files(self, root: Path) -> Iterator[Path]:
+        """Every session file, sorted."""
+        yield from sorted(root.rglob("*.quill.jsonl"))
+
+    def read(
+        self, path: Path, state: FileState, options: ImportOptions, counts: ImportCounts
+    ) -> Iterator[FieldRecord]:
+        """Each line's turn, from where the last import stopped."""
+        lines = JsonLines(path, state.offset, counts)
+        for index, (_, line) in enumerate(lines):
+            skill = line.get("skill")
+            counts.turns += 1
+            yield FieldRecord(
+                agent=NAME,
+                agent_version="1.0.0",
+                session=short_hash(str(line["session"])),
+                project=short_hash(str(path.parent)),
+                turn=str(line["turn"]),
+                index=index,
+                time=None,
+                **prompt_fields(str(line["prompt"]), with_text=options.with_text),
+                offered=[Offered(skill=name, listing="full") for name in line["offered"]],
+                offered_source="transcript",
+                invoked=[Invocation(skill=skill, by="model")] if skill else [],
+                first_tool="Skill" if skill else None,
+                first_skill=skill,
+            )
+        state.offset = lines.position
+
+
+IMPORTER = QuillImporter()
+
+
 SPEC = BackendSpec(
     name=NAME,
     summary="Quill 1.0, a fifth agent (a test plugin)",
@@ -80,4 +134,5 @@ SPEC = BackendSpec(
     skill_keys=SkillKeys("Quill", "1.0.0", ("mood",), checks="fifth_agent:CHECKS"),
     skill_limits=SkillLimits("Quill", 20, 200, True, True, enforced=True),
     prices=PRICES,
+    transcripts="fifth_agent:IMPORTER",
 )

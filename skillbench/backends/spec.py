@@ -82,6 +82,7 @@ _PART_NAMES = {
     "beside_cache": "cache-side options",
     "session_cli": "behavior session CLI",
     "prices": "price table",
+    "transcripts": "session-file importer",
 }
 
 
@@ -169,6 +170,9 @@ class BackendSpec:
     cli_make_target: str | None = None
     """The Makefile target that installs `cli_package` under a clone's `.tools/` (`agents`:
     `python -m skillbench.backends.packages agents` lists that target's packages)."""
+    transcripts: Part | None = None
+    """The importer of the agent's own session files (`field import <agent>`, also under its
+    `agent_aliases`): a `"module:attribute"` naming a `skillbench.field.importers.Importer`."""
     aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -20,7 +20,7 @@ from skillbench.errors import EXIT_COST_CAP, EXIT_OK
 
 def register(subparsers: Any) -> None:
     """Add `field` and its subcommands."""
-    from skillbench.field.importers import IMPORTERS
+    from skillbench.field.importers import importer_names
 
     parser = subparsers.add_parser(
         "field",
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     )
     commands = parser.add_subparsers(dest="field_command", metavar="SUBCOMMAND", required=True)
     imp = commands.add_parser("import", help="session files → FIELD.jsonl (incremental)")
-    imp.add_argument("agent", choices=sorted(IMPORTERS), help="whose sessions to read")
+    imp.add_argument("agent", choices=sorted(importer_names()), help="whose sessions to read")
     imp.add_argument(
         "--projects",
         metavar="DIR",

@@ -52,20 +52,26 @@ class Importer(Protocol):
         ...
 
 
-IMPORTERS: dict[str, str] = {
-    "claude": "skillbench.field.claude:CLAUDE_IMPORTER",
-    "codex": "skillbench.field.codex:CODEX_IMPORTER",
-    "gemini": "skillbench.field.gemini:GEMINI_IMPORTER",
-    "opencode": "skillbench.field.opencode:OPENCODE_IMPORTER",
-}
-"""Agents whose session files `field import` reads, each its importer as "module:attribute"."""
+def importer_names() -> dict[str, str]:
+    """Agents whose session files `field import` reads (each agent's name and aliases), each
+    its importer as "module:attribute": declared by the agent's `BackendSpec.transcripts`, so a
+    fifth agent brings its own."""
+    from skillbench.backends.spec import all_specs
+
+    names: dict[str, str] = {}
+    for spec in all_specs().values():
+        if spec.agent is not None and isinstance(spec.transcripts, str):
+            for name in (spec.agent, *spec.agent_aliases):
+                names[name] = spec.transcripts
+    return names
 
 
 def importer(agent: str) -> Importer:
     """The importer of `agent` (InputError naming the choices for an unknown one)."""
-    target = IMPORTERS.get(agent)
+    known = importer_names()
+    target = known.get(agent)
     if target is None:
-        choices = ", ".join(sorted(IMPORTERS))
+        choices = ", ".join(sorted(known))
         raise InputError(f"no importer for agent {agent!r} (choose {choices})", field="AGENT")
     module, _, name = target.partition(":")
     found: Importer = getattr(importlib.import_module(module), name)

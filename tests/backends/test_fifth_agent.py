@@ -100,3 +100,23 @@ def test_its_prices_trip_max_cost(
     cost = json.loads(capsys.readouterr().out)["cost"]
     assert cost["stopped_at_cap"] and cost["calls"] == 3
     assert cost["dollars"] == pytest.approx(0.6)
+
+
+def test_its_session_files_are_read_by_field_import(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    turns = [
+        {
+            "session": "s1",
+            "turn": "t1",
+            "prompt": "tidy this csv",
+            "offered": ["csv"],
+            "skill": "csv",
+        },
+        {"session": "s1", "turn": "t2", "prompt": "thanks", "offered": ["csv"], "skill": None},
+    ]
+    (sessions / "a.quill.jsonl").write_text("".join(json.dumps(t) + "\n" for t in turns))
+    out = tmp_path / "field.jsonl"
+    assert main(["field", "import", NAME, "--projects", str(sessions), "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["agent"], r["first_skill"]) for r in records] == [(NAME, "csv"), (NAME, None)]

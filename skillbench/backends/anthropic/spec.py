@@ -27,6 +27,7 @@ ANTHROPIC = BackendSpec(
     cli_mode_harness="replay",  # the replay capture drives the interactive CLI or `claude -p`
     beside_cache="skillbench.backends.anthropic.capture:beside_cache",
     agent="claude-code",  # its replay harness replays Claude Code's own request
+    transcripts="skillbench.field.claude:CLAUDE_IMPORTER",
     agent_aliases=("claude",),
     aliases=("api",),
 )

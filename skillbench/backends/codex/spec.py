@@ -35,6 +35,7 @@ CODEX_SPEC = BackendSpec(
     cli_package=CODEX_PACKAGE,
     cli_make_target="agents",
     agent="codex",
+    transcripts="skillbench.field.codex:CODEX_IMPORTER",
     cli_install=cli_install_hint(
         CODEX_PACKAGE, "codex", "SKILLBENCH_CODEX_BIN", "agents", working_dir=True
     ),

@@ -26,6 +26,7 @@ GEMINI_SPEC = BackendSpec(
     cli_package=GEMINI_PACKAGE,
     cli_make_target="agents",
     agent="gemini",
+    transcripts="skillbench.field.gemini:GEMINI_IMPORTER",
     cli_install=cli_install_hint(
         GEMINI_PACKAGE, "gemini", "SKILLBENCH_GEMINI_BIN", "agents", working_dir=True
     ),

@@ -26,6 +26,7 @@ OPENCODE_SPEC = BackendSpec(
     cli_package=OPENCODE_PACKAGE,
     cli_make_target="agents",
     agent="opencode",
+    transcripts="skillbench.field.opencode:OPENCODE_IMPORTER",
     cli_install=cli_install_hint(
         OPENCODE_PACKAGE, "opencode", "SKILLBENCH_OPENCODE_BIN", "agents", working_dir=True
     ),
