@@ -9,14 +9,16 @@ provider key), its configuration files (MCP servers included) and how to fold it
 The runner does what every agent shares: the binary, the key forwarder (`key_forwarder`, one per
 runner, holding the real key), bounded concurrency, a scratch folder per session, the process
 (its own session, killed with its whole tree at the end, `proctree`) under an optional launch
-prefix (a hermetic run's network namespace), the timeout and the stderr tail. Behavior's
-`AgentSessionExecutor` builds on it.
+prefix (a hermetic run's network namespace), the timeout and the stderr tail, and its copy for
+another machine (`on_node`: that machine's CLI, the forwarder sent to a cluster node's proxy
+instead of the provider). Behavior's `AgentSessionExecutor` builds on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import os
 import re
@@ -25,14 +27,15 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from skillbench.backends.agent_cli import AgentCall, spawn_options
 from skillbench.backends.base import CallUsage
 from skillbench.backends.key_forwarder import KeyForwarder
+from skillbench.backends.placement import node_version
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.replay.agent import Agent
 from skillbench.backends.scratch import make_scratch
@@ -237,20 +240,56 @@ class AgentSessionRunner:
         self.binary = cli.agent.locate(binary)
         self.timeout = float(timeout)
         self.max_concurrency = max_concurrency
+        self.api_url: str | None = None
+        """Where the key forwarder forwards instead of the provider (`on_node`: a cluster
+        node's proxy, which forwards to the provider); None: the provider (`cli.upstream()`)."""
         self._version: str | None = None
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self._procs: set[int] = set()
         self._forwarder: KeyForwarder | None = None
         self._forwarder_lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a Ray task gets a copy): no processes, no forwarder, no lock."""
+        state = dict(self.__dict__)
+        state.update(_forwarder=None, _forwarder_lock=None, _semaphores={}, _procs=set())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._forwarder_lock = threading.Lock()
+
+    def on_node(self, api_url: str, versions: MutableMapping[str, str]) -> Self:
+        """A copy running sessions on this machine (`placement.NodeSessions`): this machine's
+        CLI (the one given when it is here, else `Agent.locate`), its version asked once per
+        process, no process or forwarder of the sender's, its key forwarder (this machine's key)
+        forwarding to `api_url`."""
+        local = copy.copy(self)  # through __getstate__: nothing of the sender's processes
+        binary = self.binary
+        if not (binary.is_file() and os.access(binary, os.X_OK)):
+            try:
+                binary = self.cli.agent.locate()
+            except BackendError:
+                raise BackendError(f"no {self.cli.agent.binary} CLI") from None
+        local.binary = binary
+        local.api_url = api_url
+
+        def ask() -> str:
+            local._version = None
+            return local.version()
+
+        local._version = node_version(versions, binary, ask)
+        return local
+
     # -- the key forwarder -------------------------------------------------------------------
 
     def forwarder(self) -> KeyForwarder:
         """The loopback forwarder holding the real key (started on first use, in this process;
-        stopped by `aclose`)."""
+        stopped by `aclose`), forwarding to the provider (or to `api_url` when set)."""
         with self._forwarder_lock:
             if self._forwarder is None:
-                self._forwarder = KeyForwarder(self.cli.upstream(), self.cli.keys()).start()
+                upstream = self.api_url or self.cli.upstream()
+                self._forwarder = KeyForwarder(upstream, self.cli.keys()).start()
             return self._forwarder
 
     def secrets(self) -> list[str]:

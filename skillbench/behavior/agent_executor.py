@@ -11,14 +11,17 @@ first on PATH and checked in the agent's own shell (`BASH_ENV`), the git rewrite
 servers in the agent's own MCP configuration, the network namespace. Files the session created
 or changed become the run's outputs; its JSON events the transcript; its token counts the usage,
 priced with the dollars the CLI states (opencode) or from the price table (`Agent.price`).
+On a Ray cluster (`--cluster`) the executor travels to a node and runs there as its `on_node`
+copy: that node's CLI, its key forwarder forwarding to the node's proxy (`cluster.remote`).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import MutableMapping, Sequence
+from typing import Any, Self
 
 from skillbench.backends.agent_session import (
     AgentSessionRunner,
@@ -89,6 +92,22 @@ class AgentSessionExecutor:
         self.notes: list[str] = []
         self.own_dirs = frozenset(cli.config_dirs)
 
+    def version(self) -> str:
+        """The CLI's version (`--version`, asked once)."""
+        return self.runner.version()
+
+    def api_upstream(self) -> str:
+        """The provider base URL its sessions call (the key forwarder's upstream)."""
+        return self.cli.upstream()
+
+    def on_node(self, api_url: str, versions: MutableMapping[str, str]) -> Self:
+        """A copy running its sessions on this machine (`placement.NodeSessions`): the
+        runner's `on_node` (this machine's CLI, its key forwarder forwarding to `api_url`)."""
+        local = copy.copy(self)
+        local.notes = []
+        local.runner = self.runner.on_node(api_url, versions)
+        return local
+
     def identity(self) -> dict[str, Any]:
         """Backend, mode, model, CLI version and flags, the agent's settings, the provider's
         endpoint (no credentials) and the install mode; the copy and output limits when not
@@ -97,7 +116,7 @@ class AgentSessionExecutor:
             "backend": self.name,
             "mode": self.mode,
             "model": self.model,
-            "cli_version": self.runner.version(),
+            "cli_version": self.version(),
             "flags": self.runner.flags(),
             "settings": self.cli.settings(),
             "endpoint": public_endpoint(self.cli.upstream()),

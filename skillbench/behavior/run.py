@@ -125,7 +125,7 @@ def run_cases(
             max_copy=options.max_copy,
             max_output=options.max_output,
         ),
-        backend_spec(backend).sessions,  # on a cluster under --cluster
+        backend_spec(backend).behavior_sessions,  # on a cluster under --cluster
     )
     started = time.monotonic()
     result = run_sync(

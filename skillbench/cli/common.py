@@ -611,23 +611,29 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def cluster(args: argparse.Namespace, *backends: str | None) -> Iterator[Any]:
+def cluster(
+    args: argparse.Namespace, *backends: str | None, behavior: bool = False
+) -> Iterator[Any]:
     """The cluster of `--cluster` while the block runs (None: this machine). Exit 2, before any
-    work, when none of `backends` runs agent sessions, the extra is missing or no cluster
-    answers."""
+    work, when none of `backends` runs agent sessions (`behavior`: behavior runs, whose sessions
+    are those of every `behavior_sessions` backend; else trigger calls, the spec's `sessions`),
+    the extra is missing or no cluster answers."""
     from skillbench.backends.registry import backend_spec
-    from skillbench.backends.spec import all_specs
+    from skillbench.backends.spec import BackendSpec, all_specs
     from skillbench.cluster.connect import cluster_choice, open_cluster
     from skillbench.errors import InputError
+
+    def runs_sessions(spec: BackendSpec) -> bool:
+        return spec.behavior_sessions if behavior else spec.sessions
 
     choice = getattr(args, "cluster", None)
 
     chosen = cluster_choice(choice)
-    if chosen is not None and not any(backend_spec(b).sessions for b in backends):
+    if chosen is not None and not any(runs_sessions(backend_spec(b)) for b in backends):
         if choice is None:  # $SKILLBENCH_CLUSTER is a default: API backends ignore it
             chosen = None
         else:
-            able = sorted(s.name for s in all_specs().values() if s.sessions)
+            able = sorted(s.name for s in all_specs().values() if runs_sessions(s))
             raise InputError(
                 "--cluster runs agent sessions: it needs a backend that runs them "
                 f"({', '.join(able) or 'none installed'})",

@@ -277,7 +277,7 @@ def _behavior(
     gate = BehaviorGate(args.skill_dir, options, out, evals=args.evals, base_ref=args.base)
     err = common.stderr_console()
     err.print(common.safe(f"behavior gate: base and head run in {out / 'behavior'}"), markup=False)
-    with common.cluster(args, args.backend):  # sessions on Ray: run_cases places them there
+    with common.cluster(args, args.backend, behavior=True):  # run_cases places the sessions
         report = gate.run()
     return emit(args, report, out, started)
 

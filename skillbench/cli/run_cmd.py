@@ -173,7 +173,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             common.print_plan([real_world])
         return EXIT_OK
     budget = workflow_budget(budget=None, max_cost=cap, plan=plan)  # refuses a plan over cap
-    cluster = stack.enter_context(common.cluster(args, backend))  # exit 2 before any write
+    cluster = stack.enter_context(common.cluster(args, backend, behavior=True))  # exit 2 first
     workers = args.workers if cluster is None else cluster.workers(args.workers)
     init = init_workspace(args.skill_dir, args.workspace, max_copy=args.max_copy)
     if evals is None:

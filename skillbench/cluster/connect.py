@@ -102,15 +102,15 @@ class ClusterSession:
     slots: int
     nodes: int
     limiter: Any
-    upstream: str | None
     started_here: bool
     run: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     submitted: int = 0
 
     @property
     def place(self) -> dict[str, Any]:
-        """What every task needs to find its node's proxy."""
-        return {"run": self.run, "limiter": self.limiter, "upstream": self.upstream}
+        """What every task needs to find its node's proxy (the wrapper adds the `upstream` its
+        sessions call: one proxy per node and upstream)."""
+        return {"run": self.run, "limiter": self.limiter}
 
     def judge(self, judge: Any) -> Any:
         """The judge, its sessions run on the cluster."""
@@ -151,9 +151,7 @@ class ClusterSession:
             ray.shutdown()
 
 
-def connect(
-    choice: str, *, calls: int = DEFAULT_CALLS, upstream: str | None = None
-) -> ClusterSession:
+def connect(choice: str, *, calls: int = DEFAULT_CALLS) -> ClusterSession:
     """Join (`ray`) or start (`auto`) the cluster and create its limiter; InputError (exit 2)
     naming the fix when that cannot be done."""
     from skillbench.limits import MAX_WORKERS, check_int
@@ -211,13 +209,7 @@ def connect(
     except BaseException:
         ray.shutdown()
         raise
-    return ClusterSession(slots, nodes, limiter, upstream, started_here=choice == "auto")
-
-
-def upstream_url() -> str | None:
-    """The API base URL the sessions would have used (the proxies forward there; None: the
-    Anthropic API)."""
-    return os.environ.get("ANTHROPIC_BASE_URL") or None
+    return ClusterSession(slots, nodes, limiter, started_here=choice == "auto")
 
 
 @contextlib.contextmanager
@@ -228,7 +220,7 @@ def open_cluster(
     if choice is None:
         yield None
         return
-    session = connect(choice, calls=calls, upstream=upstream_url())
+    session = connect(choice, calls=calls)
     try:
         with placed(session):
             yield session

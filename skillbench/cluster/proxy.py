@@ -1,10 +1,13 @@
 """A loopback HTTP proxy per node: the sessions' API calls go through it, and it asks the
 cluster's limiter for a slot before forwarding each one.
 
-The CLI cannot be told about a limiter, but it can be pointed elsewhere: a session's
-`ANTHROPIC_BASE_URL` is this proxy (`http://127.0.0.1:<port>`). Each request is held until the
-limiter grants a lease, forwarded to the upstream (the base URL the driver would have used, by
-default the Anthropic API) with its headers and body unchanged, and the answer is streamed back
+The CLI cannot be told about a limiter, but it can be pointed elsewhere: a session's provider
+base URL is its key forwarder on the node (`backends.key_forwarder`), and that forwarder's
+upstream is this proxy (`http://127.0.0.1:<port>`), whatever the agent (each backend's
+`on_node` sets it). One proxy per node and upstream. Each request is held until the limiter
+grants a lease, forwarded to the upstream (the provider base URL the driver's sessions would
+have called, by default the Anthropic API) with its headers and body unchanged, and the answer
+is streamed back
 as it arrives (server-sent events included, body bytes untouched, content encoding kept). The
 lease goes back, with the answer's status and headers, once the answer has been read to its end
 or the call failed. The proxy listens on 127.0.0.1 only.
@@ -12,6 +15,7 @@ or the call failed. The proxy listens on 127.0.0.1 only.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -95,7 +99,7 @@ class LimitedProxy(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        """`http://127.0.0.1:<port>`: what a session's ANTHROPIC_BASE_URL is set to."""
+        """`http://127.0.0.1:<port>`: where the sessions' key forwarders forward."""
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
 
@@ -145,19 +149,27 @@ class ProxyActor:
         return self.proxy.url
 
 
-def proxy_name(run: str, node: str) -> str:
-    """The actor name of node `node`'s proxy in run `run` (one per node and driver session)."""
-    return f"skillbench-proxy-{run}-{node}"
+def proxy_prefix(run: str) -> str:
+    """The start of the actor names of run `run`'s proxies."""
+    return f"skillbench-proxy-{run}-"
+
+
+def proxy_name(run: str, node: str, upstream: str | None) -> str:
+    """The actor name of node `node`'s proxy to `upstream` in run `run` (one per node, upstream
+    and driver session: a run whose backends call two providers has two on a node)."""
+    digest = hashlib.sha256((upstream or DEFAULT_UPSTREAM).encode("utf-8")).hexdigest()[:12]
+    return f"{proxy_prefix(run)}{node}-{digest}"
 
 
 def node_proxy(run: str, node: str, limiter: Any, upstream: str | None) -> Any:
-    """The proxy actor of `node` in this run, created on that node the first time."""
+    """The proxy actor of `node` to `upstream` in this run, created on that node the first
+    time."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     actor = ray.remote(num_cpus=0, max_restarts=0)(ProxyActor)
     return actor.options(
-        name=proxy_name(run, node),
+        name=proxy_name(run, node, upstream),
         get_if_exists=True,
         # detached: a task's worker process creates it, and Ray ends idle worker processes
         # (with the actors they own); the driver ends it at the end of the run (`stop_proxies`)
@@ -173,7 +185,7 @@ def stop_proxies(run: str) -> int:
 
     ended = 0
     for name in list_named_actors():
-        if name.startswith(proxy_name(run, "")):
+        if name.startswith(proxy_prefix(run)):
             try:
                 ray.kill(ray.get_actor(name))
                 ended += 1

@@ -2,9 +2,12 @@
 
 `RayExecutor` and `RayJudge` keep the wrapped object's name, model and identity (computed on
 the driver, so cache keys are the single-machine ones) and send each call to `run_session`, a
-Ray task needing one `agent_slot`. On the node the task finds (or makes) the node's proxy, points
-the session's `ANTHROPIC_BASE_URL` at it, checks the node's CLI, unpacks the skill folder and
-input files, and runs the unchanged single-machine code (`execute` / `judge`) there. The result
+Ray task needing one `agent_slot`. On the node the task finds (or makes) the node's proxy to the
+provider the wrapped object calls (`api_upstream`), takes the object's copy for the node
+(`placement.NodeSessions.on_node`: the node's CLI, whose version must be the driver's, and a key
+forwarder sending the provider calls to that proxy; which variable or configuration file points
+the agent there is the backend's business), unpacks the skill folder and input files, and runs
+the unchanged single-machine code (`execute` / `judge`) there. The result
 comes back to the driver, which alone caches and writes it: a task Ray retries after its node
 died returns one result, written once.
 """
@@ -12,10 +15,9 @@ died returns one result, written once.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
-import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from skillbench.errors import BackendError
 SLOT = "agent_slot"
 MAX_RETRIES = 3  # system failures (a node or worker died) only: a session's own error is a result
 _node_cli: dict[str, str] = {}
-_node_proxies: dict[tuple[str, str], tuple[Any, str]] = {}
+_node_proxies: dict[tuple[str, str, str | None], tuple[Any, str]] = {}
 _scratch: list[Path] = []
 
 
@@ -58,36 +60,44 @@ def _node_label() -> str:
     return "this node"
 
 
-def node_runner(runner: Any, driver_version: str) -> Any:
-    """A copy of `runner` whose CLI is this node's: the same version as the driver's, else
-    NodeSetupError naming `make claude`."""
-    from skillbench.backends.claude_cli.session import resolve_claude_bin
+@dataclass(frozen=True)
+class Pinned:
+    """What a node must run a backend's sessions with, as the driver has it: the CLI (its
+    executable's name and version) and the fix naming the pinned package, both from the
+    backend's spec (`cli`, `cli_make_target`, `cli_package`)."""
 
-    local = copy.copy(runner)
-    local.extra_env = dict(runner.extra_env)
-    local._semaphores, local._procs, local._workdirs, local._private = {}, set(), set(), {}
-    binary = Path(runner.claude_bin)
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
-        try:
-            binary = resolve_claude_bin()
-        except BackendError:
-            raise NodeSetupError(
-                f"{_node_label()} has no claude CLI: run `make claude` there "
-                "(the pinned CLI under .tools/) or set SKILLBENCH_CLAUDE_BIN"
-            ) from None
-    local.claude_bin = binary
-    key = str(binary)
-    if key not in _node_cli:
-        local._version = None
-        try:
-            _node_cli[key] = local.version()
-        except (BackendError, subprocess.SubprocessError) as exc:
-            raise NodeSetupError(f"{_node_label()}: {exc}; run `make claude` there") from None
-    local._version = _node_cli[key]
-    if local._version != driver_version:
+    cli: str
+    version: str
+    fix: str
+
+    @classmethod
+    def of(cls, inner: Any) -> Pinned:
+        """The driver's CLI of `inner` (a `placement.NodeSessions`) and its backend's fix."""
+        from skillbench.backends.registry import known_spec
+
+        spec = known_spec(inner.name)
+        cli = (spec.cli if spec is not None else None) or inner.name
+        if spec is not None and spec.cli_make_target:
+            fix = f"run `make {spec.cli_make_target}` there (the pinned {spec.cli_package})"
+        elif spec is not None and spec.cli_package:
+            fix = f"install the pinned {spec.cli_package} there"
+        else:
+            fix = f"install the {cli} CLI there"
+        return cls(cli, inner.version(), fix)
+
+
+def node_runner(runner: Any, pinned: Pinned, api_url: str) -> Any:
+    """`runner`'s copy for this node (`NodeSessions.on_node`: this node's CLI, its provider calls
+    sent to `api_url`), its CLI the driver's version; else NodeSetupError naming the fix."""
+    try:
+        local = runner.on_node(api_url, _node_cli)
+    except (BackendError, subprocess.SubprocessError) as exc:
+        raise NodeSetupError(f"{_node_label()}: {_one_line(exc)}: {pinned.fix}") from None
+    found = local.version()
+    if found != pinned.version:
         raise NodeSetupError(
-            f"{_node_label()} has claude CLI {local._version}, the driver {driver_version}: "
-            "run `make claude` there (the pinned version)"
+            f"{_node_label()} has {pinned.cli} CLI {found}, the driver {pinned.version}: "
+            f"{pinned.fix}"
         )
     return local
 
@@ -117,7 +127,7 @@ def _local_request(request: TriggerRequest, folders: dict[str, Packed]) -> Trigg
 
 
 def run_session(
-    kind: str, runner: Any, version: str, call: Any, shipped: Any, place: dict[str, Any]
+    kind: str, runner: Any, pinned: Pinned, call: Any, shipped: Any, place: dict[str, Any]
 ) -> tuple[Any, list[str]]:
     """The Ray task: one session on this node, through this node's proxy. Returns the result
     (or outcome) and the runner's notes."""
@@ -125,8 +135,7 @@ def run_session(
 
     node = ray.get_runtime_context().get_node_id()
     proxy, url = _proxy_of(place, node)
-    local = node_runner(runner, version)
-    local.extra_env["ANTHROPIC_BASE_URL"] = url
+    local = node_runner(runner, pinned, url)
 
     async def go() -> Any:
         try:
@@ -141,19 +150,19 @@ def run_session(
         try:  # a session that failed because its node is dying is not the session's failure
             ray.get(proxy.url.remote(), timeout=30)
         except Exception:
-            _node_proxies.pop((place["run"], node), None)  # a retry here makes a new one
+            _node_proxies.pop((place["run"], node, place["upstream"]), None)  # a retry: anew
             raise ProxyLost(f"the proxy of node {node[:12]} died during the session") from None
     return result, list(getattr(local, "notes", []))
 
 
 def _proxy_of(place: dict[str, Any], node: str) -> tuple[Any, str]:
-    """This node's proxy in this run and its URL, looked up once per worker process (a named
-    actor lookup and a call to it at every session cost CPU that paced sessions lack)."""
+    """This node's proxy to the run's upstream and its URL, looked up once per worker process (a
+    named actor lookup and a call to it at every session cost CPU that paced sessions lack)."""
     import ray
 
     from skillbench.cluster.proxy import node_proxy
 
-    key = (place["run"], node)
+    key = (place["run"], node, place["upstream"])
     found = _node_proxies.get(key)
     if found is None:
         proxy = node_proxy(place["run"], node, place["limiter"], place["upstream"])
@@ -179,7 +188,8 @@ class _Remote:
         self.cluster = cluster
         self.name = inner.name
         self.model = inner.model
-        self._version = inner.version()  # the driver's CLI: every node must run the same
+        self.pinned = Pinned.of(inner)  # the driver's CLI: every node must run the same
+        self.place = {**cluster.place, "upstream": inner.api_upstream()}
         self._ref: Any = None
         self._task: Any = None
         self.shipper = Shipper()
@@ -203,7 +213,7 @@ class _Remote:
                 max_retries=MAX_RETRIES,
                 retry_exceptions=[ProxyLost],  # and a dead node; a session's own error is a result
             )
-        ref = self._task.remote(kind, self._ref, self._version, call, shipped, self.cluster.place)
+        ref = self._task.remote(kind, self._ref, self.pinned, call, shipped, self.place)
         self.cluster.submitted += 1
         found: tuple[Any, list[str]] = await ref
         return found

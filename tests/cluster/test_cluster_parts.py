@@ -4,6 +4,7 @@ a loopback API, the payload round trip, the `--cluster` choice and its exit-2 an
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import socket
@@ -230,7 +231,9 @@ def test_run_with_cluster_and_no_cluster_is_exit_2_before_the_workspace_is_made(
     assert "RAY_ADDRESS" in capsys.readouterr().err
     assert not (tmp_path / "tiny-workspace").exists()
     assert main([*argv[:2], "--backend", "anthropic", "--no-cache", "--cluster", "auto"]) == 2
-    assert "needs a backend that runs them (claude-code)" in capsys.readouterr().err
+    assert "needs a backend that runs them (claude-code, codex, gemini, opencode)" in (
+        capsys.readouterr().err
+    )
     assert not (tmp_path / "tiny-workspace").exists()
 
 
@@ -281,11 +284,13 @@ def test_a_node_without_the_cli_or_with_another_version_fails_naming_make_claude
 
     fake = ROOT / "tests" / "fake_claude_agent" / "claude"
     runner = ClaudeCodeExecutor(claude_bin=fake)
-    assert remote.node_runner(runner, runner.version()).claude_bin == fake
+    pinned = remote.Pinned.of(runner)
+    url = "http://127.0.0.1:9"
+    assert remote.node_runner(runner, pinned, url).claude_bin == fake
     with pytest.raises(
         remote.NodeSetupError, match=r"has claude CLI 2\.1\.197.*the driver 9\.9\.9.*make claude"
     ):
-        remote.node_runner(runner, "9.9.9")
+        remote.node_runner(runner, dataclasses.replace(pinned, version="9.9.9"), url)
     runner.claude_bin = tmp_path / "gone" / "claude"  # the driver's path, absent on the node
 
     def none(*_: object) -> Path:
@@ -293,8 +298,83 @@ def test_a_node_without_the_cli_or_with_another_version_fails_naming_make_claude
 
     monkeypatch.setattr(session, "resolve_claude_bin", none)
     with pytest.raises(remote.NodeSetupError) as caught:
-        remote.node_runner(runner, runner.version())
+        remote.node_runner(runner, pinned, url)
     assert str(caught.value).count("\n") == 0 and "run `make claude` there" in str(caught.value)
+
+
+def stand_in_codex(folder: Path, version: str) -> Path:
+    """An executable answering `--version` as Codex CLI does (never run as an agent here)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    binary = folder / "codex"
+    binary.write_text(f"#!/bin/sh\necho 'codex-cli {version}'\n")
+    binary.chmod(0o755)
+    return binary
+
+
+def test_another_agents_executor_on_a_node_checks_its_cli_and_forwards_to_the_node_proxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35 on Ray, for the agent session executor (codex here; gemini and opencode share
+    the runner): it crosses to the node pickled (no forwarder), the node's copy runs the node's
+    CLI when the driver's path is absent there and refuses another version or none, naming
+    `make agents` and the pinned package; its key forwarder holds the node's key and forwards
+    to the node's proxy (which forwards to the provider the driver's sessions call)."""
+    import pickle
+    import urllib.request
+
+    from agent_fake_api import FakeAgentAPI
+
+    from skillbench.backends.codex.behavior import CODEX_SESSION
+    from skillbench.backends.codex.spec import CODEX_PACKAGE
+    from skillbench.behavior.agent_executor import AgentSessionExecutor
+    from skillbench.cluster import remote
+
+    driver_bin = stand_in_codex(tmp_path / "driver", "0.169.0")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-driverkey0123456789abcdefABCDEF")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.invalid/v1")
+    executor = AgentSessionExecutor(CODEX_SESSION, "gpt-6.1-sol", binary=driver_bin)
+    executor.runner.forwarder()  # the driver's own forwarder: never shipped
+    pinned = remote.Pinned.of(executor)
+    assert (pinned.cli, pinned.version) == ("codex", "0.169.0")
+    assert executor.api_upstream() == "https://api.example.invalid/v1"
+    shipped = pickle.loads(pickle.dumps(executor))
+    assert shipped.runner._forwarder is None
+    driver_bin.unlink()  # the node has not the driver's path: it finds its own
+    node_bin = stand_in_codex(tmp_path / "node", "0.169.0")
+    node_key = "sk-proj-nodekey0123456789abcdefABCDEFGH"
+    monkeypatch.setenv("SKILLBENCH_CODEX_BIN", str(node_bin))
+    monkeypatch.setenv("OPENAI_API_KEY", node_key)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the node's: never used
+    with FakeAgentAPI() as node_proxy:
+        local = remote.node_runner(shipped, pinned, node_proxy.url)
+        try:
+            assert local.runner.binary == node_bin and local.version() == "0.169.0"
+            forwarder = local.runner.forwarder()
+            [dummy] = forwarder.session_keys().values()
+            request = urllib.request.Request(
+                forwarder.url + "/responses",
+                data=b'{"model": "m", "input": []}',
+                headers={"authorization": f"Bearer {dummy}", "content-type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                assert answer.status == 200
+            assert [r.path for r in node_proxy.requests] == ["/responses"]
+            assert node_proxy.keys == [f"Bearer {node_key}"]
+        finally:
+            asyncio.run(local.aclose())
+            asyncio.run(executor.aclose())
+    older = stand_in_codex(tmp_path / "older", "0.100.0")
+    monkeypatch.setenv("SKILLBENCH_CODEX_BIN", str(older))
+    with pytest.raises(remote.NodeSetupError) as caught:
+        remote.node_runner(shipped, pinned, "http://127.0.0.1:9")
+    message = str(caught.value)
+    assert "has codex CLI 0.100.0, the driver 0.169.0" in message, message
+    assert f"run `make agents` there (the pinned {CODEX_PACKAGE})" in message, message
+    monkeypatch.setenv("SKILLBENCH_CODEX_BIN", str(tmp_path / "none" / "codex"))
+    with pytest.raises(remote.NodeSetupError) as caught:
+        remote.node_runner(shipped, pinned, "http://127.0.0.1:9")
+    message = str(caught.value)
+    assert message.count("\n") == 0 and "no codex CLI: run `make agents` there" in message
 
 
 # -- the placement seam ---------------------------------------------------------------------------
@@ -420,8 +500,8 @@ def test_a_session_shipped_to_a_node_gets_the_same_env_and_its_own_key_forwarder
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 38 on Ray: the runner crosses to the node as Ray ships it (pickled: no forwarder,
-    no process); on the node (`node_runner`, the base URL set to the node's proxy as
-    `run_session` does) its sessions get the same allowlisted environment, a dummy key and a
+    no process); on the node (`node_runner`, given the node's proxy as `run_session` gives it)
+    its sessions get the same allowlisted environment, a dummy key and a
     forwarder of their own in the worker that adds the real key on the way to the node proxy."""
     import pickle
     import urllib.request
@@ -439,8 +519,7 @@ def test_a_session_shipped_to_a_node_gets_the_same_env_and_its_own_key_forwarder
     shipped = pickle.loads(pickle.dumps(runner))
     assert shipped._forwarder is None
     with AgenticMock() as node_proxy:
-        local = remote.node_runner(shipped, runner.version())
-        local.extra_env["ANTHROPIC_BASE_URL"] = node_proxy.base_url  # as run_session does
+        local = remote.node_runner(shipped, remote.Pinned.of(runner), node_proxy.base_url)
         try:
             env = local.build_env(None)
             assert env["ANTHROPIC_API_KEY"].startswith("sk-ant-api03-skillbench-dummy-")

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import os
 import re
@@ -38,10 +39,10 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TypedDict, Unpack
+from typing import Any, ClassVar, Self, TypedDict, Unpack
 
 from skillbench import redaction
 from skillbench.backends.agent_cli import print_call, spawn_options
@@ -86,6 +87,7 @@ from skillbench.backends.claude_cli.stream_json import (
     metrics,
 )
 from skillbench.backends.key_forwarder import KeyForwarder, custom_headers
+from skillbench.backends.placement import node_version
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.scratch import make_scratch, private_root
 from skillbench.backends.skill_install import (
@@ -260,6 +262,33 @@ class ClaudeRunner:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._forwarder_lock = threading.Lock()
+
+    def on_node(self, api_url: str, versions: MutableMapping[str, str]) -> Self:
+        """A copy running its sessions on this machine (`placement.NodeSessions`): this
+        machine's `claude` (the one given when it is here, else `resolve_claude_bin`), nothing
+        of the sender's processes, folders or forwarder, `ANTHROPIC_BASE_URL` = `api_url` (its
+        key forwarder, started by its first session here, forwards there)."""
+        local = copy.copy(self)
+        local.extra_env = {**self.extra_env, "ANTHROPIC_BASE_URL": api_url}
+        local._semaphores, local._procs, local._workdirs, local._private = {}, set(), set(), {}
+        binary = Path(self.claude_bin)
+        if not (binary.is_file() and os.access(binary, os.X_OK)):
+            try:
+                binary = resolve_claude_bin()
+            except BackendError:
+                raise BackendError(f"no {binary.name} CLI") from None
+        local.claude_bin = binary
+
+        def ask() -> str:
+            local._version = None
+            return local.version()
+
+        local._version = node_version(versions, binary, ask)
+        return local
+
+    def api_upstream(self) -> str | None:
+        """The base URL its sessions call: `ANTHROPIC_BASE_URL` (None: the Anthropic API)."""
+        return self.extra_env.get("ANTHROPIC_BASE_URL") or os.environ.get("ANTHROPIC_BASE_URL")
 
     # -- environment -------------------------------------------------------------------------
 
