@@ -22,7 +22,8 @@ Normalised before anything is kept: the throwaway folder becomes `/tmp/skillbenc
 session id is ever stored. Templates are cached as JSON under the cache folder
 (`<cache dir>/replay-templates/<key>.json`, beside the call cache in use: `templates_dir`), keyed by what the CLI reads: the skills' SKILL.md
 files (not their evals or notes), the model, the CLI version, the environment settings that change
-the request (`REQUEST_SETTINGS`) and the `--project` snapshot.
+the request (`REQUEST_SETTINGS`), the `--project` snapshot and what `--as-user` seeds the
+isolated HOME with (`as_user.py`).
 
 Per query, `ReplayTemplate.body_for` swaps what the CLI itself derives from the day and the query:
 the sentinel, today's date (the context reminder's `Today's date is …` and the WebSearch tool's
@@ -48,6 +49,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from skillbench.backends.agent_cli import AgentCall, print_call, spawn_options
+from skillbench.backends.anthropic.as_user import seed_home
 from skillbench.backends.anthropic.project import (
     ProjectSnapshot,
     materialise,
@@ -67,6 +69,7 @@ from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.replay.capture_server import CaptureServer as ReplayCaptureServer
 from skillbench.backends.scratch import make_scratch
 from skillbench.backends.skill_install import cli_name, install_skills, skill_md_bytes
+from skillbench.backends.user_config import UserConfig
 from skillbench.errors import BackendError
 
 LOG = logging.getLogger(__name__)
@@ -274,10 +277,12 @@ def template_key(
     settings: Mapping[str, str],
     project: ProjectSnapshot | str | None = None,
     cli_mode: str = "print",
+    as_user: UserConfig | None = None,
 ) -> str:
     """The cache key of a template: skill set content, model, CLI version, settings, the
-    `--project` snapshot (its `ProjectSnapshot.key`; None without a project) and the CLI mode
-    (only when not `print`, so the keys of print-mode templates stored before are unchanged)."""
+    `--project` snapshot (its `ProjectSnapshot.key`; None without a project), the CLI mode
+    (only when not `print`, so the keys of print-mode templates stored before are unchanged)
+    and what `--as-user` seeds the HOME with (`UserConfig.key`, only when given)."""
     if isinstance(project, ProjectSnapshot):
         project = project.key()
     fields: dict[str, Any] = {
@@ -291,6 +296,8 @@ def template_key(
         fields["project"] = project
     if cli_mode != "print":
         fields["cli_mode"] = cli_mode
+    if as_user is not None:
+        fields["as_user"] = as_user.key()
     blob = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
@@ -558,21 +565,26 @@ def capture_template(
     timeout: float = CAPTURE_TIMEOUT,
     project: ProjectSnapshot | None = None,
     cli_mode: str = "print",
+    as_user: UserConfig | None = None,
 ) -> ReplayTemplate:
     """Run the CLI once against the capture server and return the normalised template (in a
     copy of `project`'s view when given, see `replay_project`), in print mode (`claude -p`) or,
-    with `cli_mode="interactive"`, as users type into it (`_run_interactive`).
+    with `cli_mode="interactive"`, as users type into it (`_run_interactive`); with `as_user`,
+    the isolated HOME holds the user's configuration (`as_user.seed_home`).
 
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
     settings = dict(settings or {})
-    key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
+    key = template_key(target, catalog, model, cli_version, settings, project, cli_mode, as_user)
     root = make_scratch("capture").resolve()
     try:
         folder, home = root / "project", root / "home"
         differs = materialise(project, folder) if project is not None else []
         folder.mkdir(exist_ok=True)
         (home / ".claude").mkdir(parents=True)
+        if as_user is not None:  # --as-user: the user's configuration, cut, in the isolated HOME
+            catalog, seeded = seed_home(as_user, home, target, catalog)
+            differs += seeded
         installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
         differs += [
             f".claude/skills/{name}: the project's own replaced by the one under test"
@@ -677,10 +689,14 @@ class TemplateStore:
         settings: Mapping[str, str],
         project: ProjectSnapshot | None = None,
         cli_mode: str = "print",
+        as_user: UserConfig | None = None,
     ) -> ReplayTemplate | None:
-        """The stored template for this skill set, model, CLI version, settings, project and CLI
-        mode, or None (never captured here: for cache keys and dry runs)."""
-        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
+        """The stored template for this skill set, model, CLI version, settings, project, CLI
+        mode and user configuration, or None (never captured here: for cache keys and dry
+        runs)."""
+        key = template_key(
+            target, catalog, model, cli_version, settings, project, cli_mode, as_user
+        )
         with self._lock:
             return self.load(key)
 
@@ -695,10 +711,13 @@ class TemplateStore:
         settings: Mapping[str, str],
         project: ProjectSnapshot | None = None,
         cli_mode: str = "print",
+        as_user: UserConfig | None = None,
     ) -> ReplayTemplate:
-        """The template for this skill set, model, CLI version, settings, project and CLI mode
-        (captured once)."""
-        key = template_key(target, catalog, model, cli_version, settings, project, cli_mode)
+        """The template for this skill set, model, CLI version, settings, project, CLI mode and
+        user configuration (captured once)."""
+        key = template_key(
+            target, catalog, model, cli_version, settings, project, cli_mode, as_user
+        )
         with self._lock:
             found = self.load(key)
             if found is not None:
@@ -733,6 +752,7 @@ class TemplateStore:
                     settings=settings,
                     project=project,
                     cli_mode=cli_mode,
+                    as_user=as_user,
                 )
             except BackendError as exc:
                 self._failed[key] = str(exc)

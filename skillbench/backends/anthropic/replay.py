@@ -34,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillbench.backends.anthropic.as_user import read_as_user
 from skillbench.backends.anthropic.capture import (
     SENTINEL,
     ReplayTemplate,
@@ -223,6 +224,7 @@ class ReplayJudge:
         project: str | os.PathLike[str] | None = None,
         clock: Callable[[], datetime.date] = datetime.date.today,
         cli_mode: str = "print",
+        as_user: str | os.PathLike[str] | None = None,
     ) -> None:
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
@@ -239,6 +241,8 @@ class ReplayJudge:
         self.cli_mode = check_cli_mode(cli_mode)
         #: `--project`: the capture sees this repository's view (read-only snapshot).
         self.project: ProjectSnapshot | None = snapshot(project) if project is not None else None
+        #: `--as-user`: the user's Claude Code configuration in the capture's HOME (read once).
+        self.as_user = read_as_user(as_user) if as_user is not None else None
         #: Today's date for the replayed request (local time, as the CLI's own date).
         self.clock = clock
         self.max_concurrency = max_concurrency or self.default_max_concurrency
@@ -300,6 +304,7 @@ class ReplayJudge:
                 if self.project is not None
                 else {}
             ),
+            **({"as_user": self.as_user.key()} if self.as_user is not None else {}),
         }
 
     def versions(self) -> dict[str, str]:
@@ -312,6 +317,7 @@ class ReplayJudge:
             "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
             "cli_mode": self.cli_mode,
             **({"project": self.project_label()} if self.project is not None else {}),
+            **({"as_user": self.as_user.summary()} if self.as_user is not None else {}),
         }
 
     def project_label(self) -> str:
@@ -348,6 +354,7 @@ class ReplayJudge:
                 settings=self.settings,
                 project=self.project,
                 cli_mode=self.cli_mode,
+                as_user=self.as_user,
             )
         self.templates_used[template.key] = template
         self._by_skill_set[(target, catalog)] = template
@@ -364,6 +371,7 @@ class ReplayJudge:
             settings=self.settings,
             project=self.project,
             cli_mode=self.cli_mode,
+            as_user=self.as_user,
         )
         self.templates_used[template.key] = template
         return template
@@ -383,6 +391,7 @@ class ReplayJudge:
             settings=self.settings,
             project=self.project,
             cli_mode=self.cli_mode,
+            as_user=self.as_user,
         )
 
     def request_fields(self, request: TriggerRequest) -> dict[str, Any] | None:

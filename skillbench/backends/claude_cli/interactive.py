@@ -54,8 +54,9 @@ def config_file(env: Mapping[str, str]) -> Path:
 def seed_config(env: Mapping[str, str], project: Path) -> Path:
     """Write the isolated `.claude.json` so the interactive CLI asks nothing: onboarding done, a
     theme, the key in `env` approved (by its last 20 characters, as the CLI stores it) and
-    `project` trusted and onboarded. Returns the file written (the key's tail is the only part
-    of a key in it; `env` holds the dummy capture key, never the caller's)."""
+    `project` trusted and onboarded; other keys the file already holds are kept. Returns the
+    file written (the key's tail is the only part of a key in it; `env` holds the dummy capture
+    key, never the caller's)."""
     key = env.get("ANTHROPIC_API_KEY", "")
     config = {
         "hasCompletedOnboarding": True,
@@ -76,6 +77,11 @@ def seed_config(env: Mapping[str, str], project: Path) -> Path:
     }
     path = config_file(env)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # what the isolated config already holds (`--as-user`'s usage history) is kept
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        held = {}
+    config = {**held, **config} if isinstance(held, dict) else config
     path.write_text(json.dumps(config, indent=1), encoding="utf-8")
     return path
 
