@@ -132,12 +132,15 @@ def _harness(inner: Any, is_proxy: bool) -> HarnessInfo | None:
     name = str(getattr(inner, "name", ""))
     if harness == "replay":
         extra = bool(getattr(inner, "cache_before_query", False))
+        as_user = getattr(inner, "as_user", None)  # `--as-user`: a `UserConfig`, or None
         return HarnessInfo(
             name="replay",
             claude_code_request=True,
             note=CACHE_BEFORE_QUERY_NOTE if extra else None,
             cache_before_query=extra or None,
             cli_mode=str(getattr(inner, "cli_mode", "print")),
+            as_user=as_user.summary() if as_user is not None else None,
+            as_user_taken=as_user.lines() if as_user is not None else None,
         )
     if harness == "minimal":
         return HarnessInfo(name="minimal", claude_code_request=False, note=MINIMAL_NOTE)

@@ -29,6 +29,11 @@ from real_cli import claude_versions, real_cli_skip_reason, replay_judge
 from skillbench.backends.anthropic.capture import CaptureServer, normalise_body, write_skills
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.env import FIXED_ENV
+from skillbench.backends.claude_cli.interactive import (
+    interactive_argv,
+    run_interactive,
+    seed_config,
+)
 
 pytestmark = [
     pytest.mark.needs_claude,
@@ -178,21 +183,32 @@ def tree(*roots: Path) -> dict[str, bytes | str]:
     return found
 
 
-def own_request(claude: Path, root: Path, home: Path) -> tuple[dict[str, str], dict[str, Any]]:
-    """The CLI's own first Skill-offering request, run as the user, normalised for `root`."""
+def own_request(
+    claude: Path, root: Path, home: Path, mode: str
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """The CLI's own first Skill-offering request, run as the user (`claude -p`, or the
+    interactive CLI in a pty with the query as its initial prompt, the project trusted in the
+    user's own config), normalised for `root`."""
+    project = root / "project"
     with CaptureServer() as server:
         env = cli_env(
             home, ANTHROPIC_API_KEY="sk-ant-dummy-own", ANTHROPIC_BASE_URL=server.base_url
         )
-        subprocess.run(
-            [str(claude), "-p", QUERY, "--model", MODEL, *STREAM_JSON],
-            cwd=root / "project",
-            env=env,
-            capture_output=True,
-            timeout=180,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        if mode == "interactive":
+            # the key the CLI asks about is the one of the user's settings `env`: approved
+            seed_config({**env, "ANTHROPIC_API_KEY": SECRET}, project)
+            argv = interactive_argv(claude, ["--model", MODEL], QUERY)
+            run_interactive(argv, project, env, lambda: server.skill_request() is not None, 90)
+        else:
+            subprocess.run(
+                [str(claude), "-p", QUERY, "--model", MODEL, *STREAM_JSON],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                timeout=180,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
         found = server.skill_request()
     assert found is not None, "the CLI never offered the Skill tool"
     _, headers, body = found
@@ -229,14 +245,17 @@ def kinds(body: dict[str, Any]) -> dict[str, bool]:
     }
 
 
+@pytest.mark.parametrize("mode", ["print", "interactive"])
 async def test_as_user_replay_equals_the_clis_own_request_in_the_users_home(
-    tmp_path: Path, claude: Path
+    tmp_path: Path, claude: Path, mode: str
 ) -> None:
     root = (tmp_path / "user").resolve()
     home = fake_user(root, claude)
     before = tree(home, root / "market")
     sent: list[httpx2.Request] = []
-    judge = replay_judge(tmp_path, MODEL, sent, TARGET.name, claude_bin=claude, as_user=home)
+    judge = replay_judge(
+        tmp_path, MODEL, sent, TARGET.name, claude_bin=claude, as_user=home, cli_mode=mode
+    )
     template = await judge.template(TARGET, ())
     outcome = await judge.judge(TriggerRequest(TARGET, (), QUERY, 0))
     await judge.aclose()
@@ -256,7 +275,7 @@ async def test_as_user_replay_equals_the_clis_own_request_in_the_users_home(
     replayed = json.loads(request.content)
     assert replayed.pop("stream") is True
     write_skills(root / "project", TARGET, ())
-    headers, own = own_request(claude, root, home)
+    headers, own = own_request(claude, root, home, mode)
     assert (root / "marker-session-hook").exists()
     seen = kinds(own)
     assert seen == dict.fromkeys(seen, True), seen  # the fake HOME exercises all seven
