@@ -137,7 +137,7 @@ def fake_user(root: Path, claude: Path) -> Path:
     settings.update(
         {
             "env": {"BASH_DEFAULT_TIMEOUT_MS": "345678", "ANTHROPIC_API_KEY": SECRET},
-            "permissions": {"deny": ["WebSearch"], "allow": ["Bash(git log:*)"]},
+            "permissions": {"deny": ["Workflow"], "allow": ["Bash(git log:*)"]},
             # a listing of the five non-bundled skills only, on both CLIs (2.1.332 lists one
             # more bundled skill, switched off), over its budget: 210 characters on haiku-4-5's
             # 200k window (x 4 x fraction), room for two descriptions after the names
@@ -232,7 +232,7 @@ def kinds(body: dict[str, Any]) -> dict[str, bool]:
     tools = [tool.get("name") for tool in body.get("tools", [])]
     return {
         "settings env": "345678" in text,
-        "permissions": "WebSearch" not in tools and "Bash" in tools,
+        "permissions": "Workflow" not in tools and "Bash" in tools,
         "CLAUDE.md": MEMORY in text,
         "personal skill": any(line.startswith("- alpha-notes") for line in lines),
         "plugin skill": any(line.startswith(f"- {PLUGIN_SKILL}") for line in lines),
