@@ -9,7 +9,9 @@ declares its own the same way.
 
 Reading is read-only: files are opened for reading only (`io.read_input_bytes`: regular files,
 bounded), nothing is created, locked or rewritten under the user's HOME. What was read is kept in
-memory as the exact bytes the isolated HOME gets, so the seed is what was hashed. A path the
+memory as the exact bytes the isolated HOME gets, so the seed is what was hashed; a secret still
+in a taken file (a key pasted into CLAUDE.md) is redacted first, as in every file skillbench
+writes. A path the
 seed must hold where the isolated HOME is (a plugin's install path) is written with `HOME_MARK`,
 replaced by the isolated HOME when seeded (`UserConfig.seed`).
 
@@ -212,6 +214,7 @@ def read_user_config(config: AgentConfig, path: str | os.PathLike[str] | None = 
     where = UserHome(home, config.roots(home))
     for take in config.takes:
         found.merge(take.read(where))
+    _redact_secrets(found)
     record = UserConfig(
         agent=config.agent,
         home=str(path) if path is not None else "~",
@@ -229,6 +232,22 @@ def read_user_config(config: AgentConfig, path: str | os.PathLike[str] | None = 
     record._files = dict(found.files)
     record._provided = frozenset(found.provided)
     return record
+
+
+def _redact_secrets(found: Found) -> None:
+    """Every secret a taken file still holds (a key in CLAUDE.md, in a permission rule)
+    replaced by the redactor's mark, as every file skillbench writes is; a file that cannot be
+    redacted (not text) left out with a note."""
+    from skillbench.redaction import redact_bytes
+
+    for dest, content in list(found.files.items()):
+        clean = redact_bytes(content)
+        if clean is None:
+            found.notes.append(f"{found.sources[dest]}: left out (holds a secret)")
+            del found.files[dest], found.kinds[dest], found.sources[dest]
+        elif clean != content:
+            found.notes.append(f"{found.sources[dest]}: a secret in it redacted")
+            found.files[dest] = clean
 
 
 def tilde(where: UserHome, path: Path) -> str:

@@ -216,6 +216,19 @@ def test_the_interactive_config_keeps_the_usage_history(tmp_path: Path) -> None:
     assert config["hasCompletedOnboarding"] is True
 
 
+def test_a_secret_pasted_into_a_taken_file_never_reaches_the_seed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write(home / ".claude" / "CLAUDE.md", f"Use the key {SECRET} for staging.\n")
+    rule = f"Bash(curl -H 'x-api-key: {SECRET}':*)"
+    write(home / ".claude" / "settings.json", {"permissions": {"allow": [rule]}})
+    record = read_as_user(home)
+    assert SECRET.encode() not in b"".join(record.files().values())
+    assert b"Use the key [REDACTED] for staging." in record.files()[".claude/CLAUDE.md"]
+    assert "~/.claude/CLAUDE.md: a secret in it redacted" in record.left_out
+    assert "~/.claude/settings.json: a secret in it redacted" in record.left_out
+    assert SECRET not in json.dumps(record.model_dump())
+
+
 def test_an_unreadable_settings_file_is_named_not_fatal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write(home / ".claude" / "settings.json", "{not json")
