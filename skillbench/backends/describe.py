@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from skillbench.backends.base import SkillEntry
 from skillbench.schemas.trigger import HarnessInfo, ListingInfo
+
+if TYPE_CHECKING:
+    from skillbench.backends.user_config import UserConfig
 
 ListingSource = Literal["captured", "agent", "rule", "full", "proxy", "none"]
 """Where the report's listing comes from: `captured` (Claude Code's own request, captured by
@@ -145,15 +148,20 @@ def _harness(inner: Any, is_proxy: bool) -> HarnessInfo | None:
     return None
 
 
-def replay_harness(cache_before_query: bool, cli_mode: str) -> HarnessInfo:
-    """The `replay` harness: Claude Code's own request (captured with `cli_mode`), with the
-    breakpoint `--cache-before-query` adds when on."""
+def replay_harness(
+    cache_before_query: bool, cli_mode: str, as_user: UserConfig | None = None
+) -> HarnessInfo:
+    """The `replay` harness: Claude Code's own request (captured with `cli_mode`, and in the
+    user's configuration with `--as-user`), with the breakpoint `--cache-before-query` adds
+    when on."""
     return HarnessInfo(
         name="replay",
         claude_code_request=True,
         note=CACHE_BEFORE_QUERY_NOTE if cache_before_query else None,
         cache_before_query=cache_before_query or None,
         cli_mode=cli_mode,
+        as_user=as_user.summary() if as_user is not None else None,
+        as_user_taken=as_user.lines() if as_user is not None else None,
     )
 
 

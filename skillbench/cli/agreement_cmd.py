@@ -87,6 +87,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_catalog_option(p)
     common.add_project_option(p)
+    common.add_as_user_option(p)
     common.add_cli_mode_option(p)  # one mode for both sides: the replay's and claude-code's
     p.add_argument("--out", metavar="FILE", help="write the agreement JSON here (atomically)")
     common.add_cache_options(p)
@@ -118,8 +119,9 @@ def run(args: argparse.Namespace) -> int:
     resolve_backend_name(args.backend_b)
     _check_cli_mode(args)
     project = _project_options(args)
-    # --project goes to the side(s) with the replay harness (`_project_options`), not to both
-    trigger = trigger_options(args, project=None)
+    # --project and --as-user go to the side(s) with the replay harness (`_project_options`),
+    # not to both
+    trigger = trigger_options(args, project=None, as_user=None)
     options = AgreementOptions(
         trigger=trigger,
         backend_a=args.backend_a,
@@ -167,9 +169,9 @@ def _check_cli_mode(args: argparse.Namespace) -> None:
 
 
 def _project_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """`--project` for the side(s) whose backend has the replay harness (the anthropic
-    backend's), by side; exit 2 when neither has."""
-    if args.project is None:
+    """`--project` and `--as-user` for the side(s) whose backend has the replay harness (the
+    anthropic backend's), by side; exit 2 when neither has."""
+    if args.project is None and args.as_user is None:
         return {}
     from skillbench.backends.registry import backend_spec
 
@@ -178,8 +180,12 @@ def _project_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         for side, backend in (("a", args.backend_a), ("b", args.backend_b))
         if "replay" in backend_spec(backend).harnesses
     }
-    common.project_option(args.project, next(iter(sides.values()), args.backend_a), None)
-    return {side: {"project": args.project} for side in sides}
+    backend = next(iter(sides.values()), args.backend_a)
+    common.project_option(args.project, backend, None)
+    common.as_user_option(args.as_user, backend, None)
+    chosen = {"project": args.project, "as_user": args.as_user}
+    kept = {name: value for name, value in chosen.items() if value is not None}
+    return {side: dict(kept) for side in sides}
 
 
 def _print_table(console: Console, report: AgreementReport) -> None:

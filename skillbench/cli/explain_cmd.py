@@ -56,6 +56,7 @@ def register(subparsers: Any) -> None:
     common.add_catalog_option(p)
     common.add_harness_option(p)
     common.add_project_option(p)
+    common.add_as_user_option(p)
     p.add_argument("--cache", metavar="PATH", help=common.CACHE_HELP)
     p.add_argument("--json", action="store_true", help="print the explanation JSON on stdout")
     p.set_defaults(func=run)
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
+    common.as_user_option(args.as_user, args.backend, args.harness)
     options = trigger_options(args, cache_path=args.cache)
     found = run_sync(
         lambda: explain_query(
@@ -112,6 +114,7 @@ def trigger_command(args: argparse.Namespace) -> str:
         ("--seed", args.seed or None),
         ("--description", args.description),
         ("--project", args.project),
+        ("--as-user", args.as_user),
         ("--cache", args.cache),
     ):
         if value is not None:

@@ -114,6 +114,7 @@ def register(subparsers: Any) -> None:
     common.add_workers_option(p)
     common.add_catalog_option(p)
     common.add_harness_option(p)
+    common.add_as_user_option(p)
     common.add_cache_options(p)
     p.add_argument(
         "--out",
@@ -157,6 +158,7 @@ def _options(args: argparse.Namespace) -> Any:
         use_cache=not args.no_cache,
         cache_path=args.cache,
         cli_mode=args.cli_mode,
+        as_user=args.as_user,
         seed=args.seed,
         workers=args.workers,
         timeout=args.timeout,
@@ -217,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
     common.check_ci_options(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.check_cli_mode(args.cli_mode, args.backend, args.harness)
+    common.as_user_option(args.as_user, args.backend, args.harness)
     options = _options(args)
     if args.behavior:
         return _behavior(args, options, out, started)

@@ -60,6 +60,7 @@ EXAMPLES: dict[str, str] = {
     "cluster": "auto",
     "cluster_calls": "16",
     "project": ".",
+    "as_user": "~",
     "agents.out": "csv-cleanup.agents.json",
     "agreement.out": "csv-cleanup.agreement.json",
     "library.out": "library-report.json",

@@ -83,6 +83,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_harness_option(p)
     common.add_project_option(p)
+    common.add_as_user_option(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default improve-<skill name>)")
     p.add_argument(
         "--overwrite",
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
+    common.as_user_option(args.as_user, args.backend, args.harness)
     if not 0.0 < args.adopt_alpha < 1.0:
         raise InputError("must be between 0 and 1 (exclusive)", path="--adopt-alpha")
     from skillbench.cli.trigger_cmd import trigger_options

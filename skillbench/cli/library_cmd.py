@@ -82,6 +82,7 @@ def register(subparsers: Any) -> None:
     )
     common.add_workers_option(p)
     common.add_harness_option(p)
+    common.add_as_user_option(p)
     p.add_argument("--batch", action="store_true", help="ask the backend to use batch calls")
     p.add_argument("--out", metavar="FILE", help="write the report JSON here, atomically")
     p.add_argument("--json", action="store_true", help="print the report JSON on stdout")
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     common.apply_agent(args)
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.check_cli_mode(args.cli_mode, args.backend, args.harness)
+    common.as_user_option(args.as_user, args.backend, args.harness)
     _check_budget(args)
     options = trigger_options(args)
     extra: dict[str, Any] = dict(

@@ -66,6 +66,7 @@ def register(subparsers: Any) -> None:
     common.add_catalog_option(p)
     common.add_harness_option(p)
     common.add_project_option(p)
+    common.add_as_user_option(p)
     p.add_argument(
         "--escalate",
         action="store_true",
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     common.check_harness(args.harness, args.backend, cache_before_query=args.cache_before_query)
     common.check_cli_mode(args.cli_mode, args.backend, args.harness)
     common.project_option(args.project, args.backend, args.harness)
+    common.as_user_option(args.as_user, args.backend, args.harness)
     options = trigger_options(args)
     if args.dry_run:
         return _dry_run(args, options)
@@ -150,7 +152,8 @@ def cluster_workers(options: TriggerOptions, cluster: Any) -> TriggerOptions:
 
 #: `TriggerOptions` fields read from the flag of the same name, when the command has that flag.
 SAME_NAME_FLAGS = (
-    "backend", "model", "harness", "cache_before_query", "cli_mode", "project", "batch",
+    "backend", "model", "harness", "cache_before_query", "cli_mode", "project", "as_user",
+    "batch",
     "escalate", "runs",
     "max_runs", "confidence", "threshold", "seed", "workers", "timeout",
 )  # fmt: skip
@@ -223,6 +226,8 @@ def _print_report(console: Console, report: TriggerReport) -> None:
     header = ReportHeader.model_validate(report.header) if report.header else trigger_header(report)
     for line in header_lines(header, failures=False):  # the table lists them
         console.print(line, markup=False)
+    for line in (report.harness.as_user_taken or []) if report.harness is not None else []:
+        console.print(common.safe(f"  --as-user {line}"), markup=False)
 
     table = Table(title=f"trigger eval: {report.skill_name}", title_justify="left")
     for column in ("query", "expect", "rate", "95% CI", "runs", "err", "result"):

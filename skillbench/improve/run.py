@@ -188,6 +188,8 @@ async def improve_skill(
         check_out_dir(out)
     if trigger.project is not None:
         require_replay(trigger.backend, trigger.harness, "--project")
+    if trigger.as_user is not None:
+        require_replay(trigger.backend, trigger.harness, "--as-user")
     skill, load_warnings = load_as_claude_code(skill_dir)  # a YAML finding warns, as in trigger
     queries = load_eval_set(evals)
     if options.library_dir is not None:

@@ -274,6 +274,8 @@ class CatalogInfo(Document):
 class HarnessInfo(Document):
     """Which request the model was asked: Claude Code's own, or an imitation."""
 
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"as_user", "as_user_taken"})
+
     name: str
     claude_code_request: bool
     note: str | None = None
@@ -284,6 +286,16 @@ class HarnessInfo(Document):
         default=None,
         description="whose request: the interactive CLI's (`interactive`, what users type into) "
         "or `claude -p`'s (`print`, headless and SDK users); None when no Claude Code CLI",
+    )
+    as_user: str | None = Field(
+        default=None,
+        description="replay with `--as-user`: what of the user's configuration the capture's "
+        "HOME got, in one line (`as_user_taken` lists every file)",
+    )
+    as_user_taken: list[str] | None = Field(
+        default=None,
+        description="replay with `--as-user`: each file taken (`taken: <source> (<kind>)`) and "
+        "each thing left out, with why (`left out: …`)",
     )
 
 

@@ -211,16 +211,21 @@ class AgreementOptions:
     """Bootstrap resamples of the κ interval."""
 
     def side(self, which: str) -> TriggerOptions:
-        """The trigger options of side `"a"` or `"b"` (its backend, model and options)."""
+        """The trigger options of side `"a"` or `"b"` (its backend, model and options);
+        `trigger.as_user` only on a side whose backend captures a request (the replay)."""
+        from skillbench.backends.registry import backend_spec
+
         backend, model, extra = (
             (self.backend_a, self.model_a, self.backend_options_a)
             if which == "a"
             else (self.backend_b, self.model_b, self.backend_options_b)
         )
+        captures = backend_spec(backend).project_harness is not None
         return self.trigger.but(
             backend=backend,
             model=model or self.trigger.model,
             backend_options={**(self.trigger.backend_options or {}), **(extra or {})} or None,
+            as_user=self.trigger.as_user if captures else None,
         )
 
 

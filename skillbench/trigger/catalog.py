@@ -2,9 +2,12 @@
 
 - `none` (the default): the target alone. Never read from the working directory silently.
 - `DIR`: every skill folder under DIR (a missing folder is an input error naming `--catalog`).
-- `installed`: what Claude Code itself would load for this user — `~/.claude/skills` (or
-  `$CLAUDE_CONFIG_DIR/skills`), the current project's `.claude/skills`, and the skills of the
-  plugins enabled in the user's `settings.json`.
+- `installed`: what Claude Code itself would load for this user, named and ordered as it lists
+  them — `~/.claude/skills` (or `$CLAUDE_CONFIG_DIR/skills`), then the current project's
+  `.claude/skills` (each by folder name, in ICU order), then the skills of the plugins enabled
+  in the user's `settings.json` whose marketplace lists them (`<plugin>:<folder>`). With the
+  replay harness and `--as-user`, the user's own skills reach the capture through the seeded
+  HOME, where the CLI lists them itself (`backends/anthropic/as_user.py`).
 
 The report lists the catalog's skills and a hash of their content (`CatalogInfo`).
 """
@@ -41,40 +44,52 @@ def claude_config_dir() -> Path:
     return Path(env) if env else Path.home() / ".claude"
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+def installed_groups(project: Path | None = None) -> list[tuple[Path, str | None]]:
+    """The folders Claude Code loads skills from for this user and project, in its listing
+    order, each with the prefix of its skills' names: the user's `skills/`, the project's
+    `.claude/skills` (no prefix), then the skills folders of the enabled plugins (their
+    plugin's name; `claude_cli.user_plugins`)."""
+    from skillbench.backends.claude_cli.user_plugins import enabled_plugins
 
-
-def enabled_plugin_skill_dirs(config: Path) -> list[Path]:
-    """The `skills/` folders of the plugins enabled in `settings.json` (`enabledPlugins`) and
-    recorded in `plugins/installed_plugins.json`."""
-    settings = _read_json(config / "settings.json")
-    enabled = settings.get("enabledPlugins") if isinstance(settings, dict) else None
-    if not isinstance(enabled, dict):
-        return []
-    names = {name for name, on in enabled.items() if on is True}
-    installed = _read_json(config / "plugins" / "installed_plugins.json")
-    records = installed.get("plugins", installed) if isinstance(installed, dict) else {}
-    folders: list[Path] = []
-    for name, value in (records or {}).items():
-        if name not in names:
-            continue
-        for record in value if isinstance(value, list) else [value]:
-            path = record.get("installPath") if isinstance(record, dict) else None
-            if isinstance(path, str) and (Path(path) / "skills").is_dir():
-                folders.append(Path(path) / "skills")
-    return folders
+    config = claude_config_dir()
+    groups: list[tuple[Path, str | None]] = [
+        (config / "skills", None),
+        ((project or Path.cwd()) / ".claude" / "skills", None),
+    ]
+    for plugin in enabled_plugins(config):
+        groups += [(folder, plugin.name) for folder in plugin.skills_dirs()]
+    return [(folder, prefix) for folder, prefix in groups if folder.is_dir()]
 
 
 def installed_skill_dirs(project: Path | None = None) -> list[Path]:
     """The folders Claude Code loads skills from for this user and project (existing ones)."""
-    config = claude_config_dir()
-    candidates = [config / "skills", (project or Path.cwd()) / ".claude" / "skills"]
-    candidates += enabled_plugin_skill_dirs(config)
-    return [folder for folder in candidates if folder.is_dir()]
+    return [folder for folder, _ in installed_groups(project)]
+
+
+def load_installed(
+    groups: Iterable[tuple[Path, str | None]], exclude: str | None
+) -> list[SkillEntry]:
+    """The skills of `groups` as Claude Code lists them: each folder's `<name>/SKILL.md` in
+    ICU order of the listed name (the folder's name; `<plugin>:<folder>` for a plugin's), the
+    folders in the order given; a name listed before wins; the target (`exclude`, by listed or
+    frontmatter name) left out."""
+    from skillbench.backends.claude_cli.user_plugins import skill_name
+    from skillbench.backends.skill_install import collation_key
+    from skillbench.skill import load_as_claude_code
+
+    entries: dict[str, SkillEntry] = {}
+    for root, prefix in groups:
+        named = {
+            (skill_name(prefix, child.name) if prefix else child.name): child
+            for child in root.iterdir()
+            if (child / "SKILL.md").is_file()
+        }
+        for listed in sorted(named, key=collation_key):
+            skill, _ = load_as_claude_code(named[listed], root)
+            if exclude in (listed, skill.name) or listed in entries:
+                continue
+            entries[listed] = dataclasses.replace(entry_for(skill), name=listed)
+    return list(entries.values())
 
 
 def load_skill_dirs(folders: Iterable[Path], exclude: str | None) -> list[SkillEntry]:
@@ -113,13 +128,13 @@ def resolve_catalog(
     if text.strip().lower() == NONE:
         return [], CatalogInfo(source=NONE, skills=[], sha256=catalog_hash([]))
     if text.strip().lower() == INSTALLED:
-        folders = installed_skill_dirs()
-        entries = load_skill_dirs(folders, exclude)
+        groups = installed_groups()
+        entries = load_installed(groups, exclude)
         return entries, CatalogInfo(
             source=INSTALLED,
             skills=[e.name for e in entries],
             sha256=catalog_hash(entries),
-            folders=[str(f) for f in folders],
+            folders=[str(f) for f, _ in groups],
         )
     folder = Path(text)
     if not folder.is_dir():

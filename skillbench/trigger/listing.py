@@ -397,6 +397,8 @@ def harness_line(h: HarnessInfo) -> str:
         whose += f", {CLI_MODE_PHRASE.get(h.cli_mode, h.cli_mode)}"
     if h.cache_before_query:
         whose += ", + 1 cache breakpoint before the query"
+    if h.as_user:
+        whose += f", {h.as_user}"
     return f"{h.name} ({whose})"
 
 

@@ -43,6 +43,10 @@ class TriggerOptions:
     """Replay harness: one prompt-cache breakpoint before the query (`--cache-before-query`)."""
     project: str | Path | None = None
     """Replay harness: capture Claude Code's request as inside this repository (`--project`)."""
+    as_user: str | Path | None = None
+    """Replay harness: capture Claude Code's request with this user's configuration (`--as-user
+    [HOME]`, `"~"` for your own): settings, CLAUDE.md, personal and plugin skills, output
+    styles and usage history, read-only, cut of what runs commands or holds a credential."""
     batch: bool = False
     """Send each wave as one Message Batch (`--batch`; no per-run `timeout` then)."""
     backend_options: Mapping[str, Any] | None = None
@@ -103,8 +107,8 @@ class TriggerOptions:
 
     def judge_options(self) -> dict[str, Any]:
         """The keywords for the backend's judge: `backend_options`, the harness, `batch`,
-        `project` (only those set, so a default run keys the call cache as before) and, on a
-        backend that runs Claude Code's CLI, the CLI mode (`judge_cli_mode`)."""
+        `project`, `as_user` (only those set, so a default run keys the call cache as before)
+        and, on a backend that runs Claude Code's CLI, the CLI mode (`judge_cli_mode`)."""
         from skillbench.backends.registry import harness_options
 
         options: dict[str, Any] = {"batch": True} if self.batch else {}
@@ -112,6 +116,8 @@ class TriggerOptions:
         options.update(harness_options(self.harness, cache_before_query=self.cache_before_query))
         if self.project is not None:
             options["project"] = self.project
+        if self.as_user is not None:
+            options["as_user"] = self.as_user
         mode = self.judge_cli_mode(options.get("harness"))
         if mode is not None:
             options["cli_mode"] = mode

@@ -331,6 +331,8 @@ async def evaluate_skill(
 
     if options.project is not None:
         require_replay(options.backend, options.harness, "--project")
+    if options.as_user is not None:
+        require_replay(options.backend, options.harness, "--as-user")
     skill, load_warnings = load_as_claude_code(skill_dir)
     queries = load_eval_set(evals)
     text = skill.description if description is None else description

@@ -192,25 +192,42 @@ def test_catalog_installed_reads_claude_code_skill_folders(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Named and ordered as Claude Code lists them: the user's skills (ICU order), then the
+    project's, then the enabled plugins' as `<plugin>:<folder>` (a disabled plugin's, and one
+    whose marketplace does not list it, left out)."""
     skill = make_skill(tmp_path / "skills", "pdf-maker", "Makes PDFs. Use when a PDF is wanted.")
     config = tmp_path / "config"
-    make_skill(config / "skills", "user-skill", "User level. Use when user things.")
+    make_skill(config / "skills", "zeta-user", "User level. Use when user things.")
+    make_skill(config / "skills", "Alpha-user", "User level. Use when alpha things.")
     project = tmp_path / "project"
     make_skill(project / ".claude" / "skills", "project-skill", "Project. Use when project.")
-    plugin = tmp_path / "plugin-install"
+    market = tmp_path / "market"
+    plugin = market / "plugins" / "good"
     make_skill(plugin / "skills", "plugin-skill", "Plugin. Use when plugin.")
-    make_skill(tmp_path / "disabled" / "skills", "disabled-skill", "Off. Use never.")
+    (plugin / ".claude-plugin").mkdir()
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "goodies"}))
+    make_skill(market / "plugins" / "off" / "skills", "disabled-skill", "Off. Use never.")
+    make_skill(tmp_path / "stray" / "skills", "stray-skill", "Stray. Use never.")
+    (market / ".claude-plugin").mkdir()
+    entries = [{"name": n, "source": f"./plugins/{n}"} for n in ("good", "off")]
+    (market / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "mkt", "owner": {"name": "A"}, "plugins": entries})
+    )
     (config / "settings.json").write_text(
-        json.dumps({"enabledPlugins": {"good@mkt": True, "off@mkt": False}})
+        json.dumps({"enabledPlugins": {"good@mkt": True, "off@mkt": False, "stray@mkt": True}})
     )
     (config / "plugins").mkdir()
+    source = {"source": "directory", "path": str(market)}
+    (config / "plugins" / "known_marketplaces.json").write_text(
+        json.dumps({"mkt": {"source": source, "installLocation": str(market)}})
+    )
     (config / "plugins" / "installed_plugins.json").write_text(
         json.dumps(
             {
                 "version": 2,
                 "plugins": {
                     "good@mkt": [{"installPath": str(plugin)}],
-                    "off@mkt": [{"installPath": str(tmp_path / "disabled")}],
+                    "stray@mkt": [{"installPath": str(tmp_path / "stray")}],
                 },
             }
         )
@@ -220,7 +237,12 @@ def test_catalog_installed_reads_claude_code_skill_folders(
     args = ["--catalog", "installed", "--json", "--no-cache"]
     assert run_trigger(skill, str(evals(tmp_path, GOOD)), *args) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["catalog"]["skills"] == ["plugin-skill", "project-skill", "user-skill"]
+    assert report["catalog"]["skills"] == [
+        "Alpha-user",
+        "zeta-user",
+        "project-skill",
+        "goodies:plugin-skill",
+    ]
     assert report["catalog"]["source"] == "installed"
 
 

@@ -26,7 +26,7 @@ class Built(Exception):
         (["improve", SKILL, "--evals", EVALS, "--backend", "lexical"], {}),
         (["agents", SKILL, "--evals", EVALS, "--agents", "local,lexical"], {"model": None}),
         (["agreement", SKILL, "--evals", EVALS, "--backend-a", "local", "--backend-b", "lexical"],
-         {"project": None}),
+         {"project": None, "as_user": None}),
         (["library", str(ROOT / "data" / "library"), "--backend", "lexical"], {}),
     ],
 )  # fmt: skip

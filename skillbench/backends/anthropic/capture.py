@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from skillbench.backends.agent_cli import AgentCall, print_call
+from skillbench.backends.anthropic.as_user import seed_home
 from skillbench.backends.anthropic.first_turn import MessagesAgent, messages_arguments
 from skillbench.backends.anthropic.project import (
     ProjectSnapshot,
@@ -76,6 +77,7 @@ from skillbench.backends.replay.keys import common_fields, short_key
 from skillbench.backends.replay.run import run_until_captured
 from skillbench.backends.replay.template import ReplayTemplate
 from skillbench.backends.skill_install import cli_name, install_skills
+from skillbench.backends.user_config import UserConfig
 from skillbench.errors import BackendError
 
 SENTINEL = "SKILLBENCH_REPLAY_SENTINEL_QUERY_7f3a"
@@ -287,12 +289,15 @@ class ClaudeCodeAgent(MessagesAgent):
         project: ProjectSnapshot | None = None,
         cli_mode: CliMode = "print",
         provider: str = "anthropic",
+        as_user: UserConfig | None = None,
     ) -> None:
         #: `--project`: the capture sees this repository's view (read-only snapshot).
         self.project = project
         #: `--cli-mode`: whose request is captured, `claude -p`'s or the interactive CLI's.
         self.cli_mode = cli_mode
         self.provider = provider
+        #: `--as-user`: the user's Claude Code configuration, seeded into the capture's HOME.
+        self.as_user = as_user
 
     # -- the CLI -------------------------------------------------------------------------------
 
@@ -332,12 +337,21 @@ class ClaudeCodeAgent(MessagesAgent):
         differs = materialise(self.project, site.project) if self.project is not None else []
         site.project.mkdir(exist_ok=True)
         (site.home / ".claude").mkdir(parents=True)
+        if self.as_user is not None:  # the user's configuration, cut, in the isolated HOME
+            catalog, seeded = seed_home(self.as_user, site.home, target, catalog)
+            differs += seeded
         installing = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
         differs += [
             f".claude/skills/{name}: the project's own replaced by the one under test"
             for name in replace_project_skills(site.project, installing)
         ]
         return differs
+
+    def project_catalog(self, catalog: Sequence[SkillEntry]) -> Sequence[SkillEntry]:
+        """The catalog but the user's own skills the seeded HOME holds (`--as-user`)."""
+        if self.as_user is None:
+            return catalog
+        return [entry for entry in catalog if not self.as_user.provides(entry.folder)]
 
     def capture_env(self, home: Path, base_url: str, settings: Mapping[str, str]) -> dict[str, str]:
         """`capture_env`: the caller's environment by the session rules, the capture server."""
@@ -406,10 +420,11 @@ class ClaudeCodeAgent(MessagesAgent):
 
     def key_fields(self, common: dict[str, Any]) -> dict[str, Any]:
         """`common` (format 3, skill set, model, CLI version, settings), the `--project`
-        snapshot (its `ProjectSnapshot.key`) when one is given and the CLI mode when not `print`,
-        so the keys of the templates stored before either existed are unchanged."""
+        snapshot (its `ProjectSnapshot.key`) when one is given, the CLI mode when not `print`
+        and the `--as-user` configuration (`UserConfig.key`) when given, so the keys of the
+        templates stored before any of them existed are unchanged."""
         project = self.project.key() if self.project is not None else None
-        return _key_fields(common, project, self.cli_mode)
+        return _key_fields(common, project, self.cli_mode, self.as_user)
 
     def normalise(self, body: dict[str, Any], root: str) -> dict[str, Any]:
         """`normalise_body`: paths (and their slugs) stable, `metadata` and `stream` off."""
@@ -483,21 +498,27 @@ def template_key(
     settings: Mapping[str, str],
     project: ProjectSnapshot | str | None = None,
     cli_mode: str = "print",
+    as_user: UserConfig | None = None,
 ) -> str:
     """Claude Code's template key for this skill set, model, CLI version, settings, `--project`
-    snapshot (or its `ProjectSnapshot.key`) and CLI mode (`ClaudeCodeAgent.key_fields`)."""
+    snapshot (or its `ProjectSnapshot.key`), CLI mode and `--as-user` configuration
+    (`ClaudeCodeAgent.key_fields`)."""
     if isinstance(project, ProjectSnapshot):
         project = project.key()
     common = common_fields(TEMPLATE_FORMAT, target, catalog, model, cli_version, settings)
-    return short_key(_key_fields(common, project, cli_mode))
+    return short_key(_key_fields(common, project, cli_mode, as_user))
 
 
-def _key_fields(common: dict[str, Any], project: str | None, cli_mode: str) -> dict[str, Any]:
+def _key_fields(
+    common: dict[str, Any], project: str | None, cli_mode: str, as_user: UserConfig | None
+) -> dict[str, Any]:
     fields = dict(common)
     if project is not None:
         fields["project"] = project
     if cli_mode != "print":
         fields["cli_mode"] = cli_mode
+    if as_user is not None:
+        fields["as_user"] = as_user.key()
     return fields
 
 
@@ -609,16 +630,17 @@ def capture_template(
     *,
     project: ProjectSnapshot | None = None,
     cli_mode: CliMode = "print",
+    as_user: UserConfig | None = None,
     **options: Unpack[CaptureOptions],
 ) -> ReplayTemplate:
     """Run the CLI once against the capture server and return the normalised template
     (`replay.capture.capture_template` with Claude Code's rules): in a copy of `project`'s view
     when given, in print mode (`claude -p`) or, with `cli_mode="interactive"`, as users type
-    into it.
+    into it; with `as_user`, the isolated HOME holds the user's configuration (`seed_home`).
 
     BackendError when the CLI fails, times out or never offers the Skill tool.
     """
-    agent = ClaudeCodeAgent(project=project, cli_mode=cli_mode)
+    agent = ClaudeCodeAgent(project=project, cli_mode=cli_mode, as_user=as_user)
     return replay_capture.capture_template(agent, claude_bin, target, catalog, **options)
 
 

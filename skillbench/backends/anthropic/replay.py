@@ -36,6 +36,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from skillbench.backends.anthropic.as_user import read_as_user
 from skillbench.backends.anthropic.capture import (
     SENTINEL,
     ClaudeCodeAgent,
@@ -65,6 +66,8 @@ from skillbench.schemas.trigger import HarnessInfo
 
 if TYPE_CHECKING:
     import httpx2
+
+    from skillbench.backends.user_config import UserConfig
 
 HARNESS = "replay"
 CACHE_BEFORE_QUERY = "claude-code + 1 before the query"
@@ -132,16 +135,19 @@ class ReplayJudge(replay_judge.ReplayJudge):
         project: str | os.PathLike[str] | None = None,
         clock: Callable[[], datetime.date] = datetime.date.today,
         cli_mode: str = "print",
+        as_user: str | os.PathLike[str] | None = None,
     ) -> None:
         """The family's options (`replay.judge.ReplayJudge`), the CLI as `claude_bin`, and
         Claude Code's own: Message Batches, the breakpoint before the query, `--project`,
-        `--cli-mode`."""
+        `--cli-mode`, `--as-user`."""
         if temperature is not None and temperature != 1.0:
             raise BackendError("the replay harness sends Claude Code's own sampling settings")
         agent = ClaudeCodeAgent(provider=provider())
         key = agent.api_key(api_key)  # the key first, then the CLI (`locate`)
         agent.cli_mode = check_cli_mode(cli_mode)
         agent.project = snapshot(project) if project is not None else None
+        #: `--as-user`: the user's Claude Code configuration in the capture's HOME (read once).
+        agent.as_user = read_as_user(as_user) if as_user is not None else None
         self.agent = agent
         super().__init__(
             model,
@@ -185,6 +191,11 @@ class ReplayJudge(replay_judge.ReplayJudge):
         return self.agent.cli_mode
 
     @property
+    def as_user(self) -> UserConfig | None:
+        """`--as-user`: what of the user's configuration the captures' HOME holds."""
+        return self.agent.as_user
+
+    @property
     def project(self) -> ProjectSnapshot | None:
         """`--project`: the capture sees this repository's view (read-only snapshot)."""
         return self.agent.project
@@ -203,6 +214,7 @@ class ReplayJudge(replay_judge.ReplayJudge):
                 if self.project is not None
                 else {}
             ),
+            **({"as_user": self.as_user.key()} if self.as_user is not None else {}),
         }
 
     def harness_label(self) -> str:
@@ -218,11 +230,12 @@ class ReplayJudge(replay_judge.ReplayJudge):
             "cache_breakpoints": CACHE_BEFORE_QUERY if self.cache_before_query else "claude-code",
             "cli_mode": self.cli_mode,
             **({"project": self.project_label()} if self.project is not None else {}),
+            **({"as_user": self.as_user.summary()} if self.as_user is not None else {}),
         }
 
     def harness_info(self) -> HarnessInfo:
         """Claude Code's own request (with the breakpoint `--cache-before-query` adds)."""
-        return replay_harness(self.cache_before_query, self.cli_mode)
+        return replay_harness(self.cache_before_query, self.cli_mode, self.as_user)
 
     def project_label(self) -> str:
         """`DIR @ <commit>`, plus what the capture's copy could not reproduce, if anything."""

@@ -238,6 +238,11 @@ class Agent:
         site.home.mkdir()
         return []
 
+    def project_catalog(self, catalog: Sequence[SkillEntry]) -> Sequence[SkillEntry]:
+        """The catalog skills installed in the capture's project: all of them (an agent whose
+        HOME already holds some, `--as-user`, leaves those out)."""
+        return catalog
+
     def prepare(self, project: Path, home: Path, base_url: str, model: str) -> None:
         """*agent* write config files the capture needs, the skills installed (Codex:
         `config.toml`); none by default."""

@@ -104,7 +104,9 @@ def capture_template(
     site = CaptureSite(make_scratch("capture").resolve())
     try:
         differs = agent.lay_out(site, target, catalog)
-        names = install_skills(site.project, target, catalog, agent.skills_dir)
+        names = install_skills(
+            site.project, target, agent.project_catalog(catalog), agent.skills_dir
+        )
         with CaptureServer(agent) as server:
             agent.prepare(site.project, site.home, server.base_url, model)
             env = agent.capture_env(site.home, server.base_url, settings)
