@@ -379,6 +379,30 @@ def cli_install_hint(
     )
 
 
+def npm_agent_spec(name: str, package: str, **fields: Any) -> BackendSpec:
+    """The spec of an agent whose CLI is an npm package `make agents` installs and whose own
+    first request is replayed by the replay family (`backends/replay/`): the agent, CLI and
+    `--agent` name `name`; its templates beside the call cache; the captured request as sent
+    counted by the estimator; its behavior runs whole sessions of that CLI
+    (`backends/<name>/behavior.py`); the install hint naming `package`. `fields` gives the rest
+    (judge, key variable, summary, limits, …) and may override any of these."""
+    variable = f"SKILLBENCH_{name.upper()}_BIN"
+    declared: dict[str, Any] = {
+        "name": name,
+        "agent": name,
+        "cli": name,
+        "cli_package": package,
+        "cli_make_target": "agents",
+        "cli_install": cli_install_hint(package, name, variable, "agents", working_dir=True),
+        "beside_cache": "skillbench.backends.replay.store:beside_cache",
+        "estimator": AGENT_REPLAY,
+        "executor": AGENT_CLI_SESSION,
+        "default_workers": 16,
+        **fields,
+    }
+    return BackendSpec(**declared)
+
+
 def load_target(target: str, backend: str) -> Any:
     """Import `"module:attribute"`; BackendError naming `backend` when it cannot be loaded."""
     module_name, _, attribute = target.partition(":")
