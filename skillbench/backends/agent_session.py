@@ -392,4 +392,3 @@ class AgentSessionRunner(SessionRunner[int]):
             kill_tree(pid)
         self._procs.clear()
         self.stop_forwarder()
-

@@ -153,7 +153,9 @@ def kill_process(proc: asyncio.subprocess.Process) -> None:
 
 
 async def end_process(
-    proc: asyncio.subprocess.Process, stderr_task: asyncio.Future[None], *tasks: asyncio.Future[None]
+    proc: asyncio.subprocess.Process,
+    stderr_task: asyncio.Future[None],
+    *tasks: asyncio.Future[None],
 ) -> None:
     """End a session's process: its tree killed, its exit awaited (at most EXIT_GRACE s), its
     stderr drained (at most 1 s), then its reader and writer tasks cancelled."""

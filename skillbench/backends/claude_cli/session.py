@@ -187,6 +187,13 @@ class RunnerOptions(TypedDict, total=False):
     auth: str | None
 
 
+class JudgeOptions(RunnerOptions, total=False):
+    """The keyword options of a `claude` trigger judge, either mode (`ClaudeCodeJudge`)."""
+
+    max_turns: int
+    stop_on_trigger: bool
+
+
 class ClaudeRunner(SessionRunner[asyncio.subprocess.Process]):
     """The public runner of `claude` sessions: binary, isolated environment, bounded
     concurrency, process control (what every session runner shares: `session_runner`). The
@@ -678,6 +685,64 @@ def target_fired(target: str, skills: Sequence[CliSkill] = ()) -> StopRule:
     return decided
 
 
+def session_detail(
+    session: Session,
+    invoked: list[str],
+    turns: Mapping[str, Any],
+    exit_code: int | None,
+    decided: bool,
+) -> dict[str, Any]:
+    """What a judged session's outcome records in either CLI mode, in order; `turns`: how the
+    mode counts its turns and tells its end (print: the `result` event; interactive: the
+    transcript)."""
+    stats = metrics(session)
+    init = session.init
+    return {
+        "skills_invoked": invoked,
+        "first_tool": session.tool_uses[0].name if session.tool_uses else None,
+        "tool_calls": stats.tool_calls,
+        "tool_errors": stats.tool_errors,
+        **turns,
+        "exit_code": exit_code,
+        "session_id": init.session_id if init else None,
+        "skills_available": init.skills if init else [],
+        "bad_lines": session.bad_lines,
+        "model": init.model if init else None,
+        "cli_version": init.claude_code_version if init else None,
+        "ended_early": decided,
+    }
+
+
+def routing_outcome(
+    target: str,
+    invoked: Sequence[str],
+    usage: CallUsage,
+    duration: float,
+    detail: dict[str, Any],
+    error: str | None = None,
+) -> TriggerOutcome:
+    """A judged session's outcome: the `error` when it failed (never "not triggered"), else
+    `fired` the target when it was invoked, else the first other skill invoked, else None."""
+    if error is not None:
+        return TriggerOutcome(
+            triggered=False,
+            fired=None,
+            error=error,
+            usage=usage,
+            duration_seconds=duration,
+            detail=detail,
+        )
+    others = [name for name in invoked if name != target]
+    triggered = target in invoked
+    return TriggerOutcome(
+        triggered=triggered,
+        fired=target if triggered else (others[0] if others else None),
+        usage=usage,
+        duration_seconds=duration,
+        detail=detail,
+    )
+
+
 def streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
     """Usage of a session ended before its `result` event, from the streamed messages, priced
     with the shipped table when the model is known. Returns (usage, cost known)."""
@@ -756,6 +821,16 @@ class ClaudeCodeJudge(ClaudeRunner):
         if isinstance(model, str) and model and model not in self.reported_models:
             self.reported_models.append(model)
 
+    def _noted(self, detail: dict[str, Any], refused: list[str], root: Path) -> dict[str, Any]:
+        """`detail` (`session_detail`) with the Skill calls Claude Code refused and the kept
+        folder; the model it names noted (`versions`)."""
+        self._note_model(detail["model"])
+        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
+            detail["disabled_skill_calls"] = refused
+        if self.keep_workdirs:
+            detail["workdir"] = str(root)
+        return detail
+
     def observe_cached(self, outcome: TriggerOutcome) -> None:
         """Note the model a cached session reported (a fully cached re-run still names it)."""
         self._note_model(outcome.detail.get("model"))
@@ -763,8 +838,7 @@ class ClaudeCodeJudge(ClaudeRunner):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
-        skills = self.skills_for(request)
-        stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
+        skills, stop = self.skills_and_stop(request)
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
             run = await self.run_prompt(request.query, self.flags(), project, home, stop=stop)
@@ -778,6 +852,14 @@ class ClaudeCodeJudge(ClaudeRunner):
             skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
         return skills
 
+    def skills_and_stop(
+        self, request: TriggerRequest
+    ) -> tuple[tuple[CliSkill, ...], StopRule | None]:
+        """The request's skills (`skills_for`) and the stop rule of its run (None: the run goes
+        to its end)."""
+        skills = self.skills_for(request)
+        return skills, target_fired(request.target.name, skills) if self.stop_on_trigger else None
+
     def _outcome(
         self,
         request: TriggerRequest,
@@ -786,47 +868,23 @@ class ClaudeCodeJudge(ClaudeRunner):
         skills: Sequence[CliSkill] = (),
     ) -> TriggerOutcome:
         session = run.session
+        result = session.result
         target = request.target.name
         invoked, refused = resolved_invocations(session, target, skills)
-        triggered = target in invoked
-        others = [name for name in invoked if name != target]
-        fired = target if triggered else (others[0] if others else None)
         stats = metrics(session)
-        reported = session.init.model if session.init else None
-        self._note_model(reported)
-        detail: dict[str, Any] = {
-            "skills_invoked": invoked,
-            "first_tool": session.tool_uses[0].name if session.tool_uses else None,
-            "tool_calls": stats.tool_calls,
-            "tool_errors": stats.tool_errors,
+        turns = {
             "num_turns": stats.num_turns,
             "duration_ms": stats.duration_ms,
-            "result_subtype": session.result.subtype if session.result else None,
-            "exit_code": run.exit_code,
-            "session_id": session.init.session_id if session.init else None,
-            "skills_available": session.init.skills if session.init else [],
-            "bad_lines": session.bad_lines,
-            "model": reported,
-            "cli_version": session.init.claude_code_version if session.init else None,
-            "ended_early": run.decided,
+            "result_subtype": result.subtype if result else None,
         }
-        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
-            detail["disabled_skill_calls"] = refused
-        if self.keep_workdirs:
-            detail["workdir"] = str(root)
-        if run.decided and triggered:
+        detail = session_detail(session, invoked, turns, run.exit_code, run.decided)
+        detail = self._noted(detail, refused, root)
+        if run.decided and target in invoked:
             self.ended_early += 1
-            usage, known = streamed_usage(session, reported or self.model)
+            usage, known = streamed_usage(session, detail["model"] or self.model)
             detail["cost_known"] = known
-            return TriggerOutcome(
-                triggered=True,
-                fired=target,
-                usage=usage,
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
+            return routing_outcome(target, invoked, usage, run.duration_seconds, detail)
         error = run_error(run, self.timeout, self.secrets())
-        result = session.result
         if (
             error is not None
             and result is not None
@@ -837,21 +895,8 @@ class ClaudeCodeJudge(ClaudeRunner):
             error = None  # the routing decision was made before the turn limit
         if error is not None:
             detail["stderr_tail"] = run.stderr_tail
-            return TriggerOutcome(
-                triggered=False,
-                fired=None,
-                error=error,
-                usage=session_usage(session),
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
-        return TriggerOutcome(
-            triggered=triggered,
-            fired=fired,
-            usage=session_usage(session),
-            duration_seconds=run.duration_seconds,
-            detail=detail,
-        )
+        usage = session_usage(session)
+        return routing_outcome(target, invoked, usage, run.duration_seconds, detail, error)
 
     async def aclose(self) -> None:
         """Kill running sessions and remove leftover temporary projects."""
