@@ -11,34 +11,40 @@ runner, holding the real key), bounded concurrency, a scratch folder per session
 (its own session, killed with its whole tree at the end, `proctree`) under an optional launch
 prefix (a hermetic run's network namespace), the timeout and the stderr tail, and its copy for
 another machine (`on_node`: that machine's CLI, the forwarder sent to a cluster node's proxy
-instead of the provider). Behavior's `AgentSessionExecutor` builds on it.
+instead of the provider); what it shares with Claude Code's runner is `session_runner`'s.
+Behavior's `AgentSessionExecutor` builds on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
-import threading
 import time
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from skillbench.backends.agent_cli import AgentCall, spawn_options
 from skillbench.backends.base import CallUsage
 from skillbench.backends.key_forwarder import KeyForwarder
-from skillbench.backends.placement import node_version
 from skillbench.backends.proctree import kill_tree, unwatch, watch
 from skillbench.backends.replay.agent import Agent
 from skillbench.backends.scratch import make_scratch
+from skillbench.backends.session_runner import (
+    STDERR_TAIL,
+    STREAM_LIMIT,
+    SessionRunner,
+    end_process,
+    local_cli,
+    read_tail,
+    version_in,
+    write_stdin,
+)
 from skillbench.errors import BackendError, InputError
 from skillbench.redaction import redact
 
@@ -52,9 +58,6 @@ __all__ = [
     "field_dict",
 ]
 
-STREAM_LIMIT = 32 * 1024 * 1024
-STDERR_TAIL = 2000
-EXIT_GRACE = 5.0
 UNREACHABLE = "http://127.0.0.1:9"
 """The API URL of a run that must reach none (`--version`): nothing listens on port 9."""
 
@@ -218,9 +221,9 @@ class SessionRun:
         return None
 
 
-class AgentSessionRunner:
+class AgentSessionRunner(SessionRunner[int]):
     """Runs sessions of one `SessionCli`: the binary, the key forwarder, bounded concurrency,
-    scratch folders and the processes (see the module docstring)."""
+    scratch folders and the processes, kept by pid (see the module docstring)."""
 
     def __init__(
         self,
@@ -235,6 +238,7 @@ class AgentSessionRunner:
             raise InputError("must be positive", field="timeout")
         if max_concurrency is not None and max_concurrency < 1:
             raise InputError("must be at least 1", field="max_concurrency")
+        super().__init__()
         self.cli = cli
         self.model = model or cli.agent.default_model
         self.binary = cli.agent.locate(binary)
@@ -243,54 +247,22 @@ class AgentSessionRunner:
         self.api_url: str | None = None
         """Where the key forwarder forwards instead of the provider (`on_node`: a cluster
         node's proxy, which forwards to the provider); None: the provider (`cli.upstream()`)."""
-        self._version: str | None = None
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
-        self._procs: set[int] = set()
-        self._forwarder: KeyForwarder | None = None
-        self._forwarder_lock = threading.Lock()
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Picklable (a Ray task gets a copy): no processes, no forwarder, no lock."""
-        state = dict(self.__dict__)
-        state.update(_forwarder=None, _forwarder_lock=None, _semaphores={}, _procs=set())
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._forwarder_lock = threading.Lock()
-
-    def on_node(self, api_url: str, versions: MutableMapping[str, str]) -> Self:
-        """A copy running sessions on this machine (`placement.NodeSessions`): this machine's
-        CLI (the one given when it is here, else `Agent.locate`), its version asked once per
-        process, no process or forwarder of the sender's, its key forwarder (this machine's key)
-        forwarding to `api_url`."""
-        local = copy.copy(self)  # through __getstate__: nothing of the sender's processes
-        binary = self.binary
-        if not (binary.is_file() and os.access(binary, os.X_OK)):
-            try:
-                binary = self.cli.agent.locate()
-            except BackendError:
-                raise BackendError(f"no {self.cli.agent.binary} CLI") from None
-        local.binary = binary
-        local.api_url = api_url
-
-        def ask() -> str:
-            local._version = None
-            return local.version()
-
-        local._version = node_version(versions, binary, ask)
-        return local
+    def _relocate(self, api_url: str) -> Path:
+        """`on_node`'s copy: this machine's CLI (the one given when it is here, else
+        `Agent.locate`), its key forwarder (this machine's key) forwarding to `api_url`."""
+        self.binary = local_cli(self.binary, self.cli.agent.locate, self.cli.agent.binary)
+        self.api_url = api_url
+        return self.binary
 
     # -- the key forwarder -------------------------------------------------------------------
 
     def forwarder(self) -> KeyForwarder:
         """The loopback forwarder holding the real key (started on first use, in this process;
         stopped by `aclose`), forwarding to the provider (or to `api_url` when set)."""
-        with self._forwarder_lock:
-            if self._forwarder is None:
-                upstream = self.api_url or self.cli.upstream()
-                self._forwarder = KeyForwarder(upstream, self.cli.keys()).start()
-            return self._forwarder
+        return self._shared_forwarder(
+            lambda: KeyForwarder(self.api_url or self.cli.upstream(), self.cli.keys()).start()
+        )
 
     def secrets(self) -> list[str]:
         """The real keys in reach (for redaction only)."""
@@ -326,8 +298,7 @@ class AgentSessionRunner:
             out = done.stdout.strip()
             if done.returncode != 0 or not out:
                 raise BackendError(f"`{self.binary.name} --version` exited {done.returncode}")
-            match = re.search(r"\d+\.\d+\.\d+\S*", out)
-            self._version = match.group(0) if match else out.splitlines()[0][:80]
+            self._version = version_in(out)
         return self._version
 
     def flags(self) -> list[str]:
@@ -345,17 +316,6 @@ class AgentSessionRunner:
             yield root, project, home
         finally:
             shutil.rmtree(root, ignore_errors=True)
-
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> Any:
-        if self.max_concurrency is None:
-            yield
-            return
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._semaphores:
-            self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
-        async with self._semaphores[loop]:
-            yield
 
     async def run(
         self, prompt: str, cwd: Path, env: dict[str, str], prefix: Sequence[str] = ()
@@ -384,8 +344,8 @@ class AgentSessionRunner:
             watch(proc.pid)
             tail: list[bytes] = []
             timed_out = False
-            stderr_task = asyncio.ensure_future(_read_tail(proc, tail))
-            stdin_task = asyncio.ensure_future(_write_stdin(proc, call.stdin))
+            stderr_task = asyncio.ensure_future(read_tail(proc, tail))
+            stdin_task = asyncio.ensure_future(write_stdin(proc, call.stdin))
             try:
                 try:
                     async with asyncio.timeout(self.timeout):
@@ -394,14 +354,7 @@ class AgentSessionRunner:
                 except TimeoutError:
                     timed_out = True
             finally:
-                _kill(proc)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(proc.wait(), EXIT_GRACE)
-                await asyncio.wait({stderr_task}, timeout=1.0)
-                for task in (stderr_task, stdin_task):
-                    task.cancel()
-                    with contextlib.suppress(BaseException):
-                        await task
+                await end_process(proc, stderr_task, stdin_task)
                 self._procs.discard(proc.pid)
                 unwatch(proc.pid)
             text = b"".join(tail).decode("utf-8", errors="replace")[-STDERR_TAIL:]
@@ -438,35 +391,4 @@ class AgentSessionRunner:
         for pid in list(self._procs):
             kill_tree(pid)
         self._procs.clear()
-        with self._forwarder_lock:
-            forwarder, self._forwarder = self._forwarder, None
-        if forwarder is not None:
-            forwarder.stop()
-
-
-def _kill(proc: asyncio.subprocess.Process) -> None:
-    """Kill the process's tree, then the process by pid (not `proc.kill()`, which polls and may
-    reap the child behind asyncio's watcher)."""
-    kill_tree(proc.pid)
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(proc.pid, signal.SIGKILL)
-
-
-async def _write_stdin(proc: asyncio.subprocess.Process, data: bytes) -> None:
-    """The prompt, then EOF (a CLI that exits without reading it is no error)."""
-    assert proc.stdin is not None
-    with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
-        proc.stdin.write(data)
-        await proc.stdin.drain()
-    with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
-        proc.stdin.close()
-
-
-async def _read_tail(proc: asyncio.subprocess.Process, tail: list[bytes]) -> None:
-    """Keep the last few KiB of stderr."""
-    assert proc.stderr is not None
-    while chunk := await proc.stderr.read(65536):
-        tail.append(chunk)
-        while sum(map(len, tail)) > 4 * STDERR_TAIL and len(tail) > 1:
-            tail.pop(0)
+        self.stop_forwarder()

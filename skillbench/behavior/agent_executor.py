@@ -33,6 +33,7 @@ from skillbench.backends.agent_session import (
 from skillbench.backends.base import CallUsage, public_endpoint
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.executors import (
+    CopyLimits,
     RunTask,
     collect_outputs,
     failed_result,
@@ -56,7 +57,7 @@ from skillbench.timestamps import utc_timestamp
 __all__ = ["AgentSessionExecutor", "render_agent_transcript"]
 
 
-class AgentSessionExecutor:
+class AgentSessionExecutor(CopyLimits):
     """Executor running another agent's CLI agentically, one isolated project per run."""
 
     mode = "behavior-agent"
@@ -111,8 +112,8 @@ class AgentSessionExecutor:
     def identity(self) -> dict[str, Any]:
         """Backend, mode, model, CLI version and flags, the agent's settings, the provider's
         endpoint (no credentials) and the install mode; the copy and output limits when not
-        the defaults."""
-        found: dict[str, Any] = {
+        the defaults (`limit_fields`)."""
+        return {
             "backend": self.name,
             "mode": self.mode,
             "model": self.model,
@@ -121,15 +122,8 @@ class AgentSessionExecutor:
             "settings": self.cli.settings(),
             "endpoint": public_endpoint(self.cli.upstream()),
             "skill_install": f"{self.cli.skills_dir} without-evals",
+            **self.limit_fields(),
         }
-        if self.max_copy != DEFAULT_MAX_COPY:
-            found["max_copy"] = self.max_copy
-        if self.max_output != DEFAULT_MAX_OUTPUT:
-            found["max_output"] = self.max_output
-        return found
-
-    def _note(self, warnings: Sequence[str]) -> None:
-        self.notes.extend(w for w in warnings if w not in self.notes)
 
     async def execute(self, task: RunTask) -> ExecutionResult:
         """One agentic session; files created or changed in the project become outputs."""

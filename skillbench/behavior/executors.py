@@ -449,7 +449,32 @@ def _redact_events(events: list[dict[str, Any]], secrets: Sequence[str]) -> list
     return redacted
 
 
-class ClaudeCodeExecutor(ClaudeRunner):
+class CopyLimits:
+    """What every session executor shares (this module's `ClaudeCodeExecutor`,
+    `agent_executor.AgentSessionExecutor`): the bytes a session's project may receive
+    (`max_copy`) and leave (`max_output`), set by the executor, and the copy warnings kept once
+    (`notes`)."""
+
+    max_copy: int
+    max_output: int
+    notes: list[str]
+
+    def limit_fields(self) -> dict[str, int]:
+        """The limits that are not the defaults (part of the identity: a raised copy limit may
+        install files a default run left out)."""
+        found: dict[str, int] = {}
+        if self.max_copy != DEFAULT_MAX_COPY:
+            found["max_copy"] = self.max_copy
+        if self.max_output != DEFAULT_MAX_OUTPUT:
+            found["max_output"] = self.max_output
+        return found
+
+    def _note(self, warnings: Sequence[str]) -> None:
+        """Keep each copy warning once (a run_cases batch prints them)."""
+        self.notes.extend(w for w in warnings if w not in self.notes)
+
+
+class ClaudeCodeExecutor(ClaudeRunner, CopyLimits):
     """Executor running the `claude` CLI agentically, one isolated temporary project per run."""
 
     mode = "behavior-agent"
@@ -507,18 +532,8 @@ class ClaudeCodeExecutor(ClaudeRunner):
         return install_project(task, project, max_copy=self.max_copy, note=self._note)
 
     def identity(self) -> dict[str, Any]:
-        """The runner's identity, plus the copy limit when it is not the default (a raised
-        limit may install files a default run left out)."""
-        found = {**super().identity(), "skill_install": "without-evals"}
-        if self.max_copy != DEFAULT_MAX_COPY:
-            found["max_copy"] = self.max_copy
-        if self.max_output != DEFAULT_MAX_OUTPUT:
-            found["max_output"] = self.max_output
-        return found
-
-    def _note(self, warnings: Sequence[str]) -> None:
-        """Keep each copy warning once (a run_cases batch prints them)."""
-        self.notes.extend(w for w in warnings if w not in self.notes)
+        """The runner's identity, plus the limits that are not the defaults (`limit_fields`)."""
+        return {**super().identity(), "skill_install": "without-evals", **self.limit_fields()}
 
     def _collect(self, project: Path, before: dict[str, str]) -> tuple[SpooledOutputs, str | None]:
         """Files created or changed since `before`, within `max_output` (`collect_outputs`)."""

@@ -22,14 +22,8 @@ from typing import Any
 
 from skillbench.field.importers import ImportOptions, finished, settled
 from skillbench.field.reader import FileState, JsonLines
-from skillbench.field.records import (
-    FieldRecord,
-    ImportCounts,
-    Invocation,
-    Offered,
-    prompt_fields,
-    short_hash,
-)
+from skillbench.field.reconstructed import ModelCalls, folder_skills, reconstructed_fields
+from skillbench.field.records import FieldRecord, ImportCounts, prompt_fields, short_hash
 
 #: The `type` of the model's own messages in a Gemini CLI chat file (a record type, not a backend).
 MODEL_MESSAGE = "gemini"
@@ -53,14 +47,7 @@ def skill_folders(workspace: Path | None, home: Path) -> list[str]:
     roots = [home / ".gemini" / "skills", home / ".agents" / "skills"]
     if workspace is not None:
         roots = [workspace / ".gemini" / "skills", workspace / ".agents" / "skills", *roots]
-    found: list[str] = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for folder in sorted(root.iterdir()):
-            if (folder / "SKILL.md").is_file() and folder.name not in found:
-                found.append(folder.name)
-    return found
+    return folder_skills(roots)
 
 
 class GeminiImporter:
@@ -132,8 +119,7 @@ class GeminiImporter:
         text: str = turn["text"]
         workspace = Path(meta["workspace"]) if meta.get("workspace") else None
         offered = skill_folders(workspace, home)
-        invoked: list[Invocation] = []
-        first_tool = first_skill = None
+        made = ModelCalls()
         for calls in turn["calls"].values():
             for call in calls:
                 if not isinstance(call, Mapping):
@@ -145,10 +131,7 @@ class GeminiImporter:
                 elif name == "read_file":
                     found = _SKILL_MD.search(str(args))
                     skill = found.group(1) if found else None
-                if first_tool is None:
-                    first_tool, first_skill = name, skill
-                if skill and all(i.skill != skill for i in invoked):
-                    invoked.append(Invocation(skill=skill, by="model"))
+                made.add(name, skill)
         return FieldRecord(
             agent=self.agent,
             agent_version=None,
@@ -158,11 +141,7 @@ class GeminiImporter:
             index=turn["index"],
             time=str(turn["time"]) if turn["time"] else None,
             **prompt_fields(text, with_text=options.with_text),
-            offered=[Offered(skill=s, listing="full") for s in offered],
-            offered_source="reconstructed",
-            invoked=invoked,
-            first_tool=first_tool,
-            first_skill=first_skill,
+            **reconstructed_fields(offered, made),
         )
 
 

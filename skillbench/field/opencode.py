@@ -28,14 +28,8 @@ from typing import Any
 
 from skillbench.field.importers import ImportOptions, finished, settled
 from skillbench.field.reader import FileState
-from skillbench.field.records import (
-    FieldRecord,
-    ImportCounts,
-    Invocation,
-    Offered,
-    prompt_fields,
-    short_hash,
-)
+from skillbench.field.reconstructed import ModelCalls, folder_skills, reconstructed_fields
+from skillbench.field.records import FieldRecord, ImportCounts, prompt_fields, short_hash
 
 PROJECT_SKILL_DIRS = (".opencode/skills", ".opencode/skill", ".claude/skills", ".agents/skills")
 USER_SKILL_DIRS = (".config/opencode/skills", ".claude/skills", ".agents/skills")
@@ -66,14 +60,7 @@ def skill_folders(directory: Path | None, home: Path) -> list[str]:
     if directory is not None:
         roots += [f / sub for f in _project_roots(directory) for sub in PROJECT_SKILL_DIRS]
     roots += [home / sub for sub in USER_SKILL_DIRS]
-    found: list[str] = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for folder in sorted(root.iterdir()):
-            if (folder / "SKILL.md").is_file() and folder.name not in found:
-                found.append(folder.name)
-    return found
+    return folder_skills(roots)
 
 
 def _json(text: Any, counts: ImportCounts) -> dict[str, Any]:
@@ -195,8 +182,7 @@ class OpencodeImporter:
         text = "\n".join(texts)
         if not text.strip():
             return None
-        invoked: list[Invocation] = []
-        first_tool = first_skill = None
+        made = ModelCalls()
         answer_ids = [a["id"] for a in answers]
         marks = ",".join("?" * len(answer_ids))
         rows = db.execute(
@@ -212,10 +198,7 @@ class OpencodeImporter:
             if name == SKILL_TOOL:
                 args = (part.get("state") or {}).get("input") or {}
                 skill = str(args.get("name") or "") or None if isinstance(args, Mapping) else None
-            if first_tool is None:
-                first_tool, first_skill = name, skill
-            if skill and all(i.skill != skill for i in invoked):
-                invoked.append(Invocation(skill=skill, by="model"))
+            made.add(name, skill)
         directory = str(session.get("directory") or "")
         index = indexes.get(session_id, 0)
         indexes[session_id] = index + 1
@@ -229,11 +212,7 @@ class OpencodeImporter:
             index=index,
             time=_iso(created),
             **prompt_fields(text, with_text=options.with_text),
-            offered=[Offered(skill=s, listing="full") for s in offered],
-            offered_source="reconstructed",
-            invoked=invoked,
-            first_tool=first_tool,
-            first_skill=first_skill,
+            **reconstructed_fields(offered, made),
         )
 
 

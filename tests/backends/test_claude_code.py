@@ -106,6 +106,21 @@ async def test_skill_call_is_a_trigger_with_usage_and_cost(record: Path) -> None
     assert outcome.detail["ended_early"] is False
 
 
+SESSION_FIELDS = ["skills_invoked", "first_tool", "tool_calls", "tool_errors"]
+AFTER_TURNS = ["exit_code", "session_id", "skills_available", "bad_lines", "model", "cli_version"]
+
+
+async def test_an_outcome_records_its_session_fields_in_a_fixed_order(record: Path) -> None:
+    """The detail a print run records (and caches), key for key and in order: the fields both
+    CLI modes share around print mode's own (`session_detail`), then what its end adds."""
+    turns = ["num_turns", "duration_ms", "result_subtype"]
+    fired = await judge(record, "skill_first", keep_workdirs=True).judge(request())
+    shared = [*SESSION_FIELDS, *turns, *AFTER_TURNS, "ended_early"]
+    assert list(fired.detail) == [*shared, "workdir", "cost_known"]
+    failed = await judge(record, "no_result").judge(request())
+    assert failed.error is not None and list(failed.detail) == [*shared, "stderr_tail"]
+
+
 def _gone(pid: int) -> bool:
     stat = Path(f"/proc/{pid}/stat")
     return not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_claude_code import AFTER_TURNS, SESSION_FIELDS
 
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.interactive_session import (
@@ -75,6 +76,17 @@ async def test_the_targets_skill_call_is_a_trigger_and_the_session_is_killed(
     assert gone(int((record / "pid").read_text()))  # the waiting CLI did not outlive the run
     argv = json.loads((record / "argv.json").read_text())
     assert argv[-2:] == ["--", QUERY]
+
+
+async def test_an_outcome_records_the_print_modes_session_fields_in_order(record: Path) -> None:
+    """The detail an interactive run records (and caches), key for key and in order: its mode,
+    the session fields print mode records around the transcript's turn fields, its cost."""
+    turns = ["num_turns", "duration_ms", "turn_ended", "max_turns_reached"]
+    shared = ["cli_mode", *SESSION_FIELDS, *turns, *AFTER_TURNS, "ended_early", "cost_known"]
+    fired = await outcome_of(record, "skill_first", keep_workdirs=True)
+    assert fired.error is None and list(fired.detail) == [*shared, "workdir"]
+    failed = await outcome_of(record, "api_error")
+    assert failed.error is not None and list(failed.detail) == [*shared, "screen_tail"]
 
 
 async def test_a_read_of_the_targets_skill_md_is_a_trigger(record: Path) -> None:

@@ -17,8 +17,10 @@ from skillbench.backends.base import CallUsage, TextRequest
 from skillbench.backends.cache import CallCache
 from skillbench.backends.codex.behavior import CODEX_SESSION
 from skillbench.backends.opencode.behavior import OPENCODE_SESSION
+from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.agent_executor import AgentSessionExecutor
 from skillbench.behavior.executor_choice import make_executor
+from skillbench.behavior.executors import ClaudeCodeExecutor
 from skillbench.cli import main
 from skillbench.cost.estimate import get_estimator
 from skillbench.errors import BackendError
@@ -102,6 +104,27 @@ def test_make_executor_builds_the_agent_session_and_needs_the_key(
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(BackendError, match="OPENAI_API_KEY"):
         make_executor("codex")
+
+
+FAKE_CLAUDE = Path(__file__).resolve().parents[1] / "fake_claude_agent" / "claude"
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "agent-cli"])
+def test_a_session_executor_keys_only_the_limits_that_are_not_the_defaults(kind: str) -> None:
+    """A raised copy or output limit changes what a session installs or keeps, so it is part
+    of the identity (the cache key), last, for Claude Code's executor and another agent's
+    alike; the defaults are not (the keys of default runs stay as they were)."""
+
+    def make(**limits: int) -> ClaudeCodeExecutor | AgentSessionExecutor:
+        if kind == "claude-code":
+            return ClaudeCodeExecutor(claude_bin=FAKE_CLAUDE, **limits)
+        return AgentSessionExecutor(CODEX_SESSION, "gpt-6.1-sol", **limits)
+
+    assert not {"max_copy", "max_output"} & set(make().identity())
+    raised = make(max_copy=DEFAULT_MAX_COPY + 1, max_output=7).identity()
+    assert list(raised)[-3:] == ["skill_install", "max_copy", "max_output"]
+    assert (raised["max_copy"], raised["max_output"]) == (DEFAULT_MAX_COPY + 1, 7)
+    assert list(make(max_output=7).identity())[-2:] == ["skill_install", "max_output"]
 
 
 def test_usage_carries_the_stated_cost_else_the_price_table(tmp_path: Path) -> None:

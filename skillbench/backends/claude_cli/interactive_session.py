@@ -48,14 +48,14 @@ from skillbench.backends.claude_cli.interactive import (
 )
 from skillbench.backends.claude_cli.session import (
     ClaudeCodeJudge,
-    RunnerOptions,
+    JudgeOptions,
     StopRule,
     redact,
     resolved_invocations,
+    routing_outcome,
+    session_detail,
     streamed_usage,
-    target_fired,
 )
-from skillbench.backends.claude_cli.stream_json import metrics
 from skillbench.backends.claude_cli.transcript import TranscriptParser, TranscriptTail
 from skillbench.backends.proctree import kill_tree
 from skillbench.backends.skill_install import CliSkill, install_skills
@@ -192,15 +192,10 @@ class InteractiveClaudeCodeJudge(ClaudeCodeJudge):
 
     cli_mode: ClassVar[CliMode] = "interactive"
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        max_turns: int = 4,
-        stop_on_trigger: bool = True,
-        **options: Unpack[RunnerOptions],
-    ) -> None:
-        super().__init__(model, max_turns=max_turns, stop_on_trigger=stop_on_trigger, **options)
+    def __init__(self, model: str | None = None, **options: Unpack[JudgeOptions]) -> None:
+        """`ClaudeCodeJudge`'s options; InputError naming `--cli-mode` off POSIX or without an
+        isolated HOME."""
+        super().__init__(model, **options)
         if os.name != "posix":
             raise InputError(
                 "the interactive CLI is driven in a POSIX pseudo-terminal; use --cli-mode print",
@@ -243,8 +238,7 @@ class InteractiveClaudeCodeJudge(ClaudeCodeJudge):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Type the query into a fresh interactive CLI (isolated project and HOME), until the
         target fires or the turn ends."""
-        skills = self.skills_for(request)
-        stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
+        skills, stop = self.skills_and_stop(request)
         with self.workdir() as (root, project, home):
             assert home is not None  # isolate_home is required
             env = self.build_env(home)
@@ -278,68 +272,29 @@ class InteractiveClaudeCodeJudge(ClaudeCodeJudge):
         root: Path,
         skills: Sequence[CliSkill],
     ) -> TriggerOutcome:
-        session = run.parser.session
+        parser = run.parser
+        session = parser.session
         target = request.target.name
         invoked, refused = resolved_invocations(session, target, skills)
-        triggered = target in invoked
-        others = [name for name in invoked if name != target]
-        stats = metrics(session)
-        init = session.init
-        reported = init.model if init else None
-        self._note_model(reported)
-        usage, known = streamed_usage(session, reported or self.model)
-        detail: dict[str, Any] = {
-            "cli_mode": self.cli_mode,
-            "skills_invoked": invoked,
-            "first_tool": session.tool_uses[0].name if session.tool_uses else None,
-            "tool_calls": stats.tool_calls,
-            "tool_errors": stats.tool_errors,
-            "num_turns": run.parser.turns,
-            "duration_ms": run.parser.turn_ms,
-            "turn_ended": run.parser.turn_ended,
-            "max_turns_reached": run.parser.over_turns,
-            "exit_code": run.exit_code,
-            "session_id": init.session_id if init else None,
-            "skills_available": init.skills if init else [],
-            "bad_lines": session.bad_lines,
-            "model": reported,
-            "cli_version": init.claude_code_version if init else None,
-            "ended_early": run.decided,
-            "cost_known": known,
+        turns = {
+            "num_turns": parser.turns,
+            "duration_ms": parser.turn_ms,
+            "turn_ended": parser.turn_ended,
+            "max_turns_reached": parser.over_turns,
         }
-        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
-            detail["disabled_skill_calls"] = refused
-        if self.keep_workdirs:
-            detail["workdir"] = str(root)
-        if run.decided and triggered:
+        shared = session_detail(session, invoked, turns, run.exit_code, run.decided)
+        usage, known = streamed_usage(session, shared["model"] or self.model)
+        detail = {"cli_mode": self.cli_mode, **shared, "cost_known": known}
+        detail = self._noted(detail, refused, root)
+        if run.decided and target in invoked:
             self.ended_early += 1
-            return TriggerOutcome(
-                triggered=True,
-                fired=target,
-                usage=usage,
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
+            return routing_outcome(target, invoked, usage, run.duration_seconds, detail)
         error = run_error(run, self.timeout)
-        if error is None and run.parser.over_turns and not invoked:
+        if error is None and parser.over_turns and not invoked:
             error = f"error_max_turns: {self.max_turns} replies without any skill called"
         if error is not None:
             detail["screen_tail"] = run.screen
-            return TriggerOutcome(
-                triggered=False,
-                fired=None,
-                error=error,
-                usage=usage,
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
-        return TriggerOutcome(
-            triggered=triggered,
-            fired=target if triggered else (others[0] if others else None),
-            usage=usage,
-            duration_seconds=run.duration_seconds,
-            detail=detail,
-        )
+        return routing_outcome(target, invoked, usage, run.duration_seconds, detail, error)
 
     async def aclose(self) -> None:
         """Kill interactive sessions still running, then what `ClaudeCodeJudge` closes."""

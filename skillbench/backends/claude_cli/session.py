@@ -28,21 +28,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
-import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypedDict, Unpack
+from typing import Any, ClassVar, TypedDict, Unpack
 
 from skillbench import redaction
 from skillbench.backends.agent_cli import print_call, spawn_options
@@ -87,9 +84,19 @@ from skillbench.backends.claude_cli.stream_json import (
     metrics,
 )
 from skillbench.backends.key_forwarder import KeyForwarder, custom_headers
-from skillbench.backends.placement import node_version
-from skillbench.backends.proctree import kill_tree, unwatch, watch
+from skillbench.backends.proctree import unwatch, watch
 from skillbench.backends.scratch import make_scratch, private_root
+from skillbench.backends.session_runner import (
+    STDERR_TAIL,
+    STREAM_LIMIT,
+    SessionRunner,
+    end_process,
+    kill_process,
+    local_cli,
+    read_tail,
+    version_in,
+    write_stdin,
+)
 from skillbench.backends.skill_install import (
     CliSkill,
     cli_skills,
@@ -115,8 +122,6 @@ __all__ = [
 BIN_ENV = "SKILLBENCH_CLAUDE_BIN"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_CLAUDE = REPO_ROOT / ".tools" / "node_modules" / ".bin" / "claude"
-STREAM_LIMIT = 32 * 1024 * 1024
-STDERR_TAIL = 2000
 AFTER_RESULT_GRACE = 5.0
 DECIDED_GRACE = 2.0
 
@@ -182,10 +187,18 @@ class RunnerOptions(TypedDict, total=False):
     auth: str | None
 
 
-class ClaudeRunner:
+class JudgeOptions(RunnerOptions, total=False):
+    """The keyword options of a `claude` trigger judge, either mode (`ClaudeCodeJudge`)."""
+
+    max_turns: int
+    stop_on_trigger: bool
+
+
+class ClaudeRunner(SessionRunner[asyncio.subprocess.Process]):
     """The public runner of `claude` sessions: binary, isolated environment, bounded
-    concurrency, process control. The trigger judge and text model here, and behavior's agentic
-    executor (`skillbench.behavior.executors.ClaudeCodeExecutor`), build on it.
+    concurrency, process control (what every session runner shares: `session_runner`). The
+    trigger judge and text model here, and behavior's agentic executor
+    (`skillbench.behavior.executors.ClaudeCodeExecutor`), build on it.
 
     Subclasses set `name`, `mode` (part of the identity when not None) and the defaults of
     `timeout` and `max_concurrency` (None: no cap of the backend's own, the caller's `workers`
@@ -216,6 +229,7 @@ class ClaudeRunner:
         False passes only a minimal whitelist of the caller's variables. `auth="login"` copies
         the caller's Claude Code login into each isolated HOME (and leaves API keys out);
         None reads `$SKILLBENCH_CLAUDE_AUTH` (default `env`)."""
+        super().__init__()
         timeout = self.default_timeout if timeout is None else timeout
         if workers is not None and max_concurrency is not None and workers != max_concurrency:
             raise InputError("give workers or max_concurrency, not both", field="workers")
@@ -245,46 +259,18 @@ class ClaudeRunner:
         self.extra_args = tuple(extra_args)
         self.extra_env = dict(env or {})
         self.pass_env = pass_env
-        self._version: str | None = None
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
-        self._procs: set[asyncio.subprocess.Process] = set()
         self._workdirs: set[Path] = set()
         self._private: dict[Path, list[Path]] = {}
-        self._forwarder: KeyForwarder | None = None
-        self._forwarder_lock = threading.Lock()
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Picklable (a Ray task gets a copy): no processes, no forwarder, no lock."""
-        state = dict(self.__dict__)
-        state.update(_forwarder=None, _forwarder_lock=None, _semaphores={}, _procs=set())
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._forwarder_lock = threading.Lock()
-
-    def on_node(self, api_url: str, versions: MutableMapping[str, str]) -> Self:
-        """A copy running its sessions on this machine (`placement.NodeSessions`): this
-        machine's `claude` (the one given when it is here, else `resolve_claude_bin`), nothing
-        of the sender's processes, folders or forwarder, `ANTHROPIC_BASE_URL` = `api_url` (its
-        key forwarder, started by its first session here, forwards there)."""
-        local = copy.copy(self)
-        local.extra_env = {**self.extra_env, "ANTHROPIC_BASE_URL": api_url}
-        local._semaphores, local._procs, local._workdirs, local._private = {}, set(), set(), {}
-        binary = Path(self.claude_bin)
-        if not (binary.is_file() and os.access(binary, os.X_OK)):
-            try:
-                binary = resolve_claude_bin()
-            except BackendError:
-                raise BackendError(f"no {binary.name} CLI") from None
-        local.claude_bin = binary
-
-        def ask() -> str:
-            local._version = None
-            return local.version()
-
-        local._version = node_version(versions, binary, ask)
-        return local
+    def _relocate(self, api_url: str) -> Path:
+        """`on_node`'s copy: this machine's `claude` (the one given when it is here, else
+        `resolve_claude_bin`), none of the sender's folders, `ANTHROPIC_BASE_URL` = `api_url`
+        (its key forwarder, started by its first session here, forwards there)."""
+        self.extra_env = {**self.extra_env, "ANTHROPIC_BASE_URL": api_url}
+        self._workdirs, self._private = set(), {}
+        given = Path(self.claude_bin)
+        self.claude_bin = local_cli(given, resolve_claude_bin, given.name)
+        return self.claude_bin
 
     def api_upstream(self) -> str | None:
         """The base URL its sessions call: `ANTHROPIC_BASE_URL` (None: the Anthropic API)."""
@@ -313,20 +299,14 @@ class ClaudeRunner:
         keys = {name: env[name] for name in KEY_VARS if env.get(name)}
         if self.provider() != "anthropic" or self.login is not None or not keys:
             return None
-        with self._forwarder_lock:
-            if self._forwarder is None:
-                upstream = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-                headers = custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS"))
-                self._forwarder = KeyForwarder(upstream, keys, extra_headers=headers).start()
-            forwarder = self._forwarder
-        return {**forwarder.session_keys(), "ANTHROPIC_BASE_URL": forwarder.url}
 
-    def stop_forwarder(self) -> None:
-        """Stop the key forwarder (a later session starts a new one)."""
-        with self._forwarder_lock:
-            forwarder, self._forwarder = self._forwarder, None
-        if forwarder is not None:
-            forwarder.stop()
+        def start() -> KeyForwarder:
+            upstream = env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+            headers = custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS"))
+            return KeyForwarder(upstream, keys, extra_headers=headers).start()
+
+        forwarder = self._shared_forwarder(start)
+        return {**forwarder.session_keys(), "ANTHROPIC_BASE_URL": forwarder.url}
 
     def build_env(self, home: Path | None) -> dict[str, str]:
         """A session's environment: the allowlisted variables, an isolated HOME (or the caller's
@@ -455,34 +435,10 @@ class ClaudeRunner:
             out = redact(done.stdout.strip(), self.secrets())
             if done.returncode != 0 or not out:
                 raise BackendError(f"`claude --version` exited with code {done.returncode}")
-            match = re.search(r"\d+\.\d+\.\d+\S*", out)
-            self._version = match.group(0) if match else out.splitlines()[0][:80]
+            self._version = version_in(out)
         return self._version
 
     # -- processes ---------------------------------------------------------------------------
-
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> Any:
-        """A concurrency slot (no cap when max_concurrency is None)."""
-        if self.max_concurrency is None:
-            yield
-            return
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
-        async with self._semaphores[loop_id]:
-            yield
-
-    @staticmethod
-    def _kill(proc: asyncio.subprocess.Process) -> None:
-        """Kill the process's whole group and every descendant (the CLI spawns children, some
-        may detach: `proctree.kill_tree`), then the process itself by pid. Not `proc.kill()`:
-        Popen.send_signal polls first, reaping the just-killed child behind asyncio's child
-        watcher, which then logs "Unknown child process" and reports exit code 255."""
-        kill_tree(proc.pid)
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(proc.pid, signal.SIGKILL)
 
     async def run(
         self,
@@ -558,25 +514,9 @@ class ClaudeRunner:
                         return True
                 return False
 
-            async def read_stderr() -> None:
-                assert proc.stderr is not None
-                while chunk := await proc.stderr.read(65536):
-                    stderr_chunks.append(chunk)
-                    while sum(map(len, stderr_chunks)) > 4 * STDERR_TAIL and len(stderr_chunks) > 1:
-                        stderr_chunks.pop(0)
-
-            async def write_stdin() -> None:
-                """The prompt, then EOF (a CLI that exits without reading it is no error)."""
-                assert proc.stdin is not None and stdin is not None
-                with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
-                    proc.stdin.write(stdin)
-                    await proc.stdin.drain()
-                with contextlib.suppress(ConnectionError, BrokenPipeError, OSError):
-                    proc.stdin.close()
-
             timed_out = False
-            stderr_task = asyncio.ensure_future(read_stderr())
-            stdin_task = asyncio.ensure_future(write_stdin()) if stdin is not None else None
+            stderr_task = asyncio.ensure_future(read_tail(proc, stderr_chunks))
+            writing = [asyncio.ensure_future(write_stdin(proc, stdin))] if stdin is not None else []
             try:
                 try:
                     async with asyncio.timeout(self.timeout if timeout is None else timeout):
@@ -588,17 +528,7 @@ class ClaudeRunner:
                         async with asyncio.timeout(AFTER_RESULT_GRACE):
                             await proc.wait()
             finally:
-                self._kill(proc)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(proc.wait(), AFTER_RESULT_GRACE)
-                await asyncio.wait({stderr_task}, timeout=1.0)  # drain stderr after the exit
-                stderr_task.cancel()
-                with contextlib.suppress(BaseException):
-                    await stderr_task
-                if stdin_task is not None:
-                    stdin_task.cancel()
-                    with contextlib.suppress(BaseException):
-                        await stdin_task
+                await end_process(proc, stderr_task, *writing)
                 self._procs.discard(proc)
                 unwatch(proc.pid)
             tail = b"".join(stderr_chunks).decode("utf-8", errors="replace")[-STDERR_TAIL:]
@@ -677,7 +607,7 @@ class ClaudeRunner:
     async def aclose(self) -> None:
         """Kill any process still running and remove leftover folders."""
         for proc in list(self._procs):
-            self._kill(proc)
+            kill_process(proc)
         self._procs.clear()
         for root in list(self._workdirs):
             self.drop_workdir(root)
@@ -753,6 +683,64 @@ def target_fired(target: str, skills: Sequence[CliSkill] = ()) -> StopRule:
         return target in resolved_invocations(session, target, skills)[0]
 
     return decided
+
+
+def session_detail(
+    session: Session,
+    invoked: list[str],
+    turns: Mapping[str, Any],
+    exit_code: int | None,
+    decided: bool,
+) -> dict[str, Any]:
+    """What a judged session's outcome records in either CLI mode, in order; `turns`: how the
+    mode counts its turns and tells its end (print: the `result` event; interactive: the
+    transcript)."""
+    stats = metrics(session)
+    init = session.init
+    return {
+        "skills_invoked": invoked,
+        "first_tool": session.tool_uses[0].name if session.tool_uses else None,
+        "tool_calls": stats.tool_calls,
+        "tool_errors": stats.tool_errors,
+        **turns,
+        "exit_code": exit_code,
+        "session_id": init.session_id if init else None,
+        "skills_available": init.skills if init else [],
+        "bad_lines": session.bad_lines,
+        "model": init.model if init else None,
+        "cli_version": init.claude_code_version if init else None,
+        "ended_early": decided,
+    }
+
+
+def routing_outcome(
+    target: str,
+    invoked: Sequence[str],
+    usage: CallUsage,
+    duration: float,
+    detail: dict[str, Any],
+    error: str | None = None,
+) -> TriggerOutcome:
+    """A judged session's outcome: the `error` when it failed (never "not triggered"), else
+    `fired` the target when it was invoked, else the first other skill invoked, else None."""
+    if error is not None:
+        return TriggerOutcome(
+            triggered=False,
+            fired=None,
+            error=error,
+            usage=usage,
+            duration_seconds=duration,
+            detail=detail,
+        )
+    others = [name for name in invoked if name != target]
+    triggered = target in invoked
+    return TriggerOutcome(
+        triggered=triggered,
+        fired=target if triggered else (others[0] if others else None),
+        usage=usage,
+        duration_seconds=duration,
+        detail=detail,
+    )
 
 
 def streamed_usage(session: Session, model: str | None) -> tuple[CallUsage, bool]:
@@ -833,6 +821,16 @@ class ClaudeCodeJudge(ClaudeRunner):
         if isinstance(model, str) and model and model not in self.reported_models:
             self.reported_models.append(model)
 
+    def _noted(self, detail: dict[str, Any], refused: list[str], root: Path) -> dict[str, Any]:
+        """`detail` (`session_detail`) with the Skill calls Claude Code refused and the kept
+        folder; the model it names noted (`versions`)."""
+        self._note_model(detail["model"])
+        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
+            detail["disabled_skill_calls"] = refused
+        if self.keep_workdirs:
+            detail["workdir"] = str(root)
+        return detail
+
     def observe_cached(self, outcome: TriggerOutcome) -> None:
         """Note the model a cached session reported (a fully cached re-run still names it)."""
         self._note_model(outcome.detail.get("model"))
@@ -840,8 +838,7 @@ class ClaudeCodeJudge(ClaudeRunner):
     async def judge(self, request: TriggerRequest) -> TriggerOutcome:
         """Run the query once in a fresh isolated project, until the target fires or the
         session ends."""
-        skills = self.skills_for(request)
-        stop = target_fired(request.target.name, skills) if self.stop_on_trigger else None
+        skills, stop = self.skills_and_stop(request)
         with self.workdir() as (root, project, home):
             install_skills(project, request.target, request.catalog)
             run = await self.run_prompt(request.query, self.flags(), project, home, stop=stop)
@@ -855,6 +852,14 @@ class ClaudeCodeJudge(ClaudeRunner):
             skills = self._skill_sets[key] = tuple(cli_skills(request.target, request.catalog))
         return skills
 
+    def skills_and_stop(
+        self, request: TriggerRequest
+    ) -> tuple[tuple[CliSkill, ...], StopRule | None]:
+        """The request's skills (`skills_for`) and the stop rule of its run (None: the run goes
+        to its end)."""
+        skills = self.skills_for(request)
+        return skills, target_fired(request.target.name, skills) if self.stop_on_trigger else None
+
     def _outcome(
         self,
         request: TriggerRequest,
@@ -863,47 +868,23 @@ class ClaudeCodeJudge(ClaudeRunner):
         skills: Sequence[CliSkill] = (),
     ) -> TriggerOutcome:
         session = run.session
+        result = session.result
         target = request.target.name
         invoked, refused = resolved_invocations(session, target, skills)
-        triggered = target in invoked
-        others = [name for name in invoked if name != target]
-        fired = target if triggered else (others[0] if others else None)
         stats = metrics(session)
-        reported = session.init.model if session.init else None
-        self._note_model(reported)
-        detail: dict[str, Any] = {
-            "skills_invoked": invoked,
-            "first_tool": session.tool_uses[0].name if session.tool_uses else None,
-            "tool_calls": stats.tool_calls,
-            "tool_errors": stats.tool_errors,
+        turns = {
             "num_turns": stats.num_turns,
             "duration_ms": stats.duration_ms,
-            "result_subtype": session.result.subtype if session.result else None,
-            "exit_code": run.exit_code,
-            "session_id": session.init.session_id if session.init else None,
-            "skills_available": session.init.skills if session.init else [],
-            "bad_lines": session.bad_lines,
-            "model": reported,
-            "cli_version": session.init.claude_code_version if session.init else None,
-            "ended_early": run.decided,
+            "result_subtype": result.subtype if result else None,
         }
-        if refused:  # Skill calls Claude Code answered with a tool_use_error: nothing ran
-            detail["disabled_skill_calls"] = refused
-        if self.keep_workdirs:
-            detail["workdir"] = str(root)
-        if run.decided and triggered:
+        detail = session_detail(session, invoked, turns, run.exit_code, run.decided)
+        detail = self._noted(detail, refused, root)
+        if run.decided and target in invoked:
             self.ended_early += 1
-            usage, known = streamed_usage(session, reported or self.model)
+            usage, known = streamed_usage(session, detail["model"] or self.model)
             detail["cost_known"] = known
-            return TriggerOutcome(
-                triggered=True,
-                fired=target,
-                usage=usage,
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
+            return routing_outcome(target, invoked, usage, run.duration_seconds, detail)
         error = run_error(run, self.timeout, self.secrets())
-        result = session.result
         if (
             error is not None
             and result is not None
@@ -914,21 +895,8 @@ class ClaudeCodeJudge(ClaudeRunner):
             error = None  # the routing decision was made before the turn limit
         if error is not None:
             detail["stderr_tail"] = run.stderr_tail
-            return TriggerOutcome(
-                triggered=False,
-                fired=None,
-                error=error,
-                usage=session_usage(session),
-                duration_seconds=run.duration_seconds,
-                detail=detail,
-            )
-        return TriggerOutcome(
-            triggered=triggered,
-            fired=fired,
-            usage=session_usage(session),
-            duration_seconds=run.duration_seconds,
-            detail=detail,
-        )
+        usage = session_usage(session)
+        return routing_outcome(target, invoked, usage, run.duration_seconds, detail, error)
 
     async def aclose(self) -> None:
         """Kill running sessions and remove leftover temporary projects."""
