@@ -138,7 +138,9 @@ def test_every_cli_the_builtins_run_is_pinned_as_the_makefile_installs_it() -> N
         for name, _, value in (line.partition(":=") for line in makefile.splitlines())
         if value
     )
-    pinned = {f"@anthropic-ai/claude-code@{values['CLAUDE_VERSION']}",
+    from skillbench.backends.claude_cli.tested import CLAUDE_PIN  # the Makefile reads it
+
+    pinned = {f"@anthropic-ai/claude-code@{CLAUDE_PIN}",
               *values["AGENT_PACKAGES"].split()}  # fmt: skip
     with_cli = [s for s in entry_point_specs() if s.cli]
     assert {s.name for s in with_cli} >= {"anthropic", "claude-code", "codex", "gemini"}
