@@ -12,7 +12,9 @@ import httpx2
 import pytest
 from mock_anthropic_sse import tool_use_stream
 
-from skillbench.backends.anthropic.replay import ReplayJudge
+from skillbench.backends.anthropic.listing_calibration import rules_for_cli
+from skillbench.backends.anthropic.listing_rules import ListingRules
+from skillbench.backends.anthropic.replay import ReplayJudge, cli_version
 from skillbench.backends.claude_cli.session import REPO_CLAUDE, REPO_ROOT
 from skillbench.backends.claude_cli.tested import CLAUDE_LATEST, CLAUDE_PIN
 
@@ -32,6 +34,14 @@ def claude_versions() -> list[Any]:
         marks = [pytest.mark.skip(reason=reason)] if reason else []
         params.append(pytest.param(path, id=version, marks=marks))
     return params
+
+
+def listing_rules(claude: Path, model: str, folder: Path) -> ListingRules:
+    """The listing rules skillbench applies for this CLI and model (`rules_for_cli`: the table
+    for 2.1.197, read by calibration for other versions; calibrations kept in `folder`)."""
+    rules = rules_for_cli(claude, cli_version(claude), model, folder=folder)
+    assert rules is not None
+    return rules
 
 
 def real_cli_skip_reason(claude: Path = REPO_CLAUDE) -> str | None:
