@@ -25,6 +25,7 @@ from typing import Literal
 
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.backends.describe import agent_view, captured_request, describe
 from skillbench.backends.skill_install import cli_name
 from skillbench.cost import notes as notes_of_cost
@@ -358,7 +359,8 @@ def _report(
     cost = actual_cost(judge, calls, hits, usage, refused=refused, cached=cached)
     for line in cost.lines:  # the plan's purpose (`estimate_requests(purpose="library")`)
         line.purpose = PURPOSE
-    warnings = list(library.warnings)
+    backend = backend_info(judge)
+    warnings = [*cli_warnings(backend.versions), *library.warnings]
     untested = without_evals(library.untested)
     if untested:
         warnings.append(untested)
@@ -382,7 +384,7 @@ def _report(
         library_sha256=library.sha256,
         skills=library.evals,
         untested=library.untested,
-        backend=backend_info(judge),
+        backend=backend,
         harness=harness,
         config=config,
         queries=routed,

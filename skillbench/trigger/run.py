@@ -25,6 +25,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.backends.describe import (
     agent_listing,
     captured_request,
@@ -244,6 +245,7 @@ async def run_trigger_eval(
         warnings.insert(0, listing.warning)
     if listing_problem is not None:
         warnings.insert(0, listing_problem)
+    warnings[:0] = cli_warnings(backend.versions)  # a CLI newer than every tested one
     config = RunConfig(
         runs=runs,
         max_runs=max_runs if auto else None,
