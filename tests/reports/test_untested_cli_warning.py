@@ -19,7 +19,7 @@ from skillbench.aio import run_sync
 from skillbench.backends import registry
 from skillbench.backends.claude_cli.tested import CLAUDE_LATEST
 from skillbench.cli import main
-from skillbench.gate.output import markdown
+from skillbench.gate.output import html_page, markdown
 from skillbench.gate.run import GateOptions, run_gate
 from skillbench.improve.loop import run_improve_loop
 from skillbench.improve.options import ImproveOptions
@@ -152,7 +152,7 @@ async def test_the_improve_summary_warns_and_says_so_as_it_runs() -> None:
     assert_header_warns(improve_header(summary))
 
 
-def test_the_gate_report_warns_in_json_and_markdown(tmp_path: Path) -> None:
+def test_the_gate_report_warns_in_json_markdown_and_html(tmp_path: Path) -> None:
     queries = [f"please tidy the csv export number {i}" for i in range(4)]
     fake = NewerProbability(table_rates({x: 0.9 for x in queries}, {}), name="newer-gate")
     registry.register_judge("newer-gate", lambda **_: fake)
@@ -167,6 +167,8 @@ def test_the_gate_report_warns_in_json_and_markdown(tmp_path: Path) -> None:
         registry.unregister("newer-gate")
     assert report.warnings and sum(w.startswith(MARK) for w in report.warnings) == 1
     assert f"⚠️ {MARK}" in markdown(report)
+    page = html_page(report)
+    assert "Untested CLI" in page and f"Claude Code {NEWER} is newer than" in page
     assert report.header is not None
     assert_header_warns(ReportHeader.model_validate(report.header))
 
