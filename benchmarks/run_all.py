@@ -31,6 +31,7 @@ SCRIPTS = [
     "bench_startup.py",
     "bench_demo.py",
     "bench_gate.py",
+    "bench_listing_rules.py",
     "bench_cluster.py",
     "bench_field_import.py",
 ]

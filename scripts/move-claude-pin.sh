@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Move the "current release" Claude Code pin (Makefile CLAUDE_LATEST_VERSION) to VERSION (default:
-# the newest on npm), install it BESIDE the other pins, show what its skill frontmatter schema
-# adds or drops against the validator's list, and run the real-CLI fidelity tests on it.
+# Move the "current release" Claude Code pin (CLAUDE_LATEST in skillbench/backends/claude_cli/
+# tested.py, the one declaration of the tested versions, which the Makefile reads) to VERSION
+# (default: the newest on npm), install it BESIDE the other pins, show what its skill frontmatter
+# schema adds or drops against the validator's list, read its listing rules (a calibration
+# capture, checked against its own listings), and run the real-CLI fidelity tests on it.
 # The pin is moved only when they pass (--force keeps it moved anyway). Documented in
 # docs/claude-versions.md. Run from the checkout: scripts/move-claude-pin.sh [--force] [VERSION]
 set -euo pipefail
@@ -19,8 +21,9 @@ if [[ ! "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   echo "not a release version: '$version'" >&2
   exit 2
 fi
-old="$(sed -n 's/^CLAUDE_LATEST_VERSION := //p' Makefile)"
-pin="$(sed -n 's/^CLAUDE_VERSION := //p' Makefile)"
+tested="skillbench/backends/claude_cli/tested.py"
+old="$(sed -n 's/^CLAUDE_LATEST = "\(.*\)"$/\1/p' "$tested")"
+pin="$(sed -n 's/^CLAUDE_PIN = "\(.*\)"$/\1/p' "$tested")"
 echo "pin $pin (kept), current release $old -> $version"
 
 prefix=".tools/claude-$version"
@@ -47,16 +50,25 @@ if read != known:
     print("  -> update the keys and CLAUDE_CODE_KEYS_VERSION in skillbench/backends/claude_cli/skill_keys.py")
 PYEOF
 
-sed -i "s/^CLAUDE_LATEST_VERSION := .*/CLAUDE_LATEST_VERSION := $version/" Makefile
+sed -i "s/^CLAUDE_LATEST = .*/CLAUDE_LATEST = \"$version\"/" "$tested"
 touch ".tools/.claude-latest-$version"
-echo "running the fidelity tests on $version"
+echo "reading the listing rules of $version (calibration captures, checked against its listings)"
 status=0
+PYTHONPATH="$PWD" "$PY" - "$prefix/node_modules/.bin/claude" "$version" <<'PYEOF' || status=$?
+import sys
+from pathlib import Path
+from skillbench.backends.anthropic.listing_calibration import calibrate
+rules = calibrate(Path(sys.argv[1]), sys.argv[2], "claude-haiku-4-5")
+print(f"  budget {rules.budget} (haiku-4-5), entry cap {rules.entry_cap}, "
+      f"{len(rules.builtins)} lines of its own, checked: {'; '.join(rules.checked)}")
+PYEOF
+echo "running the fidelity tests on $version"
 PYTHONPATH="$PWD" "$PY" -m pytest -q -p no:cacheprovider \
   tests/backends/test_replay_fidelity_skills.py tests/backends/test_replay_fidelity_env.py \
-  -k "$version" || status=$?
+  tests/backends/test_listing_calibration_real.py -k "$version" || status=$?
 if [[ $status -ne 0 && $force -eq 0 ]]; then
-  sed -i "s/^CLAUDE_LATEST_VERSION := .*/CLAUDE_LATEST_VERSION := $old/" Makefile
+  sed -i "s/^CLAUDE_LATEST = .*/CLAUDE_LATEST = \"$old\"/" "$tested"
   echo "fidelity fails on $version: the pin stays at $old ($prefix kept for a look)" >&2
   exit 1
 fi
-echo "CLAUDE_LATEST_VERSION is now $version (fidelity tests: exit $status); commit the Makefile"
+echo "CLAUDE_LATEST is now $version in $tested (fidelity tests: exit $status); commit it"

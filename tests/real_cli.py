@@ -3,7 +3,6 @@ versions the fidelity tests run on (the pin and, beside it, the current release)
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,34 +12,36 @@ import httpx2
 import pytest
 from mock_anthropic_sse import tool_use_stream
 
-from skillbench.backends.anthropic.replay import ReplayJudge
+from skillbench.backends.anthropic.listing_calibration import rules_for_cli
+from skillbench.backends.anthropic.listing_rules import ListingRules
+from skillbench.backends.anthropic.replay import ReplayJudge, cli_version
 from skillbench.backends.claude_cli.session import REPO_CLAUDE, REPO_ROOT
-
-_PIN = re.compile(r"^(CLAUDE_VERSION|CLAUDE_LATEST_VERSION) := (\S+)$", re.MULTILINE)
-
-
-def makefile_pins() -> dict[str, str]:
-    """The Makefile's pins: CLAUDE_VERSION (installed in .tools/) and CLAUDE_LATEST_VERSION (the
-    current release, installed beside it in .tools/claude-<version>/)."""
-    return dict(_PIN.findall((REPO_ROOT / "Makefile").read_text(encoding="utf-8")))
+from skillbench.backends.claude_cli.tested import CLAUDE_LATEST, CLAUDE_PIN
 
 
 def latest_claude() -> Path:
-    """Where `make claude-latest` puts the current release's `claude`."""
-    version = makefile_pins()["CLAUDE_LATEST_VERSION"]
-    return REPO_ROOT / ".tools" / f"claude-{version}" / "node_modules" / ".bin" / "claude"
+    """Where `make claude-latest` puts the current release's `claude` (`CLAUDE_LATEST`)."""
+    return REPO_ROOT / ".tools" / f"claude-{CLAUDE_LATEST}" / "node_modules" / ".bin" / "claude"
 
 
 def claude_versions() -> list[Any]:
-    """pytest params (id: the version) for every pinned CLI: the pin first, then the current
-    release; each one absent or unable to run is skipped with the reason."""
-    pins = makefile_pins()
+    """pytest params (id: the version) for every tested CLI (`backends/claude_cli/tested.py`):
+    the pin first, then the current release; each one absent or unable to run is skipped with
+    the reason."""
     params = []
-    for name, path in (("CLAUDE_VERSION", REPO_CLAUDE), ("CLAUDE_LATEST_VERSION", latest_claude())):
+    for version, path in ((CLAUDE_PIN, REPO_CLAUDE), (CLAUDE_LATEST, latest_claude())):
         reason = real_cli_skip_reason(path)
         marks = [pytest.mark.skip(reason=reason)] if reason else []
-        params.append(pytest.param(path, id=pins[name], marks=marks))
+        params.append(pytest.param(path, id=version, marks=marks))
     return params
+
+
+def listing_rules(claude: Path, model: str, folder: Path) -> ListingRules:
+    """The listing rules skillbench applies for this CLI and model (`rules_for_cli`: the table
+    for 2.1.197, read by calibration for other versions; calibrations kept in `folder`)."""
+    rules = rules_for_cli(claude, cli_version(claude), model, folder=folder)
+    assert rules is not None
+    return rules
 
 
 def real_cli_skip_reason(claude: Path = REPO_CLAUDE) -> str | None:

@@ -49,6 +49,17 @@ class CapturedRequest:
 
 
 @dataclass(frozen=True)
+class ClaudeCli:
+    """The Claude Code CLI a judge runs or captures with: what its listing rules are read from
+    (`anthropic.listing_calibration.rules_for_judge`)."""
+
+    claude_bin: str
+    cli_mode: str = "print"
+    settings: Mapping[str, str] = field(default_factory=dict)
+    template_dir: str | None = None  # the replay templates' folder (the rules are kept beside)
+
+
+@dataclass(frozen=True)
 class JudgeInfo:
     """A judge as its reports see it."""
 
@@ -67,6 +78,7 @@ class JudgeInfo:
     notes: tuple[str, ...]  # what a run should tell its reader (a forgotten batch id)
     escalated: int | None  # runs re-run through another backend (`--escalate`)
     replays_template: bool = False  # sends a captured template, query swapped (`sent_body`)
+    claude_cli: ClaudeCli | None = None  # the Claude Code CLI it runs or captures with
 
     @property
     def harness_name(self) -> str | None:
@@ -122,6 +134,26 @@ def describe(judge: object) -> JudgeInfo:
         notes=tuple(getattr(inner, "notes", None) or ()),
         escalated=escalated if isinstance(escalated, int) else None,
         replays_template=callable(getattr(inner, "template_for", None)),
+        claude_cli=_claude_cli(inner, is_proxy),
+    )
+
+
+def _claude_cli(inner: Any, is_proxy: bool) -> ClaudeCli | None:
+    """The Claude Code CLI of a judge whose listing is Claude Code's (replay, claude-code)."""
+    claude_bin = getattr(inner, "claude_bin", None)
+    if claude_bin is None or _listing_source(inner, is_proxy) not in ("captured", "rule"):
+        return None
+    settings = getattr(inner, "settings", None)
+    own = getattr(inner, "request_settings", None)
+    if not isinstance(settings, Mapping):
+        settings = own() if callable(own) else {}
+    store = getattr(inner, "store", None)
+    folder = getattr(store, "folder", None) if store is not None else None
+    return ClaudeCli(
+        claude_bin=str(claude_bin),
+        cli_mode=str(getattr(inner, "cli_mode", None) or "print"),
+        settings=dict(settings),
+        template_dir=str(folder) if folder is not None else None,
     )
 
 

@@ -101,9 +101,12 @@ class CliSkill:
     target: bool = False
 
 
-def cli_skill(entry: SkillEntry, *, target: bool = False) -> CliSkill:
-    """Claude Code's view of one entry (folder name, frontmatter as its parser reads it)."""
+def cli_skill(entry: SkillEntry, *, target: bool = False, skip_bom: bool = False) -> CliSkill:
+    """Claude Code's view of one entry (folder name, frontmatter as its parser reads it; with
+    `skip_bom`, a leading UTF-8 BOM is passed over, as Claude Code 2.1.332 reads it)."""
     text = skill_md_bytes(entry).decode("utf-8", errors="replace")
+    if skip_bom:
+        text = text.removeprefix("\ufeff")
     mapping, body, _ = cli_frontmatter(text)
     display = mapping.get("name")
     when = mapping.get("when_to_use")
@@ -118,14 +121,16 @@ def cli_skill(entry: SkillEntry, *, target: bool = False) -> CliSkill:
     )
 
 
-def cli_skills(target: SkillEntry, catalog: Sequence[SkillEntry]) -> list[CliSkill]:
+def cli_skills(
+    target: SkillEntry, catalog: Sequence[SkillEntry], *, skip_bom: bool = False
+) -> list[CliSkill]:
     """The installed skill set as Claude Code loads it, in its listing order (the target wins a
-    folder-name clash)."""
+    folder-name clash; `skip_bom`: see `cli_skill`)."""
     seen: dict[str, CliSkill] = {}
     for index, entry in enumerate((target, *catalog)):
         name = cli_name(entry)
         if name not in seen:
-            seen[name] = cli_skill(entry, target=index == 0)
+            seen[name] = cli_skill(entry, target=index == 0, skip_bom=skip_bom)
     return sorted(seen.values(), key=lambda s: collation_key(s.name))
 
 

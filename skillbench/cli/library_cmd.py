@@ -284,11 +284,16 @@ def print_report(console: Console, report: LibraryReport, *, scan: str | None = 
                 ),
                 markup=False,
             )
-        if listing.cut_to_fit is None:
+        if listing.rules and (listing.what_if or listing.source == "estimate"):
+            console.print(common.safe(f"listing rule: {listing.rules}"), markup=False)
+        if listing.rule_check:
+            console.print(common.safe(f"listing rule check: {listing.rule_check}"), markup=False)
+        predicted = bool(listing.what_if)  # not for another agent, nor when rules are unread
+        if predicted and listing.cut_to_fit is None:
             console.print(
                 "no per-skill cut fits the budget: even bare names overflow it", markup=False
             )
-        elif listing.cut_skills:
+        elif predicted and listing.cut_skills:
             console.print(
                 common.safe(
                     f"cut every description to {listing.cut_to_fit} characters and every skill is "

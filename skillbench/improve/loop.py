@@ -17,6 +17,7 @@ from typing import Any
 
 from skillbench.aio import blocking
 from skillbench.backends.base import TextModel, TextRequest, TextResponse, TriggerJudge
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.cost.budget import STOPPED_NOTE, Budget
 from skillbench.cost.prices import price_table_date
 from skillbench.errors import CostCapReached, InputError
@@ -543,6 +544,9 @@ async def run_improve_loop(
         RoundEvent(len(iterations), rounds, "stopped", f"stopped: {stop}; best round {best.round}")
     )
     backend = reports[0].backend
+    untested = cli_warnings(backend.versions if backend else None)
+    for warning in untested:  # said as it is found, and kept in the summary
+        emit(RoundEvent(len(iterations), rounds, "warning", warning))
     adoption = decide_adoption(iterations[0], best, alpha=adopt_alpha)
     summary = LoopSummary(
         skill_name=skill_name,
@@ -555,7 +559,7 @@ async def run_improve_loop(
         selected_by="selection",
         stop_reason=stop,
         adoption=adoption,
-        warnings=warnings or None,
+        warnings=[*untested, *warnings] or None,
         proposal_failures=failures or None,
         settings=LoopSettings(
             rounds=rounds,
@@ -568,6 +572,7 @@ async def run_improve_loop(
             evals_sha256=reports[0].config.evals_sha256 if reports[0].config else None,
             backend=backend.name if backend else None,
             model=backend.model if backend else None,
+            cli_version=backend.versions.get("claude_code") if backend else None,
             proposer=proposer_name,
             proposer_is_heuristic=bool(getattr(proposer, "is_heuristic", False)),
             trigger_harness=harness_phrase(reports[0]),

@@ -74,6 +74,7 @@ def improve_header(summary: LoopSummary, *, eval_set: str | Path | None = None) 
             backend=settings.backend if settings else None,
             harness=loop_harness(settings),
             model=settings.model if settings else None,
+            cli_version=settings.cli_version if settings else None,
             runs=f"{settings.runs} per query, {len(summary.iterations)} round(s)"
             if settings
             else None,

@@ -150,6 +150,8 @@ class BudgetWhatIf(Document):
 class LibraryListing(Document):
     """What Claude Code's skill listing shows of the library, and what would change it."""
 
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"rules", "rule_check", "entry_cap"})
+
     source: Literal["captured-request", "estimate"]
     budget_chars: int | None
     budget_source: str | None = None
@@ -164,6 +166,22 @@ class LibraryListing(Document):
         "budget when every longer one is cut to it; None: even bare names do not fit",
     )
     cut_skills: list[str] = Field(default_factory=list, description="skills that cut would shorten")
+    rules: str | None = Field(
+        default=None,
+        description="whose listing rule the what-if, the cut and an estimate apply: the CLI in "
+        "use's, read from it by calibration captures, or a tabled version's (no CLI in use)",
+    )
+    rule_check: str | None = Field(
+        default=None,
+        description="with a captured listing: whether the rule at the captured budget "
+        "reproduces every skill's captured state",
+    )
+    rule_mismatch: list[str] = Field(
+        default_factory=list, description="skills whose captured state the rule predicts wrongly"
+    )
+    entry_cap: int | None = Field(
+        default=None, description="the CLI's cap of one entry's text (UTF-16 units)"
+    )
     applied: bool = Field(
         default=True,
         description="whether the model was shown the library as listed here (Claude Code's "

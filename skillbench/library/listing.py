@@ -1,76 +1,83 @@
 """What Claude Code's skill listing shows of a whole library, and what would show it all.
 
-Per skill: listed in full, truncated (its entry cut at 1,536 characters), by name only (past the
-listing budget) or absent (`disable-model-invocation`). Read from the captured request when the
-replay harness captured one, else Claude Code's rule applied (`trigger.listing`, the same port
-the single-skill report uses). The what-if applies the rule at other budgets
-(`SLASH_COMMAND_TOOL_CHAR_BUDGET`), and finds the per-skill cut: the longest description that
-lists every skill in full when every longer one is cut to it.
+Per skill: listed in full, truncated (its entry cut at the CLI's entry cap), by name only (past
+the listing budget) or absent (`disable-model-invocation`). Read from the captured request when
+the replay harness captured one, else the listing rules applied. The what-if (the listing at
+other budgets, `SLASH_COMMAND_TOOL_CHAR_BUDGET`) and the per-skill cut (the longest description
+that lists every skill in full when every longer one is cut to it) are predictions of the
+listing rules of the CLI in use, read from it (`listing_calibration.rules_for_judge`; 2.1.197's
+table where no CLI is in use), and are checked against the CLI's own captured listing of this
+library: where the rules' states at the captured budget differ, the report says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
+from skillbench.backends.anthropic.listing_rules import (
+    DEFAULT_MODEL,
+    ENTRY_CAP,
+    UNLIMITED,
+    Listed,
+    ListingRules,
+    captured_state,
+    entry_text,
+    listing_text,
+    parse_listing,
+    shown_descriptions,
+    string_width,
+    table_rules,
+)
 from skillbench.backends.base import SkillEntry
 from skillbench.backends.describe import CapturedRequest
-from skillbench.backends.skill_install import CliSkill, cli_name, cli_skills
+from skillbench.backends.skill_install import CliSkill, cli_name
 from skillbench.library.document import BudgetWhatIf, LibraryListing, ListedSkill, ListingState
 from skillbench.trigger import listing as rule
 
 WHAT_IF_BUDGETS = (4_000, 8_000, 16_000, 30_000)
 
 
-def library_skills(entries: Sequence[SkillEntry]) -> list[CliSkill]:
-    """The library as Claude Code loads it, in listing order."""
-    return cli_skills(entries[0], entries[1:]) if entries else []
-
-
-@dataclass(frozen=True)
-class Sized(rule.Listed):
-    """A listing line whose width is known (computed once, not at every look)."""
-
-    size: int = 0
-
-    @property
-    def width(self) -> int:
-        return self.size
+def library_skills(
+    entries: Sequence[SkillEntry], rules: ListingRules | None = None
+) -> list[CliSkill]:
+    """The library as Claude Code loads it (by `rules`; default 2.1.197's), in listing order."""
+    if not entries:
+        return []
+    return (rules or table_rules(DEFAULT_MODEL)).skills(entries[0], entries[1:])
 
 
 class Lines:
     """The library's listing lines with their widths measured once: the user skills (listing
-    order, disabled ones left out) and Claude Code's built-ins after them."""
+    order, disabled ones left out) and the CLI's own lines after them, by `rules`."""
 
-    def __init__(self, skills: Sequence[CliSkill]) -> None:
+    def __init__(self, skills: Sequence[CliSkill], rules: ListingRules | None = None) -> None:
+        self.rules = rules = rules or table_rules(DEFAULT_MODEL)
+        names = dict(zip((s.name for s in skills), rules.listed_names(skills), strict=True))
         self.skills = [s for s in skills if not s.disabled]
         self.disabled = [s.name for s in skills if s.disabled]
-        self.texts = [rule.entry_text(s.description, s.when_to_use) for s in self.skills]
-        self.heads = [rule.string_width(s.name) + 4 for s in self.skills]  # "- " and ": "
-        self.text_widths = [rule.string_width(t) for t in self.texts]
+        self.names = [names[s.name] for s in self.skills]
+        self.texts = [rules.text(s) for s in self.skills]
+        self.heads = [string_width(n) + 4 for n in self.names]  # "- " and ": "
+        self.text_widths = [string_width(t) for t in self.texts]
         self.lines = [
-            Sized(s.name, f"- {s.name}: {t}", size=h + w)
-            for s, t, h, w in zip(
-                self.skills, self.texts, self.heads, self.text_widths, strict=True
-            )
+            Listed(n, "", size=h + w)
+            for n, h, w in zip(self.names, self.heads, self.text_widths, strict=True)
         ]
-        self.builtin = [
-            Sized(b.name, b.line, b.bundled, size=b.width)
-            for b in rule.builtin_entries({s.name for s in self.skills})
-        ]
+        self.builtin = rules.builtin_lines(skills)
 
-    def shown(self, budget: int, lines: Sequence[rule.Listed] | None = None) -> list[bool]:
-        """Whether each user skill's description is shown at `budget` (Claude Code's rule)."""
+    def shown(self, budget: int, lines: Sequence[Listed] | None = None) -> list[bool]:
+        """Whether each user skill's description is shown at `budget` (the CLI's rule)."""
         user = list(self.lines if lines is None else lines)
-        return rule.shown_descriptions([*user, *self.builtin], budget)[: len(user)]
+        return shown_descriptions([*user, *self.builtin], budget)[: len(user)]
 
     def states(self, budget: int) -> dict[str, ListingState]:
         states: dict[str, ListingState] = {name: "absent" for name in self.disabled}
         for skill, visible in zip(self.skills, self.shown(budget), strict=True):
             if not visible:
                 states[skill.name] = "name-only"
-            elif rule.is_cut(skill.description, skill.when_to_use):
+            elif self.rules.is_cut(skill):
                 states[skill.name] = "truncated"
             else:
                 states[skill.name] = "full"
@@ -90,13 +97,13 @@ class Lines:
                 continue
             widths = [0]
             for char in text:
-                widths.append(widths[-1] + rule.string_width(char))
+                widths.append(widths[-1] + string_width(char))
             prefix.append(widths)
 
         def fits(cut: int) -> bool:
             lines = [
-                Sized(s.name, "", size=h + p[min(cut, len(p) - 1)])
-                for s, h, p in zip(self.skills, self.heads, prefix, strict=True)
+                Listed(n, "", size=h + p[min(cut, len(p) - 1)])
+                for n, h, p in zip(self.names, self.heads, prefix, strict=True)
             ]
             return all(self.shown(budget, lines))
 
@@ -112,39 +119,51 @@ class Lines:
         return low
 
 
-def states_at(skills: Sequence[CliSkill], budget: int) -> dict[str, ListingState]:
-    """Claude Code's rule at `budget`: each skill's state, by its folder name."""
-    return Lines(skills).states(budget)
+def states_at(
+    skills: Sequence[CliSkill], budget: int, rules: ListingRules | None = None
+) -> dict[str, ListingState]:
+    """The listing rule at `budget`: each skill's state, by its folder name."""
+    return Lines(skills, rules).states(budget)
 
 
-def full_width(skills: Sequence[CliSkill]) -> int:
-    """Columns the listing takes with every entry whole (skills and built-ins, newlines)."""
-    return Lines(skills).full_width()
+def full_width(skills: Sequence[CliSkill], rules: ListingRules | None = None) -> int:
+    """Columns the listing takes with every entry whole (skills and the CLI's own, newlines)."""
+    return Lines(skills, rules).full_width()
 
 
-def cut_to_fit(skills: Sequence[CliSkill], budget: int) -> int | None:
+def cut_to_fit(
+    skills: Sequence[CliSkill], budget: int, rules: ListingRules | None = None
+) -> int | None:
     """See `Lines.cut_to_fit`."""
-    return Lines(skills).cut_to_fit(budget)
+    return Lines(skills, rules).cut_to_fit(budget)
 
 
-def captured_states(body: Any, entries: Sequence[SkillEntry]) -> dict[str, ListingState]:
+def captured_states(
+    body: Any, skills: Sequence[CliSkill], rules: ListingRules | None = None
+) -> dict[str, ListingState]:
     """Each skill's state in a captured request's listing (parsed once), by folder name."""
-    text = rule.listing_text(body)
-    shown = dict(rule.parse_listing(text)) if text is not None else {}
+    rules = rules or table_rules(DEFAULT_MODEL)
+    text = listing_text(body)
+    names = {s.name for s in skills}
+    shown: dict[str, str | None] = {}
+    for name, description in parse_listing(text, names) if text is not None else []:
+        shown.setdefault(name, description)  # a user skill, before a same-named CLI line
     states: dict[str, ListingState] = {}
-    for skill in library_skills(entries):
+    for skill in skills:
         name = skill.name
-        if name not in shown:
-            states[name] = "absent"
-        elif shown[name] is None:
-            states[name] = "name-only"
-        elif shown[name] == rule.entry_text(skill.description, skill.when_to_use):
-            states[name] = (
-                "truncated" if rule.is_cut(skill.description, skill.when_to_use) else "full"
-            )
-        else:
-            states[name] = rule.classify(shown[name], skill.description)  # type: ignore[assignment]
+        states[name] = captured_state(shown[name], skill, rules) if name in shown else "absent"
     return states
+
+
+def rule_check(
+    captured: Mapping[str, ListingState], predicted: Mapping[str, ListingState], by: str
+) -> tuple[str, list[str]]:
+    """(the check's line, the skills whose state the rules predict wrongly)."""
+    wrong = sorted(n for n, state in captured.items() if predicted.get(n) != state)
+    total = len(captured)
+    if not wrong:
+        return f"{by} reproduces the captured listing: {total} of {total} skills", []
+    return f"{by} predicts {total - len(wrong)} of {total} skills as captured", wrong
 
 
 def library_listing(
@@ -154,50 +173,71 @@ def library_listing(
     env: Mapping[str, str] | None = None,
     captured: CapturedRequest | None = None,
     budgets: Sequence[int] = WHAT_IF_BUDGETS,
+    rules: ListingRules | None = None,
+    predict: bool = True,
 ) -> LibraryListing:
     """The listing of the library for `model`: from `captured` (a replay template: its `body`
-    and logged `listing_budget`) when given, else Claude Code's rule; with the what-if."""
-    skills = library_skills(entries)
-    lines = Lines(skills)
+    and logged `listing_budget`) when given, else `rules` (the CLI in use's, read from it;
+    default 2.1.197's table) applied; with the what-if and the cut by `rules` (left out when
+    not `predict`: the CLI's rules are not known)."""
+    rules = rules or table_rules(model)
+    skills = library_skills(entries, rules)
+    lines = Lines(skills, rules)
     by_folder = {cli_name(e): e.name for e in entries}
-    budget, how = rule.cli_budget(model, env)
+    budget, how = rules.budget_for(env)
+    check: str | None = None
+    wrong: list[str] = []
     if captured is not None and entries:
-        info = rule.from_request(captured.body, entries[0], budget=captured.listing_budget, env=env)
+        info = rule.from_request(
+            captured.body, entries[0], budget=captured.listing_budget, env=env, rules=rules
+        )
         if info.budget_chars:
             budget, how = info.budget_chars, info.budget_source or how
-        states = captured_states(captured.body, entries)
+        elif budget is not None:
+            how = f"{how}; this listing fit within it (nothing logged)"
+        states = captured_states(captured.body, skills, rules)
         source: Literal["captured-request", "estimate"] = "captured-request"
+        if predict:
+            predicted = lines.states(budget if budget is not None else UNLIMITED)
+            check, wrong = rule_check(states, predicted, rules.label())
     else:
-        states = lines.states(budget)
+        states = lines.states(budget if budget is not None else UNLIMITED)
         source = "estimate"
+    names = dict(zip((s.name for s in skills), rules.listed_names(skills), strict=True))
     listed = [
         ListedSkill(
             name=by_folder.get(s.name, s.name),
             state=states.get(s.name, "absent"),
-            chars=rule.listed(s).width,
+            chars=string_width(f"- {names[s.name]}: {rules.text(s)}"),
         )
         for s in skills
     ]
     what_if = []
-    for other in sorted({*budgets, budget}):
-        at = lines.states(other)
-        hidden = [by_folder.get(n, n) for n, state in at.items() if state == "name-only"]
-        cut_off = [by_folder.get(n, n) for n, state in at.items() if state == "truncated"]
-        full = sum(1 for state in at.values() if state == "full")
-        what_if.append(
-            BudgetWhatIf(
-                budget_chars=other, full=full, truncated=sorted(cut_off), name_only=sorted(hidden)
+    cut: int | None = None
+    shortened: list[str] = []
+    if predict:
+        for other in sorted({*budgets, *([budget] if budget is not None else [])}):
+            at = lines.states(other)
+            hidden = [by_folder.get(n, n) for n, state in at.items() if state == "name-only"]
+            cut_off = [by_folder.get(n, n) for n, state in at.items() if state == "truncated"]
+            full = sum(1 for state in at.values() if state == "full")
+            what_if.append(
+                BudgetWhatIf(
+                    budget_chars=other,
+                    full=full,
+                    truncated=sorted(cut_off),
+                    name_only=sorted(hidden),
+                )
             )
-        )
-    cut = lines.cut_to_fit(budget)
-    shortened = []
-    if cut is not None:
-        cut = min(cut, rule.ENTRY_CAP)  # past the per-entry cap an entry is cut, never whole
-        shortened = [
-            by_folder.get(s.name, s.name)
-            for s, text in zip(lines.skills, lines.texts, strict=True)
-            if len(text) > cut or rule.is_cut(s.description, s.when_to_use)
-        ]
+        cut = lines.cut_to_fit(budget) if budget is not None else None
+        if cut is not None:
+            if rules.entry_cap is not None:  # past the cap an entry is cut, never whole
+                cut = min(cut, rules.entry_cap)
+            shortened = [
+                by_folder.get(s.name, s.name)
+                for s, text in zip(lines.skills, lines.texts, strict=True)
+                if len(text) > cut or rules.is_cut(s)
+            ]
     return LibraryListing(
         source=source,
         budget_chars=budget,
@@ -207,6 +247,10 @@ def library_listing(
         what_if=what_if,
         cut_to_fit=cut,
         cut_skills=shortened,
+        rules=rules.label() if predict or source == "estimate" else None,
+        rule_check=check,
+        rule_mismatch=[by_folder.get(n, n) for n in wrong],
+        entry_cap=rules.entry_cap,
     )
 
 
@@ -250,7 +294,7 @@ def as_listed(entries: Sequence[SkillEntry], listing: LibraryListing) -> list[Sk
         if how == "full":
             shown.append(entry)
             continue
-        text = rule.entry_text(entry.description) if how == "truncated" else ""
+        text = entry_text(entry.description, cap=listing.entry_cap) if how == "truncated" else ""
         shown.append(replace(entry, description=text))
     return shown
 
@@ -272,7 +316,12 @@ def listing_warnings(listing: LibraryListing) -> list[str]:
     if cut:
         warnings.append(
             f"LISTING: {len(cut)} skill(s) truncated: {', '.join(cut[:8])}: the model saw only "
-            f"the first {rule.ENTRY_CAP:,} characters of those descriptions"
+            f"the first {listing.entry_cap or ENTRY_CAP:,} characters of those descriptions"
+        )
+    if listing.rule_mismatch:
+        warnings.append(
+            f"LISTING: {listing.rule_check} ({', '.join(listing.rule_mismatch[:8])} differ): "
+            "its what-if and cut advice may be wrong"
         )
     if (hidden or cut) and listing.cut_to_fit is not None and listing.cut_skills:
         warnings.append(
@@ -295,5 +344,8 @@ def hidden_line(listing: LibraryListing) -> str | None:
     if hidden:
         parts.append(f"{len(hidden)} skill(s) listed by name only: {', '.join(hidden[:8])}")
     if cut:
-        parts.append(f"{len(cut)} truncated at {rule.ENTRY_CAP:,} characters: {', '.join(cut[:8])}")
+        parts.append(
+            f"{len(cut)} truncated at {listing.entry_cap or ENTRY_CAP:,} characters: "
+            f"{', '.join(cut[:8])}"
+        )
     return "; ".join(parts) + f" (listing budget {listing.budget_chars or 0:,} characters)"

@@ -25,6 +25,7 @@ from typing import Literal
 
 from skillbench.aio import blocking, heap_frozen
 from skillbench.backends.base import CallUsage, SkillEntry, TriggerJudge, TriggerRequest
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.backends.describe import agent_view, captured_request, describe
 from skillbench.backends.skill_install import cli_name
 from skillbench.cost import notes as notes_of_cost
@@ -47,6 +48,7 @@ from skillbench.library.listing import (
     listing_warnings,
 )
 from skillbench.library.overlap import overlap_pairs
+from skillbench.redaction import redact
 from skillbench.stats import SequentialRule
 from skillbench.timestamps import utc_timestamp
 from skillbench.trigger.cost import actual_cost, estimate_requests, refused_by_cap, runs_per_query
@@ -128,22 +130,19 @@ def check_listing_budget(budget: int | None) -> None:
 def _listing(
     judge: TriggerJudge, entries: Sequence[SkillEntry], budget: int | None
 ) -> tuple[LibraryListing | None, str | None]:
-    """The library's listing: read from the replay harness's captured request, else Claude
-    Code's rule for the judge's model; (None, why) when the capture failed."""
+    """The library's listing: read from the replay harness's captured request, else the
+    listing rules of the judge's CLI applied (2.1.197's table when it runs none); the what-if
+    and the cut by those rules, read from the CLI (`rules_for_judge`); (None, why) when the
+    capture failed, or when the CLI's rules are needed and cannot be read."""
+    from skillbench.backends.anthropic.listing_calibration import rules_for_judge
+
     info = describe(judge)
     env = dict(os.environ)
     if budget is not None:
         env[BUDGET_ENV] = str(budget)
     model = listing_model(judge)
     target, catalog = entries[0], tuple(entries[1:])
-    if info.listing == "captured":
-        try:
-            captured = captured_request(judge, target, catalog)
-        except Exception as exc:  # the runs report the same failure
-            return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
-        env.update(captured.settings)
-        return library_listing(entries, model, env=env, captured=captured), None
-    if info.agent_title is not None:  # another agent: its own listing rules
+    if info.listing != "captured" and info.agent_title is not None:  # another agent's rules
         try:
             view = agent_view(judge, target, catalog)
         except Exception as exc:  # the runs report the same failure
@@ -152,7 +151,23 @@ def _listing(
                 f"LISTING: unknown: {info.agent_title}'s request could not be captured ({exc})",
             )
         return agent_listing(entries, view), None
-    return library_listing(entries, model, env=env), None
+    try:
+        rules, unread = rules_for_judge(judge, model), None
+    except Exception as exc:  # the CLI's rules could not be read
+        rules, unread = None, redact(str(exc))
+    if info.listing == "captured":
+        try:
+            captured = captured_request(judge, target, catalog)
+        except Exception as exc:  # the runs report the same failure
+            return None, f"LISTING: unknown: Claude Code's request could not be captured ({exc})"
+        env.update(captured.settings)
+        found = library_listing(
+            entries, model, env=env, captured=captured, rules=rules, predict=rules is not None
+        )
+        return found, None if unread is None else f"LISTING: no what-if or cut advice: {unread}"
+    if rules is None:  # the CLI's listing is not known without its rules
+        return None, f"LISTING: unknown: {unread}"
+    return library_listing(entries, model, env=env, rules=rules), None
 
 
 def budget_applies(judge: object) -> bool:
@@ -344,13 +359,14 @@ def _report(
     cost = actual_cost(judge, calls, hits, usage, refused=refused, cached=cached)
     for line in cost.lines:  # the plan's purpose (`estimate_requests(purpose="library")`)
         line.purpose = PURPOSE
-    warnings = list(library.warnings)
+    backend = backend_info(judge)
+    warnings = [*cli_warnings(backend.versions), *library.warnings]
     untested = without_evals(library.untested)
     if untested:
         warnings.append(untested)
     if listing_problem:
         warnings.append(listing_problem)
-    elif listing is not None:
+    if listing is not None:
         warnings.extend(listing_warnings(listing))
     errors = sum(t.errors for t in tallies)
     attempted = sum(t.attempted for t in tallies)
@@ -368,7 +384,7 @@ def _report(
         library_sha256=library.sha256,
         skills=library.evals,
         untested=library.untested,
-        backend=backend_info(judge),
+        backend=backend,
         harness=harness,
         config=config,
         queries=routed,
@@ -453,6 +469,7 @@ def plan_library(
 ) -> CostPlan:
     """The `--dry-run`: the requests the run sends, checked against the call cache (hits free)
     and estimated; the listing (Claude Code's rule) and the overlap pre-screen; no model call."""
+    from skillbench.backends.anthropic.listing_calibration import rules_for_judge
     from skillbench.backends.registry import resolve_backend_name
     from skillbench.cost.estimate import for_judge, get_estimator
     from skillbench.cost.plan import existing_cache, key_judge, plan_block
@@ -471,7 +488,11 @@ def plan_library(
             keys, note = key_judge(name, model=model, cache=cache, options=judge_options)
             proxy = keys is not None and describe(keys).is_proxy
             listed_for = listing_model(keys) if keys is not None else model or DEFAULT_MODEL
-            listing = library_listing(library.entries, listed_for)
+            try:  # a plan reads no rules from the CLI: the ones read before, else the table
+                rules = rules_for_judge(keys, listed_for, read=False) if keys else None
+            except Exception:  # the CLI cannot tell its version: the runs will say why
+                rules = None
+            listing = library_listing(library.entries, listed_for, rules=rules)
             applies = listing_applies(keys) if keys is not None else options.harness != "minimal"
             budget_ok = budget_applies(keys) if keys is not None else options.harness != "minimal"
             check_budget_applies(listing_budget, budget_ok, options.harness)
@@ -509,6 +530,7 @@ def plan_library(
         lines.append(f"  {NOT_APPLIED_NOTE}")
     else:
         lines.append(f"  listing: {hidden}" if hidden else "  listing: every skill in full")
+        lines.append(f"  listing rule: {listing.rules}")
     if embedder:
         pairs = overlap_pairs(library.entries, embedder=embedder)
         lines.append(

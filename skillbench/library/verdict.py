@@ -101,6 +101,8 @@ def library_header(report: LibraryReport, *, title: str = "Library routing") -> 
             )
             + f" [{report.listing.source}]"
         )
+        if report.listing.rules and report.listing.what_if:
+            listing += f"; what-if and cut by {report.listing.rules}"
     backend = report.backend
     harness = harness_line(report.harness) if report.harness is not None else None
     catalog = CatalogInfo(

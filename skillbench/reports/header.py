@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from skillbench.backends.claude_cli.tested import untested_warning
 from skillbench.gitinfo import run_git
 from skillbench.reports.paths import project_root
 from skillbench.schemas.cost import CostBlock, cost_summary
@@ -152,6 +153,7 @@ def make_header(title: str, verdict: Verdict, inputs: HeaderInputs = NO_INPUTS) 
         harness=i.harness,
         model=i.model,
         cli_version=i.cli_version,
+        cli_untested=untested_warning(i.cli_version),
         listing=i.listing,
         catalog=catalog_text(catalog) if catalog is not None else None,
         catalog_sha256=catalog.sha256 if catalog is not None else None,
@@ -177,6 +179,8 @@ def header_lines(header: ReportHeader, *, failures: bool = True) -> list[str]:
         lines.append(f"  RECORDED FIXTURES: {header.recorded}")
     if header.proxy:
         lines.append(f"  NOT CLAUDE: {header.proxy}")
+    if header.cli_untested:
+        lines.append(f"  {header.cli_untested}")
     lines += [f"  {key}: {value}" for key, value in header.rows()]
     shown = header.failures[:MAX_FAILURES_SHOWN] if failures else []
     if shown:

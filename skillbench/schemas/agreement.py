@@ -50,7 +50,7 @@ class UndecidedShare(Document):
 class AgreementReport(Document):
     """Per-query agreement, overall agreement and Cohen's κ between two backends."""
 
-    omit_if_none: ClassVar[frozenset[str]] = frozenset({"evals_file", "notes"})
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"evals_file", "notes", "warnings"})
 
     skill_name: str
     description: str
@@ -70,6 +70,9 @@ class AgreementReport(Document):
     )
     undecided_a: UndecidedShare
     undecided_b: UndecidedShare
+    warnings: list[str] | None = Field(
+        default=None, description="loud warnings (a Claude Code CLI newer than every tested one)"
+    )
     notes: list[str] | None = None
     created_at: str
     skillbench_version: str

@@ -173,6 +173,9 @@ class LoopSettings(Doc):
     evals_sha256: str | None = None
     backend: str | None = None
     model: str | None = None
+    cli_version: str | None = Field(
+        default=None, description="the Claude Code CLI version, if used"
+    )
     proposer: str | None = None
     proposer_is_heuristic: bool | None = None
     trigger_harness: str | None = Field(

@@ -3,7 +3,7 @@ library's validation reports as one list (pure models; rendering lives in skillb
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, RootModel
 
@@ -16,6 +16,8 @@ from skillbench.schemas.validation import ValidationReport
 class ReportHeader(Document):
     """What a report is about and its one-line verdict (first in every report)."""
 
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"cli_untested"})
+
     title: str
     verdict: str = Field(description="one line: the answer, failures named")
     ok: bool | None = Field(default=None, description="true: passed, false: failed, null: n/a")
@@ -27,6 +29,11 @@ class ReportHeader(Document):
     harness: str | None = Field(default=None, description="how the model was driven")
     model: str | None = None
     cli_version: str | None = Field(default=None, description="Claude Code CLI version, if used")
+    cli_untested: str | None = Field(
+        default=None,
+        description="set when that CLI is newer than every version whose request fidelity "
+        "skillbench tested: the warning",
+    )
     listing: str | None = Field(default=None, description="what the model was shown (skills)")
     catalog: str | None = Field(
         default=None, description="the competing skills: source, skill count, sha256 (short)"
@@ -96,6 +103,8 @@ class ReportHeader(Document):
             banners.append(("Recorded fixtures", self.recorded, "#fff8c5"))
         if self.proxy:
             banners.append(("Not Claude", self.proxy, "#ddf4ff"))
+        if self.cli_untested:
+            banners.append(("Untested CLI", self.cli_untested, "#ffebe9"))
         return box_html(
             self.title, self.verdict, self.ok, self.rows(), banners=banners,
             failures=self.failures,

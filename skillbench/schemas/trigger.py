@@ -247,6 +247,8 @@ class BackendInfo(Document):
 class ListingInfo(Document):
     """How Claude Code listed the target skill to the model (what the model saw)."""
 
+    omit_if_none: ClassVar[frozenset[str]] = frozenset({"rules"})
+
     target: Literal["full", "truncated", "name-only", "absent", "not-applicable"] = Field(
         description="full description, a truncated one, the bare name only, or not listed"
     )
@@ -259,6 +261,11 @@ class ListingInfo(Document):
     listed_name_only: int | None = None
     source: Literal["captured-request", "estimate", "harness"] = "estimate"
     shown: str | None = Field(default=None, description="the target's line as the model saw it")
+    rules: str | None = Field(
+        default=None,
+        description="whose listing rule an estimate applied: the CLI in use's, read from it, or "
+        "a tabled version's (no CLI in use)",
+    )
     warning: str | None = None
 
 

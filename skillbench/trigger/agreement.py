@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillbench.aio import blocking
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.errors import InputError
 from skillbench.schemas.agreement import AgreementReport, QueryAgreement, UndecidedShare, Verdict
 from skillbench.schemas.trigger import Interval, TriggerReport, TriggerResult, expected_pass
@@ -161,6 +162,8 @@ def compare_reports(
         created_at=utc_timestamp(),
         skillbench_version=__version__,
     )
+    warned = [*cli_warnings(a.backend.versions), *cli_warnings(b.backend.versions)]
+    report.warnings = list(dict.fromkeys(warned)) or None
     report.notes = agreement_notes(report) or None
     return report
 
@@ -305,6 +308,7 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         lines.append(
             f"undecided runs {label}: {fmt(share.runs)}; undecided queries {label}: {share.queries}"
         )
+    lines.extend(f"WARNING: {warning}" for warning in report.warnings or [])
     lines.extend(f"note: {note}" for note in report.notes or [])
     return lines
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from skillbench.aio import blocking
 from skillbench.backends.base import SkillEntry, TriggerOutcome, TriggerRequest
 from skillbench.backends.describe import describe, stored_request
+from skillbench.backends.skill_install import cli_name
 from skillbench.errors import InputError
 from skillbench.redaction import clip, redact_data
 from skillbench.schemas.trigger import ListingInfo, TriggerReport
@@ -157,7 +158,13 @@ def listed_skills(
         return {s.name: s.description for s in (target, *catalog)}
     stored = stored_request(judge, target, catalog)
     text = listing.listing_text(stored.body) if stored is not None else None
-    return dict(listing.parse_listing(text)) if text is not None else None
+    if text is None:
+        return None
+    folders = {cli_name(s) for s in (target, *catalog)}  # `folder (name)` lines by folder
+    found: dict[str, str | None] = {}
+    for name, description in listing.parse_listing(text, folders):
+        found.setdefault(name, description)  # a user skill, before a same-named CLI line
+    return found
 
 
 async def explain_query(

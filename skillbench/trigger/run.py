@@ -25,6 +25,7 @@ from skillbench.backends.base import (
     TriggerOutcome,
     TriggerRequest,
 )
+from skillbench.backends.claude_cli.tested import cli_warnings
 from skillbench.backends.describe import (
     agent_listing,
     captured_request,
@@ -247,6 +248,7 @@ async def run_trigger_eval(
         warnings.insert(0, listing.warning)
     if listing_problem is not None:
         warnings.insert(0, listing_problem)
+    warnings[:0] = cli_warnings(backend.versions)  # a CLI newer than every tested one
     config = RunConfig(
         runs=runs,
         max_runs=max_runs if auto else None,
@@ -496,9 +498,15 @@ def listing_info(
         return listing.from_request(captured.body, target, budget=budget, env=env), None
     if info.listing not in ("rule", "full", "proxy"):
         return None, None
+    from skillbench.backends.anthropic.listing_calibration import rules_for_judge
+
+    try:
+        rules = rules_for_judge(judge, model)  # the CLI in use's, or 2.1.197's table
+    except Exception as exc:  # the CLI's rules could not be read: no listing is claimed
+        return None, redact(f"LISTING: unknown: {exc}")
     try:
         env = {**os.environ, **info.listing_env}
-        would = listing.estimate(target, catalog, model, env)
+        would = listing.estimate(target, catalog, model, env, rules)
     except Exception as exc:  # an unreadable folder: the runs report it
         return None, redact(f"LISTING: unknown: Claude Code's listing rule not applied ({exc})")
     if info.listing == "rule":
@@ -507,7 +515,8 @@ def listing_info(
     if would.target != "full":
         note = (
             f"this harness showed the full description, but Claude Code itself would list "
-            f"{target.name!r} {would.target} (budget {would.budget_chars or 0:,} characters)"
+            f"{target.name!r} {would.target} (budget {would.budget_chars or 0:,} characters; "
+            f"{rules.label()})"
         )
     shown = ListingInfo(
         target="full" if info.listing == "full" else "not-applicable",

@@ -21,13 +21,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from real_cli import claude_versions, real_cli_skip_reason, replay_judge
+from real_cli import claude_versions, listing_rules, real_cli_skip_reason, replay_judge
 
 from skillbench.backends.anthropic.capture import (
     CaptureServer,
     capture_env,
     normalise_body,
 )
+from skillbench.backends.anthropic.listing_rules import ListingRules
 from skillbench.backends.base import SkillEntry, TriggerRequest
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
 from skillbench.skill import load_as_claude_code
@@ -53,6 +54,17 @@ def claude_bin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
 
 QUERY = "download this video from youtube and save it as mp4"
+
+
+@pytest.fixture(scope="module")
+def rules_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of calibrations for the module (each CLI and model calibrated once)."""
+    return tmp_path_factory.mktemp("listing-rules")
+
+
+def rules_of(model: str, folder: Path) -> ListingRules:
+    """The listing rules skillbench applies for the CLI under test and `model`."""
+    return listing_rules(CLAUDE, model, folder)
 
 
 def write_skill(root: Path, folder: str, frontmatter: str, body: str = "# Skill\n") -> Path:
@@ -135,15 +147,6 @@ async def replay_once(
     return sent[0], outcome, report
 
 
-def listing_rules_are_the_pins(differences: str) -> None:
-    """The rest of a test checks the skill listing against rules read from the pin (2.1.197):
-    on another version, once its request has been found identical, the test stops as an
-    expected failure naming what that version was measured to list differently (issue 32:
-    request fidelity is tested on both; the listing rules are not yet re-derived)."""
-    if CLAUDE != REPO_CLAUDE:
-        pytest.xfail(f"listing differs from the pin's rules (measured on 2.1.332): {differences}")
-
-
 def mismatch_library(root: Path) -> list[Path]:
     return [
         write_skill(
@@ -161,7 +164,7 @@ def mismatch_library(root: Path) -> list[Path]:
 
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-8"])
 async def test_folder_name_mismatch_is_listed_and_resolved_as_the_cli_does(
-    tmp_path: Path, model: str
+    tmp_path: Path, model: str, rules_folder: Path
 ) -> None:
     folders = mismatch_library(tmp_path / "lib")
     target, *rest = (entry(f) for f in folders)
@@ -172,15 +175,20 @@ async def test_folder_name_mismatch_is_listed_and_resolved_as_the_cli_does(
     )
     assert outcome.error is None and outcome.triggered is True
     assert_identical(request, cli_own_request(QUERY, folders, model))
-    listing_rules_are_the_pins(
-        "a skill whose frontmatter name differs from its folder is listed as `folder (name)` "
-        "('pdf.tools (pdf)', 'Zip_Tools (aaa-zip)'), which parse_listing takes as the name"
-    )
-    names = [n for n, _ in parse_listing(listing_text(json.loads(request.content)) or "")]
+    text = listing_text(json.loads(request.content)) or ""
+    # every skill is known by its folder, whatever the line shows beside it (2.1.332 lists a
+    # valid frontmatter name unlike the folder as `folder (name)`)
+    folder_names = [f.name for f in folders]
+    names = [n for n, _ in parse_listing(text, folder_names)]
     assert names[:4] == ["a-notes", "pdf.tools", "video-downloader", "Zip_Tools"]
+    # ... and the rules read from this CLI name each line as it does
+    rules = rules_of(model, rules_folder)
+    skills = rules.skills(target, rest)
+    assert [n for n, _ in parse_listing(text)][:4] == rules.listed_names(skills)
+    shown = rules.listed_names(skills)[[s.name for s in skills].index("video-downloader")]
     assert report.listing is not None and report.listing.target == "full"
     assert report.listing.shown is not None
-    assert report.listing.shown.startswith("- video-downloader: Download videos")
+    assert report.listing.shown.startswith(f"- {shown}: Download videos")
 
 
 async def test_the_listing_names_the_folder_not_the_frontmatter_name(tmp_path: Path) -> None:
@@ -272,7 +280,7 @@ def long_library(root: Path, count: int, seed: int) -> list[Path]:
     ],
 )
 async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
-    tmp_path: Path, model: str, count: int, seed: int
+    tmp_path: Path, model: str, count: int, seed: int, rules_folder: Path
 ) -> None:
     folders = long_library(tmp_path / "lib", count, seed)
     entries = [entry(f) for f in folders]
@@ -281,22 +289,24 @@ async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
         tmp_path, model, target, tuple(entries[:-1]), target.name
     )
     assert_identical(request, cli_own_request(QUERY, folders, model))
-    listing_rules_are_the_pins(
-        "another budget and cut: the opus-4-7/4-8 libraries (18,213 and 29,658 listing "
-        "characters) fit whole, no budget logged (the pin: 6,000); area-03 (a 1,600-character "
-        "description) is listed truncated where `estimate` (the pin's rule) says name-only"
-    )
     listing = report.listing
     assert listing is not None and listing.source == "captured-request"
-    # the budget is the one the CLI logged, never a model table's
-    expected_budget = {"claude-haiku-4-5": 8000, "claude-sonnet-4-6": 8000}.get(model, 6000)
-    assert listing.budget_chars == expected_budget
-    assert listing.budget_source == "logged by Claude Code during the capture"
-    # Claude Code's rule, applied without a capture, agrees with the CLI on every skill
-    shown = dict(parse_listing(listing_text(json.loads(request.content)) or ""))
+    text = listing_text(json.loads(request.content)) or ""
+    # the rules this CLI's listings are predicted by (its own, read by calibration; the table
+    # for 2.1.197) know its budget for the model: the one it logs when a listing goes over
+    rules = rules_of(model, rules_folder)
+    assert rules.budget is not None
+    if listing.budget_source == "logged by Claude Code during the capture":
+        assert listing.budget_chars == rules.budget
+    else:  # everything fit, so nothing was logged (2.1.332: opus-4-7 / opus-4-8 at 30,000)
+        assert listing.budget_chars is None
+        assert listing.listing_chars is not None and listing.listing_chars <= rules.budget
+        assert all(d is not None for _, d in parse_listing(text))
+    # the rules, applied without a capture, agree with the CLI on every skill
+    shown = dict(parse_listing(text, [f.name for f in folders]))
     for index, skill in enumerate(entries):
         others = tuple(e for j, e in enumerate(entries) if j != index)
-        guess = estimate(skill, others, model).target
+        guess = estimate(skill, others, model, rules=rules).target
         truth = shown[skill.name]
         if truth is None:
             assert guess == "name-only", skill.name
@@ -304,10 +314,10 @@ async def test_over_budget_library_equals_the_cli_and_the_estimate_agrees(
             assert guess == ("truncated" if truth.endswith("…") else "full"), skill.name
 
 
-def listed_states(request: httpx2.Request) -> dict[str, str]:
+def listed_states(request: httpx2.Request, names: list[str]) -> dict[str, str]:
     """The state of every listed skill (the first entry of a name: user skills come first)."""
     states: dict[str, str] = {}
-    for name, text in parse_listing(listing_text(json.loads(request.content)) or ""):
+    for name, text in parse_listing(listing_text(json.loads(request.content)) or "", names):
         if name not in states:
             full = "truncated" if text is not None and text.endswith("…") else "full"
             states[name] = "name-only" if text is None else full
@@ -316,7 +326,7 @@ def listed_states(request: httpx2.Request) -> dict[str, str]:
 
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-8"])
 async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees(
-    tmp_path: Path, model: str
+    tmp_path: Path, model: str, rules_folder: Path
 ) -> None:
     # 31 real skills: one with a UTF-8 BOM (the CLI sees no frontmatter: "---"), one named like
     # a bundled skill (code-review replaces it), one like a built-in (security-review, twice)
@@ -329,16 +339,26 @@ async def test_the_repositorys_real_skills_equal_the_cli_and_the_estimate_agrees
     target = entries[0]
     request, _, _ = await replay_once(tmp_path, model, target, tuple(entries[1:]), target.name)
     assert_identical(request, cli_own_request(QUERY, folders, model))
-    listing_rules_are_the_pins(
-        "dockerfile-reviewer (its SKILL.md starts with a UTF-8 BOM) is listed name-only with "
-        "haiku-4-5; pdf-form-filler is listed as 'pdf-form-filler (pdf-form-fill)'"
-    )
-    states = listed_states(request)
-    assert states["dockerfile-reviewer"] == "full"
-    assert listed_states(request).keys() >= {f.name for f in folders}
+    names = [f.name for f in folders]
+    states = listed_states(request, names)
+    assert states.keys() >= set(names)
+    rules = rules_of(model, rules_folder)
     for index, skill in enumerate(entries):
         others = tuple(e for j, e in enumerate(entries) if j != index)
-        assert estimate(skill, others, model).target == states[folders[index].name], skill.name
+        guess = estimate(skill, others, model, rules=rules).target
+        assert guess == states[names[index]], skill.name
+    # every line with a description shows the text the rules read: the BOM skill's (2.1.197:
+    # no frontmatter, `---`; 2.1.332: its frontmatter description), `folder (name)`, the cap
+    text = listing_text(json.loads(request.content)) or ""
+    lines: dict[str, str | None] = {}
+    for name, description in parse_listing(text, names):
+        lines.setdefault(name, description)  # the user's skill, listed before a same-named CLI's
+    skills = rules.skills(target, entries[1:])
+    listed = dict(zip((s.name for s in skills), rules.listed_names(skills), strict=True))
+    for skill in skills:
+        if lines.get(skill.name) is not None:
+            assert f"- {listed[skill.name]}: {lines[skill.name]}" in text, skill.name
+            assert lines[skill.name] == rules.text(skill), skill.name
 
 
 async def test_the_claude_code_backend_does_not_count_a_refused_call(

@@ -141,11 +141,14 @@ def test_every_cli_the_builtins_run_is_pinned_as_the_makefile_installs_it() -> N
         for name, _, value in (line.partition(":=") for line in makefile.splitlines())
         if value
     )
+    from skillbench.backends.claude_cli.tested import CLAUDE_PIN  # the Makefile reads it
+
     with_cli = [s for s in entry_point_specs() if s.cli]
     assert {s.name for s in with_cli} >= {"anthropic", "claude-code", "codex", "gemini"}
     for spec in with_cli:
         assert spec.cli_make_target in ("claude", "agents"), spec.name
-    assert cli_packages("claude") == [f"@anthropic-ai/claude-code@{values['CLAUDE_VERSION']}"]
+    assert cli_packages("claude") == [f"@anthropic-ai/claude-code@{CLAUDE_PIN}"]
+    assert "tested.py" in values["TESTED_CLAUDE"]  # the Makefile's CLAUDE_VERSION is read there
 
 
 def test_needs_cli_follows_the_harness_and_behavior() -> None:

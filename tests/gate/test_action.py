@@ -52,10 +52,9 @@ ln -sf "$FAKE_NPM_CLI" "$prefix/bin/$FAKE_NPM_NAME"
 
 def makefile_claude_package() -> str:
     """The claude package `make claude` installs (the Makefile's pin)."""
-    text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    version = re.search(r"^CLAUDE_VERSION := (\S+)$", text, re.M)
-    assert version is not None
-    return f"@anthropic-ai/claude-code@{version.group(1)}"
+    from skillbench.backends.claude_cli.tested import CLAUDE_PIN
+
+    return f"@anthropic-ai/claude-code@{CLAUDE_PIN}"
 
 
 @pytest.fixture

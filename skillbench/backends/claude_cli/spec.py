@@ -1,9 +1,10 @@
 """The `claude-code` backend's spec: the real Claude Code CLI, one session per call."""
 
 from skillbench.backends.claude_cli.skill_keys import CLAUDE_CODE_SKILL_KEYS
+from skillbench.backends.claude_cli.tested import CLAUDE_PIN
 from skillbench.backends.spec import AGENT_SESSION, CLAUDE_SESSION, BackendSpec, cli_install_hint
 
-CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1.197"
+CLAUDE_PACKAGE = f"@anthropic-ai/claude-code@{CLAUDE_PIN}"
 """The pinned npm package (`make claude` installs it under a clone's `.tools/`)."""
 CLAUDE_INSTALL_HINT = cli_install_hint(CLAUDE_PACKAGE, "claude", "SKILLBENCH_CLAUDE_BIN", "claude")
 """What to do when no `claude` is found (the claude-code backend and the replay harness)."""
