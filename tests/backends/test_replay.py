@@ -931,6 +931,9 @@ async def test_templates_and_batches_leave_debug_lines(
     import logging
 
     caplog.set_level(logging.DEBUG, logger="skillbench")
+    # a CLI run earlier in this process may have set the batch progress logger to INFO
+    # (`trigger_cmd._show_batch_progress`), which would hide its DEBUG lines from this test
+    caplog.set_level(logging.DEBUG, logger="skillbench.replay")
     server = ReplayBatchServer(fail_polls=1)
     requests = [TriggerRequest(TARGET, CATALOG, f"query {i}", i) for i in range(2)]
     first = make_judge(tmp_path, server, batch=True, batch_poll_seconds=0.0)
