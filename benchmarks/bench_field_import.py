@@ -132,13 +132,12 @@ def real_templates(work: Path) -> tuple[list[Template], list[str]]:
     """The real sessions each installed CLI version writes in each mode (tests/claude_field_runs)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from claude_field_runs import SESSIONS, write_claude_transcripts
-    from real_cli import latest_claude, makefile_pins, real_cli_skip_reason
+    from real_cli import latest_claude, real_cli_skip_reason
 
     from skillbench.backends.claude_cli.session import REPO_CLAUDE
+    from skillbench.backends.claude_cli.tested import CLAUDE_LATEST, CLAUDE_PIN
 
-    pins = makefile_pins()
-    versions = [(pins["CLAUDE_VERSION"], REPO_CLAUDE),
-                (pins["CLAUDE_LATEST_VERSION"], latest_claude())]  # fmt: skip
+    versions = [(CLAUDE_PIN, REPO_CLAUDE), (CLAUDE_LATEST, latest_claude())]
     turns = {session: len(queries) for session, _, queries in SESSIONS}
     templates, used = [], []
     for version, binary in versions:

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 from claude_field_runs import SKILLS, Transcripts, write_claude_transcripts
-from real_cli import claude_versions, makefile_pins, real_cli_skip_reason
+from real_cli import claude_versions, real_cli_skip_reason
 
 from skillbench.backends.claude_cli.interactive import CLI_MODES
 from skillbench.backends.claude_cli.session import REPO_CLAUDE
+from skillbench.backends.claude_cli.tested import CLAUDE_PIN
 
 __all__ = ["SKILLS", "Transcripts"]
 
@@ -46,7 +47,7 @@ def claude_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Transcripts:
     if reason is not None:
         pytest.skip(reason)
     root = tmp_path_factory.mktemp("field-claude")
-    return write_claude_transcripts(REPO_CLAUDE, "print", root, makefile_pins()["CLAUDE_VERSION"])
+    return write_claude_transcripts(REPO_CLAUDE, "print", root, CLAUDE_PIN)
 
 
 @pytest.fixture(scope="session", params=claude_runs())

@@ -25,6 +25,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("library/verdict.py", "claude_code"): "the key under which stored reports keep the Claude "
     "Code CLI's version (`backend.versions`), a file format read back",
     ("trigger/verdict.py", "claude_code"): "the same stored-report key",
+    ("improve/loop.py", "claude_code"): "the same stored-report key",
     ("reports/manifest.py", "anthropic"): "the Anthropic SDK's PyPI package, whose version a "
     "report's manifest records",
     ("validate/rules.py", "claude"): "the reserved words a skill's name may not start with "
