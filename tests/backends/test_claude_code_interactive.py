@@ -78,6 +78,17 @@ async def test_the_targets_skill_call_is_a_trigger_and_the_session_is_killed(
     assert argv[-2:] == ["--", QUERY]
 
 
+async def test_a_listing_written_after_the_skill_call_still_reaches_the_outcome(
+    record: Path,
+) -> None:
+    """Under load the real 2.1.197 wrote a turn's skill listing after its Skill call (seen in
+    the suite): the decided run waits a moment for it, and reads nothing else."""
+    outcome = await outcome_of(record, "listing_late")
+    assert outcome.error is None and outcome.triggered is True
+    assert outcome.detail["skills_available"] == ["csv-cleaner", "pdf-tools"]
+    assert outcome.usage.input_tokens == 1000  # the one reply, nothing read past the decision
+
+
 async def test_an_outcome_records_the_print_modes_session_fields_in_order(record: Path) -> None:
     """The detail an interactive run records (and caches), key for key and in order: its mode,
     the session fields print mode records around the transcript's turn fields, its cost."""

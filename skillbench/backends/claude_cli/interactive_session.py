@@ -67,6 +67,8 @@ INTERACTIVE_FLAGS = ("--permission-mode", "dontAsk")
 """Every interactive run's flags before the model: no permission prompt ever waits."""
 INTERACTIVE_HARNESS = "Claude Code CLI, interactive (a pseudo-terminal, its session transcript)"
 POLL_SECONDS = 0.1
+LISTING_GRACE_SECONDS = 2.0
+"""How long a decided session is kept for its skill listing, when the CLI has not written it."""
 
 
 def claude_code_judge(
@@ -96,6 +98,17 @@ class InteractiveRun:
     decided: bool
     duration_seconds: float
     screen: str = ""
+
+
+async def _await_listing(tail: TranscriptTail, parser: TranscriptParser) -> None:
+    """After the decision, at most `LISTING_GRACE_SECONDS` for the turn's skill listing when it
+    is not in yet: under load the CLI (2.1.197) wrote a turn's listing after its Skill call."""
+    deadline = time.monotonic() + LISTING_GRACE_SECONDS
+    while not parser.listed and time.monotonic() < deadline:
+        for line in tail.lines():
+            parser.listing_only(line)
+        if not parser.listed:
+            await asyncio.sleep(POLL_SECONDS)
 
 
 async def follow_session(
@@ -132,9 +145,12 @@ async def follow_session(
 
     def read() -> bool:
         """Feed the new transcript lines; True once decided (the lines after it are not read)."""
-        for line in tail.lines():
+        lines = tail.lines()
+        for index, line in enumerate(lines):
             parser.feed(line)
             if stop is not None and not parser.done and stop(parser.session):
+                for later in lines[index + 1 :]:  # a listing written after the decision
+                    parser.listing_only(later)
                 return True
         return False
 
@@ -143,6 +159,7 @@ async def follow_session(
             while not parser.done:
                 if read():
                     decided = True
+                    await _await_listing(tail, parser)
                     break
                 if parser.done:
                     break

@@ -18,6 +18,7 @@ file in recent versions) is not followed.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,22 @@ class TranscriptParser(StreamParser):
             value = event.get(key)
             if getattr(init, field) is None and isinstance(value, str):
                 setattr(init, field, value)
+
+    def listing_only(self, line: bytes) -> None:
+        """Take the skill listing from `line` if it is the listing's attachment, nothing else:
+        after the decision, the listing the CLI wrote late (seen under load) still reaches the
+        outcome's `skills_available`, and no later move does."""
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(event, dict) and event.get("type") == "attachment":
+            self._attachment(event.get("attachment"))
+
+    @property
+    def listed(self) -> bool:
+        """Whether the session's skill listing has been read."""
+        return self.session.init is not None and bool(self.session.init.skills)
 
     def _attachment(self, attachment: Any) -> None:
         """The skills the CLI listed (`skill_listing`), the model it runs (`model`)."""
