@@ -49,7 +49,9 @@ def git(folder: Path, *args: str, check: bool = True, home: Path | None = None) 
     return done.stdout if done.returncode == 0 else ""
 
 
-def clone_head(source: Path, dest: Path, commit: str | None, branch: str | None, depth: int) -> None:
+def clone_head(
+    source: Path, dest: Path, commit: str | None, branch: str | None, depth: int
+) -> None:
     """A shallow copy of `source`'s HEAD (`depth` commits) in `dest`, on the same branch
     (detached when HEAD is); an empty repository on its unborn branch when `commit` is None."""
     git(dest, "init", "-q")
