@@ -297,3 +297,83 @@ def test_nothing_that_runs_a_command_runs_and_no_credential_is_copied(
     }[agent.name]
     for note in stripped:
         assert note in differs
+
+
+def test_trigger_cli_replays_opencode_in_the_project_and_reports_what_it_took(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`trigger --agent opencode --project DIR`: the replayed request (through the anthropic SDK
+    to a loopback fake) holds the project's AGENTS.md and skills; the report names the project,
+    its instruction files and skills; with `as_user` (the judge's keyword) HOME's too, and the
+    report lists every file taken and left out."""
+    import asyncio
+
+    from messages_fake import MessagesFake
+    from mock_anthropic_sse import tool_use_stream
+
+    from skillbench.backends.opencode.judge import OpencodeJudge
+    from skillbench.cli import main
+    from skillbench.trigger.evalset import EvalQuery
+    from skillbench.trigger.options import EvalContext, TriggerOptions
+    from skillbench.trigger.run import run_trigger_eval
+
+    _binary(OPENCODE)
+    project, home = build_world(tmp_path / "world", commands=True)
+    skill = tmp_path / "csv-cleanup"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        f"---\nname: csv-cleanup\ndescription: '{TARGET.description}'\n---\n# CSV\n"
+    )
+    evals = tmp_path / "evals.json"
+    evals.write_text(json.dumps([{"query": "fix my csv", "should_trigger": True}]))
+    fire = tool_use_stream(MODELS["opencode"], "skill", {"name": "csv-cleanup"})
+    with MessagesFake(lambda body: fire) as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-offline")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        out = tmp_path / "report.json"
+        argv = ["trigger", str(skill), "--evals", str(evals), "--agent", "opencode"]
+        argv += ["--model", MODELS["opencode"], "--runs", "1", "--project", str(project)]
+        argv += ["--cache", str(tmp_path / "cache.sqlite"), "--out", str(out)]
+        code = main(argv)
+        assert code == 0, capsys.readouterr().err
+        sent = json.dumps(fake.requests[-1][2])
+        report = json.loads(out.read_text())
+
+        judge = OpencodeJudge(
+            MODELS["opencode"],
+            api_key="sk-ant-dummy-offline",
+            base_url=fake.base_url,
+            template_dir=tmp_path / "templates",
+            project=project,
+            as_user=home,
+        )
+
+        async def go() -> object:
+            try:
+                return await run_trigger_eval(
+                    "csv-cleanup",
+                    TARGET.description,
+                    [EvalQuery("fix my csv", True)],
+                    judge,
+                    TriggerOptions(runs=1),
+                    context=EvalContext(body=TARGET.body),
+                )
+            finally:
+                await judge.aclose()
+
+        with_user = asyncio.run(go())
+        sent_as_user = json.dumps(fake.requests[-1][2])
+    assert "MARK_PROJECT_AGENTS" in sent and "MARK_SKILL_OPENCODE" in sent
+    assert "MARK_USER_OPENCODE" not in sent  # HOME only with --as-user
+    assert report["summary"]["passed"] == 1
+    versions = report["backend"]["versions"]
+    assert "instruction files found: AGENTS.md, CLAUDE.md, docs/extra.md" in versions["project"]
+    assert ".opencode/skills/team-oc" in versions["project"]
+    assert "opencode.json: mcp left out (starts MCP servers)" in versions["capture_differs"]
+    assert "MARK_USER_OPENCODE" in sent_as_user and "MARK_USER_SKILL_CLAUDE" in sent_as_user
+    taken = with_user.backend.versions["as_user"]  # type: ignore[attr-defined]
+    assert (
+        "~/.config/opencode/AGENTS.md" in taken and "~/.claude/skills/my-claude/SKILL.md" in taken
+    )
+    assert "~/.config/opencode/opencode.json (opencode's configuration" in taken
+    assert "auth.json" not in taken

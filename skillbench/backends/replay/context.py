@@ -91,7 +91,7 @@ class ProjectView(BaseModel):
             where = f"{self.path} @ {self.commit or 'no commit'}{dirty}"
         read = ", ".join(self.instructions(agent)) or "none"
         skills = ", ".join(self.skills()) or "none"
-        return f"{where}; instruction files: {read}; its own skills: {skills}"
+        return f"{where}; instruction files found: {read}; its own skills: {skills}"
 
 
 class UserView(BaseModel):
@@ -117,12 +117,17 @@ class UserView(BaseModel):
         return _digest({"agent": self.agent, "files": self.files, "copy_rules": COPY_RULES})
 
     def label(self) -> str:
-        """`HOME: took …; left out …` for the report."""
+        """`HOME: took …; left out …` for the report (`lines`, in one)."""
         took = ", ".join(f"~/{rel}" for rel in self.files) or "nothing"
         text = f"{self.home}: took {took}"
         if self.left_out:
             text += f"; left out: {'; '.join(self.left_out)}"
         return text
+
+    def lines(self) -> list[str]:
+        """Every file taken and every thing left out, one line each."""
+        taken = [f"taken: ~/{rel}" for rel in self.files]
+        return taken + [f"left out: {note}" for note in self.left_out]
 
 
 def _digest(fields: object) -> str:
