@@ -31,20 +31,47 @@ import os
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from skillbench.backends.replay.gitcopy import clone_head, exclude_from_status, git, replay_changes
 from skillbench.errors import BackendError, InputError
 
-if TYPE_CHECKING:
-    from skillbench.backends.replay.agent import Agent
-
 #: The rules by which the copies are made (part of both keys: a template made under other
 #: rules is captured again).
 COPY_RULES = 1
 SKILL_FILE = "SKILL.md"
+
+
+class Agent(Protocol):
+    """What the views ask of an agent (`replay.agent.Agent`'s class attributes and hooks)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def skills_dir(self) -> str: ...
+    @property
+    def project_instructions(self) -> tuple[str, ...]: ...
+    @property
+    def project_skill_dirs(self) -> tuple[str, ...]: ...
+    @property
+    def config_files(self) -> tuple[str, ...]: ...
+    @property
+    def code_paths(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def user_skill_dirs(self) -> tuple[str, ...]: ...
+    @property
+    def user_left_out(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def reads_above(self) -> bool: ...
+    @property
+    def lists_tree(self) -> bool: ...
+
+    def project_instruction_names(self, root: Path) -> list[str]: ...
+    def project_files(self, root: Path) -> list[str]: ...
+    def sanitise_config(self, rel: str, text: str) -> tuple[str | None, list[str]]: ...
+    def user_files(self, home: Path) -> list[tuple[Path, str]]: ...
 
 
 class ProjectView(BaseModel):
