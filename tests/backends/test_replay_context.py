@@ -198,3 +198,19 @@ def test_jsonc_reads_comments_and_trailing_commas() -> None:
     assert loads_jsonc(text) == {"a": "x // not a comment", "b": [1, 2], "c": {"d": '"'}}
     with pytest.raises(ValueError):
         loads_jsonc('{"a": "open')
+
+
+def test_a_file_too_large_or_not_regular_is_refused_or_skipped(tmp_path: Path) -> None:
+    """Reading is bounded and never blocks: an oversized instruction file is an InputError
+    naming it; a FIFO named AGENTS.md is not a file the view takes."""
+    import os
+
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "AGENTS.md").write_bytes(b"x" * (4 * 1024 * 1024 + 1))
+    with pytest.raises(InputError, match="AGENTS.md"):
+        read_user(home, CODEX)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    os.mkfifo(plain / "AGENTS.md")
+    assert read_project(plain, CODEX).files == {}

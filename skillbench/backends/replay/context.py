@@ -162,8 +162,19 @@ def _digest(fields: object) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+#: The most one copied file may hold (an instruction file or a SKILL.md, not a data set).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _read(path: Path) -> bytes:
+    """A regular file's bytes, bounded (a FIFO cannot hang the read); InputError naming it."""
+    from skillbench.io import read_input_bytes
+
+    return read_input_bytes(path, limit=MAX_FILE_BYTES)
+
+
 def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_read(path)).hexdigest()
 
 
 def skill_files(root: Path, folders: Iterable[str], *, skip: Sequence[str] = ()) -> list[str]:
@@ -270,7 +281,7 @@ def _strip(agent: Agent, view: ProjectView, dest: Path) -> list[str]:
         file = dest / rel
         if not file.is_file():
             continue
-        text = file.read_text(encoding="utf-8", errors="replace")
+        text = _read(file).decode("utf-8", errors="replace")
         kept, removed = agent.sanitise_config(rel, text)
         if kept == text and not removed:
             continue
@@ -284,7 +295,7 @@ def _strip(agent: Agent, view: ProjectView, dest: Path) -> list[str]:
         if not (path.exists() or path.is_symlink()):
             continue
         if view.git:
-            touched += git(dest, "ls-files", "--", rel, check=False).split()
+            touched += git(dest, "ls-files", "--", rel, check=False).splitlines()
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         else:
@@ -350,7 +361,11 @@ def replace_clashes(
             skill = child / SKILL_FILE
             named = child.name in wanted
             if not named and skill.is_file():
-                mapping, _, _ = cli_frontmatter(skill.read_text(encoding="utf-8", errors="replace"))
+                try:
+                    text = _read(skill).decode("utf-8", errors="replace")
+                except InputError:
+                    text = ""
+                mapping, _, _ = cli_frontmatter(text)
                 named = str(mapping.get("name") or "") in wanted
             if not named:
                 continue
@@ -367,7 +382,7 @@ def _copy_checked(source: Path, dest_root: Path, rel: str, digest: str) -> None:
     """Copy `source` to `dest_root/rel` as a plain file (a symlink on the way replaced by a
     folder, never written through); BackendError when its content changed since it was read
     (the template key would not be its)."""
-    data = source.read_bytes()
+    data = _read(source)
     if hashlib.sha256(data).hexdigest() != digest:
         raise BackendError(f"{source} changed while the capture was prepared; run again")
     out = dest_root
