@@ -208,9 +208,42 @@ def test_a_file_too_large_or_not_regular_is_refused_or_skipped(tmp_path: Path) -
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     (home / ".codex" / "AGENTS.md").write_bytes(b"x" * (4 * 1024 * 1024 + 1))
-    with pytest.raises(InputError, match="AGENTS.md"):
+    with pytest.raises(InputError, match=r"AGENTS\.md"):
         read_user(home, CODEX)
     plain = tmp_path / "plain"
     plain.mkdir()
     os.mkfifo(plain / "AGENTS.md")
     assert read_project(plain, CODEX).files == {}
+
+
+def test_a_secret_in_a_copied_file_is_redacted(tmp_path: Path) -> None:
+    """A key pasted into AGENTS.md never reaches the capture's folders (nor the template)."""
+    from skillbench.backends.replay.context import lay_user
+
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    repo = _repo(tmp_path / "repo")
+    (repo / "AGENTS.md").write_text(f"deploy with {key}\n")
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-qam",
+            "k",
+        ],
+        check=True,
+    )
+    notes = lay_project(CODEX, read_project(repo, CODEX), tmp_path / "copy")
+    assert key not in (tmp_path / "copy" / "AGENTS.md").read_text()
+    assert "AGENTS.md: a secret in it redacted" in notes and "git status" not in notes
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "AGENTS.md").write_text(f"my token {key}\n")
+    notes = lay_user(read_user(home, CODEX), tmp_path / "isolated")
+    assert key not in (tmp_path / "isolated" / ".codex" / "AGENTS.md").read_text()
+    assert notes == ["~/.codex/AGENTS.md: a secret in it redacted"]

@@ -19,7 +19,8 @@ code folders it loads, and in HOME its user-level instruction files and skill fo
   only read. What changes the request in HOME but is not copied is listed (`left_out`).
 
 A skill of the project or HOME with the name of a skill under test is removed from the copy
-(`replace_clashes`): the one under test wins. Both views' `key()` (content hashes and
+(`replace_clashes`): the one under test wins. A secret still in a copied file is redacted before
+the capture's folder gets it (noted). Every file is read bounded and without blocking. Both views' `key()` (content hashes and
 `COPY_RULES`, never a path) join the template key; without the options the key is as before.
 """
 
@@ -248,13 +249,19 @@ def lay_project(agent: Agent, view: ProjectView, dest: Path) -> list[str]:
         if view.commit is not None:
             replay_changes(source, dest)
         exclude_from_status(dest, f"/{agent.skills_dir}/")
+    redacted: list[str] = []
     for rel, digest in view.files.items():
-        _copy_checked(source / rel, dest, rel, digest)
+        said = _copy_checked(source / rel, dest, rel, digest)
+        notes += said
+        redacted += [rel] if said else []
     if view.git:
         listed = {line[3:] for line in view.status.splitlines()}
         for rel in view.files:  # copied but ignored in the project
-            if rel not in listed and not git(dest, "ls-files", "--", rel, check=False).strip():
+            tracked = git(dest, "ls-files", "--", rel, check=False).strip()
+            if rel not in listed and not tracked:
                 exclude_from_status(dest, "/" + rel)
+            elif tracked and rel in redacted and rel not in listed:
+                git(dest, "update-index", "--assume-unchanged", "--", rel, check=False)
     notes += _strip(agent, view, dest)
     notes += [
         f"{path}: read by the CLI above a folder outside git, not reproduced" for path in view.above
@@ -329,11 +336,12 @@ def read_user(home: str | os.PathLike[str], agent: Agent) -> UserView:
 
 def lay_user(view: UserView, dest: Path) -> list[str]:
     """Copy the view's files into the isolated HOME `dest` (nothing written in the user's);
-    notes none (what was left out is the view's own)."""
+    notes a secret redacted (what was left out is the view's own)."""
     dest.mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
     for rel, digest in view.files.items():
-        _copy_checked(Path(view.sources[rel]), dest, rel, digest)
-    return []
+        notes += [f"~/{note}" for note in _copy_checked(Path(view.sources[rel]), dest, rel, digest)]
+    return notes
 
 
 # -- both ----------------------------------------------------------------------------------------
@@ -378,13 +386,18 @@ def replace_clashes(
     return notes
 
 
-def _copy_checked(source: Path, dest_root: Path, rel: str, digest: str) -> None:
+def _copy_checked(source: Path, dest_root: Path, rel: str, digest: str) -> list[str]:
     """Copy `source` to `dest_root/rel` as a plain file (a symlink on the way replaced by a
-    folder, never written through); BackendError when its content changed since it was read
-    (the template key would not be its)."""
+    folder, never written through), a secret in it redacted as in every file skillbench writes
+    (noted); BackendError when its content changed since it was read (the template key would
+    not be its)."""
+    from skillbench.redaction import redact_bytes
+
     data = _read(source)
     if hashlib.sha256(data).hexdigest() != digest:
         raise BackendError(f"{source} changed while the capture was prepared; run again")
+    clean = redact_bytes(data)
+    notes = [] if clean == data else [f"{rel}: a secret in it redacted"]
     out = dest_root
     for part in Path(rel).parts[:-1]:
         out = out / part
@@ -394,4 +407,7 @@ def _copy_checked(source: Path, dest_root: Path, rel: str, digest: str) -> None:
     out = out / Path(rel).name
     if out.is_symlink() or out.exists():
         out.unlink()
-    out.write_bytes(data)
+    if clean is None:  # not text, and holds a secret: left out
+        return [f"{rel}: left out (holds a secret)"]
+    out.write_bytes(clean)
+    return notes
