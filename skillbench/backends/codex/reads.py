@@ -321,7 +321,7 @@ def _match(path: str, cwd: str | None, listed: Sequence[ListedSkill]) -> ListedS
     for skill in listed:
         if posixpath.normpath(skill.file) == full:
             return skill
-    tail = "/" + full.lstrip("./")
+    tail = "/" + full
     for skill in listed:
         if tail.endswith(f"/{skill.folder}/{SKILL_FILE}"):
             return skill
