@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillbench.backends.base import TextModel, TriggerJudge
 from skillbench.backends.spec import (
+    AGENT_REPLAY,
     FALLBACK_WORKERS,
     BackendSpec,
     alias_table,
@@ -190,21 +191,47 @@ def _harness_spec() -> BackendSpec:
 
 
 def require_replay(backend: str | None, harness: str | None, option: str) -> None:
-    """InputError naming `option` unless `backend` is on a harness that can take a project's
-    view (`spec.project_harness`: the anthropic backend's replay harness), what `--project`
-    needs: a captured request."""
+    """InputError naming `option` unless `backend` captures a request it replays, what
+    `--project` and `--as-user` need: the harness of its spec's `project_harness` (the anthropic
+    backend's replay harness), or, for a backend replaying another agent's captured request
+    (`estimator` agent-replay: opencode, gemini, codex), its default harness (codex's `replay`,
+    not its `session`)."""
     spec = backend_spec(backend)
-    if spec.project_harness is None or resolve_harness(harness, spec.name) != spec.project_harness:
-        able = [
-            f"the {s.name} backend's {s.project_harness} harness"
-            for s in all_specs().values()
-            if s.project_harness
-        ]
-        raise InputError(
-            f"applies to {' or '.join(able) or 'no installed backend'} only "
-            f"(the backend is {spec.name!r})",
-            path=option,
-        )
+    if _takes_views(spec, harness):
+        return
+    specs = sorted(all_specs().values(), key=lambda s: s.name)
+    harnesses = [
+        f"the {s.name} backend's {s.project_harness} harness" for s in specs if s.project_harness
+    ]
+    agents = [
+        s.name + (f" ({s.default_harness} harness)" if s.harnesses else "")
+        for s in specs
+        if not s.project_harness and _replays_agent(s)
+    ]
+    able = " or ".join(harnesses) or "no installed backend"
+    if agents:
+        able += f" only, or to the replay of the {', '.join(agents)} backends"
+    else:
+        able += " only"
+    raise InputError(
+        f"applies to {able} (the backend is {spec.name!r}"
+        + (f", harness {harness!r})" if harness else ")"),
+        path=option,
+    )
+
+
+def _replays_agent(spec: BackendSpec) -> bool:
+    """Whether the backend replays another agent's captured request (`agent` declared, the
+    agent-replay estimate)."""
+    return spec.agent is not None and spec.estimator == AGENT_REPLAY
+
+
+def _takes_views(spec: BackendSpec, harness: str | None) -> bool:
+    if spec.project_harness is not None:
+        return resolve_harness(harness, spec.name) == spec.project_harness
+    if not _replays_agent(spec):
+        return False
+    return not spec.harnesses or resolve_harness(harness, spec.name) == spec.default_harness
 
 
 def takes_cli_mode(backend: str | None, harness: str | None = None) -> bool:

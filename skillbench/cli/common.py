@@ -392,31 +392,34 @@ def check_harness(
 
 
 def add_project_option(parser: argparse.ArgumentParser) -> None:
-    """`--project DIR`: capture Claude Code's request as inside that repository (replay)."""
+    """`--project DIR`: capture the agent's request as inside that repository (replay)."""
     parser.add_argument(
         "--project",
         metavar="DIR",
-        help="replay harness only: capture Claude Code's request as it is inside this project "
-        "(its CLAUDE.md files, .claude settings, rules, agents, commands and git status), from "
-        "a throwaway copy that runs none of its commands (hooks, MCP servers, command "
-        "settings left out): nothing is written into DIR; the report names DIR and its commit",
+        help="replay only (Claude Code's replay harness, --agent opencode, gemini, codex): "
+        "capture the agent's request as it is inside this project (Claude Code: its CLAUDE.md "
+        "files, .claude settings, rules, agents, commands and git status; the others: their "
+        "AGENTS.md / GEMINI.md, project skills and configuration), from a throwaway copy that "
+        "runs none of its commands (hooks, MCP servers, plugins, command settings left out): "
+        "nothing is written into DIR; the report names DIR and its commit",
     )
 
 
 def project_option(project: str | None, backend: str | None, harness: str | None) -> str | None:
     """The `--project` folder, checked (exit 2) before any run: it must exist, the backend must
-    be the anthropic backend's replay harness and its agents' commands must be removable from
-    the capture's copy (`check_agents`, naming the file and the key)."""
+    capture a request (`registry.require_replay`) and, for Claude Code's, its agents' commands
+    must be removable from the capture's copy (`check_agents`, naming the file and the key)."""
     if project is None:
         return None
     from skillbench.backends.anthropic.project import check_agents
-    from skillbench.backends.registry import require_replay
+    from skillbench.backends.registry import backend_spec, require_replay
     from skillbench.errors import InputError
 
     require_replay(backend, harness, "--project")
     if not Path(project).expanduser().is_dir():
         raise InputError(f"project folder not found: {project}", path="--project")
-    check_agents(Path(project).expanduser())
+    if backend_spec(backend).project_harness is not None:  # Claude Code's `.claude/agents`
+        check_agents(Path(project).expanduser())
     return project
 
 

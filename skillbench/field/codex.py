@@ -6,7 +6,7 @@ session id, folder and CLI version; the listing is recorded: the developer messa
 none `name-only`). A turn starts at a user message (not the `<environment_context>` or AGENTS.md
 messages Codex adds); a user message that is an injected `<skill>` body is an explicit use
 (`user-slash`: the user named the skill). Codex has no skill tool: an implicit use is a tool call
-reading a listed SKILL.md (`skill_read`, the same rule as the codex replay's first move). The
+reading a listed SKILL.md (`reads.opened`, the same rule as the codex replay's first move). The
 last turn is held until its `task_complete` event, or until the file has settled.
 """
 
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.backends.codex.listing import ListedSkill, parse_listing
-from skillbench.backends.codex.stream import TOOL_ITEMS, call_text, skill_read, tool_name
+from skillbench.backends.codex.reads import opened
+from skillbench.backends.codex.stream import TOOL_ITEMS, tool_name
 from skillbench.field.importers import ImportOptions, finished, settled
 from skillbench.field.reader import FileState, JsonLines
 from skillbench.field.records import (
@@ -116,7 +117,7 @@ class CodexImporter:
                         },
                     }
             elif kind == "response_item" and item in TOOL_ITEMS and current is not None:
-                read = skill_read(call_text(payload), current["listed"])
+                read = opened(payload, current["listed"])
                 if current["first_tool"] is None:
                     current["first_tool"] = tool_name(payload)
                     current["first_skill"] = read.name if read else None

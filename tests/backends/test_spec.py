@@ -107,8 +107,19 @@ def test_executor_kinds_and_a_plugin_factory(monkeypatch: pytest.MonkeyPatch) ->
 def test_require_replay_reads_the_project_harness() -> None:
     registry.require_replay("anthropic", None, "--project")
     for backend, harness in (("anthropic", "minimal"), ("local", None), ("claude-code", None)):
-        with pytest.raises(InputError, match="anthropic backend's replay harness only"):
+        with pytest.raises(InputError, match=r"replay harness only, or to the replay of the codex"):
             registry.require_replay(backend, harness, "--project")
+
+
+def test_require_replay_takes_the_agents_replays_not_a_session_harness() -> None:
+    """--project / --as-user reach opencode, gemini and codex replays (issue 32 item 5), not
+    Codex's session harness, whose sessions run in bare folders of their own."""
+    for backend in ("opencode", "gemini", "codex"):
+        registry.require_replay(backend, None, "--as-user")
+    registry.require_replay("codex", "replay", "--project")
+    with pytest.raises(InputError, match="--project: applies to") as raised:
+        registry.require_replay("codex", "session", "--project")
+    assert "harness 'session'" in str(raised.value)
 
 
 def test_a_plugin_estimator_factory_is_used_and_an_unknown_kind_refused() -> None:

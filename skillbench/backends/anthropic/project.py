@@ -9,10 +9,11 @@ project settings (`.claude/settings*.json`), rules, agents and commands, and a g
 `ProjectSnapshot`; `materialise` rebuilds that view in the capture's throwaway project: the files
 copied, and for a git repository a shallow fetch of HEAD (5 commits) with the same branch, the
 same `origin` main branch, the same user name and abbreviation length, and the uncommitted
-changes replayed so that `git status --short` prints what it prints in DIR. The copy then loses
-whatever could run a command in the CLI (`project_config`: settings, `.mcp.json`, agents), and git
-reads DIR without running any command its config names (`GIT_SAFE`). The snapshot's `key` (files'
-content, the git texts and `COPY_RULES`, never the path) is part of the template key.
+changes replayed so that `git status --short` prints what it prints in DIR (`replay.gitcopy`,
+shared with the other agents' `--project`). The copy then loses whatever could run a command in
+the CLI (`project_config`: settings, `.mcp.json`, agents), and git reads DIR without running any
+command its config names (`gitcopy.GIT_SAFE`). The snapshot's `key` (files' content, the git
+texts and `COPY_RULES`, never the path) is part of the template key.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -32,6 +32,12 @@ from skillbench.backends.anthropic.project_config import (
     sanitise_settings,
     strip_agent_commands,
 )
+from skillbench.backends.replay.gitcopy import (
+    clone_head,
+    exclude_from_status,
+)
+from skillbench.backends.replay.gitcopy import git as _git
+from skillbench.backends.replay.gitcopy import replay_changes as _replay_changes
 from skillbench.errors import InputError
 
 #: What Claude Code reads from the project folder at start (relative paths; folders whole).
@@ -53,11 +59,6 @@ LOG_COMMITS = 5
 #: other rules is captured again): 2, nothing that can run is copied (`project_config`); before,
 #: only `hooks` and the CLI's command settings were left out.
 COPY_RULES = 2
-GIT_TIMEOUT = 60.0
-#: How every git command here runs: no optional locks, and none of the commands a repository's
-#: own config can name for `status` (`core.fsmonitor`) or `log` (`log.showSignature` runs
-#: `gpg.program`) run.
-GIT_SAFE = ("--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
 
 
 class ProjectSnapshot(BaseModel):
@@ -92,30 +93,6 @@ class ProjectSnapshot(BaseModel):
             return f"{self.path} (not a git repository)"
         dirty = " + uncommitted changes" if self.status else ""
         return f"{self.path} @ {self.commit or 'no commit'}{dirty}"
-
-
-def _git(folder: Path, *args: str, check: bool = True, home: Path | None = None) -> str:
-    """Output of a git command in `folder` (no optional locks); with `home`, git sees that HOME
-    (no global config), as the capture's CLI does."""
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
-    if home is not None:
-        env["HOME"] = str(home)
-        env.pop("XDG_CONFIG_HOME", None)
-    done = subprocess.run(
-        ["git", *GIT_SAFE, "-C", str(folder), *args],
-        capture_output=True,
-        text=True,
-        timeout=GIT_TIMEOUT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if check and done.returncode != 0:
-        raise InputError(
-            f"git {args[0]} failed in the project: {done.stderr.strip()[:200]}",
-            path="--project",
-        )
-    return done.stdout if done.returncode == 0 else ""
 
 
 def _files(root: Path) -> list[str]:
@@ -307,86 +284,12 @@ def check_agents(root: Path) -> None:
             strip_agent_commands(file.read_text(encoding="utf-8", errors="replace"), rel)
 
 
-def exclude_from_status(dest: Path, *patterns: str) -> None:
-    """Keep what the capture adds (the installed skills) out of the copy's `git status`."""
-    info = dest / ".git" / "info"
-    if not info.parent.is_dir():
-        return
-    info.mkdir(parents=True, exist_ok=True)
-    with (info / "exclude").open("a", encoding="utf-8") as out:
-        out.writelines(f"{pattern}\n" for pattern in patterns)
-
-
 def _clone(project: ProjectSnapshot, source: Path, dest: Path) -> None:
     """A shallow copy of HEAD in `dest`: same branch, main-branch ref, user and abbreviation."""
-    _git(dest, "init", "-q")
-    if project.commit is not None:
-        _git(dest, "fetch", "-q", "--no-tags", f"--depth={LOG_COMMITS}", source.as_uri(), "HEAD")
-        if project.branch and project.branch != "HEAD":
-            _git(dest, "checkout", "-q", "-B", project.branch, "FETCH_HEAD")
-        else:
-            _git(dest, "checkout", "-q", "--detach", "FETCH_HEAD")
-        if project.main_branch:
-            _git(dest, "update-ref", f"refs/remotes/origin/{project.main_branch}", "HEAD")
-    elif project.branch and project.branch != "HEAD":
-        _git(dest, "symbolic-ref", "HEAD", f"refs/heads/{project.branch}")
+    clone_head(source, dest, project.commit, project.branch, LOG_COMMITS)
+    if project.commit is not None and project.main_branch:
+        _git(dest, "update-ref", f"refs/remotes/origin/{project.main_branch}", "HEAD")
     if project.user_name:
         _git(dest, "config", "user.name", project.user_name)
     if project.abbrev:
         _git(dest, "config", "core.abbrev", str(project.abbrev))
-
-
-def _replay_changes(source: Path, dest: Path) -> None:
-    """Make `dest`'s index and work tree differ from HEAD as `source`'s do (content copied
-    from the project's index and work tree; renames as delete + add)."""
-    raw = _git(source, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    entries = raw.split("\0")
-    index = 0
-    while index < len(entries):
-        entry = entries[index]
-        index += 1
-        if len(entry) < 4:
-            continue
-        x, y, rel = entry[0], entry[1], entry[3:]
-        if x in "RC":
-            old = entries[index]
-            index += 1
-            if x == "R":
-                _git(dest, "rm", "-q", "--cached", "--", old, check=False)
-                (dest / old).unlink(missing_ok=True)
-            x = "A"
-        target = dest / rel
-        if x == "?":
-            _copy_worktree(source / rel, target)
-            continue
-        if x in "MA":
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(_index_blob(source, rel))
-            _git(dest, "add", "-f", "--", rel, check=False)
-        elif x == "D":
-            _git(dest, "rm", "-q", "--cached", "--", rel, check=False)
-            target.unlink(missing_ok=True)
-        if y == "M":
-            _copy_worktree(source / rel, target)
-        elif y == "D":
-            target.unlink(missing_ok=True)
-
-
-def _index_blob(source: Path, rel: str) -> bytes:
-    done = subprocess.run(
-        ["git", *GIT_SAFE, "-C", str(source), "show", f":{rel}"],
-        capture_output=True,
-        timeout=GIT_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    return done.stdout
-
-
-def _copy_worktree(src: Path, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if src.is_symlink():
-        out.unlink(missing_ok=True)
-        os.symlink(os.readlink(src), out)
-    elif src.is_file():
-        shutil.copyfile(src, out)

@@ -196,6 +196,28 @@ class CodexAgent(Agent):
     sdk = "openai"
     kept_headers = KEPT_HEADERS
     # no skill tool: a skill is opened by reading its SKILL.md (`stream.CodexFold`)
+    # `--project`, `--as-user` (measured on 0.169.0; docs/agents.md): `AGENTS.override.md`
+    # before `AGENTS.md` at the project's top and in CODEX_HOME; the skills of `.agents/skills`
+    # and `.codex/skills` (walking up to the git top), `~/.agents/skills` and CODEX_HOME's
+    project_instructions = ("AGENTS.override.md", "AGENTS.md")
+    project_skill_dirs = (".agents/skills", ".codex/skills")
+    config_files = (".codex/config.toml",)
+    user_instructions = (".codex/AGENTS.override.md", ".codex/AGENTS.md")
+    user_skill_dirs = (".codex/skills", ".agents/skills")
+    user_skill_skip = (".system",)  # Codex's own, installed by the CLI itself
+    user_left_out = (
+        (
+            ".codex/config.toml",
+            "Codex's configuration: provider, MCP servers, notify; never copied",
+        ),
+    )
+
+    def sanitise_config(self, rel: str, text: str) -> tuple[str | None, list[str]]:
+        """A project's `.codex/config.toml` is left out: Codex reads it only in a project it
+        trusts (measured: an untrusted project's is not read), and the capture trusts none."""
+        return None, [
+            f"{rel}: left out (read only in a project Codex trusts; the capture trusts none)"
+        ]
 
     # -- capture -----------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from skillbench.backends.replay.move import ERROR, Move
 from skillbench.backends.replay.template import ReplayTemplate
 from skillbench.backends.scratch import make_scratch
 from skillbench.backends.skill_install import install_skills
-from skillbench.errors import BackendError
+from skillbench.errors import BackendError, InputError
 from skillbench.io import atomic_write_text
 from skillbench.schemas.trigger import HarnessInfo
 
@@ -86,6 +86,16 @@ class CodexSessionJudge(CodexJudge):
     harness = SESSION
     failure_kind = "session"  # the CLI could not run, or timed out
     default_max_concurrency = 4  # whole CLI processes, not HTTP calls
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        """The replay judge's options; `--project` and `--as-user` are the replay's only (each
+        session runs in a bare project and HOME of its own)."""
+        for name, flag in (("project", "--project"), ("as_user", "--as-user")):
+            if options.get(name) is not None:
+                raise InputError("applies to the codex backend's replay harness only", path=flag)
+        options.pop("project", None)
+        options.pop("as_user", None)
+        super().__init__(*args, **options)
 
     def provider_url(self) -> str:
         """The Responses API the sessions talk to (as the replay's endpoint)."""

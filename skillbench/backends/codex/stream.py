@@ -2,9 +2,10 @@
 
 Codex has no skill tool: the model opens a skill by reading its SKILL.md with a tool. So the first
 completed tool call (`function_call`, `custom_tool_call` such as the `exec` JavaScript cell,
-`local_shell_call`) decides: when its arguments or input name a listed skill's
-`<folder>/SKILL.md`, it invokes that skill (the target or another, Codex's built-in `.system`
-skills included); otherwise it is another tool first (undecided). A message before any call is a
+`local_shell_call`) decides: when it reads a listed skill's SKILL.md (`reads.opened`: content
+shown, not a mere `ls` or `test -f`; a peek before turning to another skill counts for the other),
+it invokes that skill (the target or another, Codex's built-in `.system` skills included);
+otherwise it is another tool first (undecided). A message before any call is a
 preamble and decides nothing; a reply that completes with messages only is a text answer (no
 trigger). `response.incomplete`, `response.failed`, an `error` event or a refusal is a broken
 answer with its kind.
@@ -12,13 +13,12 @@ answer with its kind.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skillbench.backends.agent_skills import resolve_skill
 from skillbench.backends.codex.listing import ListedSkill
+from skillbench.backends.codex.reads import opened
 from skillbench.backends.replay.move import ERROR, OTHER_TOOL, CallFold, Move
 from skillbench.backends.skill_install import CliSkill
 
@@ -26,37 +26,11 @@ TOOL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "tool_sea
 _INCOMPLETE = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
 
-def call_text(item: Mapping[str, Any]) -> str:
-    """Everything a tool call item says: its arguments, input or action, as one string."""
-    pieces: list[str] = []
-    for key in ("arguments", "input", "action", "code"):
-        value = item.get(key)
-        if isinstance(value, str):
-            pieces.append(value)
-        elif value is not None:
-            pieces.append(json.dumps(value, ensure_ascii=False))
-    return "\n".join(pieces)
-
-
 def tool_name(item: Mapping[str, Any]) -> str:
     """The called tool, namespaced when the item says so (`functions.exec`)."""
     name = str(item.get("name") or item.get("type") or "?")
     namespace = item.get("namespace")
     return f"{namespace}.{name}" if isinstance(namespace, str) and namespace else name
-
-
-def skill_read(text: str, listed: Sequence[ListedSkill]) -> ListedSkill | None:
-    """The listed skill whose SKILL.md `text` names first (by full path, else by
-    `<folder>/SKILL.md` after a path separator, quote or space)."""
-    best: tuple[int, ListedSkill] | None = None
-    for skill in listed:
-        at = text.find(skill.file)
-        if at < 0:
-            found = re.search(r"(?:^|[/\s'\"`=(])" + re.escape(skill.folder) + r"/SKILL\.md", text)
-            at = found.start() if found else -1
-        if at >= 0 and (best is None or at < best[0]):
-            best = (at, skill)
-    return best[1] if best else None
 
 
 class CodexFold(CallFold):
@@ -101,7 +75,7 @@ class CodexFold(CallFold):
 
     def _call(self, item: Mapping[str, Any]) -> Move:
         name = tool_name(item)
-        read = skill_read(call_text(item), self.listed)
+        read = opened(item, self.listed)
         if read is None:
             return Move(OTHER_TOOL, tool=name)
         called = read.folder if any(s.name == read.folder for s in self.skills) else read.name

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skillbench.backends.agent_cli import AgentCall
+from skillbench.backends.gemini import config
 from skillbench.backends.gemini.listing import gemini_listing
 from skillbench.backends.gemini.stream import GeminiFold, dump, skill_locations
 from skillbench.backends.limiter import Failure, parse_retry_after
@@ -143,6 +144,23 @@ class GeminiAgent(Agent):
     #: Changes the system prompt the CLI sends (a custom system.md).
     request_settings = ("GEMINI_SYSTEM_MD",)
     skill_tool = "activate_skill"
+    # `--project`, `--as-user` (measured on 0.61.0: `config`, docs/agents.md)
+    project_instructions = config.PROJECT_INSTRUCTIONS
+    project_skill_dirs = config.PROJECT_SKILL_DIRS
+    config_files = config.CONFIG_FILES
+    code_paths = config.CODE_PATHS
+    user_instructions = config.USER_INSTRUCTIONS
+    user_skill_dirs = config.USER_SKILL_DIRS
+    user_left_out = config.USER_LEFT_OUT
+    lists_tree = True
+
+    def project_instruction_names(self, root: Path) -> list[str]:
+        """GEMINI.md and the names the project's settings give (`context.fileName`)."""
+        return list(dict.fromkeys([*self.project_instructions, *config.file_names(root)]))
+
+    def sanitise_config(self, rel: str, text: str) -> tuple[str | None, list[str]]:
+        """The project's settings with the kept sections only (`config.sanitise`)."""
+        return config.sanitise(rel, text)
 
     # -- capture -----------------------------------------------------------------------------
 

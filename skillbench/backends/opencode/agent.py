@@ -36,6 +36,17 @@ from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.anthropic.capture import text_reply_stream
 from skillbench.backends.anthropic.first_turn import FirstTurn, MessagesAgent
 from skillbench.backends.anthropic.sdk import DEFAULT_ENDPOINT
+from skillbench.backends.opencode.config import (
+    CODE_PATHS,
+    CONFIG_FILES,
+    PROJECT_INSTRUCTIONS,
+    PROJECT_SKILL_DIRS,
+    USER_INSTRUCTIONS,
+    USER_LEFT_OUT,
+    USER_SKILL_DIRS,
+    config_instructions,
+    sanitise,
+)
 from skillbench.backends.replay.agent import Listing
 from skillbench.backends.skill_install import CliSkill
 
@@ -92,6 +103,24 @@ class OpencodeAgent(MessagesAgent):
     request_settings = SETTINGS
     skill_tool = SKILL_TOOL
     name_keys = ("name",)
+    # `--project`, `--as-user` (measured on 1.18.33; docs/agents.md)
+    project_instructions = PROJECT_INSTRUCTIONS
+    project_skill_dirs = PROJECT_SKILL_DIRS
+    config_files = CONFIG_FILES
+    code_paths = CODE_PATHS
+    user_instructions = USER_INSTRUCTIONS
+    user_skill_dirs = USER_SKILL_DIRS
+    user_left_out = USER_LEFT_OUT
+    reads_above = True
+
+    def project_instruction_names(self, root: Path) -> list[str]:
+        """AGENTS.md, CLAUDE.md, and the local files the project's configuration names under
+        `instructions` (inside the project)."""
+        return [*self.project_instructions, *config_instructions(root)]
+
+    def sanitise_config(self, rel: str, text: str) -> tuple[str | None, list[str]]:
+        """The configuration with only `KEPT` keys (`config.sanitise`)."""
+        return sanitise(rel, text)
 
     def capture_call(self, binary: Path, model: str, prompt: str) -> AgentCall:
         """`opencode run -m anthropic/<model> --format json`, the prompt on stdin."""

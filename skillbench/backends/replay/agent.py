@@ -23,13 +23,14 @@ template finds its agent's rules.
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import os
 import shutil
 from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from skillbench.backends.agent_cli import AgentCall
 from skillbench.backends.base import CallUsage, SkillEntry, public_endpoint
@@ -41,6 +42,9 @@ from skillbench.backends.replay.run import run_until_captured
 from skillbench.backends.skill_install import CliSkill
 from skillbench.backends.spec import cli_install_hint
 from skillbench.errors import BackendError
+
+if TYPE_CHECKING:
+    from skillbench.backends.replay.context import ProjectView, UserView
 
 #: The query the capture sends; replaced by each eval query (Claude Code has its own).
 SENTINEL = "SKILLBENCH_AGENT_SENTINEL_QUERY_5c1e"
@@ -146,6 +150,36 @@ class Agent:
     """The agent's template format (part of its template key: bumped, every template of the
     agent is captured again)."""
 
+    # what the CLI reads of the user's project and HOME (`--project`, `--as-user`: `context`)
+    project_instructions: ClassVar[tuple[str, ...]] = ()
+    """Instruction files the CLI reads at a project's top, relative to it (every one found is
+    copied: the CLI applies its own precedence)."""
+    project_skill_dirs: ClassVar[tuple[str, ...]] = ()
+    """The project's skill folders the CLI lists (relative to the project)."""
+    config_files: ClassVar[tuple[str, ...]] = ()
+    """The project's configuration files, copied as `sanitise_config` keeps them."""
+    code_paths: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(path, why) of what in a project holds code the CLI loads at start: removed from the
+    copy."""
+    user_instructions: ClassVar[tuple[str, ...]] = ()
+    """User-level instruction files, relative to HOME."""
+    user_skill_dirs: ClassVar[tuple[str, ...]] = ()
+    """User-level skill folders, relative to HOME."""
+    user_skill_skip: ClassVar[tuple[str, ...]] = ()
+    """Folders of `user_skill_dirs` never taken (the CLI's own, e.g. Codex's `.system`)."""
+    user_left_out: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(path relative to HOME, why) of what changes the request but is never copied."""
+    reads_above: ClassVar[bool] = False
+    """Whether the CLI reads instruction and configuration files above a project outside git
+    (opencode walks up to `/`)."""
+    lists_tree: ClassVar[bool] = False
+    """Whether the request lists the project's files (Gemini's directory tree)."""
+
+    project_view: ProjectView | None = None
+    """`--project`: the capture's project is a copy of this view (`context.lay_project`)."""
+    user_view: UserView | None = None
+    """`--as-user`: the capture's HOME holds this view's files (`context.lay_user`)."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__:
@@ -162,6 +196,14 @@ class Agent:
                 raise BackendError(f"no replay agent named {name!r} is loaded")
             _DEFAULTS[name] = found()
         return _DEFAULTS[name]
+
+    def with_views(self, project: ProjectView | None, user: UserView | None) -> Agent:
+        """A copy of this agent whose captures see `project` and `user` (`--project`,
+        `--as-user`)."""
+        agent = copy.copy(self)
+        agent.project_view = project
+        agent.user_view = user
+        return agent
 
     # -- the CLI -------------------------------------------------------------------------------
 
@@ -232,11 +274,55 @@ class Agent:
     def lay_out(
         self, site: CaptureSite, target: SkillEntry, catalog: Sequence[SkillEntry]
     ) -> list[str]:
-        """*agent* make the capture's project and HOME (empty folders by default); returns what
-        of the user's view the copy could not reproduce (Claude Code's `--project`)."""
-        site.project.mkdir()
-        site.home.mkdir()
-        return []
+        """*agent* make the capture's project and HOME: empty folders, or copies of the
+        `project_view` and the `user_view` (`context`) with their skills of the names under test
+        removed. Returns what of the user's view the copy leaves out or could not reproduce."""
+        from skillbench.backends.replay.context import lay_project, lay_user, replace_clashes
+        from skillbench.backends.skill_install import cli_name
+
+        differs: list[str] = []
+        if self.project_view is not None:
+            differs += lay_project(self, self.project_view, site.project)
+        site.project.mkdir(exist_ok=True)
+        site.home.mkdir(exist_ok=True)
+        if self.user_view is not None:
+            differs += lay_user(self.user_view, site.home)
+        if self.project_view is not None or self.user_view is not None:
+            names = list(dict.fromkeys(cli_name(s) for s in (target, *catalog)))
+            home = site.home if self.user_view is not None else None
+            differs += replace_clashes(self, site.project, home, names)
+        return differs
+
+    def project_instruction_names(self, root: Path) -> list[str]:
+        """*agent* the instruction files the CLI reads in the project `root` (relative paths;
+        `project_instructions`, plus what the project's configuration names)."""
+        return list(self.project_instructions)
+
+    def project_files(self, root: Path) -> list[str]:
+        """What the CLI reads from the project `root` at start, found there (relative paths):
+        its instruction files, each project skill's SKILL.md, its configuration files."""
+        from skillbench.backends.replay.context import skill_files
+
+        found = [rel for rel in self.project_instruction_names(root) if (root / rel).is_file()]
+        found += skill_files(root, self.project_skill_dirs)
+        found += [rel for rel in self.config_files if (root / rel).is_file()]
+        return list(dict.fromkeys(found))
+
+    def sanitise_config(self, rel: str, text: str) -> tuple[str | None, list[str]]:
+        """*agent* a configuration file of the project as the copy keeps it (None: left out)
+        and one note per thing left out (by default the whole file)."""
+        return None, [f"{rel}: left out (the agent's configuration, which can run commands)"]
+
+    def user_files(self, home: Path) -> list[tuple[Path, str]]:
+        """What `--as-user` copies from `home` into the isolated HOME: (the file read, its path
+        in the isolated HOME) for each user-level instruction file and each user skill's
+        SKILL.md (`user_instructions`, `user_skill_dirs`); never a configuration or a
+        credential."""
+        from skillbench.backends.replay.context import skill_files
+
+        found = [rel for rel in self.user_instructions if (home / rel).is_file()]
+        found += skill_files(home, self.user_skill_dirs, skip=self.user_skill_skip)
+        return [(home / rel, rel) for rel in dict.fromkeys(found)]
 
     def project_catalog(self, catalog: Sequence[SkillEntry]) -> Sequence[SkillEntry]:
         """The catalog skills installed in the capture's project: all of them (an agent whose
@@ -291,9 +377,15 @@ class Agent:
         return short_key(self.key_fields(common))
 
     def key_fields(self, common: dict[str, Any]) -> dict[str, Any]:
-        """*agent* the template key's fields: `common`, the agent's name and its skills folder
-        (Claude Code's key, older than the family, adds its project and CLI mode instead)."""
-        return {**common, "agent": self.name, "skills_dir": self.skills_dir}
+        """*agent* the template key's fields: `common`, the agent's name and its skills folder,
+        and the `--project` and `--as-user` views' keys when given (Claude Code's key, older
+        than the family, adds its project and CLI mode instead)."""
+        fields = {**common, "agent": self.name, "skills_dir": self.skills_dir}
+        if self.project_view is not None:
+            fields["project"] = self.project_view.key()
+        if self.user_view is not None:
+            fields["as_user"] = self.user_view.key()
+        return fields
 
     def normalise(self, body: dict[str, Any], root: str) -> dict[str, Any]:
         """The body as kept: the throwaway folder `root` written as `stable_root`; agents drop

@@ -87,10 +87,21 @@ class ReplayJudge:
         stop_when_decided: bool = True,
         temperature: float | None = None,
         clock: Callable[[], datetime.date] = datetime.date.today,
+        project: str | os.PathLike[str] | None = None,
+        as_user: str | os.PathLike[str] | None = None,
     ) -> None:
+        """`project` (`--project DIR`): capture as the CLI runs in that project; `as_user`
+        (`--as-user [HOME]`): with that HOME's instruction files and skills (`context`)."""
         agent = self.agent
         if temperature is not None:
             raise BackendError(f"the {agent.name} replay sends the agent's own sampling settings")
+        if project is not None or as_user is not None:
+            from skillbench.backends.replay.context import read_project, read_user
+
+            agent = self.agent = agent.with_views(
+                read_project(project, agent) if project is not None else None,
+                read_user(as_user, agent) if as_user is not None else None,
+            )
         self.name = agent.name
         self.model: str | None = model or agent.default_model
         self._model = self.model
@@ -133,8 +144,9 @@ class ReplayJudge:
         return self.agent.endpoint(self._base_url)
 
     def identity(self) -> dict[str, Any]:
-        """Backend, harness, model, endpoint, CLI version and settings."""
-        return {
+        """Backend, harness, model, endpoint, CLI version and settings; the `--project` and
+        `--as-user` views' keys when given."""
+        found: dict[str, Any] = {
             "backend": self.name,
             "harness": self.harness,
             "model": self._model,
@@ -143,6 +155,16 @@ class ReplayJudge:
             "settings": dict(sorted(self.settings.items())),
             "outcome": "first-turn",
         }
+        return {**found, **self.views()}
+
+    def views(self) -> dict[str, str]:
+        """The `--project` and `--as-user` views' keys (none without the options)."""
+        found: dict[str, str] = {}
+        if self.agent.project_view is not None:
+            found["project_key"] = self.agent.project_view.key()
+        if self.agent.user_view is not None:
+            found["as_user_key"] = self.agent.user_view.key()
+        return found
 
     def harness_label(self) -> str:
         """How outcomes and versions name the harness (`opencode agent-replay`)."""
@@ -159,7 +181,23 @@ class ReplayJudge:
             self.agent.sdk: sdk,
             self.name: self.cli_version(),
             "endpoint": self.endpoint(),
+            **self.view_labels(),
         }
+
+    def view_labels(self) -> dict[str, str]:
+        """For the report: the `--project` view (what it brought, and what the capture's copy
+        left out or could not reproduce) and the `--as-user` view (what was taken from HOME,
+        what was left out)."""
+        labels: dict[str, str] = {}
+        project, user = self.agent.project_view, self.agent.user_view
+        differs = sorted({d for t in self.templates_used.values() for d in t.project_differs})
+        if project is not None:
+            labels["project"] = project.label(self.agent)
+        if user is not None:
+            labels["as_user"] = user.label()
+        if differs and labels:
+            labels["capture_differs"] = "; ".join(differs)
+        return labels
 
     # -- templates ------------------------------------------------------------------------------
 
