@@ -424,24 +424,25 @@ def project_option(project: str | None, backend: str | None, harness: str | None
 
 
 def add_as_user_option(parser: argparse.ArgumentParser) -> None:
-    """`--as-user [HOME]`: capture Claude Code's request with the user's configuration."""
+    """`--as-user [HOME]`: capture the agent's request with the user's configuration."""
     parser.add_argument(
         "--as-user",
         metavar="HOME",
         nargs="?",
         const="~",
-        help="replay harness only: capture Claude Code's request as the user's own Claude Code "
-        "sends it: their settings (env, permissions, listing budget, output style), CLAUDE.md "
-        "and rules, personal skills, commands and agents, enabled plugins' skills and the "
-        "skill usage history, copied read-only from HOME (default ~, or $CLAUDE_CONFIG_DIR) "
-        "into the capture's isolated HOME, without hooks, MCP servers, command settings or "
-        "credentials; nothing is written to HOME; the report lists what was taken",
+        help="replay harness only: capture the agent's request as the user's own CLI sends it, "
+        "from HOME (default ~) copied read-only into the capture's isolated HOME. Claude Code "
+        "(--backend anthropic): settings (env, permissions, listing budget, output style), "
+        "CLAUDE.md and rules, personal skills, commands and agents, enabled plugins' skills "
+        "and the skill usage history ($CLAUDE_CONFIG_DIR honoured); opencode, gemini, codex: "
+        "the user's instruction files and skills. Never hooks, MCP servers, command settings "
+        "or credentials; nothing is written to HOME; the report lists what was taken",
     )
 
 
 def as_user_option(as_user: str | None, backend: str | None, harness: str | None) -> str | None:
-    """The `--as-user` HOME, checked (exit 2) before any run: the backend must be the anthropic
-    backend's replay harness and HOME a folder."""
+    """The `--as-user` HOME, checked (exit 2) before any run: the backend must be a replay
+    harness (`registry.require_replay`) and HOME a folder."""
     if as_user is None:
         return None
     from skillbench.backends.registry import require_replay
