@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillbench.backends.replay.jsonc import loads_jsonc
+from skillbench.backends.replay.jsonc import jsonc_object, loads_jsonc
 
 SETTINGS_FILE = ".gemini/settings.json"
 PROJECT_INSTRUCTIONS = ("GEMINI.md",)
@@ -75,14 +75,10 @@ def file_names(root: Path) -> list[str]:
 def sanitise(rel: str, text: str) -> tuple[str | None, list[str]]:
     """The settings as the copy keeps them (`KEPT` without `CUT`), one note per thing left
     out; a file that is not JSON with comments is left out whole."""
-    try:
-        data: Any = loads_jsonc(text)
-    except ValueError:
-        return None, [f"{rel}: left out (not JSON with comments)"]
-    if not isinstance(data, dict):
-        return None, [f"{rel}: left out (not a JSON object)"]
+    data, notes = jsonc_object(rel, text)
+    if data is None:
+        return None, notes
     kept: dict[str, Any] = {}
-    notes: list[str] = []
     for key, value in data.items():
         if key not in KEPT:
             why = LEFT_OUT.get(key, "not a setting the capture keeps")

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillbench.backends.replay.jsonc import loads_jsonc
+from skillbench.backends.replay.jsonc import jsonc_object, loads_jsonc
 
 PROJECT_INSTRUCTIONS = ("AGENTS.md", "CLAUDE.md")
 PROJECT_SKILL_DIRS = (".opencode/skills", ".opencode/skill", ".claude/skills", ".agents/skills")
@@ -151,14 +151,10 @@ def sanitise(rel: str, text: str) -> tuple[str | None, list[str]]:
     """`rel` (an opencode configuration file) as the copy keeps it: the `KEPT` keys only,
     `instructions` without remote or outside entries, no value with a substitution; one note per
     thing left out. A file that is not JSON with comments is left out whole."""
-    try:
-        data: Any = loads_jsonc(text)
-    except ValueError:
-        return None, [f"{rel}: left out (not JSON with comments)"]
-    if not isinstance(data, dict):
-        return None, [f"{rel}: left out (not a JSON object)"]
+    data, notes = jsonc_object(rel, text)
+    if data is None:
+        return None, notes
     kept: dict[str, Any] = {}
-    notes: list[str] = []
     for key, value in data.items():
         if key not in KEPT:
             why = LEFT_OUT.get(key, "not a key the capture keeps")

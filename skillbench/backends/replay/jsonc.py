@@ -13,6 +13,18 @@ def loads_jsonc(text: str) -> Any:
     return json.loads(_plain(text))
 
 
+def jsonc_object(rel: str, text: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """The JSONC object of the configuration file `rel`, or None with the one note saying why
+    it is left out whole (not JSON with comments, or not an object)."""
+    try:
+        data: Any = loads_jsonc(text)
+    except ValueError:
+        return None, [f"{rel}: left out (not JSON with comments)"]
+    if not isinstance(data, dict):
+        return None, [f"{rel}: left out (not a JSON object)"]
+    return data, []
+
+
 def _plain(text: str) -> str:
     out: list[str] = []
     index, size = 0, len(text)
