@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillbench.backends.replay.jsonc import jsonc_object, loads_jsonc
+from skillbench.backends.replay.jsonc import jsonc_object, kept_items, loads_jsonc
 
 SETTINGS_FILE = ".gemini/settings.json"
 PROJECT_INSTRUCTIONS = ("GEMINI.md",)
@@ -79,11 +79,9 @@ def sanitise(rel: str, text: str) -> tuple[str | None, list[str]]:
     if data is None:
         return None, notes
     kept: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in KEPT:
-            why = LEFT_OUT.get(key, "not a setting the capture keeps")
-            notes.append(f"{rel}: {key} left out ({why})")
-            continue
+    for key, value in kept_items(
+        rel, data, KEPT, LEFT_OUT, notes, "not a setting the capture keeps"
+    ):
         if isinstance(value, dict) and key in CUT:
             cut = [name for name in CUT[key] if name in value]
             notes += [f"{rel}: {key}.{name} left out (runs or reaches something)" for name in cut]

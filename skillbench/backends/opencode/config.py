@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillbench.backends.replay.jsonc import jsonc_object, loads_jsonc
+from skillbench.backends.replay.jsonc import jsonc_object, kept_items, loads_jsonc
 
 PROJECT_INSTRUCTIONS = ("AGENTS.md", "CLAUDE.md")
 PROJECT_SKILL_DIRS = (".opencode/skills", ".opencode/skill", ".claude/skills", ".agents/skills")
@@ -155,11 +155,8 @@ def sanitise(rel: str, text: str) -> tuple[str | None, list[str]]:
     if data is None:
         return None, notes
     kept: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in KEPT:
-            why = LEFT_OUT.get(key, "not a key the capture keeps")
-            notes.append(f"{rel}: {key} left out ({why})")
-        elif any(mark in json.dumps(value) for mark in _SUBSTITUTIONS):
+    for key, value in kept_items(rel, data, KEPT, LEFT_OUT, notes):
+        if any(mark in json.dumps(value) for mark in _SUBSTITUTIONS):
             notes.append(f"{rel}: {key} left out (reads an {{env:}} or {{file:}} substitution)")
         elif key == "instructions" and isinstance(value, list):
             local = [entry for entry in value if isinstance(entry, str) and _local(entry)]

@@ -5,6 +5,7 @@ dropped, so is a comma before `}` or `]`; the rest is plain JSON."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 
@@ -23,6 +24,23 @@ def jsonc_object(rel: str, text: str) -> tuple[dict[str, Any] | None, list[str]]
     if not isinstance(data, dict):
         return None, [f"{rel}: left out (not a JSON object)"]
     return data, []
+
+
+def kept_items(
+    rel: str,
+    data: Mapping[str, Any],
+    kept: Collection[str],
+    left_out: Mapping[str, str],
+    notes: list[str],
+    why: str = "not a key the capture keeps",
+) -> Iterator[tuple[str, Any]]:
+    """The (key, value) pairs of `data` whose key is `kept`, in order; for every other key one
+    note in `notes` (its reason from `left_out`, else `why`), in the same order."""
+    for key, value in data.items():
+        if key in kept:
+            yield key, value
+        else:
+            notes.append(f"{rel}: {key} left out ({left_out.get(key, why)})")
 
 
 def _plain(text: str) -> str:
