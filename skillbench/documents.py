@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,3 +33,17 @@ def read_model(
             field=where,
             rule=rule or error_rule,
         ) from None
+
+
+def validate_part(
+    model: type[ModelT], raw: Any, *, path: str | Path | None, field: str, rule: str
+) -> ModelT:
+    """Validate `raw`, one part of a file (the JSON path `field`), as `model`; InputError names
+    the file, the path inside the part and `rule`, with pydantic's first message."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        where = f"{field}.{loc}" if loc else field
+        raise InputError(first["msg"], path=path, field=where, rule=rule) from None

@@ -36,10 +36,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 import regex
-from pydantic import BaseModel, Field, StrictInt, ValidationError, model_validator
+from pydantic import BaseModel, Field, StrictInt, model_validator
 
-from skillbench.documents import read_model
-from skillbench.errors import InputError
+from skillbench.documents import read_model, validate_part
 from skillbench.io import write_json
 from skillbench.schemas import skill_creator as sc
 from skillbench.schemas.base import Document
@@ -185,13 +184,7 @@ def parse_check(
     raw: Any, *, path: str | Path | None = None, field: str = "check"
 ) -> ExpectationCheck:
     """Validate a raw `"check"` object; InputError names the file and the JSON path."""
-    try:
-        return ExpectationCheck.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        where = f"{field}.{loc}" if loc else field
-        raise InputError(first["msg"], path=path, field=where, rule="expectation-check") from None
+    return validate_part(ExpectationCheck, raw, path=path, field=field, rule="expectation-check")
 
 
 def expectation_checks(

@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from skillbench.errors import InputError
+from skillbench.documents import validate_part
 
 __all__ = [
     "NETWORK_MODES",
@@ -156,10 +156,4 @@ def parse_environment(
     raw: Any, *, path: str | Path | None = None, field: str = "environment"
 ) -> Environment:
     """Validate a raw `environment` block; InputError names the file and the JSON path."""
-    try:
-        return Environment.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        where = f"{field}.{loc}" if loc else field
-        raise InputError(first["msg"], path=path, field=where, rule="environment") from None
+    return validate_part(Environment, raw, path=path, field=field, rule="environment")
