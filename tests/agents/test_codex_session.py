@@ -46,6 +46,14 @@ def answer(kind: str, body: dict[str, Any]) -> Reply:
     return Reply("text", text="Just an answer.")
 
 
+def _follow_up(body: dict[str, Any]) -> bool:
+    """A request carrying a tool's output: the turn after a first move."""
+    items = body.get("input") or []
+    return any(
+        str(i.get("type", "")).endswith("_call_output") for i in items if isinstance(i, dict)
+    )
+
+
 def test_session_runs_the_real_cli_offline_and_classifies_its_first_move(
     tmp_path: Path, agent_templates: Path
 ) -> None:
@@ -105,8 +113,12 @@ def test_session_runs_the_real_cli_offline_and_classifies_its_first_move(
     assert outcomes[4].error and outcomes[4].detail["error_kind"] == "failed"
     assert all(o.detail["harness"] == "codex session" for o in outcomes)
     assert outcomes[3].usage.input_tokens > 0  # the CLI's own usage of the turn
-    # each session ended at its first move: one request each, the CLI's own (not a replay)
-    assert len(sessions) == len(queries)
+    # each session ended at its first move: one first request each, the CLI's own (not a
+    # replay). A command's session may post the command's output before its kill lands (the
+    # CLI runs `cat` in microseconds); such a follow-up never decides the outcome.
+    firsts = [r for r in sessions if not _follow_up(r.body)]
+    assert len(firsts) == len(queries)
+    assert len(sessions) - len(firsts) <= 3  # at most one follow-up per command query
     assert all(r.path.startswith("/v1/responses") for r in sessions)
     assert judge.harness_info().name == "codex session"
     assert judge.request_fields(TriggerRequest(TARGET, CATALOG, "q", 0))["harness"] == "session"
