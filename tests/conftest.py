@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from matrix import mark_off_diagonal
 
 # Claude Code's non-essential traffic (update checks, feature flags, telemetry) goes to
 # outside hosts: off for the whole process, so a module- or session-scoped fixture that starts
@@ -37,3 +38,9 @@ def _private_caches(
     monkeypatch.setenv("SKILLBENCH_PASS_ENV", "FAKE_*")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
     monkeypatch.setenv("SKILLBENCH_CACHE", str(folder / "skillbench" / "cache.sqlite"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not full"` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Thin the version matrices to their diagonal for `make test` (tests/matrix.py)."""
+    mark_off_diagonal(items)

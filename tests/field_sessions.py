@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from claude_field_runs import SKILLS, Transcripts, write_claude_transcripts
+from matrix import FULL
 from real_cli import claude_versions, real_cli_skip_reason
 
 from skillbench.backends.claude_cli.interactive import CLI_MODES
@@ -29,13 +30,17 @@ __all__ = ["SKILLS", "Transcripts"]
 
 def claude_runs() -> list[Any]:
     """pytest params (id `<version>-<mode>`): (binary, version, mode) for each pinned CLI in each
-    mode; a version absent or unable to run is skipped with the reason."""
+    mode; a version absent or unable to run is skipped with the reason. `make test` runs the
+    diagonal (the pin in print mode, the current release in interactive mode); the other two are
+    marked `full` (tests/matrix.py)."""
     params = []
-    for version in claude_versions():
+    for at, version in enumerate(claude_versions()):
         (binary,) = version.values
         for mode in CLI_MODES:
             run = (binary, version.id, mode)
-            params.append(pytest.param(run, id=f"{version.id}-{mode}", marks=version.marks))
+            diagonal = (mode == "print") == (at == 0)
+            marks = [*version.marks, *([] if diagonal else [FULL])]
+            params.append(pytest.param(run, id=f"{version.id}-{mode}", marks=marks))
     return params
 
 

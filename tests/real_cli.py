@@ -3,6 +3,7 @@ versions the fidelity tests run on (the pin and, beside it, the current release)
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 from pathlib import Path
@@ -44,10 +45,14 @@ def listing_rules(claude: Path, model: str, folder: Path) -> ListingRules:
     return rules
 
 
+@functools.cache
 def real_cli_skip_reason(claude: Path = REPO_CLAUDE) -> str | None:
+    """Why the CLI at `claude` cannot run here, or None; asked once per path and process (66
+    modules ask at collection, in every worker; the answer cannot change during a run)."""
     if not claude.exists():
         return f"real claude CLI not installed at {claude} (run `make claude`)"
-    head = claude.resolve().read_bytes()[:64]
+    with claude.resolve().open("rb") as program:  # the native build is ~400 MB: its head only
+        head = program.read(64)
     if head.startswith(b"#!") and b"node" in head and shutil.which("node") is None:
         return "node is not on PATH (the claude CLI script needs it)"
     try:

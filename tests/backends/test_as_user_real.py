@@ -37,6 +37,7 @@ from skillbench.backends.claude_cli.interactive import (
 
 pytestmark = [
     pytest.mark.needs_claude,
+    pytest.mark.diagonal("claude"),  # each combination on one version in `make test`
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
 MODEL = "claude-haiku-4-5"

@@ -41,6 +41,7 @@ from skillbench.backends.claude_cli.session import REPO_CLAUDE
 
 pytestmark = [
     pytest.mark.needs_claude,
+    pytest.mark.diagonal("claude_bin"),  # each combination on one version in `make test`
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
 CLAUDE: Path = REPO_CLAUDE
@@ -199,31 +200,40 @@ async def test_replay_equals_the_clis_own_request_in_the_users_environment_and_p
     assert canonical(replayed) == own_text  # billing suffix and today's date included
 
 
-def test_the_billing_suffix_matches_the_cli_on_20_queries(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    queries = [
-        "merge two pdf files",
+BILLING_QUERIES = [
+    # the suffix hashes the UTF-16 code units at 4, 7 and 20 ("0" past the end); each half has
+    # a short query, a boundary length, surrogate pairs or another script, whitespace, markup
+    [
         "hi",
-        "rotate",
-        "split report.pdf into pages 1-3 and 4-9",
-        "Wie füge ich zwei PDFs zusammen?",
+        "a" * 20,
+        "merge two pdf files",
         "PDFを結合して",
         "\U0001f600\U0001f600 merge these \U0001f4c4 files please",
-        "  leading spaces and trailing  ",
         "line one\nline two\nline three of a longer query",
         'quotes "inside" and \\backslashes\\ too',
-        "a" * 20,
-        "a" * 21,
-        "0123456789012345678901234567890",
-        "Can you compress scan.pdf to under 2 MB?",
-        "what's the weather in Paris",
-        "clean up data.csv: drop empty rows",
         "<system-reminder>not really</system-reminder>",
         "tab\tseparated\tquery with tabs",
         "ÆØÅ æøå — em dash – en dash",
+    ],
+    [
         "x",
-    ]
+        "rotate",
+        "a" * 21,
+        "0123456789012345678901234567890",
+        "Wie füge ich zwei PDFs zusammen?",
+        "  leading spaces and trailing  ",
+        "split report.pdf into pages 1-3 and 4-9",
+        "Can you compress scan.pdf to under 2 MB?",
+        "what's the weather in Paris",
+        "clean up data.csv: drop empty rows",
+    ],
+]
+
+
+@pytest.mark.parametrize("queries", BILLING_QUERIES, ids=["first-10", "second-10"])
+def test_the_billing_suffix_matches_the_cli_on_20_queries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queries: list[str]
+) -> None:
     for name, value in USER_ENV.items():
         monkeypatch.setenv(name, value)
     sent: list[httpx2.Request] = []

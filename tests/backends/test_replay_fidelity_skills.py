@@ -40,6 +40,7 @@ from skillbench.trigger.run import evaluate_skill, run_trigger_eval
 
 pytestmark = [
     pytest.mark.needs_claude,
+    pytest.mark.diagonal("claude_bin"),  # each combination on one version in `make test`
     pytest.mark.skipif(real_cli_skip_reason() is not None, reason=str(real_cli_skip_reason())),
 ]
 CLAUDE: Path = REPO_CLAUDE
