@@ -31,8 +31,11 @@ from agent_session_fakes import Step, scripted_agent
 from cluster_fakes import MockMessagesAPI
 from local_ray import LocalCluster, local_cluster, non_loopback
 from loopback_listener import Listener
+from matrix import FULL
 
 from skillbench.backends.codex.agent import CODEX
+from skillbench.backends.gemini.agent import GEMINI
+from skillbench.backends.opencode.agent import OPENCODE
 from skillbench.errors import BackendError
 from skillbench.hermetic.netns import namespace_problem
 
@@ -42,19 +45,32 @@ CALLS_PER_SESSION = 2
 CALL_LIMIT = 2
 RUNS = 5  # x 2 configurations x 1 case = 10 sessions
 HERMETIC_COMMAND = "gh pr create --title x; gh repo delete o/old --yes; echo done"
-NODE_OPENAI_KEY = "sk-proj-clusternodekey0123456789abcdefABCDEF"
-"""The nodes' own OpenAI key (the driver's differs): a node's sessions use the node's."""
+NODE_KEYS = {
+    "codex": ("OPENAI_API_KEY", "sk-proj-clusternodekey0123456789abcdefABCDEF"),
+    "gemini": ("GEMINI_API_KEY", "AIzaSyClusterNodeKey0123456789abcdefghijk"),
+    "opencode": ("ANTHROPIC_API_KEY", "sk-ant-api03-clusternodekey-0123456789abcdef"),
+}
+"""Each agent's key variable and the nodes' own key in it (the driver's differs): a node's
+sessions use the node's."""
 DEAD_URL = "http://127.0.0.1:9/v1"
-"""The nodes' own OPENAI_BASE_URL: nothing listens there, so a session reaches the provider only
-through the node's proxy, whose upstream is the driver's."""
+"""The nodes' own provider base URLs: nothing listens there, so a session reaches the provider
+only through the node's proxy, whose upstream is the driver's."""
+AGENTS = {"codex": CODEX, "gemini": GEMINI, "opencode": OPENCODE}
 
 
-def codex_missing() -> str | None:
+def agent_missing(name: str) -> str | None:
+    """Why agent `name`'s hermetic case cannot run here (its CLI, a network namespace)."""
     try:
-        CODEX.locate()
+        AGENTS[name].locate()
     except BackendError as exc:
         return str(exc)
     return namespace_problem()
+
+
+def agent_param(name: str, *marks: pytest.MarkDecorator) -> Any:
+    reason = agent_missing(name)
+    skip = [pytest.mark.skip(reason=reason)] if reason else []
+    return pytest.param(name, id=name, marks=[*marks, *skip])
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +92,9 @@ def cluster(record: Path) -> Iterator[LocalCluster]:
         "FAKE_AGENT_SLEEP": "0.5",
         "FAKE_AGENT_RECORD": str(record),
         "FAKE_AGENT_HERMETIC_RUN": HERMETIC_COMMAND,  # only where a case has an environment
-        "OPENAI_API_KEY": NODE_OPENAI_KEY,
+        **{variable: key for variable, key in NODE_KEYS.values()},
         "OPENAI_BASE_URL": DEAD_URL,
+        "GOOGLE_GEMINI_BASE_URL": DEAD_URL,
     }
     env = {
         "head": {**common, "FAKE_AGENT_NODE": "head"},
@@ -278,16 +295,22 @@ def test_a_hermetic_case_on_the_cluster(
         assert "https://github.com/o/r/pull/7" in output and "refused (destructive)" in output
 
 
-@pytest.mark.skipif(codex_missing() is not None, reason=str(codex_missing()))
+@pytest.mark.parametrize(
+    "agent",
+    # Codex in `make test`; Gemini CLI and opencode take the same runner (`AgentSessionRunner`)
+    # with their own CLI, key and provider: `make test-full` runs them too
+    [agent_param("codex"), agent_param("gemini", FULL), agent_param("opencode", FULL)],
+)
 def test_a_hermetic_case_of_another_agents_real_cli_on_the_cluster(
-    cluster: LocalCluster, api: MockMessagesAPI, tmp_path: Path
+    cluster: LocalCluster, api: MockMessagesAPI, tmp_path: Path, agent: str
 ) -> None:
-    """Issue 35 on Ray for the other agents' session harness: `run --backend codex --cluster ray`,
-    the real Codex CLI on a node against a scripted loopback Responses API. The node runs its own
-    pinned CLI, its key forwarder (the node's key) forwards to the node's proxy, whose upstream is
-    the driver's base URL; the case's world is built on the node: `gh pr create` is answered by
-    the fake and graded `called`, `gh repo delete` is refused and fails `not_called`, and a
-    loopback listener outside the session is never reached under `api-only`."""
+    """Issue 35 on Ray for the other agents' session harness: `run --backend <agent> --cluster
+    ray`, the agent's real CLI on a node against its scripted loopback provider. The node runs its
+    own pinned CLI, its key forwarder (the node's key) forwards to the node's proxy, whose
+    upstream is the driver's base URL; the case's world is built on the node: `gh pr create` is
+    answered by the fake and graded `called`, `gh repo delete` is refused and fails
+    `not_called`, and a loopback listener outside the session is never reached under
+    `api-only`."""
     listener = Listener()
     probe = listener.probe()
     # one tool turn (each turn is a model round trip of the real CLI): the three commands
@@ -321,13 +344,13 @@ def test_a_hermetic_case_of_another_agents_real_cli_on_the_cluster(
     }
     (skill / "evals" / "evals.json").write_text(json.dumps({"cases": [case]}))
     try:
-        with scripted_agent("codex", steps) as agent:
-            env = driver_env(api, {"RAY_ADDRESS": cluster.address, **agent.caller_env()})
-            args = ["run", str(skill), "--backend", "codex", "--runs", "1", "--no-cache"]
+        with scripted_agent(agent, steps) as scripted:
+            env = driver_env(api, {"RAY_ADDRESS": cluster.address, **scripted.caller_env()})
+            args = ["run", str(skill), "--backend", agent, "--runs", "1", "--no-cache"]
             args += ["--configs", "with_skill", "--timeout", "180", "--cluster", "ray"]
             proc = run_cli(args, env, tmp_path)
             _, err = proc.communicate(timeout=600)
-            results, keys = list(agent.results), list(agent.keys)
+            results, keys = list(scripted.results), list(scripted.keys)
         graded = run_cli(["grade", str(skill), "--backend", "local"], env, tmp_path)
         _, grade_err = graded.communicate(timeout=300)
     finally:
@@ -336,7 +359,8 @@ def test_a_hermetic_case_of_another_agents_real_cli_on_the_cluster(
     record = json.loads((run / "run.json").read_text())
     assert proc.returncode == 0, (record.get("error"), err[-3000:])
     assert "cluster: " in err and record["status"] == "ok", record.get("error")
-    assert keys and all(NODE_OPENAI_KEY in k for k in keys), keys  # the node's forwarder
+    node_key = NODE_KEYS[agent][1]
+    assert keys and all(node_key in k for k in keys), keys  # the node's forwarder
     calls = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
     assert [(c["command"], c["argv"][:2], c["refused"]) for c in calls] == [
         ("gh", ["pr", "create"], False),
