@@ -237,7 +237,9 @@ def case_environments(evals: EvalsFile) -> list[Environment | None]:
 
 
 UNSUPPORTED_WHY = {
-    "answers": "its CLI offers no hook into its question tool (claude-code sessions answer "
+    "answers": "its non-interactive run cannot ask (`opencode run` denies its question tool, "
+    "Gemini CLI's non-interactive policy denies ask_user, `codex exec` has none) and skillbench "
+    "does not resume its sessions to answer a question in a reply (claude-code sessions answer "
     "from `answers`)",
     "mcp": "its CLI loads no MCP servers",
 }

@@ -3,8 +3,9 @@ fakes first on PATH and `BASH_ENV` (bash reads the file named there before every
 non-interactive command, a login shell's `bash -lc` included, after `/etc/profile`: the fakes'
 guard runs in the agent's own shell before each of its commands, as Claude Code's
 `CLAUDE_ENV_FILE` does), and the fake MCP servers as (command, arguments) for the agent's own
-MCP configuration. Scripted `answers` need a hook into the agent's question tool, which these
-agents do not offer: `unsupported` names the field, and such a case is refused (exit 2)."""
+MCP configuration. Their non-interactive runs cannot ask (docs/hermetic.md) and their sessions
+are not resumed to answer a question in a reply: `unsupported` names `answers`, and such a case
+is refused (exit 2)."""
 
 from __future__ import annotations
 
