@@ -196,6 +196,27 @@ class TriggerOutcome:
     cached: bool = False
     detail: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def broken(
+        cls,
+        kind: str | None,
+        stop_reason: object,
+        *,
+        usage: CallUsage,
+        duration_seconds: float,
+        detail: dict[str, Any],
+    ) -> TriggerOutcome:
+        """A run whose answer was broken (empty, cut at max_tokens, refused, …): an error of
+        kind `kind` (also `detail["error_kind"]`), never a miss."""
+        detail["error_kind"] = kind
+        return cls(
+            triggered=False,
+            error=f"{kind}: broken answer (stop_reason={stop_reason})",
+            usage=usage,
+            duration_seconds=duration_seconds,
+            detail=detail,
+        )
+
     def to_cache(self) -> dict[str, Any]:
         """Serialisable form for the call cache (errors are never cached). Built field by field:
         `asdict` deep-copied the usage model only to have it replaced (a third of a cached

@@ -503,13 +503,8 @@ class AnthropicJudge(_AnthropicBase):
             detail["batch"] = True
         kind = None if triggered or fired else broken_kind(message)
         if kind is not None:
-            detail["error_kind"] = kind
-            return TriggerOutcome(
-                triggered=False,
-                error=f"{kind}: broken answer (stop_reason={message.stop_reason})",
-                usage=usage,
-                duration_seconds=seconds,
-                detail=detail,
+            return TriggerOutcome.broken(
+                kind, message.stop_reason, usage=usage, duration_seconds=seconds, detail=detail
             )
         return TriggerOutcome(
             triggered=triggered, fired=fired, usage=usage, duration_seconds=seconds, detail=detail

@@ -401,10 +401,9 @@ class ReplayJudge:
         if cost_note:
             detail["cost_note"] = cost_note
         if move.kind == ERROR:
-            detail["error_kind"] = move.error_kind
-            return TriggerOutcome(
-                triggered=False,
-                error=f"{move.error_kind}: broken answer (stop_reason={move.stop_reason})",
+            return TriggerOutcome.broken(
+                move.error_kind,
+                move.stop_reason,
                 usage=usage,
                 duration_seconds=seconds,
                 detail=detail,
