@@ -7,8 +7,9 @@ Checked: every run recorded exactly once and the same as a single-machine run, s
 nodes, never more API calls in flight (as the API saw them) than `--cluster-calls`, a killed
 driver resumes from what it wrote, and no process of the cluster had a socket to anything but
 loopback. A hermetic case runs on the nodes with the fake CLI and with another agent's real CLI
-(Codex, against a scripted loopback Responses API). Skipped without the `ray` extra. One cluster
-for the module (`tests/local_ray.py`).
+against its scripted loopback provider (Codex in `make test`; Gemini CLI and opencode too in
+`make test-full`). Skipped without the `ray` extra. One cluster for the module
+(`tests/local_ray.py`).
 """
 
 from __future__ import annotations
