@@ -51,6 +51,7 @@ from skillbench.redaction import redact
 __all__ = [
     "AgentSessionRunner",
     "McpCommand",
+    "ScriptedReply",
     "SessionCli",
     "SessionLog",
     "SessionRun",
@@ -82,15 +83,24 @@ class ToolCall:
 
 
 @dataclass
+class ScriptedReply:
+    """A user turn skillbench sent when it resumed the session: a scripted answer to the
+    question the previous turn ended with."""
+
+    text: str
+
+
+@dataclass
 class SessionLog:
     """What a session's JSON events said: its events in order, what the assistant said and
-    the tool calls it made (`items`, in order: texts and `ToolCall`s), its usage
-    (`reported_cost`: the dollars the CLI stated, None when it states none), the model it
-    named, its steps (model turns), whether it reached its end event, and the error it
-    reported (None: none)."""
+    the tool calls it made (`items`, in order: texts, `ToolCall`s and the `ScriptedReply`s of a
+    resumed session), its usage (`reported_cost`: the dollars the CLI stated, None when it
+    states none), the model it named, its steps (model turns), whether its last invocation
+    reached its end event, the error it reported (None: none) and the id it is stored under
+    (None: not said)."""
 
     events: list[dict[str, Any]] = field(default_factory=list)
-    items: list[str | ToolCall] = field(default_factory=list)
+    items: list[str | ToolCall | ScriptedReply] = field(default_factory=list)
     usage: CallUsage = field(default_factory=CallUsage)
     reported_cost: float | None = None
     model: str | None = None
@@ -98,6 +108,7 @@ class SessionLog:
     ended: bool = False
     error: str | None = None
     bad_lines: int = 0
+    session_id: str | None = None
 
     def say(self, text: str, *, more: bool = False) -> None:
         """An assistant text (`more`: the next piece of the last one)."""
@@ -109,6 +120,12 @@ class SessionLog:
     def tool(self, call: ToolCall) -> None:
         """A tool call."""
         self.items.append(call)
+
+    def reply(self, text: str) -> None:
+        """The scripted answer the session is resumed with (its next invocation must reach
+        its own end event)."""
+        self.items.append(ScriptedReply(text))
+        self.ended = False
 
     @property
     def texts(self) -> list[str]:
@@ -128,6 +145,9 @@ class SessionCli:
 
     agent: ClassVar[Agent]
     supports_mcp: ClassVar[bool] = True
+    resumable: ClassVar[bool] = False
+    """Whether a stored session can be continued with a next prompt (`resume_call`): a turn
+    that ends with a question then gets the case's scripted answer."""
     config_names: ClassVar[frozenset[str]] = frozenset()
     """Project files (any folder, any case) the agent reads as its own configuration: an input
     file of that name is left out of the project."""
@@ -146,6 +166,11 @@ class SessionCli:
 
     def call(self, binary: Path, model: str, prompt: str) -> AgentCall:
         """*agent* the agentic non-interactive run (JSON events on stdout, prompt on stdin)."""
+        raise NotImplementedError
+
+    def resume_call(self, binary: Path, model: str, prompt: str, session_id: str) -> AgentCall:
+        """*agent*, when `resumable`: the run continuing stored session `session_id` with
+        `prompt` (JSON events on stdout, prompt on stdin)."""
         raise NotImplementedError
 
     def upstream(self) -> str:
@@ -318,12 +343,26 @@ class AgentSessionRunner(SessionRunner[int]):
             shutil.rmtree(root, ignore_errors=True)
 
     async def run(
-        self, prompt: str, cwd: Path, env: dict[str, str], prefix: Sequence[str] = ()
+        self,
+        prompt: str,
+        cwd: Path,
+        env: dict[str, str],
+        prefix: Sequence[str] = (),
+        *,
+        resume: SessionLog | None = None,
+        timeout: float | None = None,
     ) -> SessionRun:
         """One session in `cwd` with `env`, the prompt on stdin, its JSON events folded as they
-        come, until it exits or the timeout; its whole process tree is ended in every case."""
-        call = self.cli.call(self.binary, self.model, prompt)
-        log = SessionLog()
+        come, until it exits or the timeout (the runner's, or `timeout`); its whole process tree
+        is ended in every case. `resume`: the log of a stored session to continue (its
+        `session_id`), folded on."""
+        if resume is not None and resume.session_id is not None:
+            call = self.cli.resume_call(self.binary, self.model, prompt, resume.session_id)
+            log = resume
+        else:
+            call = self.cli.call(self.binary, self.model, prompt)
+            log = SessionLog()
+        limit = self.timeout if timeout is None else timeout
         async with self._slot():
             started = time.monotonic()
             try:
@@ -348,7 +387,7 @@ class AgentSessionRunner(SessionRunner[int]):
             stdin_task = asyncio.ensure_future(write_stdin(proc, call.stdin))
             try:
                 try:
-                    async with asyncio.timeout(self.timeout):
+                    async with asyncio.timeout(limit):
                         await self._read_events(proc, log)
                         await proc.wait()
                 except TimeoutError:

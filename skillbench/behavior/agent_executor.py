@@ -18,14 +18,17 @@ copy: that node's CLI, its key forwarder forwarding to the node's proxy (`cluste
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 from collections.abc import MutableMapping, Sequence
+from pathlib import Path
 from typing import Any, Self
 
 from skillbench.backends.agent_session import (
     AgentSessionRunner,
     McpCommand,
+    ScriptedReply,
     SessionCli,
     SessionLog,
     SessionRun,
@@ -55,6 +58,10 @@ from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
 __all__ = ["AgentSessionExecutor", "render_agent_transcript"]
+
+MIN_RESUME_SECONDS = 5.0
+"""The least time left of the session's timeout for a resume to start (else the question is
+logged unanswered: no time left)."""
 
 
 class AgentSessionExecutor(CopyLimits):
@@ -129,6 +136,7 @@ class AgentSessionExecutor(CopyLimits):
         """One agentic session; files created or changed in the project become outputs."""
         started_at = utc_timestamp()
         calls: list[dict[str, Any]] = []
+        answers: list[dict[str, Any]] = []
         hermetic: dict[str, Any] | None = None
         try:
             api_url = self.runner.forwarder().url
@@ -158,13 +166,47 @@ class AgentSessionExecutor(CopyLimits):
                     except BackendError as exc:
                         return failed_result(str(exc), task.prompt)
                     run = await self.runner.run(task.prompt, project, agent_env(world, env), prefix)
+                    if task.environment.answers:
+                        run = await self._answer_replies(
+                            run, world, project, agent_env(world, env), prefix
+                        )
                     spooled, over_cap = collect_outputs(
                         project, before, self.max_output, self.own_dirs
                     )
                     deleted = [rel for rel in before if not (project / rel).exists()]
                     calls = [c.model_dump(mode="json") for c in world.calls()]
+                    answers = redact_data(
+                        [a.model_dump(mode="json") for a in world.answers()],
+                        self.runner.secrets(),
+                    )
                     hermetic = world.record(deleted).model_dump(mode="json")
-        return self._result(task, run, spooled, over_cap, started_at, calls, hermetic)
+        return self._result(task, run, spooled, over_cap, started_at, calls, answers, hermetic)
+
+    async def _answer_replies(
+        self,
+        run: SessionRun,
+        world: World,
+        project: Path,
+        env: dict[str, str],
+        prefix: Sequence[str],
+    ) -> SessionRun:
+        """The session resumed while its turn ends with a question a scripted answer fits
+        (`ReplyAnswerer`: at most four times, each question logged in `answers.jsonl`), within
+        the runner's timeout for the whole session; a turn that failed ends it."""
+        answerer = world.reply_answerer()
+        spent = run.duration_s
+        while run.error(self.runner.timeout) is None:
+            left = self.runner.timeout - spent
+            resumable = run.log.session_id is not None and left >= MIN_RESUME_SECONDS
+            reply = run.log.texts[-1] if run.log.texts else ""
+            answer = answerer(reply, resumable)
+            if answer is None:
+                break
+            run.log.reply(answer)
+            run = await self.runner.run(answer, project, env, prefix, resume=run.log, timeout=left)
+            spent += run.duration_s
+            run = dataclasses.replace(run, duration_s=spent)
+        return run
 
     def _result(
         self,
@@ -174,6 +216,7 @@ class AgentSessionExecutor(CopyLimits):
         over_cap: str | None,
         started_at: str,
         calls: list[dict[str, Any]],
+        answers: list[dict[str, Any]],
         hermetic: dict[str, Any] | None,
     ) -> ExecutionResult:
         secrets = self.runner.secrets()
@@ -200,6 +243,7 @@ class AgentSessionExecutor(CopyLimits):
             redacted_outputs=redacted,
             withheld_outputs=withheld,
             calls=calls,
+            answers=answers,
             hermetic=hermetic,
         )
 
@@ -252,6 +296,9 @@ def render_agent_transcript(prompt: str, log: SessionLog, secrets: Sequence[str]
     for item in log.items:
         if isinstance(item, str):
             lines += ["## Assistant", "", item.strip(), ""]
+            continue
+        if isinstance(item, ScriptedReply):
+            lines += ["## User (scripted answer)", "", item.text.strip(), ""]
             continue
         payload = json.dumps(item.input, ensure_ascii=False, indent=1)
         lines += [f"### Tool call: {item.name}", "", "```json", _clip(payload), "```", ""]

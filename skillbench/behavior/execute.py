@@ -238,9 +238,9 @@ def case_environments(evals: EvalsFile) -> list[Environment | None]:
 
 UNSUPPORTED_WHY = {
     "answers": "its non-interactive run cannot ask (`opencode run` denies its question tool, "
-    "Gemini CLI's non-interactive policy denies ask_user, `codex exec` has none) and skillbench "
-    "does not resume its sessions to answer a question in a reply (claude-code sessions answer "
-    "from `answers`)",
+    "Gemini CLI's non-interactive policy denies ask_user) and skillbench does not resume its "
+    "sessions to answer a question in a reply (claude-code and codex sessions answer from "
+    "`answers`)",
     "mcp": "its CLI loads no MCP servers",
 }
 """Why an agent CLI session cannot take a part of the block (`agent_wiring.unsupported`)."""
@@ -268,7 +268,11 @@ def check_environments(environments: Sequence[Environment | None], backend: str)
     if spec.executor == AGENT_CLI_SESSION:
         cli = spec.load("session_cli")
         for index, environment in enumerate(environments):
-            field = None if environment is None else unsupported(environment, mcp=cli.supports_mcp)
+            field = (
+                None
+                if environment is None
+                else unsupported(environment, mcp=cli.supports_mcp, answers=cli.resumable)
+            )
             if field is not None:
                 raise InputError(
                     f"backend {spec.name!r} cannot honour `{field}`: {UNSUPPORTED_WHY[field]}",

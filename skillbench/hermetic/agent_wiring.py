@@ -3,9 +3,9 @@ fakes first on PATH and `BASH_ENV` (bash reads the file named there before every
 non-interactive command, a login shell's `bash -lc` included, after `/etc/profile`: the fakes'
 guard runs in the agent's own shell before each of its commands, as Claude Code's
 `CLAUDE_ENV_FILE` does), and the fake MCP servers as (command, arguments) for the agent's own
-MCP configuration. Their non-interactive runs cannot ask (docs/hermetic.md) and their sessions
-are not resumed to answer a question in a reply: `unsupported` names `answers`, and such a case
-is refused (exit 2)."""
+MCP configuration. Their non-interactive runs cannot ask (docs/hermetic.md); a turn that ends
+with a question is answered by resuming the session where its CLI can be resumed (Codex), and
+elsewhere `unsupported` names `answers` and such a case is refused (exit 2)."""
 
 from __future__ import annotations
 
@@ -30,10 +30,11 @@ def mcp_commands(world: World) -> dict[str, tuple[str, tuple[str, ...]]]:
     return {name: (s["command"], tuple(s["args"])) for name, s in servers.items()}
 
 
-def unsupported(environment: Environment, *, mcp: bool) -> str | None:
-    """The first field of the block an agent session without an answer hook (and, when `mcp`
-    is False, without MCP configuration) cannot honour; None when it honours them all."""
-    if environment.answers:
+def unsupported(environment: Environment, *, mcp: bool, answers: bool = False) -> str | None:
+    """The first field of the block an agent session cannot honour: `answers` when it cannot
+    be resumed (`answers` False), `mcp` without MCP configuration (`mcp` False); None when it
+    honours them all."""
+    if environment.answers and not answers:
         return "answers"
     if environment.mcp and not mcp:
         return "mcp"

@@ -53,7 +53,7 @@ def skill(tmp_path: Path, case_extra: dict) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("backend", AGENTS)
+@pytest.mark.parametrize("backend", [a for a in AGENTS if a != "codex"])  # codex resumes
 def test_scripted_answers_are_refused_naming_the_field(
     backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -69,6 +69,7 @@ class CodexSession(SessionCli):
     """Codex CLI's `exec` run (see the module docstring)."""
 
     agent: ClassVar[Agent] = CODEX
+    resumable: ClassVar[bool] = True  # `codex exec resume <thread id>` (sessions stored in HOME)
     config_names: ClassVar[frozenset[str]] = frozenset({"agents.md", "agents.override.md"})
     config_dirs: ClassVar[frozenset[str]] = frozenset({".agents", ".codex", ".git"})
 
@@ -79,14 +80,21 @@ class CodexSession(SessionCli):
             return self.agent.settings()["sandbox"]
         return DEFAULT_SANDBOX
 
-    def call(self, binary: Path, model: str, prompt: str) -> AgentCall:
+    def _flags(self, model: str) -> list[str]:
         settings = self.agent.settings()
         flags = ["exec", "--disable", "plugins", "--skip-git-repo-check", "--color", "never"]
         flags += ["-m", model, "-s", self.sandbox()]
         flags += ["-c", f'approval_policy="{settings["approval"]}"']
         if "reasoning_effort" in settings:
             flags += ["-c", f'model_reasoning_effort="{settings["reasoning_effort"]}"']
-        return AgentCall((os.fspath(binary), *flags, "--json", "-"), prompt.encode("utf-8"))
+        return [*flags, "--json"]
+
+    def call(self, binary: Path, model: str, prompt: str) -> AgentCall:
+        return AgentCall((os.fspath(binary), *self._flags(model), "-"), prompt.encode("utf-8"))
+
+    def resume_call(self, binary: Path, model: str, prompt: str, session_id: str) -> AgentCall:
+        argv = (os.fspath(binary), *self._flags(model), "resume", session_id, "-")
+        return AgentCall(argv, prompt.encode("utf-8"))
 
     def upstream(self) -> str:
         return os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT
@@ -117,7 +125,9 @@ class CodexSession(SessionCli):
     def fold(self, event: dict[str, Any], log: SessionLog) -> None:
         kind = event.get("type")
         item = field_dict(event.get("item"))
-        if kind == "turn.started":
+        if kind == "thread.started" and event.get("thread_id"):
+            log.session_id = str(event["thread_id"])
+        elif kind == "turn.started":
             log.steps += 1
         elif kind == "item.completed" and item.get("type") == "agent_message":
             log.say(str(item.get("text") or ""))
