@@ -237,10 +237,9 @@ def case_environments(evals: EvalsFile) -> list[Environment | None]:
 
 
 UNSUPPORTED_WHY = {
-    "answers": "its non-interactive run cannot ask (`opencode run` denies its question tool, "
-    "Gemini CLI's non-interactive policy denies ask_user) and skillbench does not resume its "
-    "sessions to answer a question in a reply (claude-code and codex sessions answer from "
-    "`answers`)",
+    "answers": "its sessions are not resumed to answer a question written in a reply (its "
+    "CLI's `SessionCli.resumable` is false; claude-code, codex, gemini and opencode sessions "
+    "answer from `answers`)",
     "mcp": "its CLI loads no MCP servers",
 }
 """Why an agent CLI session cannot take a part of the block (`agent_wiring.unsupported`)."""

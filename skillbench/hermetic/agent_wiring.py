@@ -4,8 +4,9 @@ non-interactive command, a login shell's `bash -lc` included, after `/etc/profil
 guard runs in the agent's own shell before each of its commands, as Claude Code's
 `CLAUDE_ENV_FILE` does), and the fake MCP servers as (command, arguments) for the agent's own
 MCP configuration. Their non-interactive runs cannot ask (docs/hermetic.md); a turn that ends
-with a question is answered by resuming the session where its CLI can be resumed (Codex), and
-elsewhere `unsupported` names `answers` and such a case is refused (exit 2)."""
+with a question is answered by resuming the session where its CLI can be resumed (Codex, Gemini
+CLI, opencode), and elsewhere (a plugin's session CLI) `unsupported` names `answers` and such a
+case is refused (exit 2)."""
 
 from __future__ import annotations
 

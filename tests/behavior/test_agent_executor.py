@@ -17,6 +17,7 @@ from skillbench.backends.base import CallUsage, TextRequest
 from skillbench.backends.cache import CallCache
 from skillbench.backends.codex.behavior import CODEX_SESSION
 from skillbench.backends.opencode.behavior import OPENCODE_SESSION
+from skillbench.backends.registry import backend_spec
 from skillbench.backends.skill_copy import DEFAULT_MAX_COPY
 from skillbench.behavior.agent_executor import AgentSessionExecutor
 from skillbench.behavior.executor_choice import make_executor
@@ -53,15 +54,9 @@ def skill(tmp_path: Path, case_extra: dict) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("backend", [a for a in AGENTS if a != "codex"])  # codex resumes
-def test_scripted_answers_are_refused_naming_the_field(
-    backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    folder = skill(tmp_path, {"environment": {"answers": [{"when": "repo", "say": "r"}]}})
-    assert main(["run", str(folder), "--backend", backend, "--runs", "1"]) == 2
-    err = capsys.readouterr().err
-    assert "cases[0].environment.answers" in err and "claude-code" in err, err
-    assert not (tmp_path / "pr-helper-workspace").exists()
+@pytest.mark.parametrize("backend", AGENTS)
+def test_scripted_answers_are_taken_by_every_agent_whose_sessions_resume(backend: str) -> None:
+    assert backend_spec(backend).load("session_cli").resumable
 
 
 def test_an_input_file_that_configures_the_agent_is_refused(
@@ -168,4 +163,5 @@ def test_the_fields_an_agent_session_cannot_honour() -> None:
     assert unsupported(block, mcp=True) is None
     assert unsupported(block, mcp=False) == "mcp"  # an agent CLI without MCP configuration
     asks = parse_environment({"answers": [{"when": "repo", "say": "r"}]})
-    assert unsupported(asks, mcp=True) == "answers"
+    assert unsupported(asks, mcp=True) == "answers"  # a session that cannot be resumed
+    assert unsupported(asks, mcp=True, answers=True) is None

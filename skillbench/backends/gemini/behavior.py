@@ -47,12 +47,17 @@ class GeminiSession(SessionCli):
     """Gemini CLI's headless run (see the module docstring)."""
 
     agent: ClassVar[Agent] = GEMINI
+    resumable: ClassVar[bool] = True  # `--resume <session id>` (sessions stored in HOME)
     config_names: ClassVar[frozenset[str]] = frozenset({"gemini.md", "agents.md"})
     config_dirs: ClassVar[frozenset[str]] = frozenset({".agents", ".gemini"})
 
     def call(self, binary: Path, model: str, prompt: str) -> AgentCall:
         flags = ("-m", model, "--approval-mode", approval_mode(), "-o", "stream-json", "-p", "")
         return AgentCall((os.fspath(binary), *flags), prompt.encode("utf-8"))
+
+    def resume_call(self, binary: Path, model: str, prompt: str, session_id: str) -> AgentCall:
+        call = self.call(binary, model, prompt)
+        return AgentCall((*call.argv, "--resume", session_id), call.stdin)
 
     def upstream(self) -> str:
         return os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_ENDPOINT
@@ -94,6 +99,7 @@ class GeminiSession(SessionCli):
             log.steps += 1  # a model turn begins after the prompt or a tool result
         if kind == "init":
             log.model = str(event.get("model") or "") or None
+            log.session_id = str(event.get("session_id") or "") or log.session_id
         elif kind == "message" and event.get("role") == "assistant":
             text = str(event.get("content") or "")
             more = bool(event.get("delta")) and before.get("role") == "assistant"

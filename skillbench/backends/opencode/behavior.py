@@ -51,6 +51,7 @@ class OpencodeSession(SessionCli):
     """opencode's agentic run (see the module docstring)."""
 
     agent: ClassVar[Agent] = OPENCODE
+    resumable: ClassVar[bool] = True  # `run --session <id>` (sessions stored in HOME)
     config_names: ClassVar[frozenset[str]] = frozenset(
         {"agents.md", "claude.md", "opencode.json", "opencode.jsonc"}
     )
@@ -59,6 +60,10 @@ class OpencodeSession(SessionCli):
     def call(self, binary: Path, model: str, prompt: str) -> AgentCall:
         argv = (os.fspath(binary), "run", "-m", f"anthropic/{model}", "--format", "json", "--auto")
         return AgentCall(argv, prompt.encode("utf-8"))
+
+    def resume_call(self, binary: Path, model: str, prompt: str, session_id: str) -> AgentCall:
+        call = self.call(binary, model, prompt)
+        return AgentCall((*call.argv, "--session", session_id), call.stdin)
 
     def upstream(self) -> str:
         return os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ENDPOINT
@@ -93,6 +98,9 @@ class OpencodeSession(SessionCli):
     def fold(self, event: dict[str, Any], log: SessionLog) -> None:
         kind = event.get("type")
         part = field_dict(event.get("part"))
+        session = event.get("sessionID") or part.get("sessionID")
+        if session:
+            log.session_id = str(session)
         if kind == "tool_use":
             state = field_dict(part.get("state"))
             log.tool(
