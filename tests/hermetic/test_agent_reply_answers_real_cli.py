@@ -22,6 +22,7 @@ from agent_fake_api import FakeAgentAPI, Reply
 from agent_session_fakes import REAL_KEYS
 from messages_fake import MessagesFake
 from mock_anthropic_sse import text_stream
+from pr_helper_case import pr_helper_skill
 
 from skillbench.backends.codex.agent import CODEX
 from skillbench.backends.gemini.agent import GEMINI
@@ -105,19 +106,13 @@ def fake_model(agent: str) -> Iterator[tuple[str, Callable[[], list[dict[str, An
 
 
 def make_skill(root: Path, answers: list[dict[str, str]]) -> Path:
-    folder = root / "pr-helper"
-    (folder / "evals").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        "---\nname: pr-helper\ndescription: Use when opening pull requests.\n---\n# PR\n"
-    )
     case = {
         "id": "ask-first",
         "prompt": PROMPT,
         "expectations": [{"criterion": "done", "description": "done", "required": True}],
         "environment": {"network": "api-only", "answers": answers},
     }
-    (folder / "evals" / "evals.json").write_text(json.dumps({"cases": [case]}))
-    return folder
+    return pr_helper_skill(root, case)
 
 
 def run(root: Path, agent: str, answers: list[dict[str, str]], url: str) -> tuple[int, str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from mock_agentic_sse import AgenticMock
+from pr_helper_case import pr_helper_skill
 from real_cli import claude_versions
 
 from skillbench.cli import main
@@ -47,11 +48,6 @@ def ask(question: str) -> tuple[str, dict[str, Any]]:
 
 
 def make_skill(tmp_path: Path, checks: list[dict[str, Any]]) -> Path:
-    folder = tmp_path / "pr-helper"
-    (folder / "evals").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        "---\nname: pr-helper\ndescription: Use when opening pull requests.\n---\n# PR\n"
-    )
     case = {
         "id": "ask",
         "prompt": "Open a pull request.",
@@ -64,8 +60,7 @@ def make_skill(tmp_path: Path, checks: list[dict[str, Any]]) -> Path:
             "answers": ANSWERS,
         },
     }
-    (folder / "evals" / "evals.json").write_text(json.dumps({"cases": [case]}))
-    return folder
+    return pr_helper_skill(tmp_path, case)
 
 
 def run_case(
