@@ -59,10 +59,6 @@ from skillbench.timestamps import utc_timestamp
 
 __all__ = ["AgentSessionExecutor", "render_agent_transcript"]
 
-MIN_RESUME_SECONDS = 5.0
-"""The least time left of the session's timeout for a resume to start (else the question is
-logged unanswered: no time left)."""
-
 
 class AgentSessionExecutor(CopyLimits):
     """Executor running another agent's CLI agentically, one isolated project per run."""
@@ -165,21 +161,15 @@ class AgentSessionExecutor(CopyLimits):
                         prefix = world.launch_prefix(api_url)
                     except BackendError as exc:
                         return failed_result(str(exc), task.prompt)
-                    run = await self.runner.run(task.prompt, project, agent_env(world, env), prefix)
+                    inside = agent_env(world, env)
+                    run = await self.runner.run(task.prompt, project, inside, prefix)
                     if task.environment.answers:
-                        run = await self._answer_replies(
-                            run, world, project, agent_env(world, env), prefix
-                        )
+                        run = await self._answer_replies(run, world, project, inside, prefix)
                     spooled, over_cap = collect_outputs(
                         project, before, self.max_output, self.own_dirs
                     )
                     deleted = [rel for rel in before if not (project / rel).exists()]
-                    calls = [c.model_dump(mode="json") for c in world.calls()]
-                    answers = redact_data(
-                        [a.model_dump(mode="json") for a in world.answers()],
-                        self.runner.secrets(),
-                    )
-                    hermetic = world.record(deleted).model_dump(mode="json")
+                    calls, answers, hermetic = world.run_logs(deleted, self.runner.secrets())
         return self._result(task, run, spooled, over_cap, started_at, calls, answers, hermetic)
 
     async def _answer_replies(
@@ -197,7 +187,7 @@ class AgentSessionExecutor(CopyLimits):
         spent = run.duration_s
         while run.error(self.runner.timeout) is None:
             left = self.runner.timeout - spent
-            resumable = run.log.session_id is not None and left >= MIN_RESUME_SECONDS
+            resumable = run.log.session_id is not None and left > 0  # as claude-code's rule
             reply = run.log.texts[-1] if run.log.texts else ""
             answer = answerer(reply, resumable)
             if answer is None:

@@ -56,7 +56,6 @@ from skillbench.hermetic.claude_wiring import claude_env, claude_flags
 from skillbench.hermetic.environment import Environment
 from skillbench.hermetic.world import World
 from skillbench.limits import AGENT_SESSION_TIMEOUT, DEFAULT_MAX_OUTPUT
-from skillbench.redaction import redact_data
 from skillbench.schemas.skill_creator import SCMetrics
 from skillbench.timestamps import utc_timestamp
 
@@ -559,11 +558,7 @@ class ClaudeCodeExecutor(ClaudeRunner, CopyLimits):
                         return failed_result(str(exc), task.prompt)
                     spooled, over_cap = self._collect(project, before)
                     deleted = [rel for rel in before if not (project / rel).exists()]
-                    calls = [c.model_dump(mode="json") for c in world.calls()]
-                    answers = redact_data(
-                        [a.model_dump(mode="json") for a in world.answers()], self.secrets()
-                    )
-                    hermetic = world.record(deleted).model_dump(mode="json")
+                    calls, answers, hermetic = world.run_logs(deleted, self.secrets())
         secrets = self.secrets()
         outputs, redacted, withheld = scrub_outputs(spooled, secrets)
         session = run.session

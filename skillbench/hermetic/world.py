@@ -6,6 +6,7 @@ manager; `record()`, `calls()` and `answers()` say what happened, for the run fo
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from skillbench.hermetic.fakes import FakeSet, install_fakes
 from skillbench.hermetic.gitworld import git_env
 from skillbench.hermetic.mcp_fake import mcp_config
 from skillbench.hermetic.netns import UnixBridge, loopback_port, namespace_prefix
+from skillbench.redaction import redact_data
 from skillbench.schemas.base import Document
 
 __all__ = ["ENVIRONMENT_FILE", "HermeticRecord", "World"]
@@ -102,6 +104,15 @@ class World:
     def answers(self) -> list[AnswerRecord]:
         """Every question the agent asked so far, in order."""
         return read_answers(self.answers_log)
+
+    def run_logs(
+        self, deleted_inputs: list[str], secrets: Sequence[str]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+        """What a run folder keeps of the world, as JSON: its calls, its questions (redacted:
+        an agent's question may quote a secret it found) and its record."""
+        calls = [c.model_dump(mode="json") for c in self.calls()]
+        answers = redact_data([a.model_dump(mode="json") for a in self.answers()], secrets)
+        return calls, answers, self.record(deleted_inputs).model_dump(mode="json")
 
     def record(self, deleted_inputs: list[str] | None = None) -> HermeticRecord:
         """What the world was, and what its checks saw."""
