@@ -17,10 +17,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from agent_fake_api import FakeAgentAPI, Reply
 from messages_fake import MessagesFake
 from mock_agentic_sse import last_tool_result, tool_results
 from mock_anthropic_sse import text_stream, tool_use_stream
+
+from skillbench.backends.codex.agent import CODEX
+from skillbench.backends.gemini.agent import GEMINI
+from skillbench.backends.opencode.agent import OPENCODE
+from skillbench.backends.replay.agent import Agent
+from skillbench.errors import BackendError
+from skillbench.hermetic.netns import namespace_problem
 
 FINAL_TEXT = "All done: the pull request is open."
 REAL_KEYS = {
@@ -29,6 +37,24 @@ REAL_KEYS = {
     "codex": ("OPENAI_API_KEY", "sk-proj-agentsessionrealkey0123456789abcdefABCDEF"),
 }
 """The caller's key variable and a key-shaped value per agent (the forwarder's real key)."""
+AGENTS: dict[str, Agent] = {"codex": CODEX, "gemini": GEMINI, "opencode": OPENCODE}
+
+
+def agent_missing(name: str) -> str | None:
+    """Why a hermetic session of agent `name` cannot run here: its CLI is not installed, or
+    no network namespace can be made (None: it can)."""
+    try:
+        AGENTS[name].locate()
+    except BackendError as exc:
+        return str(exc)
+    return namespace_problem()
+
+
+def agent_param(name: str, *marks: pytest.MarkDecorator) -> Any:
+    """A pytest param (id: `name`) with `marks`, skipped with the reason `agent_missing` gives."""
+    reason = agent_missing(name)
+    skip = [pytest.mark.skip(reason=reason)] if reason else []
+    return pytest.param(name, id=name, marks=[*marks, *skip])
 
 
 @dataclass(frozen=True)

@@ -28,17 +28,11 @@ import pytest
 
 pytest.importorskip("ray")
 
-from agent_session_fakes import Step, scripted_agent
+from agent_session_fakes import Step, agent_param, scripted_agent
 from cluster_fakes import MockMessagesAPI
 from local_ray import LocalCluster, local_cluster, non_loopback
 from loopback_listener import Listener
 from matrix import FULL
-
-from skillbench.backends.codex.agent import CODEX
-from skillbench.backends.gemini.agent import GEMINI
-from skillbench.backends.opencode.agent import OPENCODE
-from skillbench.errors import BackendError
-from skillbench.hermetic.netns import namespace_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "fake_claude_agent" / "claude"
@@ -56,22 +50,6 @@ sessions use the node's."""
 DEAD_URL = "http://127.0.0.1:9/v1"
 """The nodes' own provider base URLs: nothing listens there, so a session reaches the provider
 only through the node's proxy, whose upstream is the driver's."""
-AGENTS = {"codex": CODEX, "gemini": GEMINI, "opencode": OPENCODE}
-
-
-def agent_missing(name: str) -> str | None:
-    """Why agent `name`'s hermetic case cannot run here (its CLI, a network namespace)."""
-    try:
-        AGENTS[name].locate()
-    except BackendError as exc:
-        return str(exc)
-    return namespace_problem()
-
-
-def agent_param(name: str, *marks: pytest.MarkDecorator) -> Any:
-    reason = agent_missing(name)
-    skip = [pytest.mark.skip(reason=reason)] if reason else []
-    return pytest.param(name, id=name, marks=[*marks, *skip])
 
 
 @pytest.fixture(scope="module")

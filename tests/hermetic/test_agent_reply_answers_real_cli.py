@@ -19,34 +19,18 @@ from typing import Any
 
 import pytest
 from agent_fake_api import FakeAgentAPI, Reply
-from agent_session_fakes import REAL_KEYS
+from agent_session_fakes import AGENTS, REAL_KEYS, agent_param
 from messages_fake import MessagesFake
 from mock_anthropic_sse import text_stream
 from pr_helper_case import pr_helper_skill
 
-from skillbench.backends.codex.agent import CODEX
-from skillbench.backends.gemini.agent import GEMINI
-from skillbench.backends.opencode.agent import OPENCODE
-from skillbench.backends.replay.agent import Agent
 from skillbench.cli import main
-from skillbench.errors import BackendError
-from skillbench.hermetic.netns import namespace_problem
 
 QUESTION = "Which repo should I open the pull request against?"
 SAY = "the public one, o/r"
 DONE = "Done: the pull request is open on o/r."
 PROMPT = "Open a pull request for my fix."
-AGENTS: dict[str, Agent] = {"codex": CODEX, "gemini": GEMINI, "opencode": OPENCODE}
 BASE_URL = {"codex": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
-
-
-def agent_param(name: str) -> Any:
-    try:
-        AGENTS[name].locate()
-        reason = namespace_problem()
-    except BackendError as exc:
-        reason = str(exc)
-    return pytest.param(name, marks=[pytest.mark.skipif(reason is not None, reason=str(reason))])
 
 
 ALL = [agent_param(name) for name in AGENTS]

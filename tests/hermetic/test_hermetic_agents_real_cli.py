@@ -21,19 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from agent_session_fakes import REAL_KEYS, Step, scripted_agent
+from agent_session_fakes import REAL_KEYS, Step, agent_missing, agent_param, scripted_agent
 from loopback_listener import Listener
 
-from skillbench.backends.codex.agent import CODEX
-from skillbench.backends.gemini.agent import GEMINI
-from skillbench.backends.opencode.agent import OPENCODE
-from skillbench.backends.replay.agent import Agent
 from skillbench.cli import main
-from skillbench.errors import BackendError
 from skillbench.hermetic.netns import namespace_problem
 from skillbench.schemas.cost import format_dollars
 
-AGENTS: dict[str, Agent] = {"codex": CODEX, "gemini": GEMINI, "opencode": OPENCODE}
 SKILL_MD = "---\nname: pr-helper\ndescription: Use when opening pull requests.\n---\n# PR\n"
 PR_URL = "https://github.com/o/r/pull/7"
 REPO = "https://github.com/o/r.git"
@@ -41,19 +35,6 @@ GIT = (
     f"git clone -q {REPO} r && cd r && git commit -q --allow-empty -m first && "
     "git push -q origin HEAD:main && git log -1 --format='%an <%ae>'"
 )
-
-
-def cli_missing(name: str) -> str | None:
-    try:
-        AGENTS[name].locate()
-    except BackendError as exc:
-        return str(exc)
-    return None
-
-
-def agent_param(name: str) -> object:
-    reason = cli_missing(name)
-    return pytest.param(name, marks=[pytest.mark.skipif(reason is not None, reason=str(reason))])
 
 
 pytestmark = pytest.mark.skipif(namespace_problem() is not None, reason=str(namespace_problem()))
@@ -263,7 +244,7 @@ def test_usage_and_cost_flow_into_the_record_and_the_meter(api_only: Outcome) ->
         assert "calls 1, hits 0, unknown" in line, line
 
 
-@pytest.mark.skipif(cli_missing("codex") is not None, reason=str(cli_missing("codex")))
+@pytest.mark.skipif(agent_missing("codex") is not None, reason=str(agent_missing("codex")))
 def test_allow_reaches_the_listener_the_control(tmp_path: Path) -> None:
     """The control: under `allow` the same probe reaches the outside listener (so the
     api-only test can fail), the fakes still answer and refuse, the real-world warning stays."""
